@@ -1,0 +1,25 @@
+// The `shoal` command: one binary that is the shell, the coordinator, the worker and the server.
+// Subcommands are added by the layers as they land; this file only dispatches.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "shoal/cli/demo_command.h"
+#include "shoal/common/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Shoal: a distributed SQL query engine"};
+  app.set_version_flag("--version", std::string("shoal ") + shoal::kVersion);
+  app.require_subcommand(0, 1);
+  shoal::cli::RegisterDemoCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (app.get_subcommands().empty()) {
+    std::fputs(app.help().c_str(), stdout);
+  }
+  return 0;
+}

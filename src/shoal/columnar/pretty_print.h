@@ -1,0 +1,38 @@
+// Text rendering of values and batches, as PostgreSQL's psql shows them, so that Shoal's shell
+// output, the SQL logic tests and `psql` against Shoal's server all agree on one spelling:
+//   booleans t / f; decimals with their scale; dates YYYY-MM-DD; timestamps
+//   "YYYY-MM-DD HH:MM:SS[.ffffff]" (with "+00" when zoned, shown in UTC); intervals as PostgreSQL's
+//   "1 year 2 mons 3 days 04:05:06"; floats in their shortest round-trip form, Infinity, NaN;
+//   binary as \x followed by hex; NULL as an empty string (the printer's null_text).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shoal/columnar/record_batch.h"
+
+namespace shoal::columnar {
+
+/// Text of element i (valid elements only; callers handle nulls).
+std::string FormatValue(const Array& array, int64_t i);
+/// Appends the text of element i to `out`; cheaper in loops.
+void AppendValue(const Array& array, int64_t i, std::string* out);
+
+/// Day number since 1970-01-01 to "YYYY-MM-DD" (proleptic Gregorian, years 0001..9999 and beyond).
+std::string FormatDate(int32_t days);
+/// Civil date from a day number, and back.
+void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
+int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
+
+struct PrintOptions {
+  std::string null_text;          // psql's default \pset null is empty
+  bool show_row_count = true;     // the "(N rows)" footer
+  int64_t max_rows = -1;          // -1: all
+};
+
+/// psql's aligned format: centred headers, a separator of dashes and '+', values right-aligned for
+/// numeric columns and left-aligned otherwise, and a "(N rows)" footer.
+std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>& batches,
+                        const PrintOptions& options = {});
+
+}  // namespace shoal::columnar
