@@ -3,7 +3,8 @@
 namespace shoal::cli {
 
 void RegisterDemoCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("demo", "Write a small table as an Arrow IPC file and print it back");
+  auto* cmd =
+      app.add_subcommand("demo", "Write a small table as an Arrow IPC file and print it back");
   (void)cmd;
 }
 

@@ -9,7 +9,8 @@ namespace {
 constexpr int64_t kMaxLength = int64_t{1} << 40;
 
 int64_t ComputeNullCount(const uint8_t* validity, int64_t offset, int64_t length) {
-  if (validity == nullptr) return 0;
+  if (validity == nullptr)
+    return 0;
   return length - bitmap::CountSetBits(validity, offset, length);
 }
 
@@ -17,11 +18,13 @@ template <typename Index>
 Status CheckIndices(const Array& a, int64_t dict_length) {
   const Index* idx = reinterpret_cast<const Index*>(a.buffer(1)->data()) + a.offset();
   for (int64_t i = 0; i < a.length(); ++i) {
-    if (!a.IsValid(i)) continue;
+    if (!a.IsValid(i))
+      continue;
     auto v = static_cast<int64_t>(idx[i]);
     if (v < 0 || v >= dict_length) {
-      return Status::InvalidData("dictionary index {} at row {} is outside the dictionary of {} values",
-                                 v, i, dict_length);
+      return Status::InvalidData(
+          "dictionary index {} at row {} is outside the dictionary of {} values", v, i,
+          dict_length);
     }
   }
   return Status::OK();
@@ -44,11 +47,11 @@ ArrayPtr Array::Make(DataType type, int64_t length, std::vector<BufferPtr> buffe
   if (a->buffers_.size() < static_cast<size_t>(a->type_.num_buffers())) {
     a->buffers_.resize(static_cast<size_t>(a->type_.num_buffers()));
   }
-  if (!a->buffers_.empty() && a->buffers_[0]) a->validity_ = a->buffers_[0]->data();
+  if (!a->buffers_.empty() && a->buffers_[0])
+    a->validity_ = a->buffers_[0]->data();
   if (null_count == kUnknownNullCount) {
     // Only computed when the bitmap is large enough; Validate() reports short bitmaps.
-    if (a->validity_ != nullptr &&
-        a->buffers_[0]->size() < bitmap::BytesForBits(offset + length)) {
+    if (a->validity_ != nullptr && a->buffers_[0]->size() < bitmap::BytesForBits(offset + length)) {
       null_count = 0;
     } else {
       null_count = ComputeNullCount(a->validity_, offset, length);
@@ -60,7 +63,8 @@ ArrayPtr Array::Make(DataType type, int64_t length, std::vector<BufferPtr> buffe
 
 Result<ArrayPtr> Array::MakeAllNull(const DataType& type, int64_t length,
                                     const std::shared_ptr<MemoryPool>& pool) {
-  if (type.id() == TypeId::kNull) return Make(type, length, {});
+  if (type.id() == TypeId::kNull)
+    return Make(type, length, {});
   std::vector<BufferPtr> buffers;
   SHOAL_ASSIGN_OR_RETURN(auto validity, Buffer::AllocateZeroed(bitmap::BytesForBits(length), pool));
   buffers.push_back(std::move(validity));
@@ -71,7 +75,8 @@ Result<ArrayPtr> Array::MakeAllNull(const DataType& type, int64_t length,
     buffers.push_back(std::move(offsets));
     buffers.push_back(std::move(data));
   } else {
-    int64_t bytes = type.bit_width() == 1 ? bitmap::BytesForBits(length) : length * type.byte_width();
+    int64_t bytes =
+        type.bit_width() == 1 ? bitmap::BytesForBits(length) : length * type.byte_width();
     SHOAL_ASSIGN_OR_RETURN(auto values, Buffer::AllocateZeroed(bytes, pool));
     buffers.push_back(std::move(values));
     if (type.id() == TypeId::kDictionary) {
@@ -102,17 +107,21 @@ ArrayPtr Array::Slice(int64_t offset, int64_t length) const {
   SHOAL_CHECK(offset >= 0 && length >= 0 && offset + length <= length_,
               "slice [{}, +{}) of array of length {}", offset, length, length_);
   int64_t null_count = kUnknownNullCount;
-  if (null_count_ == 0) null_count = 0;
-  if (type_.id() == TypeId::kNull) null_count = length;
+  if (null_count_ == 0)
+    null_count = 0;
+  if (type_.id() == TypeId::kNull)
+    null_count = length;
   return Make(type_, length, buffers_, null_count, offset_ + offset, dictionary_);
 }
 
 int64_t Array::BufferBytes() const {
   int64_t total = 0;
   for (const auto& b : buffers_) {
-    if (b) total += b->size();
+    if (b)
+      total += b->size();
   }
-  if (dictionary_) total += dictionary_->BufferBytes();
+  if (dictionary_)
+    total += dictionary_->BufferBytes();
   return total;
 }
 
@@ -121,7 +130,8 @@ Status Array::Validate(bool check_utf8) const {
     return Status::InvalidData("array of type {} has length {} and offset {}", type_.ToString(),
                                length_, offset_);
   }
-  if (type_.id() == TypeId::kNull) return Status::OK();
+  if (type_.id() == TypeId::kNull)
+    return Status::OK();
   if (buffers_.size() != static_cast<size_t>(type_.num_buffers())) {
     return Status::InvalidData("array of type {} has {} buffers, expected {}", type_.ToString(),
                                buffers_.size(), type_.num_buffers());
@@ -142,7 +152,8 @@ Status Array::Validate(bool check_utf8) const {
                                  end, type_.ToString());
     }
     if (type_.id() == TypeId::kDictionary) {
-      if (!dictionary_) return Status::InvalidData("dictionary array without a dictionary");
+      if (!dictionary_)
+        return Status::InvalidData("dictionary array without a dictionary");
       if (dictionary_->type() != type_.value_type()) {
         return Status::InvalidData("dictionary of type {} where {} was declared",
                                    dictionary_->type().ToString(), type_.value_type().ToString());
@@ -158,20 +169,23 @@ Status Array::Validate(bool check_utf8) const {
         case TypeId::kUInt16: return CheckIndices<uint16_t>(*this, n);
         case TypeId::kUInt32: return CheckIndices<uint32_t>(*this, n);
         case TypeId::kUInt64: return CheckIndices<uint64_t>(*this, n);
-        default: return Status::InvalidData("dictionary index type {}", TypeIdName(type_.index_type()));
+        default:
+          return Status::InvalidData("dictionary index type {}", TypeIdName(type_.index_type()));
       }
     }
     return Status::OK();
   }
   // utf8 / binary
-  if (length_ == 0 && (!buffers_[1] || buffers_[1]->size() == 0)) return Status::OK();
+  if (length_ == 0 && (!buffers_[1] || buffers_[1]->size() == 0))
+    return Status::OK();
   if (!buffers_[1] || buffers_[1]->size() < (end + 1) * 4) {
     return Status::InvalidData("offsets buffer of {} bytes is too short for {} values",
                                buffers_[1] ? buffers_[1]->size() : 0, end);
   }
   const int32_t* o = offsets();
   int64_t data_size = buffers_[2] ? buffers_[2]->size() : 0;
-  if (o[0] < 0) return Status::InvalidData("negative first offset {}", o[0]);
+  if (o[0] < 0)
+    return Status::InvalidData("negative first offset {}", o[0]);
   for (int64_t i = 0; i < length_; ++i) {
     if (o[i + 1] < o[i]) {
       return Status::InvalidData("offsets decrease at row {} ({} after {})", i, o[i + 1], o[i]);
@@ -222,10 +236,12 @@ bool IsValidUtf8(const uint8_t* s, int64_t n) {
     } else {
       return false;
     }
-    if (i + extra >= n) return false;  // truncated sequence
+    if (i + extra >= n)
+      return false;  // truncated sequence
     for (int k = 1; k <= extra; ++k) {
       uint8_t cc = s[i + k];
-      if ((cc & 0xC0) != 0x80) return false;
+      if ((cc & 0xC0) != 0x80)
+        return false;
       cp = (cp << 6) | (cc & 0x3F);
     }
     if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
@@ -250,7 +266,8 @@ bool ValuesEqual(const Array& a, int64_t i, const Array& b, int64_t j) {
       const Array& db = *b.dictionary();
       int64_t x = a.DictionaryIndex(i);
       int64_t y = b.DictionaryIndex(j);
-      if (da.IsNull(x) || db.IsNull(y)) return da.IsNull(x) == db.IsNull(y);
+      if (da.IsNull(x) || db.IsNull(y))
+        return da.IsNull(x) == db.IsNull(y);
       return ValuesEqual(da, x, db, y);
     }
     case TypeId::kFloat32: {
@@ -277,8 +294,10 @@ bool ArraysEqual(const Array& a, const Array& b) {
   }
   for (int64_t i = 0; i < a.length(); ++i) {
     bool va = a.IsValid(i);
-    if (va != b.IsValid(i)) return false;
-    if (va && !ValuesEqual(a, i, b, i)) return false;
+    if (va != b.IsValid(i))
+      return false;
+    if (va && !ValuesEqual(a, i, b, i))
+      return false;
   }
   return true;
 }

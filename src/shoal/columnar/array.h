@@ -5,9 +5,10 @@
 // for vectorized loops: values<T>() returns a pointer already advanced by the offset; validity bits
 // are not advanced (bit_offset() tells where the array's first bit is), as in Arrow.
 //
-// Arrays built by Shoal are valid by construction. Arrays assembled from outside bytes (IPC, Parquet,
-// the network) must pass Validate() before anyone reads them: it checks every buffer size, every
-// offset and every dictionary index, so a corrupted file yields an InvalidData error, not a crash.
+// Arrays built by Shoal are valid by construction. Arrays assembled from outside bytes (IPC,
+// Parquet, the network) must pass Validate() before anyone reads them: it checks every buffer size,
+// every offset and every dictionary index, so a corrupted file yields an InvalidData error, not a
+// crash.
 #pragma once
 
 #include <cstdint>
@@ -39,22 +40,33 @@ class Array {
                                       const std::shared_ptr<MemoryPool>& pool);
 
   const DataType& type() const { return type_; }
+
   TypeId type_id() const { return type_.id(); }
+
   int64_t length() const { return length_; }
+
   int64_t offset() const { return offset_; }
+
   int64_t null_count() const { return null_count_; }
+
   const std::vector<BufferPtr>& buffers() const { return buffers_; }
+
   const BufferPtr& buffer(int i) const { return buffers_[static_cast<size_t>(i)]; }
+
   /// Dictionary arrays only: the values the indices refer to.
   const ArrayPtr& dictionary() const { return dictionary_; }
 
   /// Validity bitmap, or null when every value is valid. Index with bit_offset() + i.
   const uint8_t* validity() const { return validity_; }
+
   int64_t bit_offset() const { return offset_; }
+
   bool IsValid(int64_t i) const {
-    if (type_.id() == TypeId::kNull) return false;
+    if (type_.id() == TypeId::kNull)
+      return false;
     return validity_ == nullptr || bitmap::GetBit(validity_, offset_ + i);
   }
+
   bool IsNull(int64_t i) const { return !IsValid(i); }
 
   /// Fixed-width values, advanced by the offset.
@@ -64,19 +76,26 @@ class Array {
                  type_.ToString());
     return reinterpret_cast<const T*>(buffers_[1]->data()) + offset_;
   }
+
   template <typename T>
   T Value(int64_t i) const {
     return values<T>()[i];
   }
+
   /// Boolean arrays: the value bit of element i.
   bool BoolValue(int64_t i) const { return bitmap::GetBit(buffers_[1]->data(), offset_ + i); }
+
   /// utf8 / binary: offsets advanced by the array offset (length + 1 entries).
   const int32_t* offsets() const { return buffers_[1]->data_as<int32_t>() + offset_; }
+
   const uint8_t* string_data() const { return buffers_[2] ? buffers_[2]->data() : nullptr; }
+
   std::string_view StringValue(int64_t i) const {
     const int32_t* o = offsets();
-    return {reinterpret_cast<const char*>(string_data()) + o[i], static_cast<size_t>(o[i + 1] - o[i])};
+    return {reinterpret_cast<const char*>(string_data()) + o[i],
+            static_cast<size_t>(o[i + 1] - o[i])};
   }
+
   /// Dictionary arrays: the index of element i, widened.
   int64_t DictionaryIndex(int64_t i) const;
 

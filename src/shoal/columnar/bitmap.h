@@ -8,16 +8,27 @@
 
 namespace shoal::columnar::bitmap {
 
-inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
-inline void SetBit(uint8_t* bits, int64_t i) { bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7)); }
+inline bool GetBit(const uint8_t* bits, int64_t i) {
+  return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+inline void SetBit(uint8_t* bits, int64_t i) {
+  bits[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+}
+
 inline void ClearBit(uint8_t* bits, int64_t i) {
   bits[i >> 3] &= static_cast<uint8_t>(~(1u << (i & 7)));
 }
+
 inline void SetBitTo(uint8_t* bits, int64_t i, bool v) {
   // Branch-free: clear then or-in.
-  bits[i >> 3] = static_cast<uint8_t>((bits[i >> 3] & ~(1u << (i & 7))) | (static_cast<unsigned>(v) << (i & 7)));
+  bits[i >> 3] = static_cast<uint8_t>((bits[i >> 3] & ~(1u << (i & 7))) |
+                                      (static_cast<unsigned>(v) << (i & 7)));
 }
-inline int64_t BytesForBits(int64_t bits) { return (bits + 7) >> 3; }
+
+inline int64_t BytesForBits(int64_t bits) {
+  return (bits + 7) >> 3;
+}
 
 /// Number of set bits in [offset, offset + length).
 inline int64_t CountSetBits(const uint8_t* bits, int64_t offset, int64_t length) {
@@ -53,10 +64,12 @@ inline void CopyBits(const uint8_t* src, int64_t src_offset, int64_t length, uin
   if ((src_offset & 7) == 0 && (dst_offset & 7) == 0) {
     int64_t whole = length >> 3;
     std::memcpy(dst + (dst_offset >> 3), src + (src_offset >> 3), static_cast<size_t>(whole));
-    for (int64_t i = whole * 8; i < length; ++i) SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+    for (int64_t i = whole * 8; i < length; ++i)
+      SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
     return;
   }
-  for (int64_t i = 0; i < length; ++i) SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+  for (int64_t i = 0; i < length; ++i)
+    SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
 }
 
 }  // namespace shoal::columnar::bitmap

@@ -40,12 +40,14 @@ BufferPtr Buffer::Slice(const BufferPtr& parent, int64_t offset, int64_t length)
 }
 
 Buffer::~Buffer() {
-  if (pool_) pool_->Free(data_, capacity_ == 0 ? 0 : capacity_);
+  if (pool_)
+    pool_->Free(data_, capacity_ == 0 ? 0 : capacity_);
 }
 
 Status Buffer::Reserve(int64_t capacity) {
   SHOAL_CHECK(pool_ != nullptr, "Reserve on a buffer view");
-  if (capacity <= capacity_) return Status::OK();
+  if (capacity <= capacity_)
+    return Status::OK();
   SHOAL_ASSIGN_OR_RETURN(data_, pool_->Reallocate(data_, capacity_, capacity));
   capacity_ = MemoryPool::PaddedSize(capacity);
   return Status::OK();

@@ -37,15 +37,20 @@ class Buffer {
   ~Buffer();
 
   const uint8_t* data() const { return data_; }
+
   uint8_t* mutable_data() { return data_; }
+
   int64_t size() const { return size_; }
+
   int64_t capacity() const { return capacity_; }
+
   bool is_owned() const { return pool_ != nullptr; }
 
   template <typename T>
   const T* data_as() const {
     return reinterpret_cast<const T*>(data_);
   }
+
   template <typename T>
   T* mutable_data_as() {
     return reinterpret_cast<T*>(data_);
@@ -62,7 +67,7 @@ class Buffer {
   uint8_t* data_ = nullptr;
   int64_t size_ = 0;
   int64_t capacity_ = 0;
-  std::shared_ptr<MemoryPool> pool_;  // set when owned
+  std::shared_ptr<MemoryPool> pool_;   // set when owned
   std::shared_ptr<const void> owner_;  // set when a view
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-
 #include <string>
 #include <unordered_map>
 
@@ -37,10 +36,12 @@ Status ArrayBuilder::ReserveValidity(int64_t capacity) {
 Status ArrayBuilder::UnsafeSetNull(int64_t i) {
   if (!validity_) {
     // First null: materialise the bitmap with every earlier value valid.
-    SHOAL_ASSIGN_OR_RETURN(validity_, Buffer::AllocateZeroed(bitmap::BytesForBits(capacity_), pool_));
+    SHOAL_ASSIGN_OR_RETURN(validity_,
+                           Buffer::AllocateZeroed(bitmap::BytesForBits(capacity_), pool_));
     uint8_t* bits = validity_->mutable_data();
     std::memset(bits, 0xFF, static_cast<size_t>(i >> 3));
-    for (int64_t k = (i & ~int64_t{7}); k < i; ++k) bitmap::SetBit(bits, k);
+    for (int64_t k = (i & ~int64_t{7}); k < i; ++k)
+      bitmap::SetBit(bits, k);
   }
   bitmap::ClearBit(validity_->mutable_data(), i);
   ++null_count_;
@@ -49,7 +50,8 @@ Status ArrayBuilder::UnsafeSetNull(int64_t i) {
 
 Result<BufferPtr> ArrayBuilder::FinishValidity() {
   BufferPtr v = std::move(validity_);
-  if (v) SHOAL_RETURN_IF_ERROR(v->Resize(bitmap::BytesForBits(length_)));
+  if (v)
+    SHOAL_RETURN_IF_ERROR(v->Resize(bitmap::BytesForBits(length_)));
   return v;
 }
 
@@ -73,7 +75,8 @@ FixedWidthBuilder<T>::FixedWidthBuilder(DataType type, std::shared_ptr<MemoryPoo
 template <typename T>
 Status FixedWidthBuilder<T>::Reserve(int64_t additional) {
   int64_t needed = length_ + additional;
-  if (needed <= capacity_) return Status::OK();
+  if (needed <= capacity_)
+    return Status::OK();
   int64_t cap = GrownCapacity(capacity_, needed);
   if (!values_) {
     SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate(cap * static_cast<int64_t>(sizeof(T)), pool_));
@@ -113,7 +116,8 @@ Status FixedWidthBuilder<T>::AppendValues(const T* values, int64_t count, const 
 
 template <typename T>
 Status FixedWidthBuilder<T>::AppendFrom(const Array& source, int64_t i) {
-  if (source.IsNull(i)) return AppendNull();
+  if (source.IsNull(i))
+    return AppendNull();
   if (source.type_id() == TypeId::kDictionary) {
     return AppendFrom(*source.dictionary(), source.DictionaryIndex(i));
   }
@@ -122,10 +126,12 @@ Status FixedWidthBuilder<T>::AppendFrom(const Array& source, int64_t i) {
 
 template <typename T>
 Result<ArrayPtr> FixedWidthBuilder<T>::Finish() {
-  if (!values_) SHOAL_RETURN_IF_ERROR(Reserve(0 + 1));
+  if (!values_)
+    SHOAL_RETURN_IF_ERROR(Reserve(0 + 1));
   SHOAL_RETURN_IF_ERROR(values_->Resize(length_ * static_cast<int64_t>(sizeof(T))));
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
-  ArrayPtr out = Array::Make(type_, length_, {std::move(validity), std::move(values_)}, null_count_);
+  ArrayPtr out =
+      Array::Make(type_, length_, {std::move(validity), std::move(values_)}, null_count_);
   ResetBase();
   return out;
 }
@@ -151,7 +157,8 @@ BooleanBuilder::BooleanBuilder(std::shared_ptr<MemoryPool> pool)
 
 Status BooleanBuilder::Reserve(int64_t additional) {
   int64_t needed = length_ + additional;
-  if (needed <= capacity_) return Status::OK();
+  if (needed <= capacity_)
+    return Status::OK();
   int64_t cap = GrownCapacity(capacity_, needed);
   if (!values_) {
     SHOAL_ASSIGN_OR_RETURN(values_, Buffer::AllocateZeroed(bitmap::BytesForBits(cap), pool_));
@@ -175,15 +182,18 @@ Status BooleanBuilder::AppendNulls(int64_t count) {
 }
 
 Status BooleanBuilder::AppendFrom(const Array& source, int64_t i) {
-  if (source.IsNull(i)) return AppendNull();
+  if (source.IsNull(i))
+    return AppendNull();
   return Append(source.BoolValue(i));
 }
 
 Result<ArrayPtr> BooleanBuilder::Finish() {
-  if (!values_) SHOAL_RETURN_IF_ERROR(Reserve(1));
+  if (!values_)
+    SHOAL_RETURN_IF_ERROR(Reserve(1));
   SHOAL_RETURN_IF_ERROR(values_->Resize(bitmap::BytesForBits(length_)));
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
-  ArrayPtr out = Array::Make(type_, length_, {std::move(validity), std::move(values_)}, null_count_);
+  ArrayPtr out =
+      Array::Make(type_, length_, {std::move(validity), std::move(values_)}, null_count_);
   ResetBase();
   return out;
 }
@@ -198,7 +208,8 @@ BinaryBuilder::BinaryBuilder(DataType type, std::shared_ptr<MemoryPool> pool)
 
 Status BinaryBuilder::Reserve(int64_t additional) {
   int64_t needed = length_ + additional;
-  if (needed <= capacity_ && offsets_) return Status::OK();
+  if (needed <= capacity_ && offsets_)
+    return Status::OK();
   int64_t cap = GrownCapacity(capacity_, needed);
   if (!offsets_) {
     SHOAL_ASSIGN_OR_RETURN(offsets_, Buffer::Allocate((cap + 1) * 4, pool_));
@@ -213,7 +224,8 @@ Status BinaryBuilder::Reserve(int64_t additional) {
 }
 
 Status BinaryBuilder::ReserveData(int64_t bytes) {
-  if (!data_) SHOAL_RETURN_IF_ERROR(Reserve(0));
+  if (!data_)
+    SHOAL_RETURN_IF_ERROR(Reserve(0));
   int64_t needed = data_length_ + bytes;
   if (needed > std::numeric_limits<int32_t>::max()) {
     return Status::OutOfRange(
@@ -244,7 +256,8 @@ Status BinaryBuilder::AppendNulls(int64_t count) {
 }
 
 Status BinaryBuilder::AppendFrom(const Array& source, int64_t i) {
-  if (source.IsNull(i)) return AppendNull();
+  if (source.IsNull(i))
+    return AppendNull();
   if (source.type_id() == TypeId::kDictionary) {
     return AppendFrom(*source.dictionary(), source.DictionaryIndex(i));
   }
@@ -256,8 +269,8 @@ Result<ArrayPtr> BinaryBuilder::Finish() {
   SHOAL_RETURN_IF_ERROR(offsets_->Resize((length_ + 1) * 4));
   SHOAL_RETURN_IF_ERROR(data_->Resize(data_length_));
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
-  ArrayPtr out = Array::Make(type_, length_, {std::move(validity), std::move(offsets_), std::move(data_)},
-                             null_count_);
+  ArrayPtr out = Array::Make(
+      type_, length_, {std::move(validity), std::move(offsets_), std::move(data_)}, null_count_);
   ResetBase();
   data_length_ = 0;
   return out;
@@ -266,7 +279,8 @@ Result<ArrayPtr> BinaryBuilder::Finish() {
 // ---------------------------------------------------------------------------------------------
 // NullBuilder
 
-NullBuilder::NullBuilder(std::shared_ptr<MemoryPool> pool) : ArrayBuilder(DataType::Null(), std::move(pool)) {}
+NullBuilder::NullBuilder(std::shared_ptr<MemoryPool> pool)
+    : ArrayBuilder(DataType::Null(), std::move(pool)) {}
 
 Status NullBuilder::AppendNulls(int64_t count) {
   length_ += count;
@@ -274,7 +288,9 @@ Status NullBuilder::AppendNulls(int64_t count) {
   return Status::OK();
 }
 
-Status NullBuilder::AppendFrom(const Array&, int64_t) { return AppendNulls(1); }
+Status NullBuilder::AppendFrom(const Array&, int64_t) {
+  return AppendNulls(1);
+}
 
 Result<ArrayPtr> NullBuilder::Finish() {
   ArrayPtr out = Array::Make(type_, length_, {});
@@ -297,7 +313,9 @@ DictionaryBuilder::DictionaryBuilder(const DataType& value_type, std::shared_ptr
 
 DictionaryBuilder::~DictionaryBuilder() = default;
 
-Status DictionaryBuilder::Reserve(int64_t additional) { return indices_.Reserve(additional); }
+Status DictionaryBuilder::Reserve(int64_t additional) {
+  return indices_.Reserve(additional);
+}
 
 Status DictionaryBuilder::AppendNulls(int64_t count) {
   SHOAL_RETURN_IF_ERROR(indices_.AppendNulls(count));
@@ -337,11 +355,13 @@ Status DictionaryBuilder::Append(std::string_view value) {
 }
 
 Status DictionaryBuilder::AppendFrom(const Array& source, int64_t i) {
-  if (source.IsNull(i)) return AppendNull();
+  if (source.IsNull(i))
+    return AppendNull();
   if (source.type_id() == TypeId::kDictionary) {
     return AppendFrom(*source.dictionary(), source.DictionaryIndex(i));
   }
-  if (source.type().is_binary_like()) return AppendKey(source.StringValue(i), source, i);
+  if (source.type().is_binary_like())
+    return AppendKey(source.StringValue(i), source, i);
   int w = source.type().byte_width();
   std::string_view key;
   if (source.type_id() == TypeId::kBoolean) {
@@ -383,20 +403,24 @@ std::unique_ptr<ArrayBuilder> MakeBuilder(const DataType& type, std::shared_ptr<
     case TypeId::kFloat32: return std::make_unique<Float32Builder>(type, std::move(pool));
     case TypeId::kFloat64: return std::make_unique<Float64Builder>(type, std::move(pool));
     case TypeId::kDecimal:
-      if (type.byte_width() == 8) return std::make_unique<Decimal64Builder>(type, std::move(pool));
+      if (type.byte_width() == 8)
+        return std::make_unique<Decimal64Builder>(type, std::move(pool));
       return std::make_unique<Decimal128Builder>(type, std::move(pool));
     case TypeId::kInterval: return std::make_unique<IntervalBuilder>(type, std::move(pool));
     case TypeId::kUtf8:
     case TypeId::kBinary: return std::make_unique<BinaryBuilder>(type, std::move(pool));
-    case TypeId::kDictionary: return std::make_unique<DictionaryBuilder>(type.value_type(), std::move(pool));
+    case TypeId::kDictionary:
+      return std::make_unique<DictionaryBuilder>(type.value_type(), std::move(pool));
   }
   SHOAL_CHECK(false, "no builder for {}", type.ToString());
   return nullptr;
 }
 
-Result<ArrayPtr> MakeDictionaryArray(const ArrayPtr& indices, const ArrayPtr& dictionary, bool ordered) {
+Result<ArrayPtr> MakeDictionaryArray(const ArrayPtr& indices, const ArrayPtr& dictionary,
+                                     bool ordered) {
   if (!indices->type().is_integer()) {
-    return Status::TypeError("dictionary indices must be integers, got {}", indices->type().ToString());
+    return Status::TypeError("dictionary indices must be integers, got {}",
+                             indices->type().ToString());
   }
   DataType type = DataType::Dictionary(indices->type_id(), dictionary->type(), ordered);
   ArrayPtr out = Array::Make(type, indices->length(), indices->buffers(), indices->null_count(),
@@ -424,14 +448,16 @@ Result<ArrayPtr> CompactCopy(const Array& array, const std::shared_ptr<MemoryPoo
         pool);
     ArrayPtr as_indices = Array::Make(DataType(builder->type()), array.length(), array.buffers(),
                                       array.null_count(), array.offset());
-    for (int64_t i = 0; i < array.length(); ++i) SHOAL_RETURN_IF_ERROR(builder->AppendFrom(*as_indices, i));
+    for (int64_t i = 0; i < array.length(); ++i)
+      SHOAL_RETURN_IF_ERROR(builder->AppendFrom(*as_indices, i));
     SHOAL_ASSIGN_OR_RETURN(ArrayPtr indices, builder->Finish());
-    return Array::Make(array.type(), indices->length(), indices->buffers(), indices->null_count(), 0,
-                       array.dictionary());
+    return Array::Make(array.type(), indices->length(), indices->buffers(), indices->null_count(),
+                       0, array.dictionary());
   }
   auto builder = MakeBuilder(array.type(), pool);
   SHOAL_RETURN_IF_ERROR(builder->Reserve(array.length()));
-  for (int64_t i = 0; i < array.length(); ++i) SHOAL_RETURN_IF_ERROR(builder->AppendFrom(array, i));
+  for (int64_t i = 0; i < array.length(); ++i)
+    SHOAL_RETURN_IF_ERROR(builder->AppendFrom(array, i));
   return builder->Finish();
 }
 

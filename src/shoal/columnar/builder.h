@@ -27,13 +27,17 @@ class ArrayBuilder {
   ArrayBuilder& operator=(const ArrayBuilder&) = delete;
 
   const DataType& type() const { return type_; }
+
   int64_t length() const { return length_; }
+
   int64_t null_count() const { return null_count_; }
 
   /// Makes room for `additional` more values (and, for binary builders, no data bytes).
   virtual Status Reserve(int64_t additional) = 0;
   virtual Status AppendNulls(int64_t count) = 0;
+
   Status AppendNull() { return AppendNulls(1); }
+
   /// Appends element `i` of `source`, which must have this builder's type (dictionary sources
   /// are decoded when this builder is not a dictionary builder). For generic code paths.
   virtual Status AppendFrom(const Array& source, int64_t i) = 0;
@@ -43,9 +47,12 @@ class ArrayBuilder {
  protected:
   // Validity bookkeeping shared by all builders. `capacity` is in values.
   Status ReserveValidity(int64_t capacity);
+
   void UnsafeSetValid(int64_t i) {
-    if (validity_) bitmap::SetBit(validity_->mutable_data(), i);
+    if (validity_)
+      bitmap::SetBit(validity_->mutable_data(), i);
   }
+
   Status UnsafeSetNull(int64_t i);
   Result<BufferPtr> FinishValidity();
   void ResetBase();
@@ -77,10 +84,12 @@ class FixedWidthBuilder : public ArrayBuilder {
     UnsafeAppend(value);
     return Status::OK();
   }
+
   void UnsafeAppend(T value) {
     UnsafeSetValid(length_);
     values_->template mutable_data_as<T>()[length_++] = value;
   }
+
   /// Appends `count` values; `valid` (one byte per value, nonzero = valid) may be null.
   Status AppendValues(const T* values, int64_t count, const uint8_t* valid = nullptr);
 
@@ -95,6 +104,7 @@ class BooleanBuilder : public ArrayBuilder {
   Status AppendNulls(int64_t count) override;
   Status AppendFrom(const Array& source, int64_t i) override;
   Result<ArrayPtr> Finish() override;
+
   Status Append(bool value) {
     if (length_ == capacity_) [[unlikely]] {
       SHOAL_RETURN_IF_ERROR(Reserve(1));
@@ -102,6 +112,7 @@ class BooleanBuilder : public ArrayBuilder {
     UnsafeAppend(value);
     return Status::OK();
   }
+
   void UnsafeAppend(bool value) {
     UnsafeSetValid(length_);
     bitmap::SetBitTo(values_->mutable_data(), length_++, value);
@@ -124,6 +135,7 @@ class BinaryBuilder : public ArrayBuilder {
   Result<ArrayPtr> Finish() override;
 
   Status Append(std::string_view value);
+
   /// After Reserve(1) and ReserveData(value.size()).
   void UnsafeAppend(std::string_view value) {
     UnsafeSetValid(length_);
@@ -131,6 +143,7 @@ class BinaryBuilder : public ArrayBuilder {
     data_length_ += static_cast<int64_t>(value.size());
     offsets_->mutable_data_as<int32_t>()[++length_] = static_cast<int32_t>(data_length_);
   }
+
   int64_t data_length() const { return data_length_; }
 
  private:
@@ -142,7 +155,9 @@ class BinaryBuilder : public ArrayBuilder {
 class NullBuilder : public ArrayBuilder {
  public:
   explicit NullBuilder(std::shared_ptr<MemoryPool> pool);
+
   Status Reserve(int64_t) override { return Status::OK(); }
+
   Status AppendNulls(int64_t count) override;
   Status AppendFrom(const Array& source, int64_t i) override;
   Result<ArrayPtr> Finish() override;

@@ -58,7 +58,8 @@ DataType DataType::Timestamp(TimeUnit unit, std::string timezone) {
 }
 
 DataType DataType::Dictionary(TypeId index, const DataType& value, bool ordered) {
-  SHOAL_CHECK(IsIntegerId(index), "dictionary index type must be an integer, got {}", TypeIdName(index));
+  SHOAL_CHECK(IsIntegerId(index), "dictionary index type must be an integer, got {}",
+              TypeIdName(index));
   SHOAL_CHECK(value.id() != TypeId::kDictionary, "nested dictionaries are not supported");
   DataType t(TypeId::kDictionary);
   t.index_ = index;
@@ -112,7 +113,8 @@ std::string DataType::ToString() const {
     case TypeId::kTimestamp: {
       const char* units[] = {"s", "ms", "us", "ns"};
       std::string s = fmt::format("timestamp[{}", units[static_cast<int>(unit_)]);
-      if (!timezone_.empty()) s += ", tz=" + timezone_;
+      if (!timezone_.empty())
+        s += ", tz=" + timezone_;
       return s + "]";
     }
     case TypeId::kDictionary:
@@ -122,7 +124,8 @@ std::string DataType::ToString() const {
 }
 
 bool operator==(const DataType& a, const DataType& b) {
-  if (a.id_ != b.id_) return false;
+  if (a.id_ != b.id_)
+    return false;
   switch (a.id_) {
     case TypeId::kDecimal: return a.precision_ == b.precision_ && a.scale_ == b.scale_;
     case TypeId::kTimestamp: return a.unit_ == b.unit_ && a.timezone_ == b.timezone_;

@@ -1,8 +1,8 @@
 // DataType: the logical types of Shoal's columnar core, one-to-one with Arrow types so that record
 // batches cross the wire and reach disk in Arrow IPC without re-encoding.
 //
-// A DataType is a small value (copy it freely at plan time; hot loops switch on id() once per batch,
-// never per row). Physical layout per type, as in the Arrow columnar format:
+// A DataType is a small value (copy it freely at plan time; hot loops switch on id() once per
+// batch, never per row). Physical layout per type, as in the Arrow columnar format:
 //   null                        no buffers
 //   boolean                     validity bitmap, value bitmap
 //   int*/uint*/float*/date32    validity, values (1..8 bytes each)
@@ -13,8 +13,8 @@
 //   dictionary(index, value)    validity, integer indices; values in a separate dictionary array
 //
 // Decimals of precision <= 18 use 64-bit storage (Arrow's Decimal64 layout, bitWidth 64) because
-// int64 arithmetic is several times faster than 128-bit arithmetic and halves memory and wire bytes;
-// TPC-H money columns are decimal(15,2). Wider decimals use Arrow's Decimal128 layout.
+// int64 arithmetic is several times faster than 128-bit arithmetic and halves memory and wire
+// bytes; TPC-H money columns are decimal(15,2). Wider decimals use Arrow's Decimal128 layout.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +56,7 @@ struct MonthDayNano {
   int64_t nanoseconds;
   friend bool operator==(const MonthDayNano&, const MonthDayNano&) = default;
 };
+
 static_assert(sizeof(MonthDayNano) == 16);
 
 class DataType {
@@ -66,21 +67,37 @@ class DataType {
   DataType() = default;  // null type
 
   static DataType Null() { return DataType(TypeId::kNull); }
+
   static DataType Boolean() { return DataType(TypeId::kBoolean); }
+
   static DataType Int8() { return DataType(TypeId::kInt8); }
+
   static DataType Int16() { return DataType(TypeId::kInt16); }
+
   static DataType Int32() { return DataType(TypeId::kInt32); }
+
   static DataType Int64() { return DataType(TypeId::kInt64); }
+
   static DataType UInt8() { return DataType(TypeId::kUInt8); }
+
   static DataType UInt16() { return DataType(TypeId::kUInt16); }
+
   static DataType UInt32() { return DataType(TypeId::kUInt32); }
+
   static DataType UInt64() { return DataType(TypeId::kUInt64); }
+
   static DataType Float32() { return DataType(TypeId::kFloat32); }
+
   static DataType Float64() { return DataType(TypeId::kFloat64); }
+
   static DataType Date32() { return DataType(TypeId::kDate32); }
+
   static DataType Utf8() { return DataType(TypeId::kUtf8); }
+
   static DataType Binary() { return DataType(TypeId::kBinary); }
+
   static DataType Interval() { return DataType(TypeId::kInterval); }
+
   /// Precision 1..38, scale 0..precision. Invalid arguments are a bug in the caller; user-supplied
   /// values go through MakeDecimal.
   static DataType Decimal(int precision, int scale);
@@ -92,21 +109,33 @@ class DataType {
   static DataType Dictionary(TypeId index, const DataType& value, bool ordered = false);
 
   TypeId id() const { return id_; }
+
   int precision() const { return precision_; }
+
   int scale() const { return scale_; }
+
   TimeUnit unit() const { return unit_; }
+
   const std::string& timezone() const { return timezone_; }
+
   /// Dictionary types only.
   TypeId index_type() const { return index_; }
+
   const DataType& value_type() const;
+
   bool ordered() const { return ordered_; }
 
   /// Bits per value of the values buffer: 1 for boolean, 0 for null and variable-length types.
   int bit_width() const;
+
   int byte_width() const { return bit_width() / 8; }
+
   bool is_fixed_width() const { return bit_width() > 0; }
+
   bool is_integer() const { return IsIntegerId(id_); }
+
   bool is_binary_like() const { return id_ == TypeId::kUtf8 || id_ == TypeId::kBinary; }
+
   /// Number of buffers in the Arrow layout, including the validity bitmap.
   int num_buffers() const;
 
@@ -114,6 +143,7 @@ class DataType {
   std::string ToString() const;
 
   friend bool operator==(const DataType& a, const DataType& b);
+
   friend bool operator!=(const DataType& a, const DataType& b) { return !(a == b); }
 
   static bool IsIntegerId(TypeId id) { return id >= TypeId::kInt8 && id <= TypeId::kUInt64; }

@@ -9,37 +9,44 @@ int128_t PowerOfTen(int n) {
   static const auto kTable = [] {
     std::array<int128_t, 39> t{};
     t[0] = 1;
-    for (size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+    for (size_t i = 1; i < t.size(); ++i)
+      t[i] = t[i - 1] * 10;
     return t;
   }();
   return kTable[static_cast<size_t>(n)];
 }
 
 std::string Int128ToString(int128_t v) {
-  if (v == 0) return "0";
+  if (v == 0)
+    return "0";
   bool neg = v < 0;
   // Work on the unsigned magnitude so INT128_MIN does not overflow.
-  unsigned __int128 u = neg ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
   char buf[48];
   int pos = 48;
   while (u != 0) {
     buf[--pos] = static_cast<char>('0' + static_cast<int>(u % 10));
     u /= 10;
   }
-  if (neg) buf[--pos] = '-';
+  if (neg)
+    buf[--pos] = '-';
   return std::string(buf + pos, static_cast<size_t>(48 - pos));
 }
 
 std::string FormatDecimal(int128_t unscaled, int scale) {
   std::string digits = Int128ToString(unscaled);
-  if (scale == 0) return digits;
+  if (scale == 0)
+    return digits;
   const bool neg = digits[0] == '-';
   std::string_view mag(digits);
-  if (neg) mag.remove_prefix(1);
+  if (neg)
+    mag.remove_prefix(1);
   const auto s = static_cast<size_t>(scale);
   std::string out;
   out.reserve(mag.size() + s + 3);
-  if (neg) out.push_back('-');
+  if (neg)
+    out.push_back('-');
   if (mag.size() <= s) {
     out.append("0.");
     out.append(s - mag.size(), '0');
@@ -54,14 +61,17 @@ std::string FormatDecimal(int128_t unscaled, int scale) {
 
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   std::string_view s = text;
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   bool neg = false;
   if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
     neg = s.front() == '-';
     s.remove_prefix(1);
   }
-  if (s.empty()) return Status::InvalidArgument("invalid decimal \"{}\": no digits", text);
+  if (s.empty())
+    return Status::InvalidArgument("invalid decimal \"{}\": no digits", text);
   int128_t value = 0;
   int int_digits = 0;
   int frac_digits = 0;
@@ -70,7 +80,8 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   int round_digit = -1;  // first digit beyond the scale
   for (char c : s) {
     if (c == '.') {
-      if (seen_point) return Status::InvalidArgument("invalid decimal \"{}\": two decimal points", text);
+      if (seen_point)
+        return Status::InvalidArgument("invalid decimal \"{}\": two decimal points", text);
       seen_point = true;
       continue;
     }
@@ -81,20 +92,25 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
     int d = c - '0';
     if (seen_point) {
       if (frac_digits == scale) {
-        if (round_digit < 0) round_digit = d;
+        if (round_digit < 0)
+          round_digit = d;
         continue;
       }
       ++frac_digits;
     } else {
-      if (value == 0 && d == 0) continue;  // leading zeros do not count toward precision
+      if (value == 0 && d == 0)
+        continue;  // leading zeros do not count toward precision
       ++int_digits;
-      if (int_digits > 38) return Status::OutOfRange("decimal \"{}\" has too many digits", text);
+      if (int_digits > 38)
+        return Status::OutOfRange("decimal \"{}\" has too many digits", text);
     }
     value = value * 10 + d;
   }
-  if (!any_digit) return Status::InvalidArgument("invalid decimal \"{}\": no digits", text);
+  if (!any_digit)
+    return Status::InvalidArgument("invalid decimal \"{}\": no digits", text);
   value *= PowerOfTen(scale - frac_digits);
-  if (round_digit >= 5) value += 1;
+  if (round_digit >= 5)
+    value += 1;
   if (int_digits > precision - scale || value > MaxUnscaled(precision)) {
     return Status::OutOfRange("decimal \"{}\" does not fit decimal({},{})", text, precision, scale);
   }

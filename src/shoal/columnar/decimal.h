@@ -16,8 +16,11 @@ static_assert(sizeof(int128_t) == 16);
 
 /// 10^n for n in 0..38.
 int128_t PowerOfTen(int n);
+
 /// Largest unscaled magnitude a decimal of `precision` digits may hold: 10^precision - 1.
-inline int128_t MaxUnscaled(int precision) { return PowerOfTen(precision) - 1; }
+inline int128_t MaxUnscaled(int precision) {
+  return PowerOfTen(precision) - 1;
+}
 
 /// "-123.45" for unscaled -12345 at scale 2.
 std::string FormatDecimal(int128_t unscaled, int scale);

@@ -11,7 +11,9 @@ namespace shoal::columnar {
 namespace {
 
 // Howard Hinnant's civil-calendar algorithms (public domain), exact for the whole int range.
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 void AppendFloat(double v, std::string* out) {
   if (std::isnan(v)) {
@@ -37,10 +39,12 @@ void AppendFloat32(float v, std::string* out) {
 void AppendTimeOfDay(int64_t micros, std::string* out) {
   int64_t secs = micros / 1000000;
   int64_t frac = micros % 1000000;
-  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60, secs % 60);
+  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60,
+                 secs % 60);
   if (frac != 0) {
     std::string f = fmt::format("{:06}", frac);
-    while (!f.empty() && f.back() == '0') f.pop_back();
+    while (!f.empty() && f.back() == '0')
+      f.pop_back();
     out->push_back('.');
     out->append(f);
   }
@@ -59,14 +63,17 @@ void AppendTimestamp(int64_t value, TimeUnit unit, bool zoned, std::string* out)
   out->append(FormatDate(static_cast<int32_t>(day)));
   out->push_back(' ');
   AppendTimeOfDay(in_day, out);
-  if (zoned) out->append("+00");
+  if (zoned)
+    out->append("+00");
 }
 
 void AppendInterval(const MonthDayNano& v, std::string* out) {
   bool any = false;
   auto part = [&](int64_t n, const char* one, const char* many) {
-    if (n == 0) return;
-    if (any) out->push_back(' ');
+    if (n == 0)
+      return;
+    if (any)
+      out->push_back(' ');
     fmt::format_to(std::back_inserter(*out), "{} {}", n, (n == 1 || n == -1) ? one : many);
     any = true;
   };
@@ -75,7 +82,8 @@ void AppendInterval(const MonthDayNano& v, std::string* out) {
   part(v.days, "day", "days");
   int64_t micros = v.nanoseconds / 1000;
   if (micros != 0 || !any) {
-    if (any) out->push_back(' ');
+    if (any)
+      out->push_back(' ');
     if (micros < 0) {
       out->push_back('-');
       micros = -micros;
@@ -105,7 +113,8 @@ bool IsNumeric(const DataType& t) {
 // Display width: code points, which is what psql counts for the scripts TPC-H and tests use.
 int64_t DisplayWidth(std::string_view s) {
   int64_t w = 0;
-  for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+  for (unsigned char c : s)
+    w += (c & 0xC0) != 0x80;
   return w;
 }
 
@@ -139,7 +148,8 @@ std::string FormatDate(int32_t days) {
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
-  if (y <= 0) return fmt::format("{:04}-{:02}-{:02} BC", 1 - y, m, d);  // PostgreSQL's spelling
+  if (y <= 0)
+    return fmt::format("{:04}-{:02}-{:02} BC", 1 - y, m, d);  // PostgreSQL's spelling
   return fmt::format("{:04}-{:02}-{:02}", y, m, d);
 }
 
@@ -148,13 +158,27 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
     case TypeId::kNull: return;
     case TypeId::kBoolean: out->push_back(a.BoolValue(i) ? 't' : 'f'); return;
     case TypeId::kInt8: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int8_t>(i)); return;
-    case TypeId::kInt16: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int16_t>(i)); return;
-    case TypeId::kInt32: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int32_t>(i)); return;
-    case TypeId::kInt64: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int64_t>(i)); return;
-    case TypeId::kUInt8: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint8_t>(i)); return;
-    case TypeId::kUInt16: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint16_t>(i)); return;
-    case TypeId::kUInt32: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint32_t>(i)); return;
-    case TypeId::kUInt64: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint64_t>(i)); return;
+    case TypeId::kInt16:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int16_t>(i));
+      return;
+    case TypeId::kInt32:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int32_t>(i));
+      return;
+    case TypeId::kInt64:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int64_t>(i));
+      return;
+    case TypeId::kUInt8:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint8_t>(i));
+      return;
+    case TypeId::kUInt16:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint16_t>(i));
+      return;
+    case TypeId::kUInt32:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint32_t>(i));
+      return;
+    case TypeId::kUInt64:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint64_t>(i));
+      return;
     case TypeId::kFloat32: AppendFloat32(a.Value<float>(i), out); return;
     case TypeId::kFloat64: AppendFloat(a.Value<double>(i), out); return;
     case TypeId::kDecimal: {
@@ -170,12 +194,14 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
     case TypeId::kUtf8: out->append(a.StringValue(i)); return;
     case TypeId::kBinary: {
       out->append("\\x");
-      for (unsigned char c : a.StringValue(i)) fmt::format_to(std::back_inserter(*out), "{:02x}", c);
+      for (unsigned char c : a.StringValue(i))
+        fmt::format_to(std::back_inserter(*out), "{:02x}", c);
       return;
     }
     case TypeId::kDictionary: {
       int64_t k = a.DictionaryIndex(i);
-      if (a.dictionary()->IsValid(k)) AppendValue(*a.dictionary(), k, out);
+      if (a.dictionary()->IsValid(k))
+        AppendValue(*a.dictionary(), k, out);
       return;
     }
   }
@@ -200,12 +226,13 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>&
   int64_t total_rows = 0;
   for (const auto& batch : batches) {
     for (int64_t r = 0; r < batch->num_rows(); ++r, ++total_rows) {
-      if (options.max_rows >= 0 && total_rows >= options.max_rows) continue;
+      if (options.max_rows >= 0 && total_rows >= options.max_rows)
+        continue;
       std::vector<std::string> row(ncols);
       for (size_t c = 0; c < ncols; ++c) {
         const Array& col = *batch->column(static_cast<int>(c));
-        bool valid = col.IsValid(r) &&
-                     (col.type_id() != TypeId::kDictionary || col.dictionary()->IsValid(col.DictionaryIndex(r)));
+        bool valid = col.IsValid(r) && (col.type_id() != TypeId::kDictionary ||
+                                        col.dictionary()->IsValid(col.DictionaryIndex(r)));
         row[c] = valid ? FormatValue(col, r) : options.null_text;
         width[c] = std::max(width[c], DisplayWidth(row[c]));
       }
@@ -217,7 +244,8 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>&
   for (size_t c = 0; c < ncols; ++c) {
     const std::string& name = schema.field(static_cast<int>(c)).name;
     int64_t pad = width[c] - DisplayWidth(name);
-    if (c > 0) out.push_back('|');
+    if (c > 0)
+      out.push_back('|');
     out.append(static_cast<size_t>(1 + pad / 2), ' ');
     out.append(name);
     out.append(static_cast<size_t>(pad - pad / 2 + 1), ' ');
@@ -225,23 +253,27 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>&
   // psql trims nothing from the header line except when there are no columns.
   out.push_back('\n');
   for (size_t c = 0; c < ncols; ++c) {
-    if (c > 0) out.push_back('+');
+    if (c > 0)
+      out.push_back('+');
     out.append(static_cast<size_t>(width[c] + 2), '-');
   }
   out.push_back('\n');
   for (const auto& row : cells) {
     for (size_t c = 0; c < ncols; ++c) {
       int64_t pad = width[c] - DisplayWidth(row[c]);
-      if (c > 0) out.push_back('|');
+      if (c > 0)
+        out.push_back('|');
       out.push_back(' ');
       if (right[c]) {
         out.append(static_cast<size_t>(pad), ' ');
         out.append(row[c]);
       } else {
         out.append(row[c]);
-        if (c + 1 < ncols) out.append(static_cast<size_t>(pad), ' ');
+        if (c + 1 < ncols)
+          out.append(static_cast<size_t>(pad), ' ');
       }
-      if (c + 1 < ncols) out.push_back(' ');
+      if (c + 1 < ncols)
+        out.push_back(' ');
     }
     out.push_back('\n');
   }

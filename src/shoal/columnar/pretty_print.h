@@ -25,9 +25,9 @@ void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
 int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
 
 struct PrintOptions {
-  std::string null_text;          // psql's default \pset null is empty
-  bool show_row_count = true;     // the "(N rows)" footer
-  int64_t max_rows = -1;          // -1: all
+  std::string null_text;       // psql's default \pset null is empty
+  bool show_row_count = true;  // the "(N rows)" footer
+  int64_t max_rows = -1;       // -1: all
 };
 
 /// psql's aligned format: centred headers, a separator of dashes and '+', values right-aligned for

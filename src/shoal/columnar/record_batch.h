@@ -20,9 +20,13 @@ class RecordBatch {
   static RecordBatchPtr Make(SchemaPtr schema, int64_t num_rows, std::vector<ArrayPtr> columns);
 
   const SchemaPtr& schema() const { return schema_; }
+
   int64_t num_rows() const { return num_rows_; }
+
   int num_columns() const { return static_cast<int>(columns_.size()); }
+
   const ArrayPtr& column(int i) const { return columns_[static_cast<size_t>(i)]; }
+
   const std::vector<ArrayPtr>& columns() const { return columns_; }
 
   RecordBatchPtr Slice(int64_t offset, int64_t length) const;

@@ -8,7 +8,8 @@ std::string Field::ToString() const {
 
 std::optional<int> Schema::FieldIndex(std::string_view name) const {
   for (size_t i = 0; i < fields_.size(); ++i) {
-    if (fields_[i].name == name) return static_cast<int>(i);
+    if (fields_[i].name == name)
+      return static_cast<int>(i);
   }
   return std::nullopt;
 }
@@ -16,7 +17,8 @@ std::optional<int> Schema::FieldIndex(std::string_view name) const {
 std::string Schema::ToString() const {
   std::string out;
   for (size_t i = 0; i < fields_.size(); ++i) {
-    if (i > 0) out += ", ";
+    if (i > 0)
+      out += ", ";
     out += fields_[i].ToString();
   }
   return out;

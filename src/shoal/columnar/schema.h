@@ -22,8 +22,12 @@ struct Field {
   KeyValueMetadata metadata;
 
   Field() = default;
+
   Field(std::string name, DataType type, bool nullable = true, KeyValueMetadata metadata = {})
-      : name(std::move(name)), type(std::move(type)), nullable(nullable), metadata(std::move(metadata)) {}
+      : name(std::move(name)),
+        type(std::move(type)),
+        nullable(nullable),
+        metadata(std::move(metadata)) {}
 
   std::string ToString() const;
   friend bool operator==(const Field&, const Field&) = default;
@@ -32,13 +36,18 @@ struct Field {
 class Schema {
  public:
   Schema() = default;
+
   explicit Schema(std::vector<Field> fields, KeyValueMetadata metadata = {})
       : fields_(std::move(fields)), metadata_(std::move(metadata)) {}
 
   int num_fields() const { return static_cast<int>(fields_.size()); }
+
   const Field& field(int i) const { return fields_[static_cast<size_t>(i)]; }
+
   const std::vector<Field>& fields() const { return fields_; }
+
   const KeyValueMetadata& metadata() const { return metadata_; }
+
   /// Index of the first field named `name`, or nullopt.
   std::optional<int> FieldIndex(std::string_view name) const;
 

@@ -12,20 +12,22 @@
 
 namespace shoal::internal {
 
-[[noreturn]] void CheckFailed(const char* file, int line, const char* condition, const std::string& message);
+[[noreturn]] void CheckFailed(const char* file, int line, const char* condition,
+                              const std::string& message);
 
 template <typename A, typename B>
-[[noreturn]] void CheckOpFailed(const char* file, int line, const char* expr, const A& a, const B& b) {
+[[noreturn]] void CheckOpFailed(const char* file, int line, const char* expr, const A& a,
+                                const B& b) {
   CheckFailed(file, line, expr, fmt::format("left = {}, right = {}", a, b));
 }
 
 }  // namespace shoal::internal
 
-#define SHOAL_CHECK(cond, ...)                                                                  \
-  do {                                                                                          \
-    if (!(cond)) [[unlikely]] {                                                                 \
-      ::shoal::internal::CheckFailed(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__));    \
-    }                                                                                           \
+#define SHOAL_CHECK(cond, ...)                                                               \
+  do {                                                                                       \
+    if (!(cond)) [[unlikely]] {                                                              \
+      ::shoal::internal::CheckFailed(__FILE__, __LINE__, #cond, ::fmt::format(__VA_ARGS__)); \
+    }                                                                                        \
   } while (false)
 
 #define SHOAL_CHECK_OP(op, a, b)                                                                   \

@@ -14,11 +14,15 @@ namespace {
 
 LogLevel LevelFromEnvironment() {
   const char* env = std::getenv("SHOAL_LOG_LEVEL");
-  if (env == nullptr) return LogLevel::kWarning;
+  if (env == nullptr)
+    return LogLevel::kWarning;
   std::string_view v(env);
-  if (v == "debug") return LogLevel::kDebug;
-  if (v == "info") return LogLevel::kInfo;
-  if (v == "error") return LogLevel::kError;
+  if (v == "debug")
+    return LogLevel::kDebug;
+  if (v == "info")
+    return LogLevel::kInfo;
+  if (v == "error")
+    return LogLevel::kError;
   return LogLevel::kWarning;
 }
 
@@ -49,8 +53,13 @@ const char* LevelName(LogLevel level) {
 
 }  // namespace
 
-void SetLogLevel(LogLevel level) { LevelSlot().store(static_cast<int>(level)); }
-LogLevel GetLogLevel() { return static_cast<LogLevel>(LevelSlot().load(std::memory_order_relaxed)); }
+void SetLogLevel(LogLevel level) {
+  LevelSlot().store(static_cast<int>(level));
+}
+
+LogLevel GetLogLevel() {
+  return static_cast<LogLevel>(LevelSlot().load(std::memory_order_relaxed));
+}
 
 void SetLogRole(std::string_view role) {
   std::lock_guard<std::mutex> lock(LogMutex());
@@ -63,7 +72,8 @@ void EmitLog(LogLevel level, const char* file, int line, std::string_view messag
   auto now = std::chrono::system_clock::now();
   auto secs = std::chrono::system_clock::to_time_t(now);
   auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+      1000000;
   std::tm tm{};
   gmtime_r(&secs, &tm);
   const char* base = std::strrchr(file, '/');

@@ -1,9 +1,9 @@
-// Minimal leveled logging to stderr. Every process (shell, coordinator, worker) logs the same way so
-// that interleaved output from worker processes stays readable: one line per message, prefixed with
-// the level, the time and the process role.
+// Minimal leveled logging to stderr. Every process (shell, coordinator, worker) logs the same way
+// so that interleaved output from worker processes stays readable: one line per message, prefixed
+// with the level, the time and the process role.
 //
-// The level comes from the SHOAL_LOG_LEVEL environment variable (debug, info, warning, error; default
-// warning) or SetLogLevel(). Formatting happens only when the level is enabled.
+// The level comes from the SHOAL_LOG_LEVEL environment variable (debug, info, warning, error;
+// default warning) or SetLogLevel(). Formatting happens only when the level is enabled.
 #pragma once
 
 #include <string_view>
@@ -25,12 +25,12 @@ void EmitLog(LogLevel level, const char* file, int line, std::string_view messag
 
 }  // namespace shoal
 
-#define SHOAL_LOG(level, ...)                                                                       \
-  do {                                                                                              \
-    if (static_cast<int>(::shoal::LogLevel::level) >= static_cast<int>(::shoal::GetLogLevel())) {   \
-      ::shoal::internal::EmitLog(::shoal::LogLevel::level, __FILE__, __LINE__,                      \
-                                 ::fmt::format(__VA_ARGS__));                                       \
-    }                                                                                               \
+#define SHOAL_LOG(level, ...)                                                                     \
+  do {                                                                                            \
+    if (static_cast<int>(::shoal::LogLevel::level) >= static_cast<int>(::shoal::GetLogLevel())) { \
+      ::shoal::internal::EmitLog(::shoal::LogLevel::level, __FILE__, __LINE__,                    \
+                                 ::fmt::format(__VA_ARGS__));                                     \
+    }                                                                                             \
   } while (false)
 
 #define SHOAL_LOG_DEBUG(...) SHOAL_LOG(kDebug, __VA_ARGS__)

@@ -8,7 +8,8 @@
 namespace shoal {
 
 std::string FormatBytes(int64_t bytes) {
-  if (bytes == MemoryPool::kUnlimited) return "unlimited";
+  if (bytes == MemoryPool::kUnlimited)
+    return "unlimited";
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = static_cast<double>(bytes);
   int u = 0;
@@ -16,7 +17,8 @@ std::string FormatBytes(int64_t bytes) {
     v /= 1024.0;
     ++u;
   }
-  if (u == 0) return fmt::format("{} B", bytes);
+  if (u == 0)
+    return fmt::format("{} B", bytes);
   return fmt::format("{:.1f} {}", v, units[u]);
 }
 
@@ -28,7 +30,8 @@ MemoryPool::~MemoryPool() {
   // accounting stays right, and say so in debug builds.
   int64_t left = used_.load();
   SHOAL_DCHECK(left == 0, "memory pool '{}' destroyed with {} bytes in use", name_, left);
-  if (left != 0 && parent_) parent_->Uncharge(left);
+  if (left != 0 && parent_)
+    parent_->Uncharge(left);
 }
 
 std::shared_ptr<MemoryPool> MemoryPool::MakeRoot(std::string name, int64_t limit) {
@@ -62,7 +65,8 @@ Status MemoryPool::Charge(int64_t bytes) {
 
 void MemoryPool::Uncharge(int64_t bytes) {
   used_.fetch_sub(bytes, std::memory_order_relaxed);
-  if (parent_) parent_->Uncharge(bytes);
+  if (parent_)
+    parent_->Uncharge(bytes);
 }
 
 Status MemoryPool::Reserve(int64_t bytes) {
@@ -76,7 +80,8 @@ void MemoryPool::Release(int64_t bytes) {
 }
 
 Result<uint8_t*> MemoryPool::Allocate(int64_t size) {
-  if (size < 0) return Status::Internal("negative allocation of {} bytes in pool '{}'", size, name_);
+  if (size < 0)
+    return Status::Internal("negative allocation of {} bytes in pool '{}'", size, name_);
   int64_t padded = PaddedSize(size == 0 ? 1 : size);
   SHOAL_RETURN_IF_ERROR(Charge(padded));
   void* p = std::aligned_alloc(kAlignment, static_cast<size_t>(padded));
@@ -86,7 +91,8 @@ Result<uint8_t*> MemoryPool::Allocate(int64_t size) {
                                name_);
   }
   // Zero the tail padding so buffers written to disk or the wire never carry stale bytes.
-  if (padded > size) std::memset(static_cast<uint8_t*>(p) + size, 0, static_cast<size_t>(padded - size));
+  if (padded > size)
+    std::memset(static_cast<uint8_t*>(p) + size, 0, static_cast<size_t>(padded - size));
   return static_cast<uint8_t*>(p);
 }
 
@@ -94,7 +100,8 @@ Result<uint8_t*> MemoryPool::Reallocate(uint8_t* ptr, int64_t old_size, int64_t 
   int64_t old_padded = PaddedSize(old_size == 0 ? 1 : old_size);
   int64_t new_padded = PaddedSize(new_size == 0 ? 1 : new_size);
   if (new_padded == old_padded) {
-    if (new_size < old_size) std::memset(ptr + new_size, 0, static_cast<size_t>(old_size - new_size));
+    if (new_size < old_size)
+      std::memset(ptr + new_size, 0, static_cast<size_t>(old_size - new_size));
     return ptr;
   }
   SHOAL_ASSIGN_OR_RETURN(uint8_t * fresh, Allocate(new_size));
@@ -104,7 +111,8 @@ Result<uint8_t*> MemoryPool::Reallocate(uint8_t* ptr, int64_t old_size, int64_t 
 }
 
 void MemoryPool::Free(uint8_t* ptr, int64_t size) {
-  if (ptr == nullptr) return;
+  if (ptr == nullptr)
+    return;
   std::free(ptr);
   Uncharge(PaddedSize(size == 0 ? 1 : size));
 }

@@ -3,9 +3,9 @@
 // Pools form a tree: the process root (unlimited) > one pool per query (limit: the memory_limit
 // setting) > one pool per operator instance. Every buffer is allocated from a leaf pool, and its
 // bytes count in that pool and in every ancestor, so a query's total and each operator's share are
-// both known at any moment (EXPLAIN ANALYZE prints the per-operator peaks). An allocation that would
-// take any pool on the chain past its limit is refused with an OutOfMemory Status naming the pool
-// that refused, its use and its limit; operators that can spill catch that and spill.
+// both known at any moment (EXPLAIN ANALYZE prints the per-operator peaks). An allocation that
+// would take any pool on the chain past its limit is refused with an OutOfMemory Status naming the
+// pool that refused, its use and its limit; operators that can spill catch that and spill.
 //
 // Allocations are 64-byte aligned and padded to a multiple of 64 bytes, as the Arrow format
 // recommends, so SIMD loops may read a whole cache line past the logical end.
@@ -52,9 +52,13 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   void Release(int64_t bytes);
 
   const std::string& name() const { return name_; }
+
   int64_t limit() const { return limit_; }
+
   int64_t bytes_used() const { return used_.load(std::memory_order_relaxed); }
+
   int64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
+
   const std::shared_ptr<MemoryPool>& parent() const { return parent_; }
 
   /// Rounds a request up to the allocation granularity.

@@ -21,36 +21,47 @@ class [[nodiscard]] Result {
  public:
   // Implicit on purpose: `return value;` and `return Status::NotFound(...)` both work.
   Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+
   Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     SHOAL_CHECK(!status_.ok(), "Result constructed from an OK Status without a value");
   }
+
   template <typename U>
-    requires(std::is_convertible_v<U &&, T> && !std::is_same_v<std::decay_t<U>, T> &&
-             !std::is_same_v<std::decay_t<U>, Status>)
-  Result(U&& value) : value_(std::forward<U>(value)) {}  // NOLINT(google-explicit-constructor)
+
+  requires(std::is_convertible_v<U&&, T> && !std::is_same_v<std::decay_t<U>, T> &&
+           !std::is_same_v<std::decay_t<U>, Status>) Result(U&& value)
+      : value_(std::forward<U>(value)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return status_.ok(); }
+
   const Status& status() const& { return status_; }
+
   Status status() && { return std::move(status_); }
 
   const T& value() const& {
     SHOAL_CHECK(ok(), "value() of an error Result: {}", status_.ToString());
     return *value_;
   }
+
   T& value() & {
     SHOAL_CHECK(ok(), "value() of an error Result: {}", status_.ToString());
     return *value_;
   }
+
   T value() && {
     SHOAL_CHECK(ok(), "value() of an error Result: {}", status_.ToString());
     return std::move(*value_);
   }
+
   /// Moves the value out; the caller has checked ok().
   T MoveValueUnsafe() { return std::move(*value_); }
 
   const T& operator*() const& { return value(); }
+
   T& operator*() & { return value(); }
+
   const T* operator->() const { return &value(); }
+
   T* operator->() { return &value(); }
 
   T ValueOr(T fallback) && { return ok() ? std::move(*value_) : std::move(fallback); }
@@ -65,6 +76,7 @@ template <typename T>
 const Status& ToStatus(const Result<T>& r) {
   return r.status();
 }
+
 template <typename T>
 Status ToStatus(Result<T>&& r) {
   return std::move(r).status();

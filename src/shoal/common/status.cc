@@ -46,13 +46,23 @@ Status& Status::operator=(const Status& other) {
   return *this;
 }
 
-const std::string& Status::message() const { return state_ ? state_->message : kEmpty; }
-const std::string& Status::context() const { return state_ ? state_->context : kEmpty; }
-const std::string& Status::hint() const { return state_ ? state_->hint : kEmpty; }
+const std::string& Status::message() const {
+  return state_ ? state_->message : kEmpty;
+}
+
+const std::string& Status::context() const {
+  return state_ ? state_->context : kEmpty;
+}
+
+const std::string& Status::hint() const {
+  return state_ ? state_->hint : kEmpty;
+}
 
 std::string Status::sqlstate() const {
-  if (!state_) return "00000";
-  if (!state_->sqlstate.empty()) return state_->sqlstate;
+  if (!state_)
+    return "00000";
+  if (!state_->sqlstate.empty())
+    return state_->sqlstate;
   // PostgreSQL's classes, so clients that branch on SQLSTATE behave as with PostgreSQL.
   switch (state_->code) {
     case StatusCode::kOk: return "00000";
@@ -81,30 +91,37 @@ Status Status::WithContext(std::string_view frame) && {
   return std::move(*this);
 }
 
-Status Status::WithContext(std::string_view frame) const& { return Status(*this).WithContext(frame); }
+Status Status::WithContext(std::string_view frame) const& {
+  return Status(*this).WithContext(frame);
+}
 
 Status Status::WithSqlState(std::string_view sqlstate) && {
-  if (state_) state_->sqlstate = std::string(sqlstate);
+  if (state_)
+    state_->sqlstate = std::string(sqlstate);
   return std::move(*this);
 }
 
 Status Status::WithPosition(int position) && {
-  if (state_) state_->position = position;
+  if (state_)
+    state_->position = position;
   return std::move(*this);
 }
 
 Status Status::WithHint(std::string hint) && {
-  if (state_) state_->hint = std::move(hint);
+  if (state_)
+    state_->hint = std::move(hint);
   return std::move(*this);
 }
 
 std::string Status::UserMessage() const {
-  if (!state_) return "OK";
+  if (!state_)
+    return "OK";
   return state_->context + state_->message;
 }
 
 std::string Status::ToString() const {
-  if (!state_) return "OK";
+  if (!state_)
+    return "OK";
   std::string out(StatusCodeName(state_->code));
   out += ": ";
   out += UserMessage();
@@ -114,6 +131,8 @@ std::string Status::ToString() const {
   return out;
 }
 
-std::ostream& operator<<(std::ostream& os, const Status& status) { return os << status.ToString(); }
+std::ostream& operator<<(std::ostream& os, const Status& status) {
+  return os << status.ToString();
+}
 
 }  // namespace shoal

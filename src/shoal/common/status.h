@@ -1,13 +1,14 @@
 // Status: the one error model of Shoal.
 //
 // Every function that can fail because of user input, files, the network or resources returns a
-// `Status` (or a `Result<T>`, see result.h) instead of throwing. A Status carries a code, a message,
-// optional context frames added as the error travels outward ("while reading lineitem.parquet"), and
-// for SQL errors a SQLSTATE and a 1-based character position in the statement.
+// `Status` (or a `Result<T>`, see result.h) instead of throwing. A Status carries a code, a
+// message, optional context frames added as the error travels outward ("while reading
+// lineitem.parquet"), and for SQL errors a SQLSTATE and a 1-based character position in the
+// statement.
 //
 // Codes are split into user errors (bad input, missing files, limits) and internal errors (our own
-// bugs that were caught as a Status instead of a crash). The code set is small on purpose so that it
-// maps one-to-one onto gRPC status codes and PostgreSQL SQLSTATE classes at the edges.
+// bugs that were caught as a Status instead of a crash). The code set is small on purpose so that
+// it maps one-to-one onto gRPC status codes and PostgreSQL SQLSTATE classes at the edges.
 //
 // An OK Status holds no allocation; an error Status holds one heap block, so the happy path costs a
 // pointer compare.
@@ -62,9 +63,9 @@ class [[nodiscard]] Status {
   }
 
   // One factory per code keeps call sites short: Status::InvalidData("bad magic {}", x).
-#define SHOAL_STATUS_FACTORY(Name)                                                    \
-  template <typename... Args>                                                         \
-  static Status Name(fmt::format_string<Args...> format, Args&&... args) {            \
+#define SHOAL_STATUS_FACTORY(Name)                                                        \
+  template <typename... Args>                                                             \
+  static Status Name(fmt::format_string<Args...> format, Args&&... args) {                \
     return Status(StatusCode::k##Name, fmt::format(format, std::forward<Args>(args)...)); \
   }
   SHOAL_STATUS_FACTORY(InvalidArgument)
@@ -83,21 +84,33 @@ class [[nodiscard]] Status {
   SHOAL_STATUS_FACTORY(Internal)
 #undef SHOAL_STATUS_FACTORY
 
-  bool ok() const { return state_ == nullptr; }
-  StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
+  bool ok() const {
+    return state_ == nullptr;
+  }
+
+  StatusCode code() const {
+    return state_ ? state_->code : StatusCode::kOk;
+  }
+
   /// The message without context frames.
   const std::string& message() const;
   /// Context frames, innermost first, joined by ": " as they are printed.
   const std::string& context() const;
   /// Five-character SQLSTATE; derived from the code unless set explicitly.
   std::string sqlstate() const;
+
   /// 1-based character position in the SQL text, or 0 when unknown.
-  int position() const { return state_ ? state_->position : 0; }
+  int position() const {
+    return state_ ? state_->position : 0;
+  }
+
   /// Optional hint for the user ("did you mean ...?").
   const std::string& hint() const;
 
   /// Internal errors are Shoal bugs; every other code is the user's or the environment's.
-  bool IsInternal() const { return code() == StatusCode::kInternal; }
+  bool IsInternal() const {
+    return code() == StatusCode::kInternal;
+  }
 
   /// Adds an outer context frame: the printed message becomes "<frame>: <previous>".
   Status WithContext(std::string_view frame) &&;
@@ -124,6 +137,7 @@ class [[nodiscard]] Status {
     std::string sqlstate;  // empty: derived from code
     std::string hint;
   };
+
   std::unique_ptr<State> state_;
 };
 
@@ -132,15 +146,20 @@ std::ostream& operator<<(std::ostream& os, const Status& status);
 }  // namespace shoal
 
 /// Returns from the enclosing function if `expr` (a Status or Result) is an error.
-#define SHOAL_RETURN_IF_ERROR(expr)                              \
-  do {                                                           \
-    auto&& _shoal_status = ::shoal::internal::ToStatus((expr));  \
-    if (!_shoal_status.ok()) [[unlikely]] {                      \
-      return std::move(_shoal_status);                           \
-    }                                                            \
+#define SHOAL_RETURN_IF_ERROR(expr)                             \
+  do {                                                          \
+    auto&& _shoal_status = ::shoal::internal::ToStatus((expr)); \
+    if (!_shoal_status.ok()) [[unlikely]] {                     \
+      return std::move(_shoal_status);                          \
+    }                                                           \
   } while (false)
 
 namespace shoal::internal {
-inline const Status& ToStatus(const Status& s) { return s; }
-inline Status ToStatus(Status&& s) { return std::move(s); }
+inline const Status& ToStatus(const Status& s) {
+  return s;
+}
+
+inline Status ToStatus(Status&& s) {
+  return std::move(s);
+}
 }  // namespace shoal::internal

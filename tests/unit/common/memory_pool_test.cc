@@ -17,7 +17,8 @@ TEST(MemoryPoolTest, AllocationsAreAlignedPaddedAndCounted) {
   EXPECT_EQ(op->bytes_used(), 128);
   EXPECT_EQ(root->bytes_used(), 128);
   // Padding is zeroed so nothing stale reaches disk or the wire.
-  for (int i = 100; i < 128; ++i) EXPECT_EQ((*p)[i], 0);
+  for (int i = 100; i < 128; ++i)
+    EXPECT_EQ((*p)[i], 0);
   op->Free(*p, 100);
   EXPECT_EQ(op->bytes_used(), 0);
   EXPECT_EQ(root->bytes_used(), 0);
@@ -54,10 +55,12 @@ TEST(MemoryPoolTest, ReallocateKeepsContents) {
   auto pool = MemoryPool::MakeRoot("q");
   auto p = pool->Allocate(10);
   ASSERT_TRUE(p.ok());
-  for (int i = 0; i < 10; ++i) (*p)[i] = static_cast<uint8_t>(i);
+  for (int i = 0; i < 10; ++i)
+    (*p)[i] = static_cast<uint8_t>(i);
   auto q = pool->Reallocate(*p, 10, 1000);
   ASSERT_TRUE(q.ok());
-  for (int i = 0; i < 10; ++i) EXPECT_EQ((*q)[i], i);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ((*q)[i], i);
   EXPECT_EQ(pool->bytes_used(), 1024);
   pool->Free(*q, 1000);
   EXPECT_EQ(pool->bytes_used(), 0);
@@ -75,7 +78,8 @@ TEST(MemoryPoolTest, ConcurrentReservationsBalance) {
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   EXPECT_EQ(root->bytes_used(), 0);
 }
 

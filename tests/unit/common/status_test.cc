@@ -8,7 +8,8 @@ namespace shoal {
 namespace {
 
 Result<int> ParsePositive(int v) {
-  if (v <= 0) return Status::InvalidArgument("{} is not positive", v);
+  if (v <= 0)
+    return Status::InvalidArgument("{} is not positive", v);
   return v;
 }
 
@@ -35,10 +36,12 @@ TEST(StatusTest, ErrorCarriesCodeMessageContextAndSqlState) {
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_EQ(s.sqlstate(), "42704");
-  Status outer = std::move(s).WithContext("planning query q1").WithPosition(15).WithHint("check the name");
+  Status outer =
+      std::move(s).WithContext("planning query q1").WithPosition(15).WithHint("check the name");
   EXPECT_EQ(outer.UserMessage(), "planning query q1: table \"lineitem\" does not exist");
-  EXPECT_EQ(outer.ToString(),
-            "NotFound: planning query q1: table \"lineitem\" does not exist (hint: check the name)");
+  EXPECT_EQ(
+      outer.ToString(),
+      "NotFound: planning query q1: table \"lineitem\" does not exist (hint: check the name)");
   EXPECT_EQ(outer.position(), 15);
   EXPECT_EQ(std::move(outer).WithSqlState("42P01").sqlstate(), "42P01");
 }
