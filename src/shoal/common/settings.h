@@ -1,0 +1,85 @@
+// Settings: typed, validated configuration values, per session, with process-wide definitions.
+//
+// Each layer defines the settings it reads (name, type, default, bounds, description) once at
+// start-up in the SettingsRegistry; a Settings object holds one session's values and is what
+// `SET name = value`, `SHOW name`, `SHOW ALL` and `RESET name` operate on. Values are validated
+// and normalised when set (so "1GB" becomes 1073741824 for a byte-size setting), so readers never
+// see a malformed value. Settings travel inside encoded plans to workers as name/value text pairs.
+//
+// Thread safety: the registry is safe to read concurrently once start-up registration is done
+// (registration takes a lock); a Settings object belongs to one session and is copied, not shared,
+// when a query starts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shoal/common/result.h"
+
+namespace shoal {
+
+enum class SettingType : uint8_t { kBool, kInt, kBytes, kString, kEnum };
+
+struct SettingDefinition {
+  std::string name;  // lower_case, as written in SET
+  SettingType type = SettingType::kString;
+  std::string default_value;  // text, validated at registration
+  std::string description;
+  int64_t min = INT64_MIN;  // kInt / kBytes
+  int64_t max = INT64_MAX;
+  std::vector<std::string> choices;  // kEnum
+};
+
+class SettingsRegistry {
+ public:
+  /// The process-wide registry.
+  static SettingsRegistry& Global();
+
+  /// Adds a definition; a second registration of the same name must be identical.
+  Status Register(SettingDefinition definition);
+  /// The definition of `name` (case-insensitive), or NotFound with a "did you mean" hint.
+  Result<const SettingDefinition*> Find(std::string_view name) const;
+  std::vector<const SettingDefinition*> All() const;
+
+  /// Checks `text` against the definition and returns its normal form.
+  static Result<std::string> Normalize(const SettingDefinition& definition, std::string_view text);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, SettingDefinition> definitions_;
+};
+
+class Settings {
+ public:
+  explicit Settings(const SettingsRegistry* registry = &SettingsRegistry::Global())
+      : registry_(registry) {}
+
+  Status Set(std::string_view name, std::string_view value);
+  Status Reset(std::string_view name);
+  /// Normalised text of the current value (the default when never set).
+  Result<std::string> Get(std::string_view name) const;
+
+  /// Typed getters for code that reads a setting it registered; a wrong name or type is a bug.
+  bool GetBool(std::string_view name) const;
+  int64_t GetInt(std::string_view name) const;
+  std::string GetString(std::string_view name) const;
+
+  /// Every setting with its current value, sorted by name (for SHOW ALL).
+  std::vector<std::pair<std::string, std::string>> All() const;
+
+  /// Only values that differ from the defaults (what must travel to workers).
+  const std::map<std::string, std::string>& overrides() const { return values_; }
+
+ private:
+  const SettingsRegistry* registry_;
+  std::map<std::string, std::string> values_;
+};
+
+/// "64MB", "1.5GiB", "1024", "10 kB" → bytes (binary multiples: kB = KiB = 1024).
+Result<int64_t> ParseByteSize(std::string_view text);
+
+}  // namespace shoal

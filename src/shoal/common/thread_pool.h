@@ -1,0 +1,57 @@
+// ThreadPool: a fixed set of worker threads that run submitted tasks in FIFO order.
+//
+// The execution engine runs the partitions of a plan as tasks on one pool sized to the machine (the
+// `threads` setting); workers and the coordinator own one each. Tasks must not block on other tasks
+// of the same pool (that can deadlock a small pool); blocking waits belong on futures held by
+// callers outside the pool.
+//
+// Shutdown: the destructor stops accepting work, lets queued tasks finish and joins the threads.
+// Thread safety: Submit may be called from any thread, including from inside a task.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace shoal {
+
+class ThreadPool {
+ public:
+  /// `num_threads` <= 0 means one per hardware thread.
+  explicit ThreadPool(int num_threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(threads_.size()); }
+
+  /// Queues `fn`; the future yields its result (or rethrows nothing: Shoal tasks return Status).
+  template <typename Fn>
+  auto Submit(Fn fn) -> std::future<std::invoke_result_t<Fn>> {
+    using R = std::invoke_result_t<Fn>;
+    auto task = std::make_shared<std::packaged_task<R()>>(std::move(fn));
+    std::future<R> future = task->get_future();
+    Enqueue([task] { (*task)(); });
+    return future;
+  }
+
+  /// Number of hardware threads (at least 1).
+  static int HardwareConcurrency();
+
+ private:
+  void Enqueue(std::function<void()> job);
+  void WorkerLoop();
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace shoal

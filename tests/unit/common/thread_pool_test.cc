@@ -1,0 +1,39 @@
+#include "shoal/common/thread_pool.h"
+
+#include <atomic>
+
+#include <gtest/gtest.h>
+
+namespace shoal {
+namespace {
+
+TEST(ThreadPoolTest, RunsEveryTaskAndReturnsResults) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.num_threads(), 3);
+  std::vector<std::future<int>> futures;
+  for (int i = 0; i < 100; ++i)
+    futures.push_back(pool.Submit([i] { return i * i; }));
+  int64_t sum = 0;
+  for (auto& f : futures)
+    sum += f.get();
+  EXPECT_EQ(sum, 328350);
+}
+
+TEST(ThreadPoolTest, DestructorDrainsQueuedTasks) {
+  std::atomic<int> done{0};
+  {
+    ThreadPool pool(1);
+    for (int i = 0; i < 50; ++i)
+      (void)pool.Submit([&done] { done.fetch_add(1); });
+  }
+  EXPECT_EQ(done.load(), 50);
+}
+
+TEST(ThreadPoolTest, TasksMaySubmitTasks) {
+  ThreadPool pool(2);
+  auto outer = pool.Submit([&pool] { return pool.Submit([] { return 7; }); });
+  EXPECT_EQ(outer.get().get(), 7);
+}
+
+}  // namespace
+}  // namespace shoal
