@@ -1,0 +1,140 @@
+#include "shoal/columnar/scalar.h"
+
+#include "shoal/columnar/builder.h"
+#include "shoal/columnar/pretty_print.h"
+
+namespace shoal::columnar {
+
+Scalar Scalar::FromArray(const Array& array, int64_t i) {
+  if (array.type_id() == TypeId::kDictionary) {
+    Scalar s = FromArray(*array.dictionary(), array.IsNull(i) ? 0 : array.DictionaryIndex(i));
+    if (array.IsNull(i)) return Scalar(array.type().value_type());
+    return s;
+  }
+  if (array.IsNull(i)) return Scalar(array.type());
+  const DataType& t = array.type();
+  switch (t.id()) {
+    case TypeId::kNull: return Scalar(t);
+    case TypeId::kBoolean: return Scalar(t, Storage(static_cast<int64_t>(array.BoolValue(i))));
+    case TypeId::kInt8: return FromInt(t, array.Value<int8_t>(i));
+    case TypeId::kInt16: return FromInt(t, array.Value<int16_t>(i));
+    case TypeId::kInt32:
+    case TypeId::kDate32: return FromInt(t, array.Value<int32_t>(i));
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: return FromInt(t, array.Value<int64_t>(i));
+    case TypeId::kUInt8: return FromInt(t, array.Value<uint8_t>(i));
+    case TypeId::kUInt16: return FromInt(t, array.Value<uint16_t>(i));
+    case TypeId::kUInt32: return FromInt(t, array.Value<uint32_t>(i));
+    case TypeId::kUInt64: return FromInt(t, static_cast<int64_t>(array.Value<uint64_t>(i)));
+    case TypeId::kFloat32: return FromFloat(t, array.Value<float>(i));
+    case TypeId::kFloat64: return FromFloat(t, array.Value<double>(i));
+    case TypeId::kDecimal:
+      return Scalar(t, Storage(t.byte_width() == 8 ? int128_t{array.Value<int64_t>(i)}
+                                                   : array.Value<int128_t>(i)));
+    case TypeId::kInterval: return Scalar(t, Storage(array.Value<MonthDayNano>(i)));
+    case TypeId::kUtf8:
+    case TypeId::kBinary: return Scalar(t, Storage(std::string(array.StringValue(i))));
+    case TypeId::kDictionary: break;
+  }
+  return Scalar(t);
+}
+
+Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryPool>& pool) const {
+  if (is_null()) return Array::MakeAllNull(type_, length, pool);
+  auto builder = MakeBuilder(type_, pool);
+  SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
+  switch (type_.id()) {
+    case TypeId::kBoolean: {
+      auto* b = static_cast<BooleanBuilder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(bool_value());
+      break;
+    }
+    case TypeId::kInt8: {
+      auto* b = static_cast<Int8Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int8_t>(int_value()));
+      break;
+    }
+    case TypeId::kInt16: {
+      auto* b = static_cast<Int16Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int16_t>(int_value()));
+      break;
+    }
+    case TypeId::kInt32:
+    case TypeId::kDate32: {
+      auto* b = static_cast<Int32Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int32_t>(int_value()));
+      break;
+    }
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: {
+      auto* b = static_cast<Int64Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(int_value());
+      break;
+    }
+    case TypeId::kUInt8: {
+      auto* b = static_cast<UInt8Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint8_t>(int_value()));
+      break;
+    }
+    case TypeId::kUInt16: {
+      auto* b = static_cast<UInt16Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint16_t>(int_value()));
+      break;
+    }
+    case TypeId::kUInt32: {
+      auto* b = static_cast<UInt32Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint32_t>(int_value()));
+      break;
+    }
+    case TypeId::kUInt64: {
+      auto* b = static_cast<UInt64Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint64_t>(int_value()));
+      break;
+    }
+    case TypeId::kFloat32: {
+      auto* b = static_cast<Float32Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<float>(float_value()));
+      break;
+    }
+    case TypeId::kFloat64: {
+      auto* b = static_cast<Float64Builder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(float_value());
+      break;
+    }
+    case TypeId::kDecimal:
+      if (type_.byte_width() == 8) {
+        auto* b = static_cast<Decimal64Builder*>(builder.get());
+        for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int64_t>(decimal_value()));
+      } else {
+        auto* b = static_cast<Decimal128Builder*>(builder.get());
+        for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(decimal_value());
+      }
+      break;
+    case TypeId::kInterval: {
+      auto* b = static_cast<IntervalBuilder*>(builder.get());
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(interval_value());
+      break;
+    }
+    case TypeId::kUtf8:
+    case TypeId::kBinary: {
+      auto* b = static_cast<BinaryBuilder*>(builder.get());
+      SHOAL_RETURN_IF_ERROR(b->ReserveData(static_cast<int64_t>(string_value().size()) * length));
+      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(string_value());
+      break;
+    }
+    case TypeId::kNull:
+    case TypeId::kDictionary:
+      return Status::NotImplemented("constant arrays of type {}", type_.ToString());
+  }
+  return builder->Finish();
+}
+
+std::string Scalar::ToString() const {
+  if (is_null()) return "NULL";
+  auto pool = DefaultMemoryPool();
+  auto array = MakeArray(1, pool);
+  if (!array.ok()) return "?";
+  return FormatValue(**array, 0);
+}
+
+}  // namespace shoal::columnar

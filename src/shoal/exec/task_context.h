@@ -1,0 +1,97 @@
+// TaskContext: everything one execution of a plan (one query on one node, or one task of a
+// distributed stage) shares: the session's settings, the query's memory pool, the thread pool,
+// the cancellation flag, the spill directory and the metrics of every operator.
+//
+// Created once per execution and handed to every Execute call (shared_ptr, so streams outlive the
+// code that started them safely). Cancel() may be called from any thread (Ctrl-C, a closed client
+// connection, a failed sibling task); streams poll cancelled() between batches.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "shoal/common/memory_pool.h"
+#include "shoal/common/settings.h"
+#include "shoal/common/thread_pool.h"
+
+namespace shoal::exec {
+
+class ExecutionPlan;
+
+/// Counters of one operator in one partition. Updated by the single thread running that partition's
+/// stream, read after the stream ends (or by EXPLAIN ANALYZE while running: values are atomics).
+struct OperatorMetrics {
+  std::atomic<int64_t> output_rows{0};
+  std::atomic<int64_t> output_batches{0};
+  std::atomic<int64_t> compute_nanos{0};
+  std::atomic<int64_t> peak_memory_bytes{0};
+  std::atomic<int64_t> spilled_bytes{0};
+  std::atomic<int64_t> spill_count{0};
+  /// Operator-specific counters ("row_groups_pruned", "build_rows").
+  std::mutex extra_mutex;
+  std::map<std::string, int64_t> extra;
+
+  void AddExtra(const std::string& key, int64_t delta);
+};
+
+class MetricsRegistry {
+ public:
+  /// The metrics of `node` for `partition`, created on first use. The pointer stays valid for the
+  /// registry's lifetime.
+  OperatorMetrics* For(const ExecutionPlan* node, int partition);
+  /// Sum over partitions, for printing.
+  struct Totals {
+    int64_t output_rows = 0, output_batches = 0, compute_nanos = 0, peak_memory_bytes = 0,
+            spilled_bytes = 0, spill_count = 0;
+    std::map<std::string, int64_t> extra;
+    int partitions = 0;
+  };
+  Totals Sum(const ExecutionPlan* node) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<const ExecutionPlan*, int>, std::unique_ptr<OperatorMetrics>> metrics_;
+};
+
+class TaskContext {
+ public:
+  struct Options {
+    Settings settings;
+    std::shared_ptr<MemoryPool> pool;        // the query's pool; null: a fresh unlimited one
+    std::shared_ptr<ThreadPool> threads;     // null: a pool of `threads` setting size
+    std::string spill_directory;             // empty: the `spill_dir` setting or $TMPDIR
+    std::string query_id;
+  };
+  explicit TaskContext(Options options);
+
+  const Settings& settings() const { return settings_; }
+  int64_t batch_size() const { return batch_size_; }
+  const std::shared_ptr<MemoryPool>& memory_pool() const { return pool_; }
+  ThreadPool& thread_pool() const { return *threads_; }
+  const std::string& spill_directory() const { return spill_directory_; }
+  const std::string& query_id() const { return query_id_; }
+  MetricsRegistry& metrics() const { return *metrics_; }
+
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  /// Cancelled status to return from a stream that noticed cancellation.
+  static Status CancelledStatus();
+
+ private:
+  Settings settings_;
+  int64_t batch_size_;
+  std::shared_ptr<MemoryPool> pool_;
+  std::shared_ptr<ThreadPool> threads_;
+  std::string spill_directory_;
+  std::string query_id_;
+  std::unique_ptr<MetricsRegistry> metrics_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace shoal::exec

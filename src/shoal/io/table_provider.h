@@ -1,0 +1,97 @@
+// TableProvider: how the rest of Shoal sees a table's data, whatever holds it — in-memory batches,
+// a set of Parquet / CSV / TBL / Arrow files, or the TPC-H generator.
+//
+// Planning asks a provider for its schema and statistics (row counts, min / max, null and distinct
+// counts feed the optimizer's estimates), then for a scan plan: the list of ScanUnits (a file, a
+// row-group range of a file, a slice of memory) left after pruning with the pushed-down predicates.
+// Scan units are plain data with a serialised payload, so the distributed planner can hand each
+// task its own share of a leaf stage's units and ship them inside the task's plan. Execution opens
+// one unit at a time and pulls batches from it.
+//
+// Predicates arrive as simple column-versus-constant conjuncts (io sits below the SQL layer and
+// does not see its expressions). They are hints for pruning: a provider may return rows that fail
+// them, and the Filter above the scan stays in the plan.
+//
+// Thread safety: providers are immutable once registered; PlanScan and OpenUnit may be called
+// concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shoal/columnar/record_batch_reader.h"
+#include "shoal/columnar/scalar.h"
+
+namespace shoal::io {
+
+struct ColumnStatistics {
+  std::optional<columnar::Scalar> min;
+  std::optional<columnar::Scalar> max;
+  int64_t null_count = -1;      // -1: unknown
+  int64_t distinct_count = -1;  // -1: unknown
+};
+
+struct TableStatistics {
+  int64_t num_rows = -1;     // -1: unknown
+  int64_t total_bytes = -1;  // bytes a full scan reads; -1: unknown
+  std::vector<ColumnStatistics> columns;  // empty or one per schema field
+};
+
+enum class PredicateOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kIsNull, kIsNotNull, kIn };
+
+/// `column <op> values[0]` (kIn: any of values; kIsNull / kIsNotNull: no values). `column`
+/// indexes the table schema.
+struct ColumnPredicate {
+  int column = 0;
+  PredicateOp op = PredicateOp::kEq;
+  std::vector<columnar::Scalar> values;
+};
+
+struct ScanRequest {
+  /// Table-schema indices of the columns to produce, in output order; empty means none (a count).
+  std::vector<int> projection;
+  /// Conjunction of pruning hints.
+  std::vector<ColumnPredicate> predicates;
+  int64_t batch_size = 8192;
+  /// Rows the consumer needs at most (LIMIT without ORDER BY); -1: all.
+  int64_t limit = -1;
+};
+
+/// A piece of scan work. `payload` is provider-specific and opaque to everyone else; `bytes` is
+/// what reading it costs, for sizing tasks.
+struct ScanUnit {
+  std::string description;  // "lineitem.parquet row groups 0-3", for EXPLAIN and errors
+  int64_t bytes = 0;
+  int64_t rows = -1;  // -1: unknown
+  std::string payload;
+};
+
+/// Per-execution services a scan may use.
+struct ScanContext {
+  std::shared_ptr<MemoryPool> pool;
+  /// Metrics a provider reports (e.g. "row_groups_pruned"); may be null.
+  std::function<void(const std::string& name, int64_t value)> add_metric;
+};
+
+class TableProvider {
+ public:
+  virtual ~TableProvider() = default;
+  virtual const columnar::SchemaPtr& schema() const = 0;
+  /// "memory", "parquet", "csv", "tbl", "arrow", ...
+  virtual std::string kind() const = 0;
+  virtual TableStatistics statistics() const { return {}; }
+  /// The units left after pruning, in a stable order (the order of rows in the table).
+  virtual Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const = 0;
+  /// Batches of one unit, with the request's projection applied.
+  virtual Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit,
+                                                          const ScanRequest& request,
+                                                          const ScanContext& context) const = 0;
+};
+
+using TableProviderPtr = std::shared_ptr<const TableProvider>;
+
+}  // namespace shoal::io

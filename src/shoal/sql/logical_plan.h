@@ -1,0 +1,126 @@
+// LogicalPlan: the relational algebra the binder builds from a statement and the optimizer
+// rewrites; the physical planner (exec layer) turns it into an execution plan.
+//
+// Nodes are immutable values (LogicalPlanPtr, shared); a rule that changes a node builds a new one
+// with Clone + edits, so plans can be compared before and after a rule and shared between
+// alternatives. Every node lists its output columns (`output`): each has a query-wide unique
+// ColumnId that expressions above refer to (see expr.h). A node's output ids are either passed
+// through from its children or freshly allocated by it (projection, aggregate and window results,
+// scan columns).
+//
+// One struct with kind-specific fields, not a class hierarchy: rules switch on `kind`, and the set
+// of kinds is closed (adding a kind means touching the binder, the rules, the printer and the
+// physical planner anyway).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shoal/io/table_provider.h"
+#include "shoal/sql/expr.h"
+
+namespace shoal::sql {
+
+/// A column a node produces.
+struct ColumnInfo {
+  ColumnId id = kInvalidColumnId;
+  std::string name;       // output name ("l_orderkey", "sum_qty", "?column?")
+  std::string qualifier;  // table name or alias it can be referred to by; empty for derived columns
+  DataType type;
+  bool nullable = true;
+};
+
+enum class LogicalKind : uint8_t {
+  kScan,       // read a table
+  kValues,     // literal rows (VALUES, SELECT without FROM)
+  kFilter,     // keep rows where predicate is true
+  kProject,    // compute exprs; output[i] = exprs[i]
+  kAggregate,  // group_by keys then aggregates; output = keys then aggregate results
+  kJoin,       // join_type with equi keys and a residual condition
+  kSort,       // order by sort_keys; with fetch >= 0, a top-k
+  kLimit,      // skip offset rows, then keep at most fetch (fetch < 0: all)
+  kUnion,      // UNION ALL of children (same arity and types); DISTINCT is an Aggregate above
+  kSetOp,      // INTERSECT / EXCEPT [ALL]
+  kWindow,     // input columns followed by one column per window expression
+  kDistinct,   // DISTINCT over all columns (rules may turn it into an Aggregate)
+};
+
+enum class JoinType : uint8_t {
+  kInner,
+  kLeft,
+  kRight,
+  kFull,
+  kSemi,           // left rows with a match (EXISTS, IN)
+  kAnti,           // left rows without a match (NOT EXISTS)
+  kNullAwareAnti,  // NOT IN: no row if the right side has a NULL key, NULL keys on the left drop
+  kMark,           // left rows plus a boolean `mark` column: match / no match / NULL (IN in a
+                   // disjunction or projection)
+};
+
+enum class SetOpKind : uint8_t { kIntersect, kExcept };
+
+/// GROUPING SETS / ROLLUP / CUBE expand to a list of sets; each set lists indices into group_by.
+using GroupingSet = std::vector<int>;
+
+class LogicalPlan {
+ public:
+  LogicalKind kind;
+  std::vector<LogicalPlanPtr> children;
+  std::vector<ColumnInfo> output;
+
+  // kScan: the table, its name in the catalog, which table columns are read (indices into the
+  // provider's schema, parallel to `output`) and pruning hints pushed down by the optimizer.
+  io::TableProviderPtr table;
+  std::string table_name;
+  std::vector<int> projection;
+  std::vector<io::ColumnPredicate> pushed_predicates;
+
+  // kValues: rows of constant expressions (one vector per row, one expr per output column).
+  std::vector<std::vector<ExprPtr>> rows;
+
+  // kFilter: predicate. kJoin: residual condition beyond the equi keys (may be null).
+  ExprPtr predicate;
+
+  // kProject: one expression per output column. kWindow: one kWindow expression per added column.
+  std::vector<ExprPtr> exprs;
+
+  // kAggregate
+  std::vector<ExprPtr> group_by;
+  std::vector<ExprPtr> aggregates;           // kAggregate expressions
+  std::vector<GroupingSet> grouping_sets;    // empty: one set of all keys
+  ColumnId grouping_id_column = kInvalidColumnId;  // set with grouping sets (GROUPING())
+
+  // kJoin: equi-join keys, left_keys[i] = right_keys[i] (NULL never matches).
+  JoinType join_type = JoinType::kInner;
+  std::vector<ExprPtr> left_keys;
+  std::vector<ExprPtr> right_keys;
+  ColumnId mark_column = kInvalidColumnId;  // kMark
+
+  // kSort (and the ordering of a kWindow's partitions is in its expressions)
+  std::vector<SortKey> sort_keys;
+
+  // kLimit: offset and fetch; kSort: fetch >= 0 makes it a top-k.
+  int64_t offset = 0;
+  int64_t fetch = -1;
+
+  // kSetOp
+  SetOpKind set_op = SetOpKind::kIntersect;
+  bool all = false;
+
+  // Estimated output rows (-1: unknown), filled by the cardinality estimator.
+  double estimated_rows = -1;
+
+  /// A copy of this node (children shared) for rules to edit.
+  std::shared_ptr<LogicalPlan> Clone() const { return std::make_shared<LogicalPlan>(*this); }
+};
+
+/// The indented tree EXPLAIN prints; `verbose` adds types, ids and row estimates.
+std::string FormatLogicalPlan(const LogicalPlan& plan, bool verbose = false);
+
+const char* LogicalKindName(LogicalKind kind);
+const char* JoinTypeName(JoinType type);
+
+}  // namespace shoal::sql
