@@ -144,6 +144,15 @@ Status Array::Validate(bool check_utf8) const {
   if (null_count_ < 0 || null_count_ > length_ || (validity_ == nullptr && null_count_ != 0)) {
     return Status::InvalidData("null count {} is impossible for {} values", null_count_, length_);
   }
+  // Kernels trust null_count() to skip bitmap work (0 means "read no bits"), so a count that
+  // disagrees with the bitmap would silently turn nulls into values.
+  if (validity_ != nullptr) {
+    const int64_t actual = ComputeNullCount(validity_, offset_, length_);
+    if (actual != null_count_) {
+      return Status::InvalidData("null count {} does not match the {} nulls in the validity bitmap",
+                                 null_count_, actual);
+    }
+  }
   if (type_.is_fixed_width()) {
     int64_t need = type_.bit_width() == 1 ? bitmap::BytesForBits(end) : end * type_.byte_width();
     int64_t have = buffers_[1] ? buffers_[1]->size() : 0;

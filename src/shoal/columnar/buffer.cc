@@ -53,6 +53,18 @@ Status Buffer::Reserve(int64_t capacity) {
   return Status::OK();
 }
 
+void Buffer::ShrinkToFit() {
+  SHOAL_CHECK(pool_ != nullptr, "ShrinkToFit on a buffer view");
+  const int64_t fitted = MemoryPool::PaddedSize(size_ == 0 ? 1 : size_);
+  if (fitted >= capacity_)
+    return;
+  auto smaller = pool_->Reallocate(data_, capacity_, size_);
+  if (!smaller.ok())
+    return;
+  data_ = *smaller;
+  capacity_ = fitted;
+}
+
 Status Buffer::Resize(int64_t size) {
   if (size > capacity_) {
     SHOAL_RETURN_IF_ERROR(Reserve(std::max(size, capacity_ * 2)));

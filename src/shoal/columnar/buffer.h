@@ -60,6 +60,10 @@ class Buffer {
   Status Reserve(int64_t capacity);
   /// Owned buffers only: sets the logical size, growing capacity (geometrically) when needed.
   Status Resize(int64_t size);
+  /// Owned buffers only: gives back capacity beyond the (padded) size, so a finished array is not
+  /// charged to its pool for the headroom its builder grew. Best effort: shrinking copies, and
+  /// when the pool cannot lend the smaller block the buffer simply stays as it is.
+  void ShrinkToFit();
 
  private:
   Buffer() = default;

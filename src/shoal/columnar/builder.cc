@@ -50,8 +50,10 @@ Status ArrayBuilder::UnsafeSetNull(int64_t i) {
 
 Result<BufferPtr> ArrayBuilder::FinishValidity() {
   BufferPtr v = std::move(validity_);
-  if (v)
+  if (v) {
     SHOAL_RETURN_IF_ERROR(v->Resize(bitmap::BytesForBits(length_)));
+    v->ShrinkToFit();
+  }
   return v;
 }
 
@@ -100,6 +102,9 @@ Status FixedWidthBuilder<T>::AppendNulls(int64_t count) {
 
 template <typename T>
 Status FixedWidthBuilder<T>::AppendValues(const T* values, int64_t count, const uint8_t* valid) {
+  // Nothing to copy; a fresh builder has no values buffer yet for memcpy to target.
+  if (count == 0)
+    return Status::OK();
   SHOAL_RETURN_IF_ERROR(Reserve(count));
   std::memcpy(values_->template mutable_data_as<T>() + length_, values,
               static_cast<size_t>(count) * sizeof(T));
@@ -129,6 +134,7 @@ Result<ArrayPtr> FixedWidthBuilder<T>::Finish() {
   if (!values_)
     SHOAL_RETURN_IF_ERROR(Reserve(0 + 1));
   SHOAL_RETURN_IF_ERROR(values_->Resize(length_ * static_cast<int64_t>(sizeof(T))));
+  values_->ShrinkToFit();
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
   ArrayPtr out =
       Array::Make(type_, length_, {std::move(validity), std::move(values_)}, null_count_);
@@ -191,6 +197,7 @@ Result<ArrayPtr> BooleanBuilder::Finish() {
   if (!values_)
     SHOAL_RETURN_IF_ERROR(Reserve(1));
   SHOAL_RETURN_IF_ERROR(values_->Resize(bitmap::BytesForBits(length_)));
+  values_->ShrinkToFit();
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
   ArrayPtr out =
       Array::Make(type_, length_, {std::move(validity), std::move(values_)}, null_count_);
@@ -268,6 +275,8 @@ Result<ArrayPtr> BinaryBuilder::Finish() {
   SHOAL_RETURN_IF_ERROR(Reserve(0));
   SHOAL_RETURN_IF_ERROR(offsets_->Resize((length_ + 1) * 4));
   SHOAL_RETURN_IF_ERROR(data_->Resize(data_length_));
+  offsets_->ShrinkToFit();
+  data_->ShrinkToFit();
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
   ArrayPtr out = Array::Make(
       type_, length_, {std::move(validity), std::move(offsets_), std::move(data_)}, null_count_);
@@ -305,8 +314,9 @@ struct DictionaryBuilder::Memo {
   std::unordered_map<std::string, int32_t> index_of;
 };
 
-DictionaryBuilder::DictionaryBuilder(const DataType& value_type, std::shared_ptr<MemoryPool> pool)
-    : ArrayBuilder(DataType::Dictionary(TypeId::kInt32, value_type), pool),
+DictionaryBuilder::DictionaryBuilder(const DataType& value_type, std::shared_ptr<MemoryPool> pool,
+                                     TypeId index_type, bool ordered)
+    : ArrayBuilder(DataType::Dictionary(index_type, value_type, ordered), pool),
       memo_(std::make_unique<Memo>()),
       indices_(DataType::Int32(), pool),
       values_(MakeBuilder(value_type, pool)) {}
@@ -324,18 +334,36 @@ Status DictionaryBuilder::AppendNulls(int64_t count) {
   return Status::OK();
 }
 
+Result<int32_t> DictionaryBuilder::NextIndex() const {
+  int64_t max_index = std::numeric_limits<int32_t>::max();
+  switch (type_.index_type()) {
+    case TypeId::kInt8: max_index = std::numeric_limits<int8_t>::max(); break;
+    case TypeId::kUInt8: max_index = std::numeric_limits<uint8_t>::max(); break;
+    case TypeId::kInt16: max_index = std::numeric_limits<int16_t>::max(); break;
+    case TypeId::kUInt16: max_index = std::numeric_limits<uint16_t>::max(); break;
+    default: break;
+  }
+  const int64_t next = values_->length();
+  if (next > max_index) {
+    return Status::OutOfRange("a {} column cannot hold more than {} distinct values",
+                              type_.ToString(), max_index + 1);
+  }
+  return static_cast<int32_t>(next);
+}
+
 Status DictionaryBuilder::AppendKey(std::string_view key, const Array& source, int64_t i) {
   auto it = memo_->index_of.find(std::string(key));
   int32_t index;
   if (it != memo_->index_of.end()) {
     index = it->second;
   } else {
-    index = static_cast<int32_t>(values_->length());
+    SHOAL_ASSIGN_OR_RETURN(index, NextIndex());
     SHOAL_RETURN_IF_ERROR(values_->AppendFrom(source, i));
     memo_->index_of.emplace(std::string(key), index);
   }
+  SHOAL_RETURN_IF_ERROR(indices_.Append(index));
   ++length_;
-  return indices_.Append(index);
+  return Status::OK();
 }
 
 Status DictionaryBuilder::Append(std::string_view value) {
@@ -346,12 +374,13 @@ Status DictionaryBuilder::Append(std::string_view value) {
   if (it != memo_->index_of.end()) {
     index = it->second;
   } else {
-    index = static_cast<int32_t>(values_->length());
+    SHOAL_ASSIGN_OR_RETURN(index, NextIndex());
     SHOAL_RETURN_IF_ERROR(static_cast<BinaryBuilder*>(values_.get())->Append(value));
     memo_->index_of.emplace(std::string(value), index);
   }
+  SHOAL_RETURN_IF_ERROR(indices_.Append(index));
   ++length_;
-  return indices_.Append(index);
+  return Status::OK();
 }
 
 Status DictionaryBuilder::AppendFrom(const Array& source, int64_t i) {
@@ -374,11 +403,46 @@ Status DictionaryBuilder::AppendFrom(const Array& source, int64_t i) {
   return AppendKey(key, source, i);
 }
 
+namespace {
+
+// The int32 indices the builder collects, rewritten at the declared index width. Every index is
+// below the limit NextIndex enforced, so the narrowing is exact.
+template <typename Out>
+Result<BufferPtr> ConvertIndices(const Array& indices, const std::shared_ptr<MemoryPool>& pool) {
+  const int64_t n = indices.length();
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr out,
+                         Buffer::Allocate(n * static_cast<int64_t>(sizeof(Out)), pool));
+  const int32_t* in = indices.values<int32_t>();
+  Out* dst = out->mutable_data_as<Out>();
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = static_cast<Out>(in[i]);
+  return out;
+}
+
+// The int32 index buffer at the declared width (the same buffer when that is int32).
+Result<BufferPtr> IndicesAs(TypeId index_type, const Array& indices,
+                            const std::shared_ptr<MemoryPool>& pool) {
+  switch (index_type) {
+    case TypeId::kInt8: return ConvertIndices<int8_t>(indices, pool);
+    case TypeId::kUInt8: return ConvertIndices<uint8_t>(indices, pool);
+    case TypeId::kInt16: return ConvertIndices<int16_t>(indices, pool);
+    case TypeId::kUInt16: return ConvertIndices<uint16_t>(indices, pool);
+    case TypeId::kUInt32: return ConvertIndices<uint32_t>(indices, pool);
+    case TypeId::kInt64: return ConvertIndices<int64_t>(indices, pool);
+    case TypeId::kUInt64: return ConvertIndices<uint64_t>(indices, pool);
+    default: return indices.buffer(1);
+  }
+}
+
+}  // namespace
+
 Result<ArrayPtr> DictionaryBuilder::Finish() {
   SHOAL_ASSIGN_OR_RETURN(ArrayPtr indices, indices_.Finish());
   SHOAL_ASSIGN_OR_RETURN(ArrayPtr dictionary, values_->Finish());
   memo_->index_of.clear();
-  ArrayPtr out = Array::Make(type_, indices->length(), indices->buffers(), indices->null_count(), 0,
+  std::vector<BufferPtr> buffers = indices->buffers();
+  SHOAL_ASSIGN_OR_RETURN(buffers[1], IndicesAs(type_.index_type(), *indices, pool_));
+  ArrayPtr out = Array::Make(type_, indices->length(), std::move(buffers), indices->null_count(), 0,
                              std::move(dictionary));
   ResetBase();
   return out;
@@ -410,7 +474,8 @@ std::unique_ptr<ArrayBuilder> MakeBuilder(const DataType& type, std::shared_ptr<
     case TypeId::kUtf8:
     case TypeId::kBinary: return std::make_unique<BinaryBuilder>(type, std::move(pool));
     case TypeId::kDictionary:
-      return std::make_unique<DictionaryBuilder>(type.value_type(), std::move(pool));
+      return std::make_unique<DictionaryBuilder>(type.value_type(), std::move(pool),
+                                                 type.index_type(), type.ordered());
   }
   SHOAL_CHECK(false, "no builder for {}", type.ToString());
   return nullptr;
@@ -421,6 +486,10 @@ Result<ArrayPtr> MakeDictionaryArray(const ArrayPtr& indices, const ArrayPtr& di
   if (!indices->type().is_integer()) {
     return Status::TypeError("dictionary indices must be integers, got {}",
                              indices->type().ToString());
+  }
+  if (dictionary->type_id() == TypeId::kDictionary) {
+    return Status::TypeError("a dictionary cannot itself be dictionary-encoded ({})",
+                             dictionary->type().ToString());
   }
   DataType type = DataType::Dictionary(indices->type_id(), dictionary->type(), ordered);
   ArrayPtr out = Array::Make(type, indices->length(), indices->buffers(), indices->null_count(),

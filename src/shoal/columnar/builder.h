@@ -164,10 +164,13 @@ class NullBuilder : public ArrayBuilder {
 };
 
 /// Builds a dictionary array whose dictionary grows as new distinct values arrive (values are
-/// hashed as bytes). Index type int32.
+/// hashed as bytes). Indices are int32 while building and converted to `index_type` on Finish; a
+/// value that would need an index beyond what `index_type` holds (128 distinct values for int8)
+/// is refused with OutOfRange.
 class DictionaryBuilder : public ArrayBuilder {
  public:
-  DictionaryBuilder(const DataType& value_type, std::shared_ptr<MemoryPool> pool);
+  DictionaryBuilder(const DataType& value_type, std::shared_ptr<MemoryPool> pool,
+                    TypeId index_type = TypeId::kInt32, bool ordered = false);
   ~DictionaryBuilder() override;
   Status Reserve(int64_t additional) override;
   Status AppendNulls(int64_t count) override;
@@ -180,6 +183,8 @@ class DictionaryBuilder : public ArrayBuilder {
  private:
   struct Memo;
   Status AppendKey(std::string_view key, const Array& source, int64_t i);
+  // The index the next new dictionary value gets, or OutOfRange when the index type is full.
+  Result<int32_t> NextIndex() const;
   std::unique_ptr<Memo> memo_;
   FixedWidthBuilder<int32_t> indices_;
   std::unique_ptr<ArrayBuilder> values_;

@@ -60,6 +60,9 @@ std::string FormatDecimal(int128_t unscaled, int scale) {
 }
 
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
+  if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
+    return Status::InvalidArgument("invalid decimal type decimal({},{})", precision, scale);
+  }
   std::string_view s = text;
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
     s.remove_prefix(1);
@@ -77,7 +80,8 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   int frac_digits = 0;
   bool seen_point = false;
   bool any_digit = false;
-  int round_digit = -1;  // first digit beyond the scale
+  bool too_wide = false;  // more integer digits than precision - scale
+  int round_digit = -1;   // first digit beyond the scale
   for (char c : s) {
     if (c == '.') {
       if (seen_point)
@@ -86,7 +90,15 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
       continue;
     }
     if (c < '0' || c > '9') {
-      return Status::InvalidArgument("invalid decimal \"{}\": unexpected character '{}'", text, c);
+      // Name the byte, not the character: a lone byte of a multibyte sequence is not valid
+      // UTF-8, and this message may travel to a client that insists on it.
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte >= 0x20 && byte < 0x7f) {
+        return Status::InvalidArgument("invalid decimal \"{}\": unexpected character '{}'", text,
+                                       c);
+      }
+      return Status::InvalidArgument("invalid decimal \"{}\": unexpected byte 0x{:02x}", text,
+                                     byte);
     }
     any_digit = true;
     int d = c - '0';
@@ -101,17 +113,23 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
       if (value == 0 && d == 0)
         continue;  // leading zeros do not count toward precision
       ++int_digits;
-      if (int_digits > 38)
-        return Status::OutOfRange("decimal \"{}\" has too many digits", text);
+      // Integer digits past precision - scale can never fit, and with up to `scale` fraction
+      // digits after them they could overflow int128: stop accumulating, but keep scanning so
+      // that garbage later in the text is still reported as garbage.
+      if (int_digits > precision - scale)
+        too_wide = true;
     }
-    value = value * 10 + d;
+    if (!too_wide)
+      value = value * 10 + d;
   }
   if (!any_digit)
     return Status::InvalidArgument("invalid decimal \"{}\": no digits", text);
+  if (too_wide)
+    return Status::OutOfRange("decimal \"{}\" does not fit decimal({},{})", text, precision, scale);
   value *= PowerOfTen(scale - frac_digits);
   if (round_digit >= 5)
     value += 1;
-  if (int_digits > precision - scale || value > MaxUnscaled(precision)) {
+  if (value > MaxUnscaled(precision)) {
     return Status::OutOfRange("decimal \"{}\" does not fit decimal({},{})", text, precision, scale);
   }
   return neg ? -value : value;

@@ -1,11 +1,14 @@
 #include "shoal/columnar/pretty_print.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "shoal/columnar/decimal.h"
+#include "shoal/columnar/display_width.h"
 
 namespace shoal::columnar {
 namespace {
@@ -15,32 +18,69 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
 }
 
-void AppendFloat(double v, std::string* out) {
+// PostgreSQL's float output (float4out/float8out with the default extra_float_digits = 1): the
+// shortest digits that round-trip, written in %e style when the decimal exponent is below -4 or
+// at least `max_fixed_exponent` (DBL_DIG = 15, FLT_DIG = 6), and in plain positional form
+// otherwise: 1e+15, 100000000000000, 0.0001, 1e-05, 1.234567e+06 (float4).
+template <typename T>
+void AppendPostgresFloat(T v, int max_fixed_exponent, std::string* out) {
   if (std::isnan(v)) {
     out->append("NaN");
-  } else if (std::isinf(v)) {
+    return;
+  }
+  if (std::isinf(v)) {
     out->append(v > 0 ? "Infinity" : "-Infinity");
+    return;
+  }
+  if (v == 0) {
+    out->append(std::signbit(v) ? "-0" : "0");
+    return;
+  }
+  // Shortest round-trip digits in scientific form, e.g. "-1.234567e+06".
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(result.ptr - buf));
+  const size_t e_pos = sci.find('e');
+  std::string_view mantissa = sci.substr(0, e_pos);
+  int exponent = 0;
+  std::from_chars(sci.data() + e_pos + 1 + (sci[e_pos + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
+                  exponent);
+  if (!mantissa.empty() && mantissa.front() == '-') {
+    out->push_back('-');
+    mantissa.remove_prefix(1);
+  }
+  if (exponent < -4 || exponent >= max_fixed_exponent) {
+    out->append(mantissa);
+    fmt::format_to(std::back_inserter(*out), "e{}{:02}", exponent < 0 ? '-' : '+',
+                   exponent < 0 ? -exponent : exponent);
+    return;
+  }
+  std::string digits;
+  for (char c : mantissa) {
+    if (c != '.')
+      digits.push_back(c);
+  }
+  if (exponent < 0) {
+    out->append("0.");
+    out->append(static_cast<size_t>(-exponent - 1), '0');
+    out->append(digits);
+    return;
+  }
+  const auto int_digits = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= int_digits) {
+    out->append(digits);
+    out->append(int_digits - digits.size(), '0');
   } else {
-    fmt::format_to(std::back_inserter(*out), "{}", v);
+    out->append(digits, 0, int_digits);
+    out->push_back('.');
+    out->append(digits, int_digits, std::string::npos);
   }
 }
 
-void AppendFloat32(float v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("NaN");
-  } else if (std::isinf(v)) {
-    out->append(v > 0 ? "Infinity" : "-Infinity");
-  } else {
-    fmt::format_to(std::back_inserter(*out), "{}", v);
-  }
-}
-
-// "HH:MM:SS[.ffffff]" from microseconds within a day (or any non-negative span).
-void AppendTimeOfDay(int64_t micros, std::string* out) {
-  int64_t secs = micros / 1000000;
+// "SS[.ffffff]" without trailing zeros in the fraction; `micros` is below one minute.
+void AppendSeconds(int64_t micros, std::string* out) {
+  fmt::format_to(std::back_inserter(*out), "{:02}", micros / 1000000);
   int64_t frac = micros % 1000000;
-  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60,
-                 secs % 60);
   if (frac != 0) {
     std::string f = fmt::format("{:06}", frac);
     while (!f.empty() && f.back() == '0')
@@ -50,45 +90,76 @@ void AppendTimeOfDay(int64_t micros, std::string* out) {
   }
 }
 
-void AppendTimestamp(int64_t value, TimeUnit unit, bool zoned, std::string* out) {
-  int64_t micros = value;
-  switch (unit) {
-    case TimeUnit::kSecond: micros = value * 1000000; break;
-    case TimeUnit::kMilli: micros = value * 1000; break;
-    case TimeUnit::kMicro: break;
-    case TimeUnit::kNano: micros = FloorDiv(value, 1000); break;
-  }
-  int64_t day = FloorDiv(micros, 86400000000LL);
-  int64_t in_day = micros - day * 86400000000LL;
-  out->append(FormatDate(static_cast<int32_t>(day)));
-  out->push_back(' ');
-  AppendTimeOfDay(in_day, out);
-  if (zoned)
-    out->append("+00");
+// "HH:MM:SS[.ffffff]" from non-negative microseconds (hours may exceed 24, for intervals).
+void AppendTimeOfDay(int64_t micros, std::string* out) {
+  const int64_t minutes = micros / 60000000;
+  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:", minutes / 60, minutes % 60);
+  AppendSeconds(micros % 60000000, out);
 }
 
+// "YYYY-MM-DD" of a day number; returns true for dates before year 1, which PostgreSQL writes
+// with the year counted backwards and " BC" after the whole value (after the time, for
+// timestamps).
+bool AppendDate(int64_t days, std::string* out) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  const bool bc = y <= 0;
+  fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", bc ? 1 - y : y, m, d);
+  return bc;
+}
+
+void AppendTimestamp(int64_t value, TimeUnit unit, bool zoned, std::string* out) {
+  // Split into days and the time within the day in the value's own unit, so that no unit
+  // conversion can overflow (seconds reach far beyond the microsecond range).
+  int64_t per_second = 1;
+  switch (unit) {
+    case TimeUnit::kSecond: per_second = 1; break;
+    case TimeUnit::kMilli: per_second = 1000; break;
+    case TimeUnit::kMicro: per_second = 1000000; break;
+    case TimeUnit::kNano: per_second = 1000000000; break;
+  }
+  const int64_t per_day = 86400 * per_second;
+  const int64_t day = FloorDiv(value, per_day);
+  // Not value - day * per_day: near INT64_MIN that product overflows.
+  int64_t in_day = value % per_day;
+  if (in_day < 0)
+    in_day += per_day;
+  // Shown to the microsecond, as PostgreSQL does; nanoseconds are truncated.
+  const int64_t micros =
+      per_second >= 1000000 ? in_day / (per_second / 1000000) : in_day * (1000000 / per_second);
+  const bool bc = AppendDate(day, out);
+  out->push_back(' ');
+  AppendTimeOfDay(micros, out);
+  if (zoned)
+    out->append("+00");
+  if (bc)
+    out->append(" BC");
+}
+
+// PostgreSQL's IntervalStyle 'postgres' (its default): "1 year 2 mons 3 days 04:05:06". Every
+// count but +1 takes the plural; a field that is positive after a negative one gets an explicit
+// '+' ("-1 days +02:00:00"); the time part carries one sign for all of hours, minutes, seconds.
 void AppendInterval(const MonthDayNano& v, std::string* out) {
-  bool any = false;
-  auto part = [&](int64_t n, const char* one, const char* many) {
+  bool is_before = false;  // the previous field was negative
+  bool is_zero = true;     // nothing written yet
+  auto part = [&](int64_t n, const char* unit) {
     if (n == 0)
       return;
-    if (any)
-      out->push_back(' ');
-    fmt::format_to(std::back_inserter(*out), "{} {}", n, (n == 1 || n == -1) ? one : many);
-    any = true;
+    fmt::format_to(std::back_inserter(*out), "{}{}{} {}{}", is_zero ? "" : " ",
+                   (is_before && n > 0) ? "+" : "", n, unit, n != 1 ? "s" : "");
+    is_before = n < 0;
+    is_zero = false;
   };
-  part(v.months / 12, "year", "years");
-  part(v.months % 12, "mon", "mons");
-  part(v.days, "day", "days");
-  int64_t micros = v.nanoseconds / 1000;
-  if (micros != 0 || !any) {
-    if (any)
-      out->push_back(' ');
-    if (micros < 0) {
-      out->push_back('-');
-      micros = -micros;
-    }
-    AppendTimeOfDay(micros, out);
+  part(v.months / 12, "year");
+  part(v.months % 12, "mon");
+  part(v.days, "day");
+  const int64_t micros = v.nanoseconds / 1000;
+  if (is_zero || micros != 0) {
+    const bool minus = micros < 0;
+    out->append(is_zero ? "" : " ");
+    out->append(minus ? "-" : (is_before ? "+" : ""));
+    AppendTimeOfDay(minus ? -micros : micros, out);
   }
 }
 
@@ -108,14 +179,6 @@ bool IsNumeric(const DataType& t) {
     case TypeId::kDictionary: return IsNumeric(t.value_type());
     default: return false;
   }
-}
-
-// Display width: code points, which is what psql counts for the scripts TPC-H and tests use.
-int64_t DisplayWidth(std::string_view s) {
-  int64_t w = 0;
-  for (unsigned char c : s)
-    w += (c & 0xC0) != 0x80;
-  return w;
 }
 
 }  // namespace
@@ -145,12 +208,10 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
 }
 
 std::string FormatDate(int32_t days) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
-  if (y <= 0)
-    return fmt::format("{:04}-{:02}-{:02} BC", 1 - y, m, d);  // PostgreSQL's spelling
-  return fmt::format("{:04}-{:02}-{:02}", y, m, d);
+  std::string out;
+  if (AppendDate(days, &out))
+    out.append(" BC");  // PostgreSQL's spelling
+  return out;
 }
 
 void AppendValue(const Array& a, int64_t i, std::string* out) {
@@ -179,14 +240,17 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
     case TypeId::kUInt64:
       fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint64_t>(i));
       return;
-    case TypeId::kFloat32: AppendFloat32(a.Value<float>(i), out); return;
-    case TypeId::kFloat64: AppendFloat(a.Value<double>(i), out); return;
+    case TypeId::kFloat32: AppendPostgresFloat(a.Value<float>(i), 6, out); return;
+    case TypeId::kFloat64: AppendPostgresFloat(a.Value<double>(i), 15, out); return;
     case TypeId::kDecimal: {
       int128_t v = a.type().byte_width() == 8 ? a.Value<int64_t>(i) : a.Value<int128_t>(i);
       out->append(FormatDecimal(v, a.type().scale()));
       return;
     }
-    case TypeId::kDate32: out->append(FormatDate(a.Value<int32_t>(i))); return;
+    case TypeId::kDate32:
+      if (AppendDate(a.Value<int32_t>(i), out))
+        out->append(" BC");
+      return;
     case TypeId::kTimestamp:
       AppendTimestamp(a.Value<int64_t>(i), a.type().unit(), !a.type().timezone().empty(), out);
       return;
@@ -213,10 +277,35 @@ std::string FormatValue(const Array& array, int64_t i) {
   return out;
 }
 
+namespace {
+
+// A cell split at its line breaks, as psql shows multi-line values, with each line's width.
+struct Cell {
+  std::vector<std::string_view> lines;
+  std::vector<int64_t> widths;
+};
+
+Cell SplitCell(std::string_view text) {
+  Cell cell;
+  size_t start = 0;
+  while (true) {
+    size_t nl = text.find('\n', start);
+    std::string_view line = text.substr(start, nl == std::string_view::npos ? nl : nl - start);
+    cell.lines.push_back(line);
+    cell.widths.push_back(DisplayWidth(line));
+    if (nl == std::string_view::npos)
+      break;
+    start = nl + 1;
+  }
+  return cell;
+}
+
+}  // namespace
+
 std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>& batches,
                         const PrintOptions& options) {
   const size_t ncols = static_cast<size_t>(schema.num_fields());
-  std::vector<std::vector<std::string>> cells;  // row-major
+  std::vector<std::string> texts;  // row-major cell texts; cells view into them
   std::vector<int64_t> width(ncols, 0);
   std::vector<bool> right(ncols, false);
   for (size_t c = 0; c < ncols; ++c) {
@@ -228,54 +317,77 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>&
     for (int64_t r = 0; r < batch->num_rows(); ++r, ++total_rows) {
       if (options.max_rows >= 0 && total_rows >= options.max_rows)
         continue;
-      std::vector<std::string> row(ncols);
       for (size_t c = 0; c < ncols; ++c) {
         const Array& col = *batch->column(static_cast<int>(c));
         bool valid = col.IsValid(r) && (col.type_id() != TypeId::kDictionary ||
                                         col.dictionary()->IsValid(col.DictionaryIndex(r)));
-        row[c] = valid ? FormatValue(col, r) : options.null_text;
-        width[c] = std::max(width[c], DisplayWidth(row[c]));
+        texts.push_back(valid ? FormatValue(col, r) : options.null_text);
       }
-      cells.push_back(std::move(row));
     }
+  }
+  std::vector<Cell> cells;
+  cells.reserve(texts.size());
+  for (size_t k = 0; k < texts.size(); ++k) {
+    cells.push_back(SplitCell(texts[k]));
+    for (int64_t w : cells.back().widths)
+      width[k % ncols] = std::max(width[k % ncols], w);
   }
   std::string out;
-  // Header: names centred, as psql does (extra space goes to the right).
-  for (size_t c = 0; c < ncols; ++c) {
-    const std::string& name = schema.field(static_cast<int>(c)).name;
-    int64_t pad = width[c] - DisplayWidth(name);
-    if (c > 0)
-      out.push_back('|');
-    out.append(static_cast<size_t>(1 + pad / 2), ' ');
-    out.append(name);
-    out.append(static_cast<size_t>(pad - pad / 2 + 1), ' ');
-  }
-  // psql trims nothing from the header line except when there are no columns.
-  out.push_back('\n');
-  for (size_t c = 0; c < ncols; ++c) {
-    if (c > 0)
-      out.push_back('+');
-    out.append(static_cast<size_t>(width[c] + 2), '-');
-  }
-  out.push_back('\n');
-  for (const auto& row : cells) {
+  if (ncols == 0) {
+    // psql prints no header line for a result without columns, only the separator.
+    out.append("--\n");
+  } else {
+    // Header: names centred, with the odd space on the right, as psql does.
     for (size_t c = 0; c < ncols; ++c) {
-      int64_t pad = width[c] - DisplayWidth(row[c]);
+      const std::string& name = schema.field(static_cast<int>(c)).name;
+      int64_t pad = width[c] - DisplayWidth(name);
       if (c > 0)
         out.push_back('|');
-      out.push_back(' ');
-      if (right[c]) {
-        out.append(static_cast<size_t>(pad), ' ');
-        out.append(row[c]);
-      } else {
-        out.append(row[c]);
-        if (c + 1 < ncols)
-          out.append(static_cast<size_t>(pad), ' ');
-      }
-      if (c + 1 < ncols)
-        out.push_back(' ');
+      out.append(static_cast<size_t>(1 + pad / 2), ' ');
+      out.append(name);
+      out.append(static_cast<size_t>(pad - pad / 2 + 1), ' ');
     }
     out.push_back('\n');
+    for (size_t c = 0; c < ncols; ++c) {
+      if (c > 0)
+        out.push_back('+');
+      out.append(static_cast<size_t>(width[c] + 2), '-');
+    }
+    out.push_back('\n');
+  }
+  // Rows: a multi-line value takes one output line per line; a line of a value that continues
+  // on the next output line ends in '+' where a space would be, and the last column is padded
+  // then so the '+' lines up.
+  for (size_t row = 0; ncols > 0 && row < cells.size() / ncols; ++row) {
+    const Cell* rc = &cells[row * ncols];
+    size_t height = 1;
+    for (size_t c = 0; c < ncols; ++c)
+      height = std::max(height, rc[c].lines.size());
+    for (size_t line = 0; line < height; ++line) {
+      for (size_t c = 0; c < ncols; ++c) {
+        const bool has_line = line < rc[c].lines.size();
+        const std::string_view text = has_line ? rc[c].lines[line] : std::string_view();
+        const int64_t pad = width[c] - (has_line ? rc[c].widths[line] : 0);
+        const bool continues = line + 1 < rc[c].lines.size();
+        const bool last = c + 1 == ncols;
+        if (c > 0)
+          out.push_back('|');
+        out.push_back(' ');
+        if (right[c]) {
+          out.append(static_cast<size_t>(pad), ' ');
+          out.append(text);
+        } else {
+          out.append(text);
+          if (!last || continues)
+            out.append(static_cast<size_t>(pad), ' ');
+        }
+        if (continues)
+          out.push_back('+');
+        else if (!last)
+          out.push_back(' ');
+      }
+      out.push_back('\n');
+    }
   }
   if (options.show_row_count) {
     out += fmt::format("({} {})\n", total_rows, total_rows == 1 ? "row" : "rows");

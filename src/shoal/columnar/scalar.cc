@@ -8,10 +8,12 @@ namespace shoal::columnar {
 Scalar Scalar::FromArray(const Array& array, int64_t i) {
   if (array.type_id() == TypeId::kDictionary) {
     Scalar s = FromArray(*array.dictionary(), array.IsNull(i) ? 0 : array.DictionaryIndex(i));
-    if (array.IsNull(i)) return Scalar(array.type().value_type());
+    if (array.IsNull(i))
+      return Scalar(array.type().value_type());
     return s;
   }
-  if (array.IsNull(i)) return Scalar(array.type());
+  if (array.IsNull(i))
+    return Scalar(array.type());
   const DataType& t = array.type();
   switch (t.id()) {
     case TypeId::kNull: return Scalar(t);
@@ -40,86 +42,102 @@ Scalar Scalar::FromArray(const Array& array, int64_t i) {
 }
 
 Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryPool>& pool) const {
-  if (is_null()) return Array::MakeAllNull(type_, length, pool);
+  if (is_null())
+    return Array::MakeAllNull(type_, length, pool);
   auto builder = MakeBuilder(type_, pool);
   SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
   switch (type_.id()) {
     case TypeId::kBoolean: {
       auto* b = static_cast<BooleanBuilder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(bool_value());
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(bool_value());
       break;
     }
     case TypeId::kInt8: {
       auto* b = static_cast<Int8Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int8_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<int8_t>(int_value()));
       break;
     }
     case TypeId::kInt16: {
       auto* b = static_cast<Int16Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int16_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<int16_t>(int_value()));
       break;
     }
     case TypeId::kInt32:
     case TypeId::kDate32: {
       auto* b = static_cast<Int32Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int32_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<int32_t>(int_value()));
       break;
     }
     case TypeId::kInt64:
     case TypeId::kTimestamp: {
       auto* b = static_cast<Int64Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(int_value());
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(int_value());
       break;
     }
     case TypeId::kUInt8: {
       auto* b = static_cast<UInt8Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint8_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<uint8_t>(int_value()));
       break;
     }
     case TypeId::kUInt16: {
       auto* b = static_cast<UInt16Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint16_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<uint16_t>(int_value()));
       break;
     }
     case TypeId::kUInt32: {
       auto* b = static_cast<UInt32Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint32_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<uint32_t>(int_value()));
       break;
     }
     case TypeId::kUInt64: {
       auto* b = static_cast<UInt64Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<uint64_t>(int_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<uint64_t>(int_value()));
       break;
     }
     case TypeId::kFloat32: {
       auto* b = static_cast<Float32Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<float>(float_value()));
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(static_cast<float>(float_value()));
       break;
     }
     case TypeId::kFloat64: {
       auto* b = static_cast<Float64Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(float_value());
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(float_value());
       break;
     }
     case TypeId::kDecimal:
       if (type_.byte_width() == 8) {
         auto* b = static_cast<Decimal64Builder*>(builder.get());
-        for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(static_cast<int64_t>(decimal_value()));
+        for (int64_t i = 0; i < length; ++i)
+          b->UnsafeAppend(static_cast<int64_t>(decimal_value()));
       } else {
         auto* b = static_cast<Decimal128Builder*>(builder.get());
-        for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(decimal_value());
+        for (int64_t i = 0; i < length; ++i)
+          b->UnsafeAppend(decimal_value());
       }
       break;
     case TypeId::kInterval: {
       auto* b = static_cast<IntervalBuilder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(interval_value());
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(interval_value());
       break;
     }
     case TypeId::kUtf8:
     case TypeId::kBinary: {
       auto* b = static_cast<BinaryBuilder*>(builder.get());
       SHOAL_RETURN_IF_ERROR(b->ReserveData(static_cast<int64_t>(string_value().size()) * length));
-      for (int64_t i = 0; i < length; ++i) b->UnsafeAppend(string_value());
+      for (int64_t i = 0; i < length; ++i)
+        b->UnsafeAppend(string_value());
       break;
     }
     case TypeId::kNull:
@@ -130,10 +148,12 @@ Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryP
 }
 
 std::string Scalar::ToString() const {
-  if (is_null()) return "NULL";
+  if (is_null())
+    return "NULL";
   auto pool = DefaultMemoryPool();
   auto array = MakeArray(1, pool);
-  if (!array.ok()) return "?";
+  if (!array.ok())
+    return "?";
   return FormatValue(**array, 0);
 }
 

@@ -20,13 +20,19 @@ class Scalar {
   /// A NULL of the given type (the default: NULL of the null type).
   explicit Scalar(DataType type = DataType::Null()) : type_(std::move(type)) {}
 
-  static Scalar Boolean(bool v) { return Scalar(DataType::Boolean(), Storage(static_cast<int64_t>(v))); }
-  static Scalar Int32(int32_t v) { return Scalar(DataType::Int32(), Storage(static_cast<int64_t>(v))); }
+  static Scalar Boolean(bool v) {
+    return Scalar(DataType::Boolean(), Storage(static_cast<int64_t>(v)));
+  }
+  static Scalar Int32(int32_t v) {
+    return Scalar(DataType::Int32(), Storage(static_cast<int64_t>(v)));
+  }
   static Scalar Int64(int64_t v) { return Scalar(DataType::Int64(), Storage(v)); }
   static Scalar Float64(double v) { return Scalar(DataType::Float64(), Storage(v)); }
   static Scalar Utf8(std::string v) { return Scalar(DataType::Utf8(), Storage(std::move(v))); }
   static Scalar Binary(std::string v) { return Scalar(DataType::Binary(), Storage(std::move(v))); }
-  static Scalar Date32(int32_t days) { return Scalar(DataType::Date32(), Storage(static_cast<int64_t>(days))); }
+  static Scalar Date32(int32_t days) {
+    return Scalar(DataType::Date32(), Storage(static_cast<int64_t>(days)));
+  }
   /// `unscaled` at the type's scale.
   static Scalar Decimal(int128_t unscaled, int precision, int scale) {
     return Scalar(DataType::Decimal(precision, scale), Storage(unscaled));
@@ -64,7 +70,8 @@ class Scalar {
   }
 
  private:
-  using Storage = std::variant<std::monostate, int64_t, double, int128_t, std::string, MonthDayNano>;
+  using Storage =
+      std::variant<std::monostate, int64_t, double, int128_t, std::string, MonthDayNano>;
   Scalar(DataType type, Storage value) : type_(std::move(type)), value_(std::move(value)) {}
 
   DataType type_;

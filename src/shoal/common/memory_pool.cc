@@ -118,8 +118,8 @@ void MemoryPool::Free(uint8_t* ptr, int64_t size) {
 }
 
 const std::shared_ptr<MemoryPool>& DefaultMemoryPool() {
-  static const std::shared_ptr<MemoryPool> pool = MemoryPool::MakeRoot("process");
-  return pool;
+  static const std::shared_ptr<MemoryPool> kPool = MemoryPool::MakeRoot("process");
+  return kPool;
 }
 
 }  // namespace shoal

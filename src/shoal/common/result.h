@@ -26,11 +26,17 @@ class [[nodiscard]] Result {
     SHOAL_CHECK(!status_.ok(), "Result constructed from an OK Status without a value");
   }
 
+  // Implicit too, for values convertible to T (`return std::make_unique<Derived>(...)` into a
+  // Result<std::unique_ptr<Base>>). The constraint excludes T, Status and Result itself (no
+  // Result converts to T), so this never hides the copy and move constructors.
+  // NOLINTBEGIN(google-explicit-constructor, bugprone-forwarding-reference-overload)
   template <typename U>
 
   requires(std::is_convertible_v<U&&, T> && !std::is_same_v<std::decay_t<U>, T> &&
            !std::is_same_v<std::decay_t<U>, Status>) Result(U&& value)
-      : value_(std::forward<U>(value)) {}  // NOLINT(google-explicit-constructor)
+      : value_(std::forward<U>(value)) {}
+
+  // NOLINTEND(google-explicit-constructor, bugprone-forwarding-reference-overload)
 
   bool ok() const { return status_.ok(); }
 

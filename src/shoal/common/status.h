@@ -130,7 +130,7 @@ class [[nodiscard]] Status {
 
  private:
   struct State {
-    StatusCode code;
+    StatusCode code = StatusCode::kOk;
     int position = 0;
     std::string message;
     std::string context;   // outermost first, each followed by ": "

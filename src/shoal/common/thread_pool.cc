@@ -11,38 +11,45 @@ ThreadPool::ThreadPool(int num_threads) {
   if (num_threads <= 0)
     num_threads = HardwareConcurrency();
   threads_.reserve(static_cast<size_t>(num_threads));
-  for (int i = 0; i < num_threads; ++i)
-    threads_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 0; i < num_threads; ++i) {
+    threads_.emplace_back([state = state_] { WorkerLoop(state); });
+  }
 }
 
 ThreadPool::~ThreadPool() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->stopping = true;
   }
-  cv_.notify_all();
-  for (auto& t : threads_)
-    t.join();
+  state_->cv.notify_all();
+  const auto self = std::this_thread::get_id();
+  for (auto& t : threads_) {
+    if (t.get_id() == self) {
+      t.detach();  // joining ourselves would deadlock; we exit when the current task returns
+    } else {
+      t.join();
+    }
+  }
 }
 
 void ThreadPool::Enqueue(std::function<void()> job) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(job));
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->queue.push_back(std::move(job));
   }
-  cv_.notify_one();
+  state_->cv.notify_one();
 }
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(const std::shared_ptr<State>& state) {
   for (;;) {
     std::function<void()> job;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty())
+      std::unique_lock<std::mutex> lock(state->mutex);
+      state->cv.wait(lock, [&state] { return state->stopping || !state->queue.empty(); });
+      if (state->queue.empty())
         return;  // stopping and drained
-      job = std::move(queue_.front());
-      queue_.pop_front();
+      job = std::move(state->queue.front());
+      state->queue.pop_front();
     }
     job();
   }

@@ -6,6 +6,9 @@
 // callers outside the pool.
 //
 // Shutdown: the destructor stops accepting work, lets queued tasks finish and joins the threads.
+// It may run on one of the pool's own workers (a task dropping the last reference to what owns the
+// pool): that worker is detached instead of joined, and it exits once its task returns, since the
+// queue state it touches is shared with it rather than owned by the pool object.
 // Thread safety: Submit may be called from any thread, including from inside a task.
 #pragma once
 
@@ -13,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -44,13 +48,17 @@ class ThreadPool {
   static int HardwareConcurrency();
 
  private:
-  void Enqueue(std::function<void()> job);
-  void WorkerLoop();
+  struct State {
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<std::function<void()>> queue;
+    bool stopping = false;
+  };
 
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
+  void Enqueue(std::function<void()> job);
+  static void WorkerLoop(const std::shared_ptr<State>& state);
+
+  std::shared_ptr<State> state_ = std::make_shared<State>();
   std::vector<std::thread> threads_;
 };
 

@@ -35,5 +35,17 @@ TEST(ThreadPoolTest, TasksMaySubmitTasks) {
   EXPECT_EQ(outer.get().get(), 7);
 }
 
+TEST(ThreadPoolTest, DestroyedFromItsOwnWorker) {
+  // A task that drops the last reference to the pool must not deadlock or crash.
+  auto pool = std::make_shared<ThreadPool>(2);
+  std::promise<void> done;
+  auto* raw = pool.get();
+  (void)raw->Submit([p = std::move(pool), &done]() mutable {
+    p.reset();
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
 }  // namespace
 }  // namespace shoal

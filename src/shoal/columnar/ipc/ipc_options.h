@@ -18,6 +18,10 @@ struct WriteOptions {
   /// zero-copy; readers that predate it (older Arrow libraries) need the 128-bit form, at the cost
   /// of widening every value on write. See docs/architecture.md, "Decimals".
   bool widen_decimal64 = false;
+  /// When a later batch's dictionary extends the one already sent (same leading values), send
+  /// only the new values as a delta dictionary batch (allowed in both formats); otherwise the
+  /// stream format replaces the dictionary and the file format refuses the batch.
+  bool emit_dictionary_deltas = true;
   /// Pool for temporary buffers (compression, compaction of slices).
   std::shared_ptr<MemoryPool> pool = nullptr;  // null: DefaultMemoryPool()
 };

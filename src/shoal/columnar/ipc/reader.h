@@ -8,18 +8,33 @@
 // inputs under ASan and UBSan.
 //
 // Arrays read from an uncompressed in-memory or memory-mapped input view the input's bytes
-// (zero-copy); compressed bodies are decompressed into pool buffers. Types outside Shoal's columnar
-// core (lists, structs, unions, large offsets, views) are refused with NotImplemented naming the
-// field and its type; decimal128 columns of precision <= 18 are narrowed to Shoal's 64-bit form.
+// (zero-copy) unless a buffer is misaligned for its type, which is then copied; compressed bodies
+// are decompressed into pool buffers after their declared size has been bounded (a compressed
+// buffer cannot legitimately expand more than LZ4's or zstd's maximum ratio). A corrupted length
+// therefore never allocates more than the input can justify.
+//
+// Types outside Shoal's columnar core (lists, structs, unions, large offsets, views, time,
+// duration, float16, decimal256, year-month and day-time intervals) are refused with
+// NotImplemented naming the field and its type. Conversions on read: Decimal128 columns of
+// precision <= 18 are narrowed and Decimal32 columns widened to Shoal's 64-bit decimals (a value
+// outside the precision is InvalidData); date64 (milliseconds) becomes date32 (days, rounded
+// down). Dictionary batches may replace (streams) or extend (deltas, both formats) a dictionary;
+// the file format refuses a second non-delta dictionary for an id. The pre-1.0 message framing
+// without the 0xFFFFFFFF marker, metadata version V4, and streams that end without an end marker
+// are accepted. A column declared NOT NULL that holds nulls is InvalidData.
+//
+// A memory-mapped file must not be truncated by another process while batches from it live.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "shoal/columnar/ipc/ipc_options.h"
 #include "shoal/columnar/record_batch.h"
+#include "shoal/columnar/record_batch_reader.h"
 
 namespace shoal::columnar::ipc {
 
@@ -29,6 +44,10 @@ class InputStream {
   virtual ~InputStream() = default;
   /// Reads up to `size` bytes; returns fewer only at end of input.
   virtual Result<int64_t> Read(uint8_t* out, int64_t size) = 0;
+  /// Reads up to `size` bytes into a buffer (fewer only at end of input). The default copies into
+  /// a pool buffer that grows as bytes arrive, so a corrupted length prefix cannot make a reader
+  /// allocate much more than the input really holds; in-memory streams return zero-copy views.
+  virtual Result<BufferPtr> ReadBuffer(int64_t size, const std::shared_ptr<MemoryPool>& pool);
 };
 
 /// Reads an in-memory byte range; keeps `owner` alive for zero-copy buffers.
@@ -37,6 +56,8 @@ class BufferInputStream : public InputStream {
   BufferInputStream(const uint8_t* data, int64_t size, std::shared_ptr<const void> owner = nullptr)
       : data_(data), size_(size), owner_(std::move(owner)) {}
   Result<int64_t> Read(uint8_t* out, int64_t size) override;
+  /// A view of the input when an owner keeps it alive, otherwise a copy.
+  Result<BufferPtr> ReadBuffer(int64_t size, const std::shared_ptr<MemoryPool>& pool) override;
 
  private:
   const uint8_t* data_;
@@ -49,20 +70,28 @@ class FileInputStream : public InputStream {
  public:
   static Result<std::unique_ptr<FileInputStream>> Open(const std::string& path);
   ~FileInputStream() override;
+  FileInputStream(const FileInputStream&) = delete;
+  FileInputStream& operator=(const FileInputStream&) = delete;
   Result<int64_t> Read(uint8_t* out, int64_t size) override;
+  /// Allocates at most what is left of a regular file.
+  Result<BufferPtr> ReadBuffer(int64_t size, const std::shared_ptr<MemoryPool>& pool) override;
 
  private:
-  FileInputStream(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  FileInputStream(int fd, std::string path, int64_t size)
+      : fd_(fd), path_(std::move(path)), size_(size) {}
   int fd_;
   std::string path_;
+  int64_t size_;  // -1 when not a regular file
+  int64_t position_ = 0;
 };
 
-class StreamReader {
+/// A RecordBatchReader, so an IPC stream plugs in wherever batches are pulled (scans, exchanges).
+class StreamReader : public RecordBatchReader {
  public:
-  virtual ~StreamReader() = default;
-  virtual const SchemaPtr& schema() const = 0;
-  /// The next batch, or nullptr at the end of the stream.
-  virtual Result<RecordBatchPtr> Next() = 0;
+  const SchemaPtr& schema() const override = 0;
+  /// The next batch, or nullptr at the end of the stream (and on every later call). After an
+  /// error, every later call returns the same error.
+  Result<RecordBatchPtr> Next() override = 0;
 };
 
 /// Reads the schema message immediately; fails if the stream does not start with one.
@@ -82,7 +111,8 @@ class FileReader {
 Result<std::unique_ptr<FileReader>> OpenFileReader(std::shared_ptr<const std::string> bytes,
                                                    ReadOptions options = {});
 /// Opens an IPC file on disk (memory-mapped).
-Result<std::unique_ptr<FileReader>> OpenFileReader(const std::string& path, ReadOptions options = {});
+Result<std::unique_ptr<FileReader>> OpenFileReader(const std::string& path,
+                                                   ReadOptions options = {});
 
 /// Convenience for tools and tests: every batch of a stream or file (format detected by magic).
 struct ReadAllResult {
@@ -90,6 +120,7 @@ struct ReadAllResult {
   std::vector<RecordBatchPtr> batches;
 };
 Result<ReadAllResult> ReadAll(const std::string& path, ReadOptions options = {});
-Result<ReadAllResult> ReadAllFromBytes(std::shared_ptr<const std::string> bytes, ReadOptions options = {});
+Result<ReadAllResult> ReadAllFromBytes(std::shared_ptr<const std::string> bytes,
+                                       ReadOptions options = {});
 
 }  // namespace shoal::columnar::ipc

@@ -7,9 +7,13 @@
 // into the message body at 8-byte alignment. Slices are written as compact arrays (offsets rebased,
 // bitmaps shifted) because the format has no array offset.
 //
-// Dictionary columns: the writer emits a dictionary batch before the first record batch that uses
-// a dictionary, and again (as a replacement in the stream format, or refused in the file format,
-// which allows only one dictionary per id) whenever a later batch carries a different dictionary.
+// Dictionary columns (dictionary ids 0, 1, ... in field order): the writer emits a dictionary
+// batch before the first record batch that uses a dictionary. A later batch with the same
+// dictionary (same array, or equal values) sends nothing; one whose dictionary extends the sent
+// one (the sent values are its prefix) sends only the new values as a delta (both formats, see
+// WriteOptions::emit_dictionary_deltas); any other change is a replacement in the stream format
+// and refused in the file format, which allows one dictionary per id. Decimals of precision <= 18
+// are written as Arrow Decimal with bitWidth 64 unless WriteOptions::widen_decimal64.
 //
 // Thread safety: a writer is used by one thread at a time.
 #pragma once
@@ -36,6 +40,12 @@ class OutputSink {
 
 class BufferSink : public OutputSink {
  public:
+  BufferSink() = default;
+
+  /// Appends to `buffer` after clearing it, reusing its capacity (say, a connection's send
+  /// buffer), so a hot path does not grow and fault in fresh memory for every stream.
+  explicit BufferSink(std::string buffer) : bytes_(std::move(buffer)) { bytes_.clear(); }
+
   Status Write(const uint8_t* data, int64_t size) override;
   Status Close() override { return Status::OK(); }
   int64_t position() const override { return static_cast<int64_t>(bytes_.size()); }
@@ -54,6 +64,9 @@ class FileSink : public OutputSink {
   Status Write(const uint8_t* data, int64_t size) override;
   Status Close() override;
   int64_t position() const override { return position_; }
+
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
 
  private:
   FileSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
