@@ -1,0 +1,27 @@
+// MD5, only for sqllogictest's "N values hashing to <md5>" results: large results are compared by
+// digest so the file stays small. Not for anything security-related.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace shoal::slt {
+
+class Md5 {
+ public:
+  Md5();
+  void Update(std::string_view data);
+  /// The 32 lowercase hex digits of the digest; the object must not be updated afterwards.
+  std::string HexDigest();
+
+ private:
+  void Block(const uint8_t* p);
+
+  std::array<uint32_t, 4> state_;
+  std::array<uint8_t, 64> buffer_{};
+  uint64_t length_ = 0;  // bytes
+};
+
+}  // namespace shoal::slt
