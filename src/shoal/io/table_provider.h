@@ -36,8 +36,8 @@ struct ColumnStatistics {
 };
 
 struct TableStatistics {
-  int64_t num_rows = -1;     // -1: unknown
-  int64_t total_bytes = -1;  // bytes a full scan reads; -1: unknown
+  int64_t num_rows = -1;                  // -1: unknown
+  int64_t total_bytes = -1;               // bytes a full scan reads; -1: unknown
   std::vector<ColumnStatistics> columns;  // empty or one per schema field
 };
 
