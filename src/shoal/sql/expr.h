@@ -11,8 +11,8 @@
 // binder decides every argument and result type (function_registry.h holds the type rules) and
 // execution kernels honour exactly those types (rescaling decimals to the result's scale, raising
 // OutOfRange on overflow). Canonical names:
-//   arithmetic   "+", "-", "*", "/", "%", "negate"          (date +/- int/interval, date - date too)
-//   comparison   "=", "<>", "<", "<=", ">", ">=", "is_distinct_from", "is_not_distinct_from"
+//   arithmetic   "+", "-", "*", "/", "%", "negate"          (date +/- int/interval, date - date
+//   too) comparison   "=", "<>", "<", "<=", ">", ">=", "is_distinct_from", "is_not_distinct_from"
 //   logic        "and", "or", "not" (three-valued), "is_null", "is_not_null", "is_true", "is_false"
 //   sets         "in" (args[0] IN args[1..]; NULL rules of SQL), BETWEEN is rewritten to >= and <=
 //   patterns     "like", "ilike" (args: value, pattern[, escape])
@@ -25,7 +25,8 @@
 //   aggregates   "count" (no args: count(*)), "sum", "avg", "min", "max", "stddev_samp",
 //                "stddev_pop", "var_samp", "var_pop", "bool_and", "bool_or", "string_agg"
 //   windows      "row_number", "rank", "dense_rank", "ntile", "lag", "lead", "first_value",
-//                "last_value", and every aggregate Aggregates and window functions are kAggregate / kWindow nodes and appear only in the
+//                "last_value", and every aggregate Aggregates and window functions are kAggregate /
+//                kWindow nodes and appear only in the
 // Aggregate and Window operators' lists. Subqueries (kSubquery) exist only between the binder and
 // the decorrelation rules; no plan that reaches execution contains one.
 #pragma once
@@ -74,7 +75,13 @@ struct SortKey {
 /// Window frame: ROWS / RANGE / GROUPS BETWEEN start AND end.
 struct WindowFrame {
   enum class Units : uint8_t { kRows, kRange, kGroups };
-  enum class BoundKind : uint8_t { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  enum class BoundKind : uint8_t {
+    kUnboundedPreceding,
+    kPreceding,
+    kCurrentRow,
+    kFollowing,
+    kUnboundedFollowing
+  };
   Units units = Units::kRange;
   BoundKind start = BoundKind::kUnboundedPreceding;
   BoundKind end = BoundKind::kCurrentRow;
@@ -92,7 +99,8 @@ class Expr {
 
   // kColumnRef
   ColumnId column = kInvalidColumnId;
-  int outer_depth = 0;  // > 0: a correlated reference to the enclosing query `outer_depth` levels up
+  int outer_depth =
+      0;  // > 0: a correlated reference to the enclosing query `outer_depth` levels up
 
   // kColumnRef: the column's name for display; kCall / kAggregate / kWindow: the function name.
   std::string name;
@@ -100,7 +108,8 @@ class Expr {
   // kLiteral
   Scalar value;
 
-  // kCast, kCall, kCase, kAggregate, kWindow, kSubquery (kIn/kAny/kAll: args[0] is the left operand)
+  // kCast, kCall, kCase, kAggregate, kWindow, kSubquery (kIn/kAny/kAll: args[0] is the left
+  // operand)
   std::vector<ExprPtr> args;
 
   // kCase
@@ -111,8 +120,8 @@ class Expr {
 
   // kAggregate
   bool distinct = false;
-  ExprPtr filter;                  // FILTER (WHERE ...), may be null
-  std::vector<SortKey> order_by;   // ordered-set / string_agg ORDER BY; window ORDER BY
+  ExprPtr filter;                 // FILTER (WHERE ...), may be null
+  std::vector<SortKey> order_by;  // ordered-set / string_agg ORDER BY; window ORDER BY
 
   // kWindow
   std::vector<ExprPtr> partition_by;
@@ -130,7 +139,8 @@ class Expr {
 
 // Constructors used by the binder, the rules and tests. They fill type and nullability from the
 // arguments where the rule is generic; functions with type rules go through FunctionRegistry.
-ExprPtr MakeColumnRef(ColumnId id, std::string name, DataType type, bool nullable, int outer_depth = 0);
+ExprPtr MakeColumnRef(ColumnId id, std::string name, DataType type, bool nullable,
+                      int outer_depth = 0);
 ExprPtr MakeLiteral(Scalar value);
 ExprPtr MakeCast(ExprPtr input, DataType type, bool try_cast = false);
 ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args, DataType type, bool nullable);

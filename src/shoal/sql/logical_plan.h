@@ -39,7 +39,11 @@ enum class LogicalKind : uint8_t {
   kFilter,     // keep rows where predicate is true
   kProject,    // compute exprs; output[i] = exprs[i]
   kAggregate,  // group_by keys then aggregates; output = keys then aggregate results
-  kJoin,       // join_type with equi keys and a residual condition
+  kJoin,       // join_type with equi keys and a residual condition; hash joins build their
+               // table from the RIGHT child and probe with the left (join ordering puts the
+               // smaller input on the right). A join without keys is a nested loop: only
+               // unconnected relations (CrossJoin) and the single-row LeftJoin of an
+               // uncorrelated scalar subquery produce one.
   kSort,       // order by sort_keys; with fetch >= 0, a top-k
   kLimit,      // skip offset rows, then keep at most fetch (fetch < 0: all)
   kUnion,      // UNION ALL of children (same arity and types); DISTINCT is an Aggregate above
@@ -56,8 +60,11 @@ enum class JoinType : uint8_t {
   kSemi,           // left rows with a match (EXISTS, IN)
   kAnti,           // left rows without a match (NOT EXISTS)
   kNullAwareAnti,  // NOT IN: no row if the right side has a NULL key, NULL keys on the left drop
-  kMark,           // left rows plus a boolean `mark` column: match / no match / NULL (IN in a
-                   // disjunction or projection)
+  kMark,           // left rows plus a boolean `mark` column (IN / EXISTS in a disjunction or
+                   // projection): TRUE when a right row matches (keys equal, residual TRUE);
+                   // otherwise NULL when a key of the left row or of some right row is NULL
+                   // (IN's three-valued rule, given the right side is non-empty), else FALSE.
+                   // EXISTS reads the mark through coalesce(mark, false).
 };
 
 enum class SetOpKind : uint8_t { kIntersect, kExcept };
@@ -89,8 +96,8 @@ class LogicalPlan {
 
   // kAggregate
   std::vector<ExprPtr> group_by;
-  std::vector<ExprPtr> aggregates;           // kAggregate expressions
-  std::vector<GroupingSet> grouping_sets;    // empty: one set of all keys
+  std::vector<ExprPtr> aggregates;                 // kAggregate expressions
+  std::vector<GroupingSet> grouping_sets;          // empty: one set of all keys
   ColumnId grouping_id_column = kInvalidColumnId;  // set with grouping sets (GROUPING())
 
   // kJoin: equi-join keys, left_keys[i] = right_keys[i] (NULL never matches).

@@ -1,0 +1,67 @@
+// BoundStatement: one statement after binding, in the form the execution side acts on. Queries
+// (and the sources of CREATE TABLE AS / INSERT) carry a logical plan; DDL and utility statements
+// carry just the names and values they need. Nothing here has been executed: CREATE TABLE, for
+// instance, only says what to create; the executor builds the in-memory provider and registers
+// it in the catalog.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shoal/columnar/schema.h"
+#include "shoal/sql/catalog.h"
+#include "shoal/sql/logical_plan.h"
+
+namespace shoal::sql {
+
+enum class StatementKind : uint8_t {
+  kQuery,          // SELECT / VALUES / set operations: run `plan`, return its rows
+  kExplain,        // EXPLAIN [ANALYZE] [VERBOSE] `explained`
+  kCreateTable,    // CREATE TABLE `object_name` (`table_schema`): an empty in-memory table
+  kCreateTableAs,  // CREATE TABLE `object_name` AS `plan` (table_schema = plan's columns)
+  kInsert,         // INSERT INTO `target` rows of `plan` (columns in table order and types)
+  kCreateView,     // CREATE [OR REPLACE] VIEW: register `view`
+  kDropTable,      // DROP TABLE [IF EXISTS] `drop_objects`
+  kDropView,       // DROP VIEW [IF EXISTS] `drop_objects`
+  kSet,            // SET `setting_name` = `setting_value` (already validated)
+  kReset,          // RESET `setting_name`
+  kResetAll,       // RESET ALL
+  kShow,           // SHOW `setting_name`
+  kShowAll,        // SHOW ALL
+};
+
+const char* StatementKindName(StatementKind kind);
+
+struct BoundStatement {
+  StatementKind kind = StatementKind::kQuery;
+  std::string text;  // the statement's SQL
+
+  // kQuery, kCreateTableAs, kInsert.
+  LogicalPlanPtr plan;
+
+  // kExplain.
+  std::shared_ptr<const BoundStatement> explained;
+  bool analyze = false;
+  bool verbose = false;
+
+  // kCreateTable, kCreateTableAs, kInsert, kCreateView: the object. Schema name is never empty.
+  std::string schema_name;
+  std::string object_name;
+  columnar::SchemaPtr table_schema;  // kCreateTable / kCreateTableAs / kInsert (the target's)
+  TableEntry target;                 // kInsert
+  bool if_not_exists = false;
+  bool or_replace = false;
+  ViewEntry view;  // kCreateView
+
+  // kDropTable / kDropView: (schema, name) pairs.
+  std::vector<std::pair<std::string, std::string>> drop_objects;
+  bool if_exists = false;
+
+  // kSet / kReset / kShow.
+  std::string setting_name;
+  std::string setting_value;  // normalised text
+};
+
+}  // namespace shoal::sql

@@ -1,0 +1,96 @@
+// Catalog: the names a session can query — schemas (`public` is created by default and is the
+// search path), tables (a name bound to an io::TableProvider, plus whether the table lives in
+// memory and accepts INSERT) and views (kept as their SQL text and column names, bound anew on
+// each use so that they see the current definitions of what they reference).
+//
+// Names are stored as the parser hands them over: PostgreSQL folds unquoted identifiers to lower
+// case before we see them, and quoted ones keep their case.
+//
+// Thread safety: every method may be called concurrently (one mutex); lookups return copies that
+// stay valid after a concurrent DROP.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/io/table_provider.h"
+
+namespace shoal::sql {
+
+inline constexpr std::string_view kDefaultSchema = "public";
+
+struct TableEntry {
+  std::string schema;
+  std::string name;
+  io::TableProviderPtr provider;
+  bool insertable = false;  // an in-memory table that INSERT may append to
+};
+
+struct ViewEntry {
+  std::string schema;
+  std::string name;
+  std::string sql;                        // the SELECT, as text
+  std::vector<std::string> column_names;  // output names (explicit or derived at CREATE VIEW)
+};
+
+/// What a name resolves to: exactly one of table / view is set.
+struct CatalogObject {
+  std::optional<TableEntry> table;
+  std::optional<ViewEntry> view;
+};
+
+class Catalog {
+ public:
+  Catalog();
+
+  Status CreateSchema(std::string_view name, bool if_not_exists = false);
+  bool HasSchema(std::string_view name) const;
+
+  /// Registers a table. With `replace`, an existing table of that name is replaced; otherwise an
+  /// existing table or view is an error (42P07).
+  Status RegisterTable(std::string_view schema, std::string_view name,
+                       io::TableProviderPtr provider, bool insertable = false,
+                       bool replace = false);
+  /// Shorthand for the public schema.
+  Status RegisterTable(std::string_view name, io::TableProviderPtr provider,
+                       bool insertable = false, bool replace = false) {
+    return RegisterTable(kDefaultSchema, name, std::move(provider), insertable, replace);
+  }
+  Status CreateView(ViewEntry view, bool replace = false);
+
+  /// A table or view; 42P01 with a "did you mean" hint when neither exists. An empty schema means
+  /// the search path (public).
+  Result<CatalogObject> Lookup(std::string_view schema, std::string_view name) const;
+  Result<TableEntry> LookupTable(std::string_view schema, std::string_view name) const;
+
+  /// DROP TABLE / DROP VIEW. Dropping a view with DROP TABLE (or the reverse) is refused (42809),
+  /// as in PostgreSQL. `if_exists` turns a missing object into success.
+  Status DropTable(std::string_view schema, std::string_view name, bool if_exists = false);
+  Status DropView(std::string_view schema, std::string_view name, bool if_exists = false);
+
+  /// Names of tables and views in a schema, sorted.
+  std::vector<std::string> ListNames(std::string_view schema = kDefaultSchema) const;
+
+ private:
+  struct Schema {
+    std::map<std::string, TableEntry, std::less<>> tables;
+    std::map<std::string, ViewEntry, std::less<>> views;
+  };
+
+  Result<Schema*> FindSchemaLocked(std::string_view name);
+  Result<const Schema*> FindSchemaLocked(std::string_view name) const;
+  std::vector<std::string> NamesLocked(const Schema& schema) const;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, Schema, std::less<>> schemas_;
+};
+
+using CatalogPtr = std::shared_ptr<Catalog>;
+
+}  // namespace shoal::sql

@@ -1,0 +1,302 @@
+// Constant folding and boolean simplification: evaluates calls and casts whose arguments are all
+// literals (exact decimal, integer, float, date and interval arithmetic; comparisons), simplifies
+// AND / OR / NOT with constant operands by three-valued logic, drops filters that are always true
+// and turns filters that are never true into empty Values. Anything it cannot evaluate exactly
+// (overflow, unsupported types) is left for run time, where the error is raised if it happens.
+#include <cmath>
+
+#include "shoal/sql/literal_parsing.h"
+#include "shoal/sql/optimizer/optimizer.h"
+#include "shoal/sql/optimizer/plan_util.h"
+
+namespace shoal::sql::optimizer {
+
+namespace {
+
+using columnar::int128_t;
+using columnar::TypeId;
+
+bool IsLiteral(const ExprPtr& e) {
+  return e && e->kind == ExprKind::kLiteral;
+}
+
+bool IsTrue(const ExprPtr& e) {
+  return IsLiteral(e) && !e->value.is_null() && e->type.id() == TypeId::kBoolean &&
+         e->value.bool_value();
+}
+
+bool IsFalse(const ExprPtr& e) {
+  return IsLiteral(e) && !e->value.is_null() && e->type.id() == TypeId::kBoolean &&
+         !e->value.bool_value();
+}
+
+bool IsNullLiteral(const ExprPtr& e) {
+  return IsLiteral(e) && e->value.is_null();
+}
+
+/// -1, 0, 1; nullopt when not comparable here.
+std::optional<int> Compare(const Scalar& a, const Scalar& b) {
+  if (a.type() != b.type())
+    return std::nullopt;
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  const DataType& t = a.type();
+  if (t.is_integer() || t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp ||
+      t.id() == TypeId::kBoolean)
+    return cmp(a.int_value(), b.int_value());
+  if (t.id() == TypeId::kDecimal)
+    return cmp(a.decimal_value(), b.decimal_value());
+  if (t.id() == TypeId::kFloat64 || t.id() == TypeId::kFloat32) {
+    if (std::isnan(a.float_value()) || std::isnan(b.float_value()))
+      return std::nullopt;
+    return cmp(a.float_value(), b.float_value());
+  }
+  if (t.id() == TypeId::kUtf8 || t.id() == TypeId::kBinary)
+    return cmp(a.string_value().compare(b.string_value()), 0);
+  return std::nullopt;
+}
+
+std::optional<Scalar> AddMonthsDays(int32_t date, int32_t months, int32_t days, int sign) {
+  int64_t y = 0;
+  unsigned m = 0, d = 0;
+  CivilFromDays(date, &y, &m, &d);
+  int64_t total = y * 12 + (m - 1) + sign * static_cast<int64_t>(months);
+  int64_t ny = total >= 0 ? total / 12 : (total - 11) / 12;
+  unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
+  static const unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0;
+  unsigned max_day = nm == 2 && leap ? 29 : kDays[nm - 1];
+  unsigned nd = std::min(d, max_day);  // clamp to month end, as PostgreSQL does
+  int64_t result = DaysFromCivil(ny, nm, nd) + sign * static_cast<int64_t>(days);
+  if (result < INT32_MIN || result > INT32_MAX)
+    return std::nullopt;
+  return Scalar::Date32(static_cast<int32_t>(result));
+}
+
+std::optional<Scalar> Arithmetic(const std::string& op, const Scalar& a, const Scalar& b,
+                                 const DataType& result) {
+  const DataType& ta = a.type();
+  const DataType& tb = b.type();
+  if (ta.id() == TypeId::kDate32 && tb.id() == TypeId::kInterval &&
+      result.id() == TypeId::kDate32) {
+    auto iv = b.interval_value();
+    if (iv.nanoseconds != 0)
+      return std::nullopt;
+    return AddMonthsDays(static_cast<int32_t>(a.int_value()), iv.months, iv.days,
+                         op == "-" ? -1 : 1);
+  }
+  if (ta.id() == TypeId::kDate32 && tb.is_integer() && result.id() == TypeId::kDate32) {
+    int64_t v = op == "-" ? a.int_value() - b.int_value() : a.int_value() + b.int_value();
+    return Scalar::Date32(static_cast<int32_t>(v));
+  }
+  if (ta.id() == TypeId::kDate32 && tb.id() == TypeId::kDate32 && op == "-")
+    return Scalar::Int32(static_cast<int32_t>(a.int_value() - b.int_value()));
+  if (ta != tb && !(ta.id() == TypeId::kDecimal && tb.id() == TypeId::kDecimal))
+    return std::nullopt;
+  if (result.is_integer() && ta.is_integer()) {
+    int64_t x = a.int_value(), y = b.int_value(), r = 0;
+    if (op == "+") {
+      if (__builtin_add_overflow(x, y, &r))
+        return std::nullopt;
+    } else if (op == "-") {
+      if (__builtin_sub_overflow(x, y, &r))
+        return std::nullopt;
+    } else if (op == "*") {
+      if (__builtin_mul_overflow(x, y, &r))
+        return std::nullopt;
+    } else if (op == "/" || op == "%") {
+      if (y == 0 || (x == INT64_MIN && y == -1))
+        return std::nullopt;  // division by zero is a run-time error
+      r = op == "/" ? x / y : x % y;
+    } else {
+      return std::nullopt;
+    }
+    auto cast = CastScalar(Scalar::Int64(r), result);
+    if (!cast.ok())
+      return std::nullopt;
+    return *cast;
+  }
+  if (result.id() == TypeId::kFloat64 && ta.id() == TypeId::kFloat64) {
+    double x = a.float_value(), y = b.float_value();
+    if (op == "+")
+      return Scalar::Float64(x + y);
+    if (op == "-")
+      return Scalar::Float64(x - y);
+    if (op == "*")
+      return Scalar::Float64(x * y);
+    if (op == "/" && y != 0)
+      return Scalar::Float64(x / y);
+    return std::nullopt;
+  }
+  if (result.id() == TypeId::kDecimal && ta.id() == TypeId::kDecimal &&
+      tb.id() == TypeId::kDecimal) {
+    int128_t x = a.decimal_value(), y = b.decimal_value(), r = 0;
+    int sa = ta.scale(), sb = tb.scale();
+    if (op == "+" || op == "-") {
+      int s = std::max(sa, sb);
+      x *= columnar::PowerOfTen(s - sa);
+      y *= columnar::PowerOfTen(s - sb);
+      r = op == "+" ? x + y : x - y;
+      if (s != result.scale())
+        return std::nullopt;
+    } else if (op == "*") {
+      if (sa + sb != result.scale())
+        return std::nullopt;
+      if (__builtin_mul_overflow(x, y, &r))
+        return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+    if (r > columnar::MaxUnscaled(result.precision()) ||
+        -r > columnar::MaxUnscaled(result.precision()))
+      return std::nullopt;
+    return Scalar::Decimal(r, result.precision(), result.scale());
+  }
+  return std::nullopt;
+}
+
+ExprPtr Bool(bool v) {
+  return MakeLiteral(Scalar::Boolean(v));
+}
+
+ExprPtr NullBool() {
+  return MakeLiteral(Scalar(DataType::Boolean()));
+}
+
+/// Folds one node whose children are already folded; nullptr keeps it.
+ExprPtr FoldNode(const ExprPtr& e) {
+  if (e->kind == ExprKind::kCast && IsLiteral(e->args[0])) {
+    auto v = CastScalar(e->args[0]->value, e->type);
+    return v.ok() ? MakeLiteral(*v) : nullptr;
+  }
+  if (e->kind != ExprKind::kCall)
+    return nullptr;
+  const auto& a = e->args;
+  const std::string& n = e->name;
+  if (n == "and" || n == "or") {
+    bool is_and = n == "and";
+    std::vector<ExprPtr> kept;
+    bool saw_null = false;
+    for (const auto& x : a) {
+      if (is_and ? IsFalse(x) : IsTrue(x))
+        return Bool(!is_and);
+      if (is_and ? IsTrue(x) : IsFalse(x))
+        continue;
+      if (IsNullLiteral(x)) {
+        saw_null = true;
+        continue;
+      }
+      kept.push_back(x);
+    }
+    if (kept.empty())
+      return saw_null ? NullBool() : Bool(is_and);
+    if (saw_null)
+      kept.push_back(NullBool());
+    if (kept.size() == 1)
+      return kept[0];
+    if (kept.size() == a.size())
+      return nullptr;
+    bool nullable = false;
+    for (const auto& x : kept)
+      nullable = nullable || x->nullable;
+    return MakeCall(n, kept, e->type, nullable);
+  }
+  if (n == "not" && a.size() == 1) {
+    if (IsNullLiteral(a[0]))
+      return NullBool();
+    if (IsLiteral(a[0]))
+      return Bool(!a[0]->value.bool_value());
+    if (a[0]->kind == ExprKind::kCall && a[0]->name == "not")
+      return a[0]->args[0];
+    return nullptr;
+  }
+  if ((n == "is_null" || n == "is_not_null") && a.size() == 1) {
+    if (IsLiteral(a[0]))
+      return Bool(a[0]->value.is_null() == (n == "is_null"));
+    if (!a[0]->nullable)
+      return Bool(n == "is_not_null");
+    return nullptr;
+  }
+  for (const auto& x : a) {
+    if (!IsLiteral(x))
+      return nullptr;
+  }
+  static const std::set<std::string> kStrict = {"+",  "-", "*",  "/", "%",  "=",
+                                                "<>", "<", "<=", ">", ">=", "negate"};
+  if (kStrict.count(n) > 0) {
+    for (const auto& x : a) {
+      if (x->value.is_null())
+        return MakeLiteral(Scalar(e->type));
+    }
+  }
+  if (a.size() == 2 && (n == "=" || n == "<>" || n == "<" || n == "<=" || n == ">" || n == ">=")) {
+    auto c = Compare(a[0]->value, a[1]->value);
+    if (!c)
+      return nullptr;
+    bool r = n == "="    ? *c == 0
+             : n == "<>" ? *c != 0
+             : n == "<"  ? *c < 0
+             : n == "<=" ? *c <= 0
+             : n == ">"  ? *c > 0
+                         : *c >= 0;
+    return Bool(r);
+  }
+  if (a.size() == 2 && (n == "+" || n == "-" || n == "*" || n == "/" || n == "%")) {
+    auto r = Arithmetic(n, a[0]->value, a[1]->value, e->type);
+    return r && r->type() == e->type ? MakeLiteral(*r) : nullptr;
+  }
+  if (n == "negate" && a.size() == 1) {
+    const Scalar& v = a[0]->value;
+    if (e->type.is_integer() && v.int_value() != INT64_MIN)
+      return MakeLiteral(Scalar::FromInt(e->type, -v.int_value()));
+    if (e->type.id() == TypeId::kDecimal)
+      return MakeLiteral(Scalar::Decimal(-v.decimal_value(), e->type.precision(), e->type.scale()));
+    if (e->type.id() == TypeId::kFloat64)
+      return MakeLiteral(Scalar::Float64(-v.float_value()));
+  }
+  return nullptr;
+}
+
+ExprPtr FoldExpr(const ExprPtr& e) {
+  return TransformExpr(e, FoldNode);
+}
+
+Result<LogicalPlanPtr> FoldPlan(const LogicalPlanPtr& plan) {
+  std::vector<LogicalPlanPtr> children;
+  for (const auto& c : plan->children) {
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr folded, FoldPlan(c));
+    children.push_back(folded);
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto node, MapSubqueryPlans(*plan, FoldPlan));
+  node = MapNodeExprs(*node, FoldExpr);
+  node->children = std::move(children);
+  if (node->kind == LogicalKind::kFilter) {
+    if (IsTrue(node->predicate))
+      return node->children[0];
+    if (IsFalse(node->predicate) || IsNullLiteral(node->predicate)) {
+      auto empty = std::make_shared<LogicalPlan>();
+      empty->kind = LogicalKind::kValues;
+      empty->output = node->output;
+      return LogicalPlanPtr(empty);
+    }
+  }
+  if (node->kind == LogicalKind::kJoin && node->predicate && IsTrue(node->predicate))
+    node->predicate = nullptr;
+  return LogicalPlanPtr(node);
+}
+
+class ConstantFoldingRule : public OptimizerRule {
+ public:
+  const char* name() const override { return "constant_folding"; }
+
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+    return FoldPlan(plan);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OptimizerRule> MakeConstantFoldingRule() {
+  return std::make_unique<ConstantFoldingRule>();
+}
+
+}  // namespace shoal::sql::optimizer

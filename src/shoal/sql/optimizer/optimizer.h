@@ -1,0 +1,64 @@
+// Optimizer: an ordered list of rewrite rules over logical plans, each rule in its own file in
+// this folder. The default pipeline (Optimizer::Default) folds constants, turns subqueries into
+// joins (decorrelation), factors shared conjuncts out of disjunctions, pushes predicates down
+// (turning cross joins plus equalities into equi-joins and handing column-versus-constant
+// conjuncts to scans as pruning hints), turns outer joins whose NULL-extended rows a filter
+// rejects into inner joins, reorders inner joins by estimated cardinality, prunes unused columns
+// down to the scans and finally annotates every node with its estimated row count. Rules also
+// rewrite the plans of subqueries still inside expressions.
+//
+// Rules must preserve the output columns (ids, names, types) of the plan they are given.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/sql/logical_plan.h"
+
+namespace shoal::sql {
+
+class ColumnIdAllocator;
+
+namespace optimizer {
+
+struct OptimizerContext {
+  ColumnIdAllocator* column_ids = nullptr;  // for rules that add columns; may be null
+};
+
+class OptimizerRule {
+ public:
+  virtual ~OptimizerRule() = default;
+  virtual const char* name() const = 0;
+  virtual Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext& context) = 0;
+};
+
+std::unique_ptr<OptimizerRule> MakeConstantFoldingRule();
+std::unique_ptr<OptimizerRule> MakePredicatePushdownRule();
+std::unique_ptr<OptimizerRule> MakeProjectionPruningRule();
+std::unique_ptr<OptimizerRule> MakeSubqueryDecorrelationRule();
+std::unique_ptr<OptimizerRule> MakeDisjunctionFactoringRule();
+std::unique_ptr<OptimizerRule> MakeOuterJoinSimplificationRule();
+std::unique_ptr<OptimizerRule> MakeJoinReorderingRule();
+std::unique_ptr<OptimizerRule> MakeCardinalityEstimationRule();
+
+class Optimizer {
+ public:
+  /// The default rule pipeline.
+  static Optimizer Default();
+
+  void AddRule(std::unique_ptr<OptimizerRule> rule) { rules_.push_back(std::move(rule)); }
+
+  Result<LogicalPlanPtr> Optimize(LogicalPlanPtr plan, OptimizerContext& context) const;
+
+ private:
+  std::vector<std::unique_ptr<OptimizerRule>> rules_;
+};
+
+}  // namespace optimizer
+
+/// Runs the default pipeline.
+Result<LogicalPlanPtr> OptimizePlan(LogicalPlanPtr plan, ColumnIdAllocator* column_ids = nullptr);
+
+}  // namespace shoal::sql

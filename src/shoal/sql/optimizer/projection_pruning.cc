@@ -1,0 +1,189 @@
+// Projection pruning: walks the plan top-down with the set of columns the consumer needs and
+// drops everything else — unused projection expressions, unused aggregates and window functions,
+// and, most importantly, unread table columns from scans (whose projection lists shrink, so
+// columnar readers decode less). Nodes whose output passes their input through (Filter, Sort,
+// Limit, Join) get their output lists recomputed. DISTINCT, set operations and VALUES need every
+// input column and stop the pruning below them (their children are still pruned on their own).
+// Columns read by correlated subqueries count as used. Pass-through projections that rules added
+// to restore a column order (same ids in, same ids out) disappear where the consumer refers to
+// columns by id anyway (projections, aggregates); they stay where the exact column list matters
+// (the root, set operations, DISTINCT).
+#include "shoal/sql/optimizer/optimizer.h"
+#include "shoal/sql/optimizer/plan_util.h"
+
+namespace shoal::sql::optimizer {
+
+namespace {
+
+void AddColumns(const ExprPtr& e, std::set<ColumnId>* out) {
+  if (!e)
+    return;
+  auto cols = ExprColumns(e);
+  out->insert(cols.begin(), cols.end());
+}
+
+void AddAggregateColumns(const ExprPtr& e, std::set<ColumnId>* out) {
+  AddColumns(e, out);
+}
+
+/// `exact`: the consumer needs exactly this node's column list, not just the columns by id.
+Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
+                             bool exact);
+
+Result<LogicalPlanPtr> PruneAll(const LogicalPlanPtr& plan) {
+  return Prune(plan, OutputIds(*plan), /*exact=*/true);
+}
+
+Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
+                             bool exact) {
+  if (!exact && IsIdentityProjection(*input))
+    return Prune(input->children[0], required, exact);
+  SHOAL_ASSIGN_OR_RETURN(auto node, MapSubqueryPlans(*input, PruneAll));
+  std::set<ColumnId> need;  // what this node needs from its children
+  switch (node->kind) {
+    case LogicalKind::kScan: {
+      std::vector<int> projection;
+      std::vector<ColumnInfo> output;
+      for (size_t i = 0; i < node->output.size(); ++i) {
+        if (required.count(node->output[i].id) > 0) {
+          projection.push_back(node->projection[i]);
+          output.push_back(node->output[i]);
+        }
+      }
+      node->projection = std::move(projection);
+      node->output = std::move(output);
+      return LogicalPlanPtr(node);
+    }
+    case LogicalKind::kProject: {
+      std::vector<ExprPtr> exprs;
+      std::vector<ColumnInfo> output;
+      for (size_t i = 0; i < node->exprs.size(); ++i) {
+        if (required.count(node->output[i].id) > 0) {
+          exprs.push_back(node->exprs[i]);
+          output.push_back(node->output[i]);
+        }
+      }
+      // Keep one column so that the row count survives without zero-column batches.
+      if (exprs.empty() && !node->exprs.empty()) {
+        exprs.push_back(node->exprs[0]);
+        output.push_back(node->output[0]);
+      }
+      node->exprs = std::move(exprs);
+      node->output = std::move(output);
+      for (const auto& e : node->exprs)
+        AddColumns(e, &need);
+      SHOAL_ASSIGN_OR_RETURN(node->children[0], Prune(node->children[0], need, false));
+      return LogicalPlanPtr(node);
+    }
+    case LogicalKind::kFilter:
+    case LogicalKind::kSort:
+    case LogicalKind::kLimit: {
+      need = required;
+      AddColumns(node->predicate, &need);
+      for (const auto& k : node->sort_keys)
+        AddColumns(k.expr, &need);
+      SHOAL_ASSIGN_OR_RETURN(node->children[0], Prune(node->children[0], need, exact));
+      node->output = node->children[0]->output;
+      return LogicalPlanPtr(node);
+    }
+    case LogicalKind::kAggregate: {
+      size_t keys = node->group_by.size();
+      std::vector<ExprPtr> aggregates;
+      std::vector<ColumnInfo> output(node->output.begin(),
+                                     node->output.begin() + static_cast<long>(keys));
+      for (size_t i = 0; i < node->aggregates.size(); ++i) {
+        if (required.count(node->output[keys + i].id) > 0) {
+          aggregates.push_back(node->aggregates[i]);
+          output.push_back(node->output[keys + i]);
+        }
+      }
+      if (keys == 0 && aggregates.empty() && !node->aggregates.empty()) {
+        aggregates.push_back(node->aggregates[0]);
+        output.push_back(node->output[keys]);
+      }
+      node->aggregates = std::move(aggregates);
+      node->output = std::move(output);
+      for (const auto& g : node->group_by)
+        AddColumns(g, &need);
+      for (const auto& a : node->aggregates)
+        AddAggregateColumns(a, &need);
+      SHOAL_ASSIGN_OR_RETURN(node->children[0], Prune(node->children[0], need, false));
+      return LogicalPlanPtr(node);
+    }
+    case LogicalKind::kWindow: {
+      size_t inputs = node->children[0]->output.size();
+      std::vector<ExprPtr> exprs;
+      std::vector<ColumnInfo> added;
+      for (size_t i = 0; i < node->exprs.size(); ++i) {
+        if (required.count(node->output[inputs + i].id) > 0) {
+          exprs.push_back(node->exprs[i]);
+          added.push_back(node->output[inputs + i]);
+        }
+      }
+      node->exprs = std::move(exprs);
+      need = required;
+      for (const auto& e : node->exprs)
+        AddColumns(e, &need);
+      SHOAL_ASSIGN_OR_RETURN(node->children[0], Prune(node->children[0], need, exact));
+      if (node->exprs.empty())
+        return node->children[0];
+      node->output = node->children[0]->output;
+      node->output.insert(node->output.end(), added.begin(), added.end());
+      return LogicalPlanPtr(node);
+    }
+    case LogicalKind::kJoin: {
+      need = required;
+      AddColumns(node->predicate, &need);
+      for (const auto& k : node->left_keys)
+        AddColumns(k, &need);
+      for (const auto& k : node->right_keys)
+        AddColumns(k, &need);
+      for (auto& child : node->children) {
+        std::set<ColumnId> child_need;
+        for (ColumnId id : OutputIds(*child)) {
+          if (need.count(id) > 0)
+            child_need.insert(id);
+        }
+        SHOAL_ASSIGN_OR_RETURN(child, Prune(child, child_need, exact));
+      }
+      std::vector<ColumnInfo> output = node->children[0]->output;
+      bool right_visible =
+          node->join_type != JoinType::kSemi && node->join_type != JoinType::kAnti &&
+          node->join_type != JoinType::kNullAwareAnti && node->join_type != JoinType::kMark;
+      if (right_visible) {
+        output.insert(output.end(), node->children[1]->output.begin(),
+                      node->children[1]->output.end());
+      }
+      for (const auto& c : node->output) {
+        if (c.id == node->mark_column && node->join_type == JoinType::kMark)
+          output.push_back(c);
+      }
+      node->output = std::move(output);
+      return LogicalPlanPtr(node);
+    }
+    default: {
+      // Needs all of its children's columns; prune each child by itself.
+      for (auto& child : node->children) {
+        SHOAL_ASSIGN_OR_RETURN(child, PruneAll(child));
+      }
+      return LogicalPlanPtr(node);
+    }
+  }
+}
+
+class ProjectionPruningRule : public OptimizerRule {
+ public:
+  const char* name() const override { return "projection_pruning"; }
+
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+    return PruneAll(plan);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OptimizerRule> MakeProjectionPruningRule() {
+  return std::make_unique<ProjectionPruningRule>();
+}
+
+}  // namespace shoal::sql::optimizer

@@ -1,0 +1,127 @@
+// Subquery decorrelation: replaces every subquery expression in filters (WHERE, HAVING) and
+// projections (select lists) by a join of the node's input with the subquery's plan, using the
+// per-form rewrites declared in decorrelation.h. Subqueries nested inside subqueries are
+// rewritten first, so an inner correlated subquery is already a join when its enclosing one is
+// pulled into the outer query. Filters whose rewrite added columns (a mark, a scalar result) are
+// topped with a projection that restores their original columns.
+#include "shoal/sql/optimizer/decorrelation.h"
+#include "shoal/sql/optimizer/optimizer.h"
+#include "shoal/sql/optimizer/plan_util.h"
+
+namespace shoal::sql::optimizer {
+
+namespace {
+
+class Decorrelator {
+ public:
+  explicit Decorrelator(ColumnIdSource& ids) : ids_(ids) {}
+
+  Result<LogicalPlanPtr> Run(const LogicalPlanPtr& plan) {
+    SHOAL_ASSIGN_OR_RETURN(auto node,
+                           MapSubqueryPlans(*plan, [this](const auto& p) { return Run(p); }));
+    for (auto& child : node->children) {
+      SHOAL_ASSIGN_OR_RETURN(child, Run(child));
+    }
+    if (node->kind == LogicalKind::kFilter)
+      return RewriteFilter(*node);
+    if (node->kind == LogicalKind::kProject)
+      return RewriteProjection(*node);
+    return LogicalPlanPtr(node);
+  }
+
+ private:
+  LogicalPlanPtr RewriteFilter(const LogicalPlan& filter) {
+    LogicalPlanPtr input = filter.children[0];
+    std::vector<ExprPtr> kept;
+    for (const auto& conjunct : SplitConjunction(filter.predicate)) {
+      if (!ContainsSubquery(conjunct)) {
+        kept.push_back(conjunct);
+        continue;
+      }
+      const Expr* sub = nullptr;
+      bool negated = false;
+      if (conjunct->kind == ExprKind::kSubquery) {
+        sub = conjunct.get();
+        negated = sub->negated;
+      } else if (conjunct->kind == ExprKind::kCall && conjunct->name == "not" &&
+                 conjunct->args.size() == 1 && conjunct->args[0]->kind == ExprKind::kSubquery) {
+        sub = conjunct->args[0].get();
+        negated = !sub->negated;
+      }
+      if (sub && sub->subquery_kind != SubqueryKind::kScalar) {
+        auto rewrite = sub->subquery_kind == SubqueryKind::kExists
+                           ? RewriteExistsSubquery(input, *sub, negated, true, ids_)
+                           : RewriteInSubquery(input, *sub, negated, true, ids_);
+        if (rewrite) {
+          input = rewrite->input;
+          if (rewrite->replacement)
+            kept.push_back(rewrite->replacement);
+          continue;
+        }
+      }
+      kept.push_back(RewriteNested(conjunct, &input));
+    }
+    auto node = filter.Clone();
+    node->children[0] = input;
+    node->predicate = MakeConjunction(kept);
+    node->output = input->output;
+    if (!node->predicate)
+      return SameColumnIds(input->output, filter.output)
+                 ? input
+                 : MakeIdentityProjection(input, filter.output);
+    if (SameColumnIds(node->output, filter.output))
+      return node;
+    return MakeIdentityProjection(node, filter.output);
+  }
+
+  LogicalPlanPtr RewriteProjection(const LogicalPlan& projection) {
+    auto node = projection.Clone();
+    LogicalPlanPtr input = node->children[0];
+    for (auto& e : node->exprs)
+      e = RewriteNested(e, &input);
+    node->children[0] = input;
+    return node;
+  }
+
+  /// Joins every subquery inside `expr` into `*input` and returns `expr` reading the joins'
+  /// columns instead; subqueries that cannot be rewritten stay.
+  ExprPtr RewriteNested(const ExprPtr& expr, LogicalPlanPtr* input) {
+    return TransformExpr(expr, [&](const ExprPtr& e) -> ExprPtr {
+      if (e->kind != ExprKind::kSubquery)
+        return nullptr;
+      std::optional<SubqueryRewrite> rewrite;
+      switch (e->subquery_kind) {
+        case SubqueryKind::kScalar: rewrite = RewriteScalarSubquery(*input, *e, ids_); break;
+        case SubqueryKind::kExists:
+          rewrite = RewriteExistsSubquery(*input, *e, e->negated, false, ids_);
+          break;
+        default: rewrite = RewriteInSubquery(*input, *e, e->negated, false, ids_); break;
+      }
+      if (!rewrite || !rewrite->replacement)
+        return nullptr;
+      *input = rewrite->input;
+      return rewrite->replacement;
+    });
+  }
+
+  ColumnIdSource& ids_;
+};
+
+class SubqueryDecorrelationRule : public OptimizerRule {
+ public:
+  const char* name() const override { return "subquery_decorrelation"; }
+
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext& context) override {
+    ColumnIdSource ids(context.column_ids, *plan);
+    Decorrelator decorrelator(ids);
+    return decorrelator.Run(plan);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OptimizerRule> MakeSubqueryDecorrelationRule() {
+  return std::make_unique<SubqueryDecorrelationRule>();
+}
+
+}  // namespace shoal::sql::optimizer
