@@ -19,7 +19,8 @@
 //  - Streams check context->cancelled() between batches and return a Cancelled status when set.
 //  - Destroying a stream early stops its work and releases its memory (RAII all the way down).
 //  - Memory held across batches is reserved from the TaskContext's pool (per-operator child pools).
-//  - Nothing here knows about the network: exchanges are ordinary nodes whose streams the dist layer
+//  - Nothing here knows about the network: exchanges are ordinary nodes whose streams the dist
+//  layer
 //    supplies.
 #pragma once
 
@@ -52,11 +53,15 @@ struct Partitioning {
   std::vector<sql::ExprPtr> keys;  // kHash only; column refs are input positions
 
   static Partitioning Single() { return {PartitioningKind::kSingle, 1, {}}; }
+
   static Partitioning Unknown(int n) { return {PartitioningKind::kUnknown, n, {}}; }
+
   static Partitioning RoundRobin(int n) { return {PartitioningKind::kRoundRobin, n, {}}; }
+
   static Partitioning Hash(std::vector<sql::ExprPtr> keys, int n) {
     return {PartitioningKind::kHash, n, std::move(keys)};
   }
+
   std::string ToString() const;
 };
 
@@ -66,17 +71,22 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
 
   /// Operator name as EXPLAIN prints it ("HashJoin", "Filter").
   virtual std::string_view name() const = 0;
+
   const columnar::SchemaPtr& schema() const { return schema_; }
+
   virtual std::vector<ExecPlanPtr> children() const = 0;
   /// The same node over other children (same schemas); rules and the distributed planner use it.
   virtual Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const = 0;
 
   virtual Partitioning output_partitioning() const = 0;
+
   int num_partitions() const { return output_partitioning().num_partitions; }
+
   /// Ordering every output partition keeps (empty: none).
   virtual std::vector<sql::SortKey> output_ordering() const { return {}; }
 
-  virtual Result<StreamPtr> Execute(int partition, const std::shared_ptr<TaskContext>& context) const = 0;
+  virtual Result<StreamPtr> Execute(int partition,
+                                    const std::shared_ptr<TaskContext>& context) const = 0;
 
   /// One line of EXPLAIN: the operator's parameters ("type=inner, on=[#0 = #3]"); `verbose` adds
   /// types and estimates.
@@ -96,7 +106,7 @@ std::string FormatExecutionPlan(const ExecutionPlan& plan, bool verbose = false,
 
 /// Runs every partition of `plan` concurrently on the context's thread pool and collects the
 /// batches in partition order. For the shell, tests and the coordinator's head stage.
-Result<std::vector<columnar::RecordBatchPtr>> CollectAll(const ExecPlanPtr& plan,
-                                                         const std::shared_ptr<TaskContext>& context);
+Result<std::vector<columnar::RecordBatchPtr>> CollectAll(
+    const ExecPlanPtr& plan, const std::shared_ptr<TaskContext>& context);
 
 }  // namespace shoal::exec

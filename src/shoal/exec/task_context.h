@@ -24,6 +24,11 @@ namespace shoal::exec {
 
 class ExecutionPlan;
 
+/// Registers the settings the engine reads (batch_size, threads, memory_limit, spill_dir) in the
+/// global registry. Idempotent; the session calls it at start-up and TaskContext calls it too, so
+/// tests and tools need not.
+Status RegisterExecSettings();
+
 /// Counters of one operator in one partition. Updated by the single thread running that partition's
 /// stream, read after the stream ends (or by EXPLAIN ANALYZE while running: values are atomics).
 struct OperatorMetrics {
@@ -45,6 +50,7 @@ class MetricsRegistry {
   /// The metrics of `node` for `partition`, created on first use. The pointer stays valid for the
   /// registry's lifetime.
   OperatorMetrics* For(const ExecutionPlan* node, int partition);
+
   /// Sum over partitions, for printing.
   struct Totals {
     int64_t output_rows = 0, output_batches = 0, compute_nanos = 0, peak_memory_bytes = 0,
@@ -52,6 +58,7 @@ class MetricsRegistry {
     std::map<std::string, int64_t> extra;
     int partitions = 0;
   };
+
   Totals Sum(const ExecutionPlan* node) const;
 
  private:
@@ -63,23 +70,35 @@ class TaskContext {
  public:
   struct Options {
     Settings settings;
-    std::shared_ptr<MemoryPool> pool;        // the query's pool; null: a fresh unlimited one
-    std::shared_ptr<ThreadPool> threads;     // null: a pool of `threads` setting size
-    std::string spill_directory;             // empty: the `spill_dir` setting or $TMPDIR
+    std::shared_ptr<MemoryPool> pool;     // the query's pool; null: a fresh unlimited one
+    std::shared_ptr<ThreadPool> threads;  // null: a pool of `threads` setting size
+    std::string spill_directory;          // empty: the `spill_dir` setting or $TMPDIR
     std::string query_id;
   };
+
   explicit TaskContext(Options options);
 
   const Settings& settings() const { return settings_; }
+
   int64_t batch_size() const { return batch_size_; }
+
   const std::shared_ptr<MemoryPool>& memory_pool() const { return pool_; }
+
   ThreadPool& thread_pool() const { return *threads_; }
+
   const std::string& spill_directory() const { return spill_directory_; }
+
   const std::string& query_id() const { return query_id_; }
+
   MetricsRegistry& metrics() const { return *metrics_; }
 
+  /// A child of the query pool for one operator instance (its use and peak show per operator).
+  std::shared_ptr<MemoryPool> MakeOperatorPool(const std::string& name) const;
+
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
   /// Cancelled status to return from a stream that noticed cancellation.
   static Status CancelledStatus();
 

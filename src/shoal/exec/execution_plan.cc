@@ -1,0 +1,119 @@
+#include "shoal/exec/execution_plan.h"
+
+#include <future>
+
+#include "shoal/exec/expr/expr_text.h"
+#include "shoal/exec/task_context.h"
+
+namespace shoal::exec {
+namespace {
+
+std::string FormatNanos(int64_t nanos) {
+  if (nanos < 1000000)
+    return fmt::format("{:.3f}ms", static_cast<double>(nanos) / 1e6);
+  if (nanos < 10000000000LL)
+    return fmt::format("{:.1f}ms", static_cast<double>(nanos) / 1e6);
+  return fmt::format("{:.2f}s", static_cast<double>(nanos) / 1e9);
+}
+
+void FormatNode(const ExecutionPlan& plan, bool verbose, const TaskContext* analyzed, int depth,
+                std::string* out) {
+  out->append(static_cast<size_t>(depth) * 2, ' ');
+  out->append(plan.name());
+  std::string description = plan.Describe(verbose);
+  if (!description.empty()) {
+    out->append(": ");
+    out->append(description);
+  }
+  if (verbose) {
+    out->append(fmt::format(" [partitions={}, schema=({})]", plan.num_partitions(),
+                            plan.schema()->ToString()));
+  }
+  if (analyzed != nullptr) {
+    MetricsRegistry::Totals t = analyzed->metrics().Sum(&plan);
+    out->append(fmt::format(" (rows={}, batches={}, time={}", t.output_rows, t.output_batches,
+                            FormatNanos(t.compute_nanos)));
+    if (t.peak_memory_bytes > 0)
+      out->append(", peak_memory=" + FormatBytes(t.peak_memory_bytes));
+    if (t.spill_count > 0) {
+      out->append(
+          fmt::format(", spilled={} in {} files", FormatBytes(t.spilled_bytes), t.spill_count));
+    }
+    for (const auto& [key, value] : t.extra)
+      out->append(fmt::format(", {}={}", key, value));
+    out->append(")");
+  }
+  out->push_back('\n');
+  for (const ExecPlanPtr& child : plan.children())
+    FormatNode(*child, verbose, analyzed, depth + 1, out);
+}
+
+}  // namespace
+
+std::string Partitioning::ToString() const {
+  switch (kind) {
+    case PartitioningKind::kUnknown: return fmt::format("Unknown({})", num_partitions);
+    case PartitioningKind::kSingle: return "Single";
+    case PartitioningKind::kRoundRobin: return fmt::format("RoundRobin({})", num_partitions);
+    case PartitioningKind::kHash:
+      return fmt::format("Hash([{}], {})", ExprListText(keys), num_partitions);
+  }
+  return "?";
+}
+
+std::string FormatExecutionPlan(const ExecutionPlan& plan, bool verbose,
+                                const TaskContext* analyzed) {
+  std::string out;
+  FormatNode(plan, verbose, analyzed, 0, &out);
+  return out;
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> CollectAll(
+    const ExecPlanPtr& plan, const std::shared_ptr<TaskContext>& context) {
+  using Batches = std::vector<columnar::RecordBatchPtr>;
+  const int n = plan->num_partitions();
+  std::vector<std::future<Result<Batches>>> futures;
+  futures.reserve(static_cast<size_t>(n));
+  for (int p = 0; p < n; ++p) {
+    // By reference: the task must not own the context, or a worker could drop the last reference
+    // and destroy the pool it runs on. Both outlive the futures awaited below.
+    futures.push_back(context->thread_pool().Submit([&plan, &context, p]() -> Result<Batches> {
+      auto run = [&]() -> Result<Batches> {
+        Batches batches;
+        SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, plan->Execute(p, context));
+        for (;;) {
+          SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
+          if (!batch)
+            break;
+          batches.push_back(std::move(batch));
+        }
+        return batches;
+      };
+      Result<Batches> result = run();
+      // A failed partition ends the query: siblings blocked on shared exchanges must stop too.
+      if (!result.ok())
+        context->Cancel();
+      return result;
+    }));
+  }
+  Batches all;
+  Status first_error;
+  for (auto& future : futures) {
+    Result<Batches> result = future.get();
+    if (!result.ok()) {
+      // Prefer the root cause over the Cancelled errors it triggered in siblings.
+      if (first_error.ok() || (first_error.code() == StatusCode::kCancelled &&
+                               result.status().code() != StatusCode::kCancelled)) {
+        first_error = result.status();
+      }
+      continue;
+    }
+    for (auto& batch : *result)
+      all.push_back(std::move(batch));
+  }
+  if (!first_error.ok())
+    return first_error;
+  return all;
+}
+
+}  // namespace shoal::exec

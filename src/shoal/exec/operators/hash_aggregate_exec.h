@@ -1,0 +1,82 @@
+// HashAggregateExec: GROUP BY with aggregate functions, by hashing the group keys of each input
+// partition into a Grouper and updating column-wise Accumulators.
+//
+// Modes:
+//  - kSingle: input rows in, SQL results out (keys, then one column per aggregate).
+//  - kPartial: input rows in, partial states out: keys, then each aggregate's state columns
+//    (AggregateStateFields), ordinary columns that an exchange can ship.
+//  - kFinal: a kPartial's output in (after a hash repartition on the keys, or coalesced into one
+//    partition), SQL results out. It is given the SAME group-by and aggregate expressions as the
+//    partial: their types describe the states; the input layout is fixed by PartialSchema().
+// With no group-by expressions the aggregation is global and always yields exactly one row, also
+// on empty input (count = 0, sum = NULL), in kSingle and kFinal (kPartial: one state row).
+//
+// Expressions: group-by expressions and aggregate arguments and FILTER predicates are physical
+// expressions over the input (column references are input positions), compiled per stream.
+// Dictionary-encoded keys and arguments are decoded (a dictionary key's output column has the
+// value type). DISTINCT aggregates are supported in kSingle mode only: each such aggregate keeps a
+// second grouping table over (group id, arguments) and feeds only the first occurrence of each
+// pair; a distributed plan aggregates on (keys, value) first instead.
+//
+// Each partition aggregates independently; the output keeps the input's partitioning. Memory: the
+// grouping table and states are reserved from the operator pool after every input batch; a refused
+// reservation fails the query with OutOfMemory (spilling is not implemented yet).
+#pragma once
+
+#include <vector>
+
+#include "shoal/exec/execution_plan.h"
+
+namespace shoal::exec {
+
+enum class AggregateMode : uint8_t { kSingle, kPartial, kFinal };
+
+const char* AggregateModeName(AggregateMode mode);
+
+class HashAggregateExec final : public ExecutionPlan {
+ public:
+  /// `aggregates` are kAggregate expressions. `output_schema` may be null (names are derived from
+  /// the expressions); when given it must have the types the mode produces.
+  static Result<std::shared_ptr<HashAggregateExec>> Make(
+      ExecPlanPtr input, std::vector<sql::ExprPtr> group_by, std::vector<sql::ExprPtr> aggregates,
+      AggregateMode mode, columnar::SchemaPtr output_schema = nullptr);
+
+  /// The schema a kPartial produces and a kFinal consumes.
+  static Result<columnar::SchemaPtr> PartialSchema(const std::vector<sql::ExprPtr>& group_by,
+                                                   const std::vector<sql::ExprPtr>& aggregates);
+
+  std::string_view name() const override { return "HashAggregate"; }
+
+  std::vector<ExecPlanPtr> children() const override { return {input_}; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override;
+
+  Partitioning output_partitioning() const override;
+
+  Result<StreamPtr> Execute(int partition,
+                            const std::shared_ptr<TaskContext>& context) const override;
+  std::string Describe(bool verbose) const override;
+
+  AggregateMode mode() const { return mode_; }
+
+  const std::vector<sql::ExprPtr>& group_by() const { return group_by_; }
+
+  const std::vector<sql::ExprPtr>& aggregates() const { return aggregates_; }
+
+ private:
+  HashAggregateExec(ExecPlanPtr input, std::vector<sql::ExprPtr> group_by,
+                    std::vector<sql::ExprPtr> aggregates, AggregateMode mode,
+                    columnar::SchemaPtr schema)
+      : ExecutionPlan(std::move(schema)),
+        input_(std::move(input)),
+        group_by_(std::move(group_by)),
+        aggregates_(std::move(aggregates)),
+        mode_(mode) {}
+
+  ExecPlanPtr input_;
+  std::vector<sql::ExprPtr> group_by_;
+  std::vector<sql::ExprPtr> aggregates_;
+  AggregateMode mode_;
+};
+
+}  // namespace shoal::exec

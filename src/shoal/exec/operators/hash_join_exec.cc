@@ -1,0 +1,536 @@
+#include "shoal/exec/operators/hash_join_exec.h"
+
+#include <algorithm>
+
+#include "shoal/columnar/bitmap.h"
+#include "shoal/exec/array_ops.h"
+#include "shoal/exec/expr/evaluator.h"
+#include "shoal/exec/expr/expr_text.h"
+#include "shoal/exec/hash.h"
+#include "shoal/exec/join/build_input.h"
+#include "shoal/exec/join/join_hash_table.h"
+#include "shoal/exec/join/join_output.h"
+#include "shoal/exec/join/shared_build.h"
+#include "shoal/exec/operator_stream.h"
+
+namespace shoal::exec {
+namespace {
+
+using sql::JoinType;
+namespace bitmap = columnar::bitmap;
+
+// Join types whose output rows are (probe row, build row) pairs.
+bool EmitsPairs(JoinType t) {
+  return t == JoinType::kInner || t == JoinType::kLeft || t == JoinType::kRight ||
+         t == JoinType::kFull;
+}
+
+bool KeepsUnmatchedProbe(JoinType t) {
+  return t == JoinType::kLeft || t == JoinType::kFull;
+}
+
+bool KeepsUnmatchedBuild(JoinType t) {
+  return t == JoinType::kRight || t == JoinType::kFull;
+}
+
+DataType Decoded(const DataType& type) {
+  return type.id() == TypeId::kDictionary ? type.value_type() : type;
+}
+
+const char* ModeName(HashJoinExec::Mode mode) {
+  return mode == HashJoinExec::Mode::kCollectBuild ? "collect_build" : "partitioned";
+}
+
+class HashJoinStream final : public OperatorStream {
+ public:
+  HashJoinStream(const HashJoinExec* node, int partition, std::shared_ptr<TaskContext> context,
+                 StreamPtr probe, std::shared_ptr<SharedBuild<JoinHashTable>> shared)
+      : OperatorStream(node, partition, std::move(context)),
+        node_(node),
+        type_(node->join_type()),
+        probe_(std::move(probe)),
+        shared_(std::move(shared)),
+        coalescer_(node->schema(), batch_size(), pool()) {}
+
+  Status Init() {
+    const auto& left_schema = *node_->left()->schema();
+    SHOAL_ASSIGN_OR_RETURN(probe_keys_, MakeEvaluators(node_->left_keys(), left_schema, pool()));
+    num_left_ = left_schema.num_fields();
+    if (node_->residual()) {
+      SHOAL_ASSIGN_OR_RETURN(
+          residual_, ExprEvaluator::Make(node_->residual(), *node_->joined_schema(), pool()));
+      // Only the columns the residual reads are gathered for it.
+      residual_needed_.assign(static_cast<size_t>(node_->joined_schema()->num_fields()), false);
+      sql::VisitExpr(node_->residual(), [&](const sql::Expr& e) {
+        if (e.kind == sql::ExprKind::kColumnRef && e.outer_depth == 0 &&
+            e.column < residual_needed_.size())
+          residual_needed_[e.column] = true;
+      });
+      left_needed_.assign(residual_needed_.begin(), residual_needed_.begin() + num_left_);
+      right_needed_.assign(residual_needed_.begin() + num_left_, residual_needed_.end());
+    }
+    return Status::OK();
+  }
+
+ protected:
+  Result<RecordBatchPtr> NextImpl() override {
+    for (;;) {
+      if (coalescer_.has_ready())
+        return coalescer_.PopReady();
+      switch (phase_) {
+        case Phase::kDone: return RecordBatchPtr();
+        case Phase::kProbing: SHOAL_RETURN_IF_ERROR(ProbeStep()); break;
+        case Phase::kUnmatchedBuild: SHOAL_RETURN_IF_ERROR(UnmatchedBuildStep()); break;
+      }
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { kProbing, kUnmatchedBuild, kDone };
+
+  int64_t batch_size() const { return context()->batch_size(); }
+
+  Status EnsureTable() {
+    if (table_)
+      return Status::OK();
+    const ExecPlanPtr& right = node_->right();
+    const bool track = KeepsUnmatchedBuild(type_);
+    if (shared_) {
+      auto context = this->context();
+      auto* shared = shared_.get();
+      OperatorMetrics* metrics = this->metrics();
+      SHOAL_ASSIGN_OR_RETURN(table_, shared_->Get([&]() {
+        return BuildJoinHashTable(right, AllPartitions(*right), node_->right_keys(), track, context,
+                                  shared->pool(), metrics);
+      }));
+    } else {
+      SHOAL_ASSIGN_OR_RETURN(table_, BuildJoinHashTable(right, {partition()}, node_->right_keys(),
+                                                        track, context(), pool(), metrics()));
+    }
+    return Status::OK();
+  }
+
+  Status ProbeStep() {
+    SHOAL_RETURN_IF_ERROR(EnsureTable());
+    if (in_batch_) {
+      SHOAL_RETURN_IF_ERROR(RunRounds());
+      if (cursor_.done())
+        SHOAL_RETURN_IF_ERROR(FinishBatch());
+      return Status::OK();
+    }
+    // NOT IN over a set containing NULL is never true: nothing to read.
+    if (type_ == JoinType::kNullAwareAnti && table_->num_rows() > 0 && table_->has_null_key())
+      return EndProbe();
+    SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, probe_->Next());
+    if (!batch)
+      return EndProbe();
+    if (batch->num_rows() == 0)
+      return Status::OK();
+    return StartBatch(std::move(batch));
+  }
+
+  Status EndProbe() {
+    probe_.reset();
+    if (KeepsUnmatchedBuild(type_) && (!shared_ || shared_->FinishProbe())) {
+      phase_ = Phase::kUnmatchedBuild;
+      return Status::OK();
+    }
+    phase_ = Phase::kDone;
+    return coalescer_.Flush();
+  }
+
+  Status StartBatch(RecordBatchPtr batch) {
+    batch_ = std::move(batch);
+    const int64_t n = batch_->num_rows();
+    keys_.clear();
+    for (auto& k : probe_keys_) {
+      SHOAL_ASSIGN_OR_RETURN(ArrayPtr column, k->Evaluate(*batch_));
+      SHOAL_ASSIGN_OR_RETURN(column, DecodeDictionary(column, pool()));
+      keys_.push_back(std::move(column));
+    }
+    std::vector<const Array*> key_arrays;
+    for (const auto& k : keys_)
+      key_arrays.push_back(k.get());
+    SHOAL_ASSIGN_OR_RETURN(key_validity_, bits::AndValidity(key_arrays, n, pool()));
+    probe_matched_.assign(static_cast<size_t>(n), 0);
+    cursor_.probe_rows.clear();
+    cursor_.build_rows.clear();
+    if (table_->num_indexed_rows() > 0) {
+      SHOAL_RETURN_IF_ERROR(HashColumns(keys_, n, &hashes_));
+      valid_rows_.clear();
+      const uint8_t* v = key_validity_ ? key_validity_->data() : nullptr;
+      for (int64_t i = 0; i < n; ++i) {
+        if (v == nullptr || bitmap::GetBit(v, i))
+          valid_rows_.push_back(static_cast<int32_t>(i));
+      }
+      table_->StartProbe(keys_, hashes_.data(), valid_rows_.data(),
+                         static_cast<int64_t>(valid_rows_.size()), &cursor_);
+    }
+    in_batch_ = true;
+    return Status::OK();
+  }
+
+  // Matches until the cursor is exhausted or a full output batch is pending.
+  Status RunRounds() {
+    const bool pairs = EmitsPairs(type_);
+    const bool one_match = !pairs;
+    const bool track_probe = KeepsUnmatchedProbe(type_) || one_match;
+    const bool track_build = KeepsUnmatchedBuild(type_);
+    while (!cursor_.done()) {
+      std::vector<int32_t>* out_p = pairs ? &pair_probe_ : &round_probe_;
+      std::vector<int32_t>* out_b = pairs ? &pair_build_ : &round_build_;
+      if (!pairs) {
+        out_p->clear();
+        out_b->clear();
+      }
+      const size_t begin = out_p->size();
+      table_->MatchRound(cursor_, out_p, out_b);
+      if (residual_ && out_p->size() > begin)
+        SHOAL_RETURN_IF_ERROR(ApplyResidual(out_p, out_b, begin));
+      const int64_t found = static_cast<int64_t>(out_p->size() - begin);
+      if (track_probe) {
+        for (size_t i = begin; i < out_p->size(); ++i)
+          probe_matched_[static_cast<size_t>((*out_p)[i])] = 1;
+      }
+      if (track_build && found > 0)
+        table_->MarkMatched(out_b->data() + begin, found);
+      table_->Advance(&cursor_, one_match ? probe_matched_.data() : nullptr);
+      if (pairs && static_cast<int64_t>(pair_probe_.size()) >= batch_size())
+        return EmitPairs(/*all=*/false);
+    }
+    return Status::OK();
+  }
+
+  // Keeps the pairs [begin, end) for which the residual is TRUE.
+  Status ApplyResidual(std::vector<int32_t>* probe, std::vector<int32_t>* build, size_t begin) {
+    const int64_t count = static_cast<int64_t>(probe->size() - begin);
+    std::vector<ArrayPtr> columns;
+    columns.reserve(residual_needed_.size());
+    SHOAL_RETURN_IF_ERROR(GatherColumns(batch_->columns(), probe->data() + begin, count, false,
+                                        &left_needed_, pool(), &columns));
+    SHOAL_RETURN_IF_ERROR(GatherColumns(table_->payload(), build->data() + begin, count, false,
+                                        &right_needed_, pool(), &columns));
+    // Columns the residual never reads stay null (EvalInput allows it).
+    RecordBatchPtr joined = RecordBatch::Make(node_->joined_schema(), count, std::move(columns));
+    selection_.clear();
+    SHOAL_RETURN_IF_ERROR(residual_->Select(*joined, &selection_));
+    int32_t* p = probe->data() + begin;
+    int32_t* b = build->data() + begin;
+    for (size_t k = 0; k < selection_.size(); ++k) {
+      p[k] = p[selection_[k]];
+      b[k] = b[selection_[k]];
+    }
+    probe->resize(begin + selection_.size());
+    build->resize(begin + selection_.size());
+    return Status::OK();
+  }
+
+  // Turns pending pairs into output batches of batch_size rows; with `all`, the tail too.
+  Status EmitPairs(bool all) {
+    const int64_t total = static_cast<int64_t>(pair_probe_.size());
+    const int64_t size = batch_size();
+    const bool build_nulls = KeepsUnmatchedProbe(type_);
+    int64_t done = 0;
+    while (total - done >= size || (all && done < total)) {
+      const int64_t count = std::min(size, total - done);
+      std::vector<ArrayPtr> columns;
+      columns.reserve(static_cast<size_t>(schema()->num_fields()));
+      SHOAL_RETURN_IF_ERROR(GatherColumns(batch_->columns(), pair_probe_.data() + done, count,
+                                          false, nullptr, pool(), &columns));
+      SHOAL_RETURN_IF_ERROR(GatherColumns(table_->payload(), pair_build_.data() + done, count,
+                                          build_nulls, nullptr, pool(), &columns));
+      SHOAL_RETURN_IF_ERROR(
+          coalescer_.Push(RecordBatch::Make(schema(), count, std::move(columns))));
+      done += count;
+    }
+    pair_probe_.erase(pair_probe_.begin(), pair_probe_.begin() + done);
+    pair_build_.erase(pair_build_.begin(), pair_build_.begin() + done);
+    return Status::OK();
+  }
+
+  Status EmitSelected() {
+    if (selection_.empty())
+      return Status::OK();
+    if (static_cast<int64_t>(selection_.size()) == batch_->num_rows())
+      return coalescer_.Push(RecordBatch::Make(schema(), batch_->num_rows(), batch_->columns()));
+    SHOAL_ASSIGN_OR_RETURN(
+        RecordBatchPtr taken,
+        TakeBatch(*batch_, selection_.data(), static_cast<int64_t>(selection_.size()), pool()));
+    return coalescer_.Push(RecordBatch::Make(schema(), taken->num_rows(), taken->columns()));
+  }
+
+  Status FinishBatch() {
+    const int64_t n = batch_->num_rows();
+    const uint8_t* valid = key_validity_ ? key_validity_->data() : nullptr;
+    selection_.clear();
+    switch (type_) {
+      case JoinType::kInner:
+      case JoinType::kRight: SHOAL_RETURN_IF_ERROR(EmitPairs(/*all=*/true)); break;
+      case JoinType::kLeft:
+      case JoinType::kFull:
+        for (int64_t i = 0; i < n; ++i) {
+          if (!probe_matched_[static_cast<size_t>(i)]) {
+            pair_probe_.push_back(static_cast<int32_t>(i));
+            pair_build_.push_back(-1);
+          }
+        }
+        SHOAL_RETURN_IF_ERROR(EmitPairs(/*all=*/true));
+        break;
+      case JoinType::kSemi:
+        for (int64_t i = 0; i < n; ++i) {
+          if (probe_matched_[static_cast<size_t>(i)])
+            selection_.push_back(static_cast<int32_t>(i));
+        }
+        SHOAL_RETURN_IF_ERROR(EmitSelected());
+        break;
+      case JoinType::kAnti:
+        for (int64_t i = 0; i < n; ++i) {
+          if (!probe_matched_[static_cast<size_t>(i)])
+            selection_.push_back(static_cast<int32_t>(i));
+        }
+        SHOAL_RETURN_IF_ERROR(EmitSelected());
+        break;
+      case JoinType::kNullAwareAnti: {
+        // Reached only when the build side has no NULL key (see ProbeStep).
+        const bool build_empty = table_->num_rows() == 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const bool key_valid = valid == nullptr || bitmap::GetBit(valid, i);
+          if (build_empty || (key_valid && !probe_matched_[static_cast<size_t>(i)]))
+            selection_.push_back(static_cast<int32_t>(i));
+        }
+        SHOAL_RETURN_IF_ERROR(EmitSelected());
+        break;
+      }
+      case JoinType::kMark: SHOAL_RETURN_IF_ERROR(EmitMarked()); break;
+    }
+    in_batch_ = false;
+    batch_.reset();
+    keys_.clear();
+    key_validity_.reset();
+    return Status::OK();
+  }
+
+  Status EmitMarked() {
+    const int64_t n = batch_->num_rows();
+    const uint8_t* valid = key_validity_ ? key_validity_->data() : nullptr;
+    const bool build_nonempty = table_->num_rows() > 0;
+    const bool build_null = build_nonempty && table_->has_null_key();
+    SHOAL_ASSIGN_OR_RETURN(BufferPtr values, bits::Allocate(n, pool(), /*zeroed=*/true));
+    SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, bits::Allocate(n, pool(), /*zeroed=*/true));
+    uint8_t* vb = values->mutable_data();
+    uint8_t* nb = validity->mutable_data();
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool matched = probe_matched_[static_cast<size_t>(i)] != 0;
+      const bool key_null = valid != nullptr && !bitmap::GetBit(valid, i);
+      const bool is_null = !matched && (build_null || (build_nonempty && key_null));
+      if (matched)
+        bitmap::SetBit(vb, i);
+      if (is_null) {
+        ++nulls;
+      } else {
+        bitmap::SetBit(nb, i);
+      }
+    }
+    std::vector<ArrayPtr> columns = batch_->columns();
+    columns.push_back(
+        Array::Make(DataType::Boolean(), n,
+                    {nulls > 0 ? std::move(validity) : BufferPtr(), std::move(values)}, nulls));
+    return coalescer_.Push(RecordBatch::Make(schema(), n, std::move(columns)));
+  }
+
+  // RIGHT and FULL joins: build rows no probe row matched, with NULL left columns.
+  Status UnmatchedBuildStep() {
+    const int64_t total = table_->num_rows();
+    const int64_t size = batch_size();
+    while (unmatched_next_ < total && !coalescer_.has_ready()) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      const int64_t end = std::min(total, unmatched_next_ + size);
+      unmatched_rows_.clear();
+      table_->UnmatchedRows(unmatched_next_, end, &unmatched_rows_);
+      unmatched_next_ = end;
+      if (unmatched_rows_.empty())
+        continue;
+      const int64_t count = static_cast<int64_t>(unmatched_rows_.size());
+      std::vector<ArrayPtr> columns;
+      SHOAL_RETURN_IF_ERROR(AppendNullColumns(*schema(), 0, num_left_, count, pool(), &columns));
+      SHOAL_RETURN_IF_ERROR(GatherColumns(table_->payload(), unmatched_rows_.data(), count, false,
+                                          nullptr, pool(), &columns));
+      SHOAL_RETURN_IF_ERROR(
+          coalescer_.Push(RecordBatch::Make(schema(), count, std::move(columns))));
+    }
+    if (unmatched_next_ >= total) {
+      phase_ = Phase::kDone;
+      return coalescer_.Flush();
+    }
+    return Status::OK();
+  }
+
+  const HashJoinExec* node_;
+  const JoinType type_;
+  StreamPtr probe_;
+  std::shared_ptr<SharedBuild<JoinHashTable>> shared_;
+  std::shared_ptr<JoinHashTable> table_;
+  BatchCoalescer coalescer_;
+  Phase phase_ = Phase::kProbing;
+  int num_left_ = 0;
+
+  std::vector<std::unique_ptr<ExprEvaluator>> probe_keys_;
+  std::unique_ptr<ExprEvaluator> residual_;
+  std::vector<bool> residual_needed_, left_needed_, right_needed_;
+
+  // The probe batch being joined.
+  bool in_batch_ = false;
+  RecordBatchPtr batch_;
+  std::vector<ArrayPtr> keys_;
+  BufferPtr key_validity_;
+  std::vector<uint64_t> hashes_;
+  std::vector<int32_t> valid_rows_;
+  std::vector<uint8_t> probe_matched_;
+  ProbeCursor cursor_;
+  std::vector<int32_t> pair_probe_, pair_build_;    // pending output pairs
+  std::vector<int32_t> round_probe_, round_build_;  // one round's matches (semi, anti, mark)
+  SelectionVector selection_;
+
+  int64_t unmatched_next_ = 0;
+  std::vector<int32_t> unmatched_rows_;
+};
+
+}  // namespace
+
+HashJoinExec::HashJoinExec(columnar::SchemaPtr schema, columnar::SchemaPtr joined_schema,
+                           ExecPlanPtr left, ExecPlanPtr right, std::vector<sql::ExprPtr> left_keys,
+                           std::vector<sql::ExprPtr> right_keys, sql::JoinType join_type,
+                           sql::ExprPtr residual, Mode mode)
+    : ExecutionPlan(std::move(schema)),
+      joined_schema_(std::move(joined_schema)),
+      left_(std::move(left)),
+      right_(std::move(right)),
+      left_keys_(std::move(left_keys)),
+      right_keys_(std::move(right_keys)),
+      join_type_(join_type),
+      residual_(std::move(residual)),
+      mode_(mode),
+      builds_(std::make_unique<SharedBuildRegistry<JoinHashTable>>()) {}
+
+HashJoinExec::~HashJoinExec() = default;
+
+Result<std::shared_ptr<HashJoinExec>> HashJoinExec::Make(ExecPlanPtr left, ExecPlanPtr right,
+                                                         std::vector<sql::ExprPtr> left_keys,
+                                                         std::vector<sql::ExprPtr> right_keys,
+                                                         sql::JoinType join_type,
+                                                         sql::ExprPtr residual, Mode mode) {
+  if (!left || !right)
+    return Status::Internal("HashJoin needs two inputs");
+  if (left_keys.empty() || left_keys.size() != right_keys.size()) {
+    return Status::Internal("HashJoin with {} left and {} right keys", left_keys.size(),
+                            right_keys.size());
+  }
+  if (mode == Mode::kPartitioned && left->num_partitions() != right->num_partitions()) {
+    return Status::Internal("partitioned HashJoin of {} probe and {} build partitions",
+                            left->num_partitions(), right->num_partitions());
+  }
+  // Whether the build side is empty or holds a NULL key is a property of the whole build side,
+  // which no single build partition knows.
+  if (mode == Mode::kPartitioned &&
+      (join_type == JoinType::kNullAwareAnti || join_type == JoinType::kMark)) {
+    return Status::NotImplemented("partitioned {} join (plan it with the collect-build mode)",
+                                  sql::JoinTypeName(join_type));
+  }
+  // Compiling here surfaces plan errors at planning time, not in the first batch.
+  const auto& pool = DefaultMemoryPool();
+  SHOAL_ASSIGN_OR_RETURN(auto lk, MakeEvaluators(left_keys, *left->schema(), pool));
+  SHOAL_ASSIGN_OR_RETURN(auto rk, MakeEvaluators(right_keys, *right->schema(), pool));
+  for (size_t i = 0; i < lk.size(); ++i) {
+    DataType lt = Decoded(lk[i]->type());
+    DataType rt = Decoded(rk[i]->type());
+    if (lt != rt) {
+      return Status::TypeError("join key {} compares {} with {}", i + 1, lt.ToString(),
+                               rt.ToString());
+    }
+  }
+  std::vector<columnar::Field> joined = left->schema()->fields();
+  for (const auto& f : right->schema()->fields())
+    joined.push_back(f);
+  auto joined_schema = std::make_shared<const columnar::Schema>(joined);
+  if (residual) {
+    SHOAL_ASSIGN_OR_RETURN(auto check, ExprEvaluator::Make(residual, *joined_schema, pool));
+    if (check->type().id() != TypeId::kBoolean && check->type().id() != TypeId::kNull) {
+      return Status::TypeError("argument of JOIN/ON must be type boolean, not type {}",
+                               check->type().ToString());
+    }
+  }
+  std::vector<columnar::Field> fields = left->schema()->fields();
+  switch (join_type) {
+    case JoinType::kInner:
+    case JoinType::kLeft:
+    case JoinType::kRight:
+    case JoinType::kFull: {
+      if (KeepsUnmatchedBuild(join_type)) {
+        for (auto& f : fields)
+          f.nullable = true;
+      }
+      for (columnar::Field f : right->schema()->fields()) {
+        if (KeepsUnmatchedProbe(join_type))
+          f.nullable = true;
+        fields.push_back(std::move(f));
+      }
+      break;
+    }
+    case JoinType::kSemi:
+    case JoinType::kAnti:
+    case JoinType::kNullAwareAnti: break;
+    case JoinType::kMark: fields.emplace_back("mark", DataType::Boolean(), true); break;
+  }
+  auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
+  return std::shared_ptr<HashJoinExec>(new HashJoinExec(
+      std::move(schema), std::move(joined_schema), std::move(left), std::move(right),
+      std::move(left_keys), std::move(right_keys), join_type, std::move(residual), mode));
+}
+
+Result<ExecPlanPtr> HashJoinExec::WithNewChildren(std::vector<ExecPlanPtr> children) const {
+  if (children.size() != 2)
+    return Status::Internal("HashJoin takes two children");
+  SHOAL_ASSIGN_OR_RETURN(auto node, Make(std::move(children[0]), std::move(children[1]), left_keys_,
+                                         right_keys_, join_type_, residual_, mode_));
+  return ExecPlanPtr(std::move(node));
+}
+
+Partitioning HashJoinExec::output_partitioning() const {
+  Partitioning left = left_->output_partitioning();
+  // Unmatched build rows carry NULL left keys and come from one partition: no layout survives.
+  if (KeepsUnmatchedBuild(join_type_))
+    return Partitioning::Unknown(left.num_partitions);
+  return left;
+}
+
+Result<StreamPtr> HashJoinExec::Execute(int partition,
+                                        const std::shared_ptr<TaskContext>& context) const {
+  if (partition < 0 || partition >= left_->num_partitions())
+    return Status::Internal("HashJoin partition {} of {}", partition, left_->num_partitions());
+  std::shared_ptr<SharedBuild<JoinHashTable>> shared;
+  if (mode_ == Mode::kCollectBuild)
+    shared = builds_->Acquire(context, left_->num_partitions(), "HashJoin[build]");
+  SHOAL_ASSIGN_OR_RETURN(StreamPtr probe, left_->Execute(partition, context));
+  auto stream = std::make_unique<HashJoinStream>(this, partition, context, std::move(probe),
+                                                 std::move(shared));
+  SHOAL_RETURN_IF_ERROR(stream->Init());
+  return StreamPtr(std::move(stream));
+}
+
+std::string HashJoinExec::Describe(bool) const {
+  std::string on;
+  for (size_t i = 0; i < left_keys_.size(); ++i) {
+    if (i > 0)
+      on += ", ";
+    on += ExprText(*left_keys_[i]) + " = " + ExprText(*right_keys_[i]);
+  }
+  std::string text =
+      fmt::format("type={}, mode={}, on=[{}]", sql::JoinTypeName(join_type_), ModeName(mode_), on);
+  if (residual_)
+    text += ", filter=" + ExprText(*residual_);
+  return text;
+}
+
+}  // namespace shoal::exec

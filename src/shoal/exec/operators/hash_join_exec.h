@@ -1,0 +1,105 @@
+// HashJoinExec: equi-join of a probe input (left) and a build input (right) through a hash table
+// built from the right side (join/join_hash_table.h), with an optional residual condition over the
+// joined row, for every join type of sql::JoinType.
+//
+// Output schema: left columns then right columns for inner, left, right and full joins (the side
+// that may be missing becomes nullable); only the left columns for semi, anti and null-aware anti
+// joins; the left columns and a nullable boolean "mark" column for mark joins. The residual is a
+// physical expression over left columns then right columns (positions), for every join type.
+//
+// Semantics beyond plain equality (NULL keys never match):
+//  - null-aware anti (NOT IN): no rows at all when the build side has a row with a NULL in a key
+//    column; probe rows with a NULL key are dropped unless the build side is empty, in which case
+//    every probe row is kept. The residual only decides between rows whose keys are equal.
+//  - mark: TRUE when some build row matches (keys equal, residual TRUE); otherwise NULL when the
+//    build side is non-empty and either the probe row has a NULL key or some build row has one;
+//    otherwise FALSE.
+//
+// Modes:
+//  - kCollectBuild: every partition of the right input is collected into ONE hash table per
+//    execution, shared by all probe partitions (how they find it: join/shared_build.h). Output
+//    partitions follow the left input's. RIGHT and FULL joins record matches in the shared table
+//    and the probe partition that finishes last emits the unmatched build rows, once.
+//  - kPartitioned: probe partition i joins build partition i only (both inputs hash-partitioned
+//    the same way on the join keys, so the input partition counts must be equal); each stream
+//    builds and owns its table and emits its own unmatched build rows. Null-aware anti and mark
+//    joins depend on the whole build side (is it empty, does it hold a NULL key) and are refused
+//    in this mode (NotImplemented).
+//
+// Output batches hold at most batch_size rows; selective joins merge small results.
+//
+// Streams are single-threaded; the shared table is built once under a mutex and then read
+// concurrently (matched flags are atomic).
+#pragma once
+
+#include "shoal/exec/execution_plan.h"
+#include "shoal/sql/logical_plan.h"
+
+namespace shoal::exec {
+
+class JoinHashTable;
+template <typename T>
+class SharedBuildRegistry;
+
+class HashJoinExec final : public ExecutionPlan {
+ public:
+  enum class Mode : uint8_t { kCollectBuild, kPartitioned };
+
+  /// `left_keys[i]` (over the left input) equals `right_keys[i]` (over the right input); both
+  /// lists non-empty, of equal length and pairwise of equal types (decimals of equal precision
+  /// and scale). `residual` may be null.
+  static Result<std::shared_ptr<HashJoinExec>> Make(ExecPlanPtr left, ExecPlanPtr right,
+                                                    std::vector<sql::ExprPtr> left_keys,
+                                                    std::vector<sql::ExprPtr> right_keys,
+                                                    sql::JoinType join_type, sql::ExprPtr residual,
+                                                    Mode mode);
+  ~HashJoinExec() override;
+
+  std::string_view name() const override { return "HashJoin"; }
+
+  std::vector<ExecPlanPtr> children() const override { return {left_, right_}; }
+
+  /// The probe input.
+  const ExecPlanPtr& left() const { return left_; }
+
+  /// The build input.
+  const ExecPlanPtr& right() const { return right_; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override;
+  Partitioning output_partitioning() const override;
+  Result<StreamPtr> Execute(int partition,
+                            const std::shared_ptr<TaskContext>& context) const override;
+  std::string Describe(bool verbose) const override;
+
+  sql::JoinType join_type() const { return join_type_; }
+
+  Mode mode() const { return mode_; }
+
+  const std::vector<sql::ExprPtr>& left_keys() const { return left_keys_; }
+
+  const std::vector<sql::ExprPtr>& right_keys() const { return right_keys_; }
+
+  const sql::ExprPtr& residual() const { return residual_; }
+
+  /// The joined row the residual sees: left fields then right fields.
+  const columnar::SchemaPtr& joined_schema() const { return joined_schema_; }
+
+ private:
+  HashJoinExec(columnar::SchemaPtr schema, columnar::SchemaPtr joined_schema, ExecPlanPtr left,
+               ExecPlanPtr right, std::vector<sql::ExprPtr> left_keys,
+               std::vector<sql::ExprPtr> right_keys, sql::JoinType join_type, sql::ExprPtr residual,
+               Mode mode);
+
+  columnar::SchemaPtr joined_schema_;
+  ExecPlanPtr left_;
+  ExecPlanPtr right_;
+  std::vector<sql::ExprPtr> left_keys_;
+  std::vector<sql::ExprPtr> right_keys_;
+  sql::JoinType join_type_;
+  sql::ExprPtr residual_;
+  Mode mode_;
+  // kCollectBuild: the shared table of each running execution.
+  std::unique_ptr<SharedBuildRegistry<JoinHashTable>> builds_;
+};
+
+}  // namespace shoal::exec

@@ -1,0 +1,207 @@
+#include "shoal/exec/operators/sort_preserving_merge_exec.h"
+
+#include <algorithm>
+
+#include "shoal/exec/array_ops.h"
+#include "shoal/exec/expr/evaluator.h"
+#include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/sort_exec.h"
+#include "shoal/exec/row_key/sort_key_encoder.h"
+
+namespace shoal::exec {
+namespace {
+
+class MergeStream final : public OperatorStream {
+ public:
+  MergeStream(const SortPreservingMergeExec* node, std::shared_ptr<TaskContext> context,
+              int64_t fetch)
+      : OperatorStream(node, 0, std::move(context)), remaining_(fetch) {}
+
+  Status Init(const std::vector<sql::SortKey>& keys, const columnar::Schema& input_schema,
+              std::vector<StreamPtr> inputs) {
+    for (const sql::SortKey& key : keys) {
+      SHOAL_ASSIGN_OR_RETURN(auto eval, ExprEvaluator::Make(key.expr, input_schema, pool()));
+      keys_.push_back(std::move(eval));
+      orders_.push_back({key.ascending, key.nulls_first});
+    }
+    inputs_.resize(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      inputs_[i].stream = std::move(inputs[i]);
+    return Status::OK();
+  }
+
+ protected:
+  Result<RecordBatchPtr> NextImpl() override {
+    if (!started_) {
+      started_ = true;
+      for (size_t s = 0; s < inputs_.size(); ++s) {
+        SHOAL_RETURN_IF_ERROR(Load(s));
+        if (inputs_[s].batch)
+          heap_.push_back(static_cast<int>(s));
+      }
+      std::make_heap(heap_.begin(), heap_.end(), After{this});
+    }
+    int64_t limit = context()->batch_size();
+    if (remaining_ >= 0)
+      limit = std::min(limit, remaining_);
+    order_.clear();
+    while (static_cast<int64_t>(order_.size()) < limit && !heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end(), After{this});
+      const int s = heap_.back();
+      Input& in = inputs_[static_cast<size_t>(s)];
+      order_.push_back(s);
+      if (++in.row == in.batch->num_rows()) {
+        CloseRun(&in);
+        SHOAL_RETURN_IF_ERROR(Load(static_cast<size_t>(s)));
+        if (!in.batch) {
+          heap_.pop_back();
+          continue;
+        }
+      }
+      std::push_heap(heap_.begin(), heap_.end(), After{this});
+    }
+    for (Input& in : inputs_) {
+      if (in.batch)
+        CloseRun(&in);
+    }
+    if (order_.empty())
+      return RecordBatchPtr();
+    if (remaining_ >= 0)
+      remaining_ -= static_cast<int64_t>(order_.size());
+    return Assemble();
+  }
+
+ private:
+  struct Input {
+    StreamPtr stream;
+    RecordBatchPtr batch;
+    EncodedRows keys;
+    int64_t row = 0;
+    int64_t run_start = 0;             // first row of the current run in `batch`
+    std::vector<RecordBatchPtr> runs;  // rows this input gave to the output being built
+  };
+
+  // Heap order: true when input a's current row comes after b's (ties: higher input after).
+  struct After {
+    const MergeStream* self;
+
+    bool operator()(int a, int b) const {
+      const Input& x = self->inputs_[static_cast<size_t>(a)];
+      const Input& y = self->inputs_[static_cast<size_t>(b)];
+      const int c = EncodedRows::Compare(x.keys, x.row, y.keys, y.row);
+      return c != 0 ? c > 0 : a > b;
+    }
+  };
+
+  void CloseRun(Input* in) {
+    if (in->row > in->run_start)
+      in->runs.push_back(in->batch->Slice(in->run_start, in->row - in->run_start));
+    in->run_start = in->row;
+  }
+
+  // The next non-empty batch of input s with its encoded keys; batch null at its end.
+  Status Load(size_t s) {
+    Input& in = inputs_[s];
+    in.batch.reset();
+    in.row = 0;
+    in.run_start = 0;
+    if (!in.stream)
+      return Status::OK();
+    for (;;) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, in.stream->Next());
+      if (!batch) {
+        in.stream.reset();
+        return Status::OK();
+      }
+      if (batch->num_rows() == 0)
+        continue;
+      std::vector<ArrayPtr> keys;
+      for (auto& eval : keys_) {
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr key, eval->Evaluate(*batch));
+        keys.push_back(std::move(key));
+      }
+      SHOAL_RETURN_IF_ERROR(in.keys.Encode(keys, orders_, batch->num_rows()));
+      in.batch = std::move(batch);
+      return Status::OK();
+    }
+  }
+
+  Result<RecordBatchPtr> Assemble() {
+    std::vector<RecordBatchPtr> parts;
+    std::vector<int32_t> next(inputs_.size());
+    int32_t offset = 0;
+    for (size_t s = 0; s < inputs_.size(); ++s) {
+      next[s] = offset;
+      for (auto& run : inputs_[s].runs) {
+        offset += static_cast<int32_t>(run->num_rows());
+        parts.push_back(std::move(run));
+      }
+      inputs_[s].runs.clear();
+    }
+    if (parts.size() == 1)
+      return parts[0];  // one input supplied every row, in order
+    SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr combined, ConcatenateBatches(schema(), parts, pool()));
+    indices_.resize(order_.size());
+    for (size_t i = 0; i < order_.size(); ++i)
+      indices_[i] = next[static_cast<size_t>(order_[i])]++;
+    return TakeBatch(*combined, indices_.data(), static_cast<int64_t>(indices_.size()), pool());
+  }
+
+  int64_t remaining_;
+  bool started_ = false;
+  std::vector<std::unique_ptr<ExprEvaluator>> keys_;
+  std::vector<SortOrder> orders_;
+  std::vector<Input> inputs_;
+  std::vector<int> heap_;
+  std::vector<int> order_;  // input of each output row
+  std::vector<int32_t> indices_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<SortPreservingMergeExec>> SortPreservingMergeExec::Make(
+    ExecPlanPtr input, std::vector<sql::SortKey> keys, int64_t fetch) {
+  if (!input)
+    return Status::Internal("SortPreservingMerge without an input");
+  for (const sql::SortKey& key : keys) {
+    if (!key.expr)
+      return Status::Internal("SortPreservingMerge key without an expression");
+    SHOAL_RETURN_IF_ERROR(
+        ExprEvaluator::Make(key.expr, *input->schema(), DefaultMemoryPool()).status());
+  }
+  return std::shared_ptr<SortPreservingMergeExec>(
+      new SortPreservingMergeExec(std::move(input), std::move(keys), fetch));
+}
+
+Result<ExecPlanPtr> SortPreservingMergeExec::WithNewChildren(
+    std::vector<ExecPlanPtr> children) const {
+  if (children.size() != 1)
+    return Status::Internal("SortPreservingMerge takes one child");
+  SHOAL_ASSIGN_OR_RETURN(auto node, Make(std::move(children[0]), keys_, fetch_));
+  return ExecPlanPtr(std::move(node));
+}
+
+Result<StreamPtr> SortPreservingMergeExec::Execute(
+    int partition, const std::shared_ptr<TaskContext>& context) const {
+  if (partition != 0)
+    return Status::Internal("SortPreservingMerge has one partition, asked for {}", partition);
+  std::vector<StreamPtr> inputs;
+  for (int p = 0; p < input_->num_partitions(); ++p) {
+    SHOAL_ASSIGN_OR_RETURN(StreamPtr in, input_->Execute(p, context));
+    inputs.push_back(std::move(in));
+  }
+  auto stream = std::make_unique<MergeStream>(this, context, fetch_);
+  SHOAL_RETURN_IF_ERROR(stream->Init(keys_, *input_->schema(), std::move(inputs)));
+  return StreamPtr(std::move(stream));
+}
+
+std::string SortPreservingMergeExec::Describe(bool) const {
+  std::string out = SortKeysText(keys_);
+  if (fetch_ >= 0)
+    out += fmt::format(", fetch={}", fetch_);
+  return out;
+}
+
+}  // namespace shoal::exec

@@ -1,0 +1,142 @@
+#include "shoal/exec/operators/table_scan_exec.h"
+
+#include "shoal/exec/memory_table.h"
+#include "shoal/exec/operator_stream.h"
+
+namespace shoal::exec {
+namespace {
+
+class ScanStream final : public OperatorStream {
+ public:
+  ScanStream(const TableScanExec* node, int partition, std::shared_ptr<TaskContext> context,
+             io::TableProviderPtr table, io::ScanRequest request, std::vector<io::ScanUnit> units)
+      : OperatorStream(node, partition, std::move(context)),
+        table_(std::move(table)),
+        request_(std::move(request)),
+        units_(std::move(units)) {
+    request_.batch_size = this->context()->batch_size();
+    scan_context_.pool = pool();
+    OperatorMetrics* m = metrics();
+    scan_context_.add_metric = [m](const std::string& name, int64_t value) {
+      m->AddExtra(name, value);
+    };
+  }
+
+ protected:
+  Result<columnar::RecordBatchPtr> NextImpl() override {
+    for (;;) {
+      if (request_.limit >= 0 && produced_ >= request_.limit)
+        return columnar::RecordBatchPtr();
+      if (!reader_) {
+        if (next_unit_ >= units_.size())
+          return columnar::RecordBatchPtr();
+        const io::ScanUnit& unit = units_[next_unit_++];
+        Result<columnar::RecordBatchReaderPtr> opened =
+            table_->OpenUnit(unit, request_, scan_context_);
+        if (!opened.ok())
+          return std::move(opened).status().WithContext("scanning " + unit.description);
+        reader_ = std::move(opened).MoveValueUnsafe();
+      }
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, reader_->Next());
+      if (!batch) {
+        reader_.reset();
+        continue;
+      }
+      if (batch->num_rows() == 0)
+        continue;
+      produced_ += batch->num_rows();
+      return batch;
+    }
+  }
+
+ private:
+  io::TableProviderPtr table_;
+  io::ScanRequest request_;
+  std::vector<io::ScanUnit> units_;
+  io::ScanContext scan_context_;
+  size_t next_unit_ = 0;
+  int64_t produced_ = 0;
+  columnar::RecordBatchReaderPtr reader_;
+};
+
+}  // namespace
+
+TableScanExec::TableScanExec(columnar::SchemaPtr schema, io::TableProviderPtr table,
+                             std::string table_name, io::ScanRequest request,
+                             std::vector<std::vector<io::ScanUnit>> groups)
+    : ExecutionPlan(std::move(schema)),
+      table_(std::move(table)),
+      table_name_(std::move(table_name)),
+      request_(std::move(request)),
+      groups_(std::move(groups)) {}
+
+Result<std::shared_ptr<TableScanExec>> TableScanExec::Make(io::TableProviderPtr table,
+                                                           std::string table_name,
+                                                           io::ScanRequest request,
+                                                           int target_partitions) {
+  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema,
+                         ProjectSchema(*table->schema(), request.projection));
+  SHOAL_ASSIGN_OR_RETURN(std::vector<io::ScanUnit> units, table->PlanScan(request));
+  const size_t n = std::max<size_t>(
+      1, std::min(units.size(), static_cast<size_t>(std::max(1, target_partitions))));
+  std::vector<std::vector<io::ScanUnit>> groups(n);
+  // Contiguous groups balanced by bytes (rows when sizes are unknown).
+  int64_t total = 0;
+  for (const auto& u : units)
+    total += std::max<int64_t>(1, u.bytes);
+  int64_t acc = 0;
+  for (auto& u : units) {
+    size_t g =
+        std::min(n - 1, static_cast<size_t>(static_cast<double>(acc) * static_cast<double>(n) /
+                                            static_cast<double>(std::max<int64_t>(1, total))));
+    acc += std::max<int64_t>(1, u.bytes);
+    groups[g].push_back(std::move(u));
+  }
+  return std::shared_ptr<TableScanExec>(new TableScanExec(std::move(schema), std::move(table),
+                                                          std::move(table_name), std::move(request),
+                                                          std::move(groups)));
+}
+
+Result<ExecPlanPtr> TableScanExec::WithNewChildren(std::vector<ExecPlanPtr> children) const {
+  if (!children.empty())
+    return Status::Internal("TableScan has no children");
+  return shared_from_this();
+}
+
+Partitioning TableScanExec::output_partitioning() const {
+  if (groups_.size() == 1)
+    return Partitioning::Single();
+  return Partitioning::Unknown(static_cast<int>(groups_.size()));
+}
+
+Result<StreamPtr> TableScanExec::Execute(int partition,
+                                         const std::shared_ptr<TaskContext>& context) const {
+  if (partition < 0 || static_cast<size_t>(partition) >= groups_.size())
+    return Status::Internal("TableScan partition {} of {}", partition, groups_.size());
+  return StreamPtr(new ScanStream(this, partition, context, table_, request_,
+                                  groups_[static_cast<size_t>(partition)]));
+}
+
+std::string TableScanExec::Describe(bool verbose) const {
+  size_t units = 0;
+  for (const auto& g : groups_)
+    units += g.size();
+  std::string out = fmt::format("{} ({}), units={}", table_name_, table_->kind(), units);
+  std::string columns;
+  for (int i = 0; i < schema()->num_fields(); ++i)
+    columns += (i > 0 ? ", " : "") + schema()->field(i).name;
+  out += ", columns=[" + columns + "]";
+  if (!request_.predicates.empty())
+    out += fmt::format(", pruning_predicates={}", request_.predicates.size());
+  if (request_.limit >= 0)
+    out += fmt::format(", limit={}", request_.limit);
+  if (verbose) {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      for (const auto& u : groups_[g])
+        out += fmt::format("\n    [{}] {}", g, u.description);
+    }
+  }
+  return out;
+}
+
+}  // namespace shoal::exec

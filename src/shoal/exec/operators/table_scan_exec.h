@@ -1,0 +1,42 @@
+// TableScanExec: reads a table through its io::TableProvider. The scan is planned when the node
+// is made (pruning happens then), and the resulting scan units are split into contiguous groups,
+// one per output partition, so a partition reads its units in table order.
+#pragma once
+
+#include "shoal/exec/execution_plan.h"
+#include "shoal/io/table_provider.h"
+
+namespace shoal::exec {
+
+class TableScanExec final : public ExecutionPlan {
+ public:
+  /// Plans the scan; `target_partitions` is an upper bound (never more partitions than units, at
+  /// least one).
+  static Result<std::shared_ptr<TableScanExec>> Make(io::TableProviderPtr table,
+                                                     std::string table_name,
+                                                     io::ScanRequest request,
+                                                     int target_partitions);
+
+  std::string_view name() const override { return "TableScan"; }
+
+  std::vector<ExecPlanPtr> children() const override { return {}; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override;
+  Partitioning output_partitioning() const override;
+  Result<StreamPtr> Execute(int partition,
+                            const std::shared_ptr<TaskContext>& context) const override;
+  std::string Describe(bool verbose) const override;
+
+  const std::vector<std::vector<io::ScanUnit>>& unit_groups() const { return groups_; }
+
+ private:
+  TableScanExec(columnar::SchemaPtr schema, io::TableProviderPtr table, std::string table_name,
+                io::ScanRequest request, std::vector<std::vector<io::ScanUnit>> groups);
+
+  io::TableProviderPtr table_;
+  std::string table_name_;
+  io::ScanRequest request_;
+  std::vector<std::vector<io::ScanUnit>> groups_;
+};
+
+}  // namespace shoal::exec

@@ -1,0 +1,31 @@
+// UnionExec: UNION ALL. Output partitions are the inputs' partitions side by side (input 0's
+// first), so the union itself moves no data and runs every input in parallel.
+#pragma once
+
+#include "shoal/exec/execution_plan.h"
+
+namespace shoal::exec {
+
+class UnionExec final : public ExecutionPlan {
+ public:
+  static Result<std::shared_ptr<UnionExec>> Make(std::vector<ExecPlanPtr> inputs);
+
+  std::string_view name() const override { return "Union"; }
+
+  std::vector<ExecPlanPtr> children() const override { return inputs_; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override;
+  Partitioning output_partitioning() const override;
+  Result<StreamPtr> Execute(int partition,
+                            const std::shared_ptr<TaskContext>& context) const override;
+
+  std::string Describe(bool) const override { return ""; }
+
+ private:
+  UnionExec(columnar::SchemaPtr schema, std::vector<ExecPlanPtr> inputs)
+      : ExecutionPlan(std::move(schema)), inputs_(std::move(inputs)) {}
+
+  std::vector<ExecPlanPtr> inputs_;
+};
+
+}  // namespace shoal::exec

@@ -1,0 +1,44 @@
+// PhysicalPlanner: turns an optimized logical plan (sql/logical_plan.h) into an execution plan for
+// one node — ColumnIds become input positions, and each logical operator becomes the physical
+// operators that run it over `target_partitions` partitions (partial / final aggregation around a
+// hash repartition, per-partition sorts under a merge, collect-build or partitioned hash joins).
+//
+// The root of the result always has exactly one partition, so a caller can read the query's rows
+// in order from partition 0.
+#pragma once
+
+#include <memory>
+
+#include "shoal/common/result.h"
+#include "shoal/exec/execution_plan.h"
+#include "shoal/sql/logical_plan.h"
+
+namespace shoal::exec {
+
+/// Registers the settings the planner reads (join_collect_build_rows) in the global registry.
+/// Idempotent.
+Status RegisterPlannerSettings();
+
+struct PhysicalPlannerOptions {
+  int target_partitions = 1;
+  int64_t batch_size = 8192;
+  // A join's right side with at most this many estimated rows is collected into one shared hash
+  // table instead of repartitioning both sides (setting join_collect_build_rows).
+  double collect_build_max_rows = 100000;
+};
+
+class PhysicalPlanner {
+ public:
+  explicit PhysicalPlanner(PhysicalPlannerOptions options) : options_(options) {}
+
+  /// The execution plan of `plan`, coalesced to one output partition.
+  Result<ExecPlanPtr> Plan(const sql::LogicalPlan& plan) const;
+
+  /// The plan of `plan` without the final coalesce (its partitions as the operators leave them).
+  Result<ExecPlanPtr> PlanNode(const sql::LogicalPlan& plan) const;
+
+ private:
+  PhysicalPlannerOptions options_;
+};
+
+}  // namespace shoal::exec

@@ -1,0 +1,548 @@
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "shoal/exec/memory_table.h"
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/hash_aggregate_exec.h"
+#include "shoal/exec/operators/repartition_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+#include "tests/unit/exec/exec_test_util.h"
+
+namespace shoal::exec {
+namespace {
+
+using namespace testutil;  // NOLINT(google-build-using-namespace)
+using columnar::Field;
+using columnar::int128_t;
+using shoal::testing::MakeBatch;
+using Strings = std::vector<std::string>;
+
+sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type,
+                 bool distinct = false, sql::ExprPtr filter = nullptr) {
+  auto e = std::make_shared<sql::Expr>();
+  e->kind = sql::ExprKind::kAggregate;
+  e->name = std::move(name);
+  e->args = std::move(args);
+  e->type = std::move(type);
+  e->distinct = distinct;
+  e->filter = std::move(filter);
+  return e;
+}
+
+std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
+                                       const std::vector<shoal::testing::TextRow>& rows,
+                                       int per_batch) {
+  std::vector<RecordBatchPtr> batches;
+  for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
+    std::vector<shoal::testing::TextRow> part(
+        rows.begin() + static_cast<std::ptrdiff_t>(i),
+        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
+    batches.push_back(MakeBatch(fields, part));
+  }
+  auto table = MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
+  EXPECT_TRUE(table.ok());
+  return *table;
+}
+
+ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
+  io::ScanRequest request;
+  for (int i = 0; i < table->schema()->num_fields(); ++i)
+    request.projection.push_back(i);
+  auto scan = TableScanExec::Make(table, "t", request, partitions);
+  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+  return *scan;
+}
+
+Strings Sorted(Strings v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+class AggregateTest : public ::testing::TestWithParam<int64_t> {
+ protected:
+  Result<std::vector<RecordBatchPtr>> Run(const ExecPlanPtr& plan) {
+    context_ = MakeContext(GetParam());
+    return CollectAll(plan, context_);
+  }
+
+  Strings RunRows(const ExecPlanPtr& plan) {
+    auto result = Run(plan);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? Sorted(Rows(*result)) : Strings{};
+  }
+
+  std::shared_ptr<TaskContext> context_;
+};
+
+// ---- random data against a reference computed row by row -------------------------------------
+
+struct RefRow {
+  std::optional<int32_t> k;
+  std::optional<std::string> s;
+  std::optional<int64_t> v;
+  std::optional<int64_t> cents;
+  std::optional<double> f;
+  std::optional<bool> b;
+};
+
+struct RefGroup {
+  int64_t count_star = 0, count_v = 0;
+  std::optional<int64_t> sum_v, min_v, max_v, sum_v_filtered;
+  std::optional<int128_t> sum_d;
+  std::optional<std::string> min_s, max_s;
+  std::vector<double> fs;
+  std::optional<bool> all_b, any_b;
+  std::set<int64_t> distinct_v;
+};
+
+std::vector<Field> RandomFields() {
+  return {{"k", DataType::Int32()},        {"s", DataType::Utf8()},    {"v", DataType::Int64()},
+          {"d", DataType::Decimal(12, 2)}, {"f", DataType::Float64()}, {"b", DataType::Boolean()}};
+}
+
+std::vector<RefRow> RandomRows(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  const char* strings[] = {"a", "bb", "", "ccc", "a\xc3\xa9"};
+  std::vector<RefRow> rows;
+  for (int i = 0; i < n; ++i) {
+    RefRow r;
+    if (!chance(10))
+      r.k = static_cast<int32_t>(rng() % 6) - 2;
+    if (!chance(10))
+      r.s = strings[rng() % 5];
+    if (!chance(15))
+      r.v = static_cast<int64_t>(rng() % 2001) - 1000;
+    if (!chance(15))
+      r.cents = static_cast<int64_t>(rng() % 200001) - 100000;
+    if (!chance(15))
+      r.f = (static_cast<double>(rng() % 801) - 400) / 4;
+    if (!chance(15))
+      r.b = rng() % 4 != 0;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<shoal::testing::TextRow> ToText(const std::vector<RefRow>& rows) {
+  std::vector<shoal::testing::TextRow> out;
+  for (const RefRow& r : rows) {
+    auto cents = [](int64_t c) {
+      return fmt::format("{}{}.{:02d}", c < 0 ? "-" : "", std::abs(c) / 100, std::abs(c) % 100);
+    };
+    out.push_back({r.k ? std::to_string(*r.k) : "NULL", r.s ? *r.s : "NULL",
+                   r.v ? std::to_string(*r.v) : "NULL", r.cents ? cents(*r.cents) : "NULL",
+                   r.f ? fmt::format("{}", *r.f) : "NULL",
+                   r.b ? (*r.b ? "true" : "false") : "NULL"});
+  }
+  return out;
+}
+
+std::string GroupKey(const RefRow& r) {
+  return (r.k ? std::to_string(*r.k) : "NULL") + "|" + (r.s ? *r.s : "NULL");
+}
+
+std::map<std::string, RefGroup> Reference(const std::vector<RefRow>& rows) {
+  std::map<std::string, RefGroup> groups;
+  for (const RefRow& r : rows) {
+    RefGroup& g = groups[GroupKey(r)];
+    ++g.count_star;
+    if (r.v) {
+      ++g.count_v;
+      g.sum_v = g.sum_v.value_or(0) + *r.v;
+      g.min_v = std::min(g.min_v.value_or(*r.v), *r.v);
+      g.max_v = std::max(g.max_v.value_or(*r.v), *r.v);
+      g.distinct_v.insert(*r.v);
+      if (r.b && *r.b)
+        g.sum_v_filtered = g.sum_v_filtered.value_or(0) + *r.v;
+    }
+    if (r.cents)
+      g.sum_d = g.sum_d.value_or(0) + *r.cents;
+    if (r.s) {
+      g.min_s = std::min(g.min_s.value_or(*r.s), *r.s);
+      g.max_s = std::max(g.max_s.value_or(*r.s), *r.s);
+    }
+    if (r.f)
+      g.fs.push_back(*r.f);
+    if (r.b) {
+      g.all_b = g.all_b.value_or(true) && *r.b;
+      g.any_b = g.any_b.value_or(false) || *r.b;
+    }
+  }
+  return groups;
+}
+
+// The aggregates of the random test, over RandomFields() positions.
+std::vector<sql::ExprPtr> RandomAggregates(bool with_distinct) {
+  auto v = Col(2, DataType::Int64());
+  auto d = Col(3, DataType::Decimal(12, 2));
+  auto s = Col(1, DataType::Utf8());
+  auto f = Col(4, DataType::Float64());
+  auto b = Col(5, DataType::Boolean());
+  std::vector<sql::ExprPtr> aggs = {
+      Agg("count", {}, DataType::Int64()),
+      Agg("count", {v}, DataType::Int64()),
+      Agg("sum", {v}, DataType::Int64()),
+      Agg("min", {v}, DataType::Int64()),
+      Agg("max", {v}, DataType::Int64()),
+      Agg("avg", {v}, DataType::Float64()),
+      Agg("sum", {d}, DataType::Decimal(38, 2)),
+      Agg("min", {s}, DataType::Utf8()),
+      Agg("max", {s}, DataType::Utf8()),
+      Agg("var_pop", {f}, DataType::Float64()),
+      Agg("stddev_samp", {f}, DataType::Float64()),
+      Agg("bool_and", {b}, DataType::Boolean()),
+      Agg("bool_or", {b}, DataType::Boolean()),
+      Agg("sum", {v}, DataType::Int64(), false, b),
+  };
+  if (with_distinct)
+    aggs.push_back(Agg("count", {v}, DataType::Int64(), true));
+  return aggs;
+}
+
+void ExpectNear(const Scalar& got, std::optional<double> want, const std::string& what) {
+  if (!want) {
+    EXPECT_TRUE(got.is_null()) << what << ": " << got.ToString();
+    return;
+  }
+  ASSERT_FALSE(got.is_null()) << what;
+  EXPECT_NEAR(got.float_value(), *want, 1e-9 * std::max(1.0, std::abs(*want))) << what;
+}
+
+void CheckAgainstReference(const std::vector<RecordBatchPtr>& batches,
+                           const std::map<std::string, RefGroup>& reference, bool with_distinct) {
+  std::set<std::string> seen;
+  for (const RecordBatchPtr& batch : batches) {
+    auto keys0 = shoal::testing::ArrayToStrings(*batch->column(0));
+    auto keys1 = shoal::testing::ArrayToStrings(*batch->column(1));
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      const std::string key = keys0[static_cast<size_t>(r)] + "|" + keys1[static_cast<size_t>(r)];
+      EXPECT_TRUE(seen.insert(key).second) << "group " << key << " appears twice";
+      auto it = reference.find(key);
+      ASSERT_NE(it, reference.end()) << "unexpected group " << key;
+      const RefGroup& g = it->second;
+      auto at = [&](int c) { return Scalar::FromArray(*batch->column(c), r); };
+      auto int_or_null = [&](int c, std::optional<int64_t> want, const char* what) {
+        Scalar got = at(c);
+        if (!want) {
+          EXPECT_TRUE(got.is_null()) << key << " " << what;
+        } else {
+          ASSERT_FALSE(got.is_null()) << key << " " << what;
+          EXPECT_EQ(got.int_value(), *want) << key << " " << what;
+        }
+      };
+      int_or_null(2, g.count_star, "count(*)");
+      int_or_null(3, g.count_v, "count(v)");
+      int_or_null(4, g.sum_v, "sum(v)");
+      int_or_null(5, g.min_v, "min(v)");
+      int_or_null(6, g.max_v, "max(v)");
+      ExpectNear(at(7),
+                 g.count_v ? std::optional<double>(static_cast<double>(*g.sum_v) / g.count_v)
+                           : std::nullopt,
+                 key + " avg(v)");
+      Scalar sum_d = at(8);
+      EXPECT_EQ(sum_d.is_null(), !g.sum_d.has_value()) << key;
+      if (g.sum_d && !sum_d.is_null()) {
+        EXPECT_TRUE(sum_d.decimal_value() == *g.sum_d) << key << " sum(d)";
+      }
+      EXPECT_EQ(at(9).is_null() ? std::optional<std::string>() : at(9).string_value(), g.min_s);
+      EXPECT_EQ(at(10).is_null() ? std::optional<std::string>() : at(10).string_value(), g.max_s);
+      std::optional<double> var_pop, stddev_samp;
+      if (!g.fs.empty()) {
+        double mean = 0;
+        for (double x : g.fs)
+          mean += x;
+        mean /= static_cast<double>(g.fs.size());
+        double ss = 0;
+        for (double x : g.fs)
+          ss += (x - mean) * (x - mean);
+        var_pop = ss / static_cast<double>(g.fs.size());
+        if (g.fs.size() > 1)
+          stddev_samp = std::sqrt(ss / static_cast<double>(g.fs.size() - 1));
+      }
+      ExpectNear(at(11), var_pop, key + " var_pop");
+      ExpectNear(at(12), stddev_samp, key + " stddev_samp");
+      EXPECT_EQ(at(13).is_null() ? std::optional<bool>() : at(13).bool_value(), g.all_b) << key;
+      EXPECT_EQ(at(14).is_null() ? std::optional<bool>() : at(14).bool_value(), g.any_b) << key;
+      int_or_null(15, g.sum_v_filtered, "sum(v) filter");
+      if (with_distinct)
+        int_or_null(16, static_cast<int64_t>(g.distinct_v.size()), "count(distinct v)");
+    }
+  }
+  EXPECT_EQ(seen.size(), reference.size());
+}
+
+TEST_P(AggregateTest, RandomGroupsMatchReference) {
+  auto rows = RandomRows(1500, 7);
+  auto table = MakeTable(RandomFields(), ToText(rows), 97);
+  std::vector<sql::ExprPtr> keys = {Col(0, DataType::Int32()), Col(1, DataType::Utf8())};
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       HashAggregateExec::Make(Scan(table, 1), keys, RandomAggregates(true),
+                                               AggregateMode::kSingle));
+  ASSERT_OK_AND_ASSIGN(auto batches, Run(agg));
+  CheckAgainstReference(batches, Reference(rows), true);
+  for (const auto& b : batches)
+    EXPECT_LE(b->num_rows(), GetParam());
+}
+
+TEST_P(AggregateTest, PartialThenFinalMatchesReference) {
+  auto rows = RandomRows(1500, 11);
+  auto table = MakeTable(RandomFields(), ToText(rows), 61);
+  std::vector<sql::ExprPtr> keys = {Col(0, DataType::Int32()), Col(1, DataType::Utf8())};
+  auto aggs = RandomAggregates(false);
+  ASSERT_OK_AND_ASSIGN(
+      auto partial, HashAggregateExec::Make(Scan(table, 4), keys, aggs, AggregateMode::kPartial));
+  ASSERT_OK_AND_ASSIGN(auto partial_schema, HashAggregateExec::PartialSchema(keys, aggs));
+  EXPECT_EQ(*partial->schema(), *partial_schema);
+  // Partial states cross a hash exchange on the keys, as in a distributed plan.
+  ASSERT_OK_AND_ASSIGN(
+      auto exchange,
+      RepartitionExec::Make(
+          partial, Partitioning::Hash({Col(0, DataType::Int32()), Col(1, DataType::Utf8())}, 3)));
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(exchange, keys, aggs, AggregateMode::kFinal));
+  ASSERT_OK_AND_ASSIGN(auto batches, Run(final_agg));
+  CheckAgainstReference(batches, Reference(rows), false);
+}
+
+TEST_P(AggregateTest, GlobalAggregateOnEmptyInputYieldsOneRow) {
+  auto table = MakeTable(RandomFields(), {}, 10);
+  auto aggs = RandomAggregates(true);
+  ASSERT_OK_AND_ASSIGN(auto single,
+                       HashAggregateExec::Make(Scan(table, 1), {}, aggs, AggregateMode::kSingle));
+  const std::string expected = "0|0|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL|0";
+  EXPECT_EQ(RunRows(single), Strings{expected});
+  aggs.pop_back();  // no DISTINCT in two phases
+  ASSERT_OK_AND_ASSIGN(auto partial,
+                       HashAggregateExec::Make(Scan(table, 1), {}, aggs, AggregateMode::kPartial));
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(CoalescePartitionsExec::Make(partial), {}, aggs,
+                                               AggregateMode::kFinal));
+  EXPECT_EQ(RunRows(final_agg), Strings{expected.substr(0, expected.size() - 2)});
+}
+
+TEST_P(AggregateTest, GroupedAggregateOnEmptyInputYieldsNoRows) {
+  auto table = MakeTable(RandomFields(), {}, 10);
+  ASSERT_OK_AND_ASSIGN(
+      auto agg,
+      HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int32())},
+                              {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle));
+  EXPECT_EQ(RunRows(agg), Strings{});
+}
+
+TEST_P(AggregateTest, NullKeysGroupTogetherAndFloatKeysFoldZeroAndNaN) {
+  std::vector<Field> fields = {{"k", DataType::Float64()}, {"s", DataType::Utf8()}};
+  auto table = MakeTable(fields,
+                         {{"NULL", "a"},
+                          {"0", "b"},
+                          {"-0", "c"},
+                          {"NaN", "d"},
+                          {"NULL", "e"},
+                          {"NaN", "f"},
+                          {"1.5", "g"}},
+                         3);
+  ASSERT_OK_AND_ASSIGN(
+      auto agg,
+      HashAggregateExec::Make(
+          Scan(table, 1), {Col(0, DataType::Float64())},
+          {Agg("count", {}, DataType::Int64()),
+           Agg("string_agg", {Col(1, DataType::Utf8()), Lit(Scalar::Utf8("-"))}, DataType::Utf8())},
+          AggregateMode::kSingle));
+  EXPECT_EQ(RunRows(agg), (Strings{"0|2|b-c", "1.5|1|g", "NULL|2|a-e", "NaN|2|d-f"}));
+}
+
+TEST_P(AggregateTest, KeysOfManyTypes) {
+  std::vector<Field> fields = {{"d", DataType::Date32()},
+                               {"m", DataType::Decimal(30, 3)},
+                               {"b", DataType::Boolean()},
+                               {"u", DataType::UInt8()},
+                               {"x", DataType::Int64()}};
+  auto table = MakeTable(fields,
+                         {{"2024-01-01", "1.5", "t", "200", "1"},
+                          {"2024-01-01", "1.500", "t", "200", "2"},
+                          {"2024-01-02", "1.5", "t", "200", "4"},
+                          {"2024-01-01", "-1.5", "NULL", "200", "8"},
+                          {"NULL", "NULL", "NULL", "NULL", "16"},
+                          {"NULL", "NULL", "NULL", "NULL", "32"},
+                          {"2024-01-01", "-1.5", "NULL", "200", "64"}},
+                         2);
+  std::vector<sql::ExprPtr> keys;
+  for (int i = 0; i < 4; ++i)
+    keys.push_back(Col(i, fields[static_cast<size_t>(i)].type));
+  ASSERT_OK_AND_ASSIGN(auto agg, HashAggregateExec::Make(
+                                     Scan(table, 1), keys,
+                                     {Agg("sum", {Col(4, DataType::Int64())}, DataType::Int64())},
+                                     AggregateMode::kSingle));
+  EXPECT_EQ(RunRows(agg), (Strings{"2024-01-01|-1.500|NULL|200|72", "2024-01-01|1.500|t|200|3",
+                                   "2024-01-02|1.500|t|200|4", "NULL|NULL|NULL|NULL|48"}));
+}
+
+TEST_P(AggregateTest, MinMaxOfFloatsOrderNaNLast) {
+  std::vector<Field> fields = {{"g", DataType::Int32()}, {"f", DataType::Float64()}};
+  auto table = MakeTable(
+      fields, {{"1", "NaN"}, {"1", "-Infinity"}, {"1", "3"}, {"2", "NaN"}, {"2", "NULL"}}, 2);
+  auto f = Col(1, DataType::Float64());
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, HashAggregateExec::Make(
+                    Scan(table, 1), {Col(0, DataType::Int32())},
+                    {Agg("min", {f}, DataType::Float64()), Agg("max", {f}, DataType::Float64())},
+                    AggregateMode::kSingle));
+  EXPECT_EQ(RunRows(agg), (Strings{"1|-Infinity|NaN", "2|NaN|NaN"}));
+}
+
+TEST_P(AggregateTest, StringAggKeepsInputOrderAcrossPhases) {
+  std::vector<Field> fields = {
+      {"g", DataType::Int32()}, {"s", DataType::Utf8()}, {"sep", DataType::Utf8()}};
+  auto table = MakeTable(fields,
+                         {{"1", "a", ","},
+                          {"1", "NULL", ";"},
+                          {"1", "b", "+"},
+                          {"2", "x", "NULL"},
+                          {"1", "c", "/"},
+                          {"2", "y", "NULL"}},
+                         2);
+  std::vector<sql::ExprPtr> aggs = {
+      Agg("string_agg", {Col(1, DataType::Utf8()), Col(2, DataType::Utf8())}, DataType::Utf8())};
+  std::vector<sql::ExprPtr> keys = {Col(0, DataType::Int32())};
+  ASSERT_OK_AND_ASSIGN(auto single,
+                       HashAggregateExec::Make(Scan(table, 1), keys, aggs, AggregateMode::kSingle));
+  EXPECT_EQ(RunRows(single), (Strings{"1|a+b/c", "2|xy"}));
+  // One partition keeps the order of the partials, so the two-phase result is the same.
+  ASSERT_OK_AND_ASSIGN(
+      auto partial, HashAggregateExec::Make(Scan(table, 1), keys, aggs, AggregateMode::kPartial));
+  ASSERT_OK_AND_ASSIGN(auto final_agg,
+                       HashAggregateExec::Make(partial, keys, aggs, AggregateMode::kFinal));
+  EXPECT_EQ(RunRows(final_agg), (Strings{"1|a+b/c", "2|xy"}));
+}
+
+TEST_P(AggregateTest, AvgOfDecimalsAndIntegersIsExactUntilTheDivision) {
+  std::vector<Field> fields = {{"d", DataType::Decimal(20, 2)}, {"i", DataType::Int64()}};
+  auto table = MakeTable(fields,
+                         {{"99999999999999999.99", "9223372036854775807"},
+                          {"99999999999999999.99", "9223372036854775807"},
+                          {"-99999999999999999.98", "-9223372036854775807"}},
+                         1);
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, HashAggregateExec::Make(
+                    Scan(table, 1), {},
+                    {Agg("sum", {Col(0, DataType::Decimal(20, 2))}, DataType::Decimal(38, 2)),
+                     Agg("avg", {Col(1, DataType::Int64())}, DataType::Float64())},
+                    AggregateMode::kSingle));
+  ASSERT_OK_AND_ASSIGN(auto batches, Run(agg));
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(Rows(batches)[0].substr(0, 21), "100000000000000000.00");
+  EXPECT_NEAR(Scalar::FromArray(*batches[0]->column(1), 0).float_value(), 9223372036854775807.0 / 3,
+              1e3);
+}
+
+TEST_P(AggregateTest, SumOverflowIsAnError) {
+  std::vector<Field> fields = {{"i", DataType::Int64()}};
+  auto table = MakeTable(fields, {{"9223372036854775807"}, {"1"}}, 1);
+  ASSERT_OK_AND_ASSIGN(auto agg, HashAggregateExec::Make(
+                                     Scan(table, 1), {},
+                                     {Agg("sum", {Col(0, DataType::Int64())}, DataType::Int64())},
+                                     AggregateMode::kSingle));
+  EXPECT_STATUS_CODE(StatusCode::kOutOfRange, Run(agg));
+}
+
+TEST_P(AggregateTest, DistinctWithFilterCountsOnlyPassingRows) {
+  std::vector<Field> fields = {
+      {"g", DataType::Int32()}, {"v", DataType::Int32()}, {"ok", DataType::Boolean()}};
+  // Value 5 of group 1 is first seen in a filtered-out row; it must still count once later.
+  auto table = MakeTable(fields,
+                         {{"1", "5", "f"},
+                          {"1", "5", "t"},
+                          {"1", "5", "t"},
+                          {"1", "NULL", "t"},
+                          {"1", "6", "t"},
+                          {"2", "5", "t"},
+                          {"2", "7", "f"}},
+                         2);
+  auto v = Col(1, DataType::Int32());
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       HashAggregateExec::Make(
+                           Scan(table, 1), {Col(0, DataType::Int32())},
+                           {Agg("count", {v}, DataType::Int64(), true, Col(2, DataType::Boolean())),
+                            Agg("sum", {v}, DataType::Int64(), true)},
+                           AggregateMode::kSingle));
+  EXPECT_EQ(RunRows(agg), (Strings{"1|2|11", "2|1|12"}));
+}
+
+TEST_P(AggregateTest, HighCardinalityKeysAndMemoryReturnsToZero) {
+  std::vector<shoal::testing::TextRow> rows;
+  for (int i = 0; i < 5000; ++i)
+    rows.push_back({std::to_string((i * 7919) % 3001), "s" + std::to_string(i % 3001)});
+  auto table = MakeTable({{"k", DataType::Int64()}, {"s", DataType::Utf8()}}, rows, 512);
+  ASSERT_OK_AND_ASSIGN(auto agg, HashAggregateExec::Make(
+                                     Scan(table, 2), {Col(1, DataType::Utf8())},
+                                     {Agg("count", {}, DataType::Int64()),
+                                      Agg("max", {Col(0, DataType::Int64())}, DataType::Int64())},
+                                     AggregateMode::kPartial));
+  ASSERT_OK_AND_ASSIGN(
+      auto final_agg,
+      HashAggregateExec::Make(CoalescePartitionsExec::Make(agg), {Col(1, DataType::Utf8())},
+                              {Agg("count", {}, DataType::Int64()),
+                               Agg("max", {Col(0, DataType::Int64())}, DataType::Int64())},
+                              AggregateMode::kFinal));
+  {
+    ASSERT_OK_AND_ASSIGN(auto batches, Run(final_agg));
+    int64_t groups = 0, total = 0;
+    for (const auto& b : batches) {
+      groups += b->num_rows();
+      for (int64_t r = 0; r < b->num_rows(); ++r)
+        total += b->column(1)->Value<int64_t>(r);
+    }
+    EXPECT_EQ(groups, 3001);
+    EXPECT_EQ(total, 5000);
+    EXPECT_GT(context_->metrics().Sum(final_agg.get()).peak_memory_bytes, 0);
+  }
+  EXPECT_EQ(context_->memory_pool()->bytes_used(), 0);
+}
+
+TEST_P(AggregateTest, RefusedReservationIsOutOfMemory) {
+  std::vector<shoal::testing::TextRow> rows;
+  for (int i = 0; i < 20000; ++i)
+    rows.push_back({std::to_string(i)});
+  auto table = MakeTable({{"k", DataType::Int64()}}, rows, 4096);
+  ASSERT_OK_AND_ASSIGN(
+      auto agg,
+      HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
+                              {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle));
+  EXPECT_OK(RegisterExecSettings());
+  TaskContext::Options options;
+  EXPECT_OK(options.settings.Set("batch_size", std::to_string(GetParam())));
+  options.pool = MemoryPool::MakeRoot("query", 64 * 1024);
+  options.threads = std::make_shared<ThreadPool>(1);
+  auto context = std::make_shared<TaskContext>(std::move(options));
+  EXPECT_STATUS_CODE(StatusCode::kOutOfMemory, CollectAll(agg, context));
+  EXPECT_EQ(context->memory_pool()->bytes_used(), 0);
+}
+
+TEST(HashAggregatePlanTest, RejectsDistinctOutsideSingleModeAndBadFinalInput) {
+  auto table = MakeTable({{"k", DataType::Int64()}}, {{"1"}}, 1);
+  auto count_distinct = Agg("count", {Col(0, DataType::Int64())}, DataType::Int64(), true);
+  EXPECT_STATUS_CODE(
+      StatusCode::kNotImplemented,
+      HashAggregateExec::Make(Scan(table, 1), {}, {count_distinct}, AggregateMode::kPartial));
+  EXPECT_STATUS_CODE(
+      StatusCode::kInternal,
+      HashAggregateExec::Make(Scan(table, 1), {},
+                              {Agg("avg", {Col(0, DataType::Int64())}, DataType::Float64())},
+                              AggregateMode::kFinal));
+  EXPECT_STATUS_CODE(
+      StatusCode::kNotImplemented,
+      HashAggregateExec::Make(Scan(table, 1), {},
+                              {Agg("median", {Col(0, DataType::Int64())}, DataType::Float64())},
+                              AggregateMode::kSingle));
+}
+
+INSTANTIATE_TEST_SUITE_P(BatchSizes, AggregateTest, ::testing::Values(1, 2, 8192));
+
+}  // namespace
+}  // namespace shoal::exec

@@ -1,0 +1,257 @@
+#include <algorithm>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "shoal/exec/memory_table.h"
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/filter_exec.h"
+#include "shoal/exec/operators/limit_exec.h"
+#include "shoal/exec/operators/projection_exec.h"
+#include "shoal/exec/operators/repartition_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/exec/operators/union_exec.h"
+#include "shoal/exec/operators/values_exec.h"
+#include "tests/unit/exec/exec_test_util.h"
+
+namespace shoal::exec {
+namespace {
+
+using namespace testutil;  // NOLINT(google-build-using-namespace)
+using columnar::Field;
+using shoal::testing::MakeBatch;
+using Strings = std::vector<std::string>;
+
+std::vector<Field> Fields() {
+  return {{"id", DataType::Int64()}, {"name", DataType::Utf8()}, {"v", DataType::Decimal(10, 2)}};
+}
+
+// A table of `n` rows (id, name, v) split into batches of `per_batch` rows.
+std::shared_ptr<MemoryTable> MakeTable(int n, int per_batch,
+                                       std::shared_ptr<MemoryPool> pool = DefaultMemoryPool()) {
+  std::vector<RecordBatchPtr> batches;
+  std::vector<shoal::testing::TextRow> rows;
+  for (int i = 0; i < n; ++i) {
+    rows.push_back({std::to_string(i), i % 7 == 0 ? "NULL" : "n" + std::to_string(i % 5),
+                    std::to_string(i) + ".25"});
+    if (static_cast<int>(rows.size()) == per_batch || i == n - 1) {
+      batches.push_back(MakeBatch(Fields(), rows, pool));
+      rows.clear();
+    }
+  }
+  auto schema = std::make_shared<const columnar::Schema>(Fields());
+  auto table = MemoryTable::Make(schema, std::move(batches));
+  EXPECT_TRUE(table.ok());
+  return *table;
+}
+
+ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions,
+                 std::vector<int> projection = {0, 1, 2}) {
+  io::ScanRequest request;
+  request.projection = std::move(projection);
+  auto scan = TableScanExec::Make(table, "t", request, partitions);
+  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+  return *scan;
+}
+
+Strings Sorted(Strings v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+Result<std::vector<RecordBatchPtr>> RunPlan(const ExecPlanPtr& plan, int64_t batch_size = 8192) {
+  return CollectAll(plan, MakeContext(batch_size));
+}
+
+class BatchSizeTest : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(BatchSizeTest, ScanFilterProject) {
+  auto table = MakeTable(50, 7);
+  auto scan = Scan(table, 3);
+  auto id = Col(0, DataType::Int64());
+  auto pred = Call("and",
+                   {Call(">=", {id, Lit(Scalar::Int64(10))}, DataType::Boolean()),
+                    Call("is_not_null", {Col(1, DataType::Utf8())}, DataType::Boolean())},
+                   DataType::Boolean());
+  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
+  ASSERT_OK_AND_ASSIGN(
+      auto project, ProjectionExec::Make(filter,
+                                         {Call("*", {id, Lit(Scalar::Int64(2))}, DataType::Int64()),
+                                          Col(1, DataType::Utf8())},
+                                         {"twice", "name"}));
+  ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(project, GetParam()));
+  Strings expected;
+  for (int i = 10; i < 50; ++i) {
+    if (i % 7 != 0)
+      expected.push_back(std::to_string(2 * i) + "|n" + std::to_string(i % 5));
+  }
+  EXPECT_EQ(Rows(batches), expected);  // partitions are contiguous groups: table order holds
+  for (const auto& b : batches) {
+    EXPECT_LE(b->num_rows(), std::max<int64_t>(GetParam(), 7));
+    EXPECT_GT(b->num_rows(), 0);
+    EXPECT_EQ(b->schema()->field(0).name, "twice");
+  }
+}
+
+TEST_P(BatchSizeTest, LimitWithOffset) {
+  auto table = MakeTable(30, 4);
+  auto scan = Scan(table, 1, {0});
+  ASSERT_OK_AND_ASSIGN(auto limit, LimitExec::Make(scan, 5, 3));
+  ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(limit, GetParam()));
+  EXPECT_EQ(Rows(batches), (Strings{"5", "6", "7"}));
+}
+
+TEST_P(BatchSizeTest, RepartitionHashPreservesEveryRowOnce) {
+  auto table = MakeTable(200, 9);
+  auto scan = Scan(table, 3);
+  ASSERT_OK_AND_ASSIGN(
+      auto repart, RepartitionExec::Make(scan, Partitioning::Hash({Col(1, DataType::Utf8())}, 4)));
+  auto context = MakeContext(GetParam());
+  Strings all;
+  std::map<std::string, int> partition_of_name;
+  for (int p = 0; p < 4; ++p) {
+    // Partitions are pulled one after another: producers must not deadlock on unread outputs.
+    ASSERT_OK_AND_ASSIGN(StreamPtr stream, repart->Execute(p, context));
+    for (;;) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr b, stream->Next());
+      if (!b)
+        break;
+      for (const std::string& row : Rows({b})) {
+        all.push_back(row);
+        std::string name = row.substr(row.find('|') + 1);
+        name = name.substr(0, name.find('|'));
+        auto [it, inserted] = partition_of_name.emplace(name, p);
+        EXPECT_EQ(it->second, p) << "key " << name << " in two partitions";
+      }
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto direct, RunPlan(scan));
+  EXPECT_EQ(Sorted(all), Sorted(Rows(direct)));
+  EXPECT_EQ(all.size(), 200u);
+  EXPECT_GT(partition_of_name.size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, BatchSizeTest, ::testing::Values(1, 2, 8192));
+
+TEST(OperatorsTest, RoundRobinAndCoalesce) {
+  auto table = MakeTable(100, 3);
+  auto scan = Scan(table, 4);
+  ASSERT_OK_AND_ASSIGN(auto rr, RepartitionExec::Make(scan, Partitioning::RoundRobin(3)));
+  EXPECT_EQ(rr->num_partitions(), 3);
+  auto merged = CoalescePartitionsExec::Make(rr);
+  EXPECT_EQ(merged->num_partitions(), 1);
+  ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(merged));
+  ASSERT_OK_AND_ASSIGN(auto direct, RunPlan(scan));
+  EXPECT_EQ(Sorted(Rows(batches)), Sorted(Rows(direct)));
+  EXPECT_EQ(Rows(batches).size(), 100u);
+}
+
+TEST(OperatorsTest, ValuesAndUnion) {
+  auto schema = std::make_shared<const columnar::Schema>(
+      std::vector<Field>{{"a", DataType::Int32()}, {"b", DataType::Utf8()}});
+  ASSERT_OK_AND_ASSIGN(
+      auto values,
+      ValuesExec::FromRows(
+          schema, {{Lit(Scalar::Int32(1)), Lit(Scalar::Utf8("x"))},
+                   {Call("+", {Lit(Scalar::Int32(1)), Lit(Scalar::Int32(1))}, DataType::Int32()),
+                    Lit(Scalar(DataType::Utf8()))}}));
+  ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(values));
+  EXPECT_EQ(Rows(batches), (Strings{"1|x", "2|NULL"}));
+  ASSERT_OK_AND_ASSIGN(auto both, UnionExec::Make({values, values}));
+  EXPECT_EQ(both->num_partitions(), 2);
+  ASSERT_OK_AND_ASSIGN(auto unioned, RunPlan(both));
+  EXPECT_EQ(Rows(unioned), (Strings{"1|x", "2|NULL", "1|x", "2|NULL"}));
+  auto other =
+      std::make_shared<const columnar::Schema>(std::vector<Field>{{"a", DataType::Int64()}});
+  ASSERT_OK_AND_ASSIGN(auto bad, ValuesExec::Make(other, {}));
+  EXPECT_STATUS_CODE(StatusCode::kInvalidArgument, UnionExec::Make({values, bad}));
+}
+
+TEST(OperatorsTest, MemoryTableAppendChecksTypes) {
+  auto table = MakeTable(3, 3);
+  EXPECT_OK(table->Append({MakeBatch(Fields(), {{"7", "z", "1.00"}})}));
+  EXPECT_EQ(table->num_rows(), 4);
+  EXPECT_STATUS_CODE(StatusCode::kTypeError,
+                     table->Append({MakeBatch({{"id", DataType::Int32()}}, {{"1"}})}));
+  ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(Scan(table, 2, {1, 0})));
+  EXPECT_EQ(Rows(batches), (Strings{"NULL|0", "n1|1", "n2|2", "z|7"}));
+}
+
+TEST(OperatorsTest, ErrorsPropagate) {
+  auto table = MakeTable(20, 5);
+  auto scan = Scan(table, 2);
+  auto div =
+      Call("/",
+           {Lit(Scalar::Int64(1)),
+            Call("-", {Col(0, DataType::Int64()), Lit(Scalar::Int64(13))}, DataType::Int64())},
+           DataType::Int64());
+  ASSERT_OK_AND_ASSIGN(auto project, ProjectionExec::Make(scan, {div}, {"d"}));
+  auto result = RunPlan(CoalescePartitionsExec::Make(project));
+  ASSERT_STATUS_CODE(StatusCode::kInvalidArgument, result);
+  EXPECT_EQ(result.status().message(), "division by zero");
+}
+
+TEST(OperatorsTest, CancellationStopsStreams) {
+  auto table = MakeTable(100, 2);
+  auto scan = Scan(table, 4);
+  ASSERT_OK_AND_ASSIGN(auto rr, RepartitionExec::Make(scan, Partitioning::RoundRobin(2)));
+  auto merged = CoalescePartitionsExec::Make(rr);
+  auto context = MakeContext(2);
+  ASSERT_OK_AND_ASSIGN(StreamPtr stream, merged->Execute(0, context));
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr first, stream->Next());
+  ASSERT_NE(first, nullptr);
+  context->Cancel();
+  auto next = stream->Next();
+  EXPECT_STATUS_CODE(StatusCode::kCancelled, next);
+  // After an error the stream stays ended.
+  ASSERT_OK_AND_ASSIGN(RecordBatchPtr after, stream->Next());
+  EXPECT_EQ(after, nullptr);
+}
+
+TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
+  auto query_pool = MemoryPool::MakeRoot("test query");
+  {
+    auto table = MakeTable(300, 10);
+    auto scan = Scan(table, 3);
+    auto pred =
+        Call("<", {Col(0, DataType::Int64()), Lit(Scalar::Int64(250))}, DataType::Boolean());
+    ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
+    ASSERT_OK_AND_ASSIGN(
+        auto repart,
+        RepartitionExec::Make(filter, Partitioning::Hash({Col(0, DataType::Int64())}, 2)));
+    auto merged = CoalescePartitionsExec::Make(repart);
+    ASSERT_OK(RegisterExecSettings());
+    TaskContext::Options options;
+    ASSERT_OK(options.settings.Set("batch_size", "16"));
+    options.pool = query_pool;
+    options.threads = std::make_shared<ThreadPool>(2);
+    auto context = std::make_shared<TaskContext>(std::move(options));
+    ASSERT_OK_AND_ASSIGN(StreamPtr stream, merged->Execute(0, context));
+    ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
+    ASSERT_NE(batch, nullptr);
+    EXPECT_GT(query_pool->bytes_used(), 0);
+    batch.reset();
+    stream.reset();  // early destruction: producers stop, buffers are freed
+    EXPECT_EQ(query_pool->bytes_used(), 0);
+    EXPECT_GT(query_pool->peak_bytes(), 0);
+  }
+  EXPECT_EQ(query_pool->bytes_used(), 0);
+}
+
+TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
+  auto table = MakeTable(40, 10);
+  auto scan = Scan(table, 2);
+  auto pred = Call(">", {Col(0, DataType::Int64()), Lit(Scalar::Int64(29))}, DataType::Boolean());
+  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
+  auto context = MakeContext();
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(filter, context));
+  std::string text = FormatExecutionPlan(*filter, false, context.get());
+  EXPECT_NE(text.find("Filter: (#0 > 29) (rows=10,"), std::string::npos) << text;
+  EXPECT_NE(text.find("  TableScan: t (memory), units=4, columns=[id, name, v] (rows=40,"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(Partitioning::Hash({Col(2, DataType::Int32())}, 8).ToString(), "Hash([#2], 8)");
+}
+
+}  // namespace
+}  // namespace shoal::exec

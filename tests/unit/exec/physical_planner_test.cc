@@ -1,0 +1,140 @@
+// Tests of the physical planner and the QueryRunner: plan shapes for one and several partitions,
+// and that SQL run end to end gives the same rows whatever the partitioning and batch size.
+#include "shoal/exec/physical_planner.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shoal/exec/query_runner.h"
+#include "tests/unit/exec/exec_test_util.h"
+
+namespace shoal::exec {
+namespace {
+
+std::vector<std::string> SortedRows(const QueryResult& result) {
+  auto rows = testutil::Rows(result.batches);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+class PhysicalPlannerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Run("CREATE TABLE t (a int, b text, c decimal(10,2))");
+    // One INSERT per row: each becomes a batch, so a scan of t has several units (partitions).
+    for (const char* row : {"(1, 'x', 1.50)", "(2, 'y', NULL)", "(1, NULL, 2.25)",
+                            "(NULL, 'z', 3.00)", "(3, 'x', 4.00)"}) {
+      Run(std::string("INSERT INTO t VALUES ") + row);
+    }
+    Run("CREATE TABLE u (a int, d text)");
+    for (const char* row : {"(1, 'one')", "(3, 'three')", "(NULL, 'null')", "(4, 'four')"}) {
+      Run(std::string("INSERT INTO u VALUES ") + row);
+    }
+  }
+
+  QueryResult Run(const std::string& sql) {
+    auto result = runner_.RunOne(sql);
+    EXPECT_TRUE(result.ok()) << sql << ": " << result.status().ToString();
+    return result.ok() ? *result : QueryResult{};
+  }
+
+  std::string Explain(const std::string& sql) {
+    auto result = Run("EXPLAIN " + sql);
+    std::string text;
+    for (const auto& row : testutil::Rows(result.batches)) {
+      text += row + "\n";
+    }
+    return text;
+  }
+
+  QueryRunner runner_;
+};
+
+TEST_F(PhysicalPlannerTest, CommandTags) {
+  EXPECT_EQ(Run("CREATE TABLE v (x int)").command_tag, "CREATE TABLE");
+  EXPECT_EQ(Run("INSERT INTO v SELECT a FROM t WHERE a IS NOT NULL").command_tag, "INSERT 0 4");
+  EXPECT_EQ(Run("SELECT count(*) FROM v").command_tag, "SELECT 1");
+  EXPECT_EQ(Run("DROP TABLE v").command_tag, "DROP TABLE");
+  EXPECT_FALSE(runner_.RunOne("SELECT * FROM v").ok());
+}
+
+TEST_F(PhysicalPlannerTest, SamePartitioningIndependentResults) {
+  const std::vector<std::string> queries = {
+      "SELECT a, count(*), sum(c) FROM t GROUP BY a",
+      "SELECT count(*), sum(c), max(b) FROM t",
+      "SELECT DISTINCT b FROM t",
+      "SELECT t.a, u.d FROM t JOIN u ON t.a = u.a",
+      "SELECT t.a, u.d FROM t LEFT JOIN u ON t.a = u.a",
+      "SELECT t.a, u.d FROM t FULL JOIN u ON t.a = u.a",
+      "SELECT a FROM t WHERE a NOT IN (SELECT a FROM u WHERE a > 1)",
+      "SELECT a, b FROM t ORDER BY a DESC NULLS LAST, b LIMIT 3",
+  };
+  std::vector<std::vector<std::string>> expected;
+  for (const auto& q : queries) {
+    expected.push_back(SortedRows(Run(q)));
+  }
+  Run("SET threads = 4");
+  Run("SET batch_size = 1");
+  Run("SET join_collect_build_rows = 0");
+  for (size_t i = 0; i < queries.size(); ++i) {
+    EXPECT_EQ(SortedRows(Run(queries[i])), expected[i]) << queries[i];
+  }
+}
+
+TEST_F(PhysicalPlannerTest, JoinModes) {
+  Run("SET threads = 4");
+  const std::string sql = "SELECT t.a, u.d FROM t JOIN u ON t.a = u.a";
+  EXPECT_NE(Explain(sql).find("collect"), std::string::npos) << Explain(sql);
+  Run("SET join_collect_build_rows = 0");
+  std::string plan = Explain(sql);
+  EXPECT_NE(plan.find("partitioned"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Repartition"), std::string::npos) << plan;
+  EXPECT_EQ(SortedRows(Run(sql)), (std::vector<std::string>{"1|one", "1|one", "3|three"}));
+  // NOT IN needs the whole build side: always collect-build.
+  EXPECT_NE(Explain("SELECT a FROM t WHERE a NOT IN (SELECT a FROM u)").find("collect"),
+            std::string::npos);
+}
+
+TEST_F(PhysicalPlannerTest, GroupByResults) {
+  Run("SET threads = 3");
+  auto rows = SortedRows(Run("SELECT a, count(*) FROM t GROUP BY a"));
+  EXPECT_EQ(rows, (std::vector<std::string>{"1|2", "2|1", "3|1", "NULL|1"}));
+}
+
+TEST_F(PhysicalPlannerTest, ManyPartitionsAggregateIsPartialThenFinal) {
+  Run("SET threads = 4");
+  std::string plan = Explain("SELECT a, count(*) FROM t GROUP BY a");
+  EXPECT_NE(plan.find("Repartition"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("artial"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("inal"), std::string::npos) << plan;
+}
+
+TEST_F(PhysicalPlannerTest, OnePartitionHasNoExchange) {
+  Run("SET threads = 1");
+  std::string plan = Explain("SELECT a, count(*) FROM t GROUP BY a ORDER BY a");
+  EXPECT_EQ(plan.find("Repartition"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("SortPreservingMerge"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Sort"), std::string::npos) << plan;
+}
+
+TEST_F(PhysicalPlannerTest, OrderByIsOrdered) {
+  Run("SET threads = 4");
+  Run("SET batch_size = 2");
+  auto rows = testutil::Rows(Run("SELECT a FROM t ORDER BY a NULLS FIRST").batches);
+  EXPECT_EQ(rows, (std::vector<std::string>{"NULL", "1", "1", "2", "3"}));
+}
+
+TEST_F(PhysicalPlannerTest, ErrorsKeepSqlState) {
+  auto result = runner_.RunOne("SELECT aa FROM t");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().sqlstate(), "42703");
+  auto division = runner_.RunOne("SELECT a / 0 FROM t");
+  ASSERT_FALSE(division.ok());
+  EXPECT_EQ(division.status().sqlstate(), "22012");
+}
+
+}  // namespace
+}  // namespace shoal::exec
