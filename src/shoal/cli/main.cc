@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 
 #include "shoal/cli/demo_command.h"
+#include "shoal/cli/sql_command.h"
+#include "shoal/cli/tpchgen_command.h"
 #include "shoal/common/version.h"
 
 int main(int argc, char** argv) {
@@ -13,6 +15,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("shoal ") + shoal::kVersion);
   app.require_subcommand(0, 1);
   shoal::cli::RegisterDemoCommand(app);
+  shoal::cli::RegisterTpchgenCommand(app);
+  shoal::cli::RegisterSqlCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,384 @@
+#include "shoal/cli/sql_command.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "shoal/columnar/pretty_print.h"
+
+namespace shoal::cli {
+
+namespace {
+
+using columnar::TypeId;
+
+struct SqlArgs {
+  std::vector<std::string> commands;
+  std::vector<std::string> files;
+  std::string format = "table";
+};
+
+std::string CsvField(const std::string& text) {
+  // Empty strings are quoted so they differ from NULL, as PostgreSQL's COPY ... CSV does.
+  if (!text.empty() && text.find_first_of(",\"\r\n") == std::string::npos) {
+    return text;
+  }
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') {
+      out += '"';
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+bool IsJsonNumber(const columnar::DataType& type) {
+  return type.is_integer() || type.id() == TypeId::kFloat32 || type.id() == TypeId::kFloat64 ||
+         type.id() == TypeId::kDecimal;
+}
+
+std::string JsonValue(const columnar::Array& array, int64_t i) {
+  if (array.IsNull(i)) {
+    return "null";
+  }
+  const auto& type = array.type();
+  std::string text = columnar::FormatValue(array, i);
+  if (type.id() == TypeId::kBoolean) {
+    return text == "t" ? "true" : "false";
+  }
+  if (IsJsonNumber(type) && text != "NaN" && text != "Infinity" && text != "-Infinity") {
+    return text;
+  }
+  return JsonString(text);
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) {
+    return "";
+  }
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+void PrintError(const Status& st, const std::string& sql, std::ostream& err) {
+  err << FormatSqlError(st, sql);
+  err.flush();
+}
+
+// Handles one meta-command line ("\timing on").
+Status RunMetaCommand(const std::string& line, bool* timing, bool* quit) {
+  std::istringstream in(line);
+  std::string cmd;
+  std::string arg;
+  in >> cmd >> arg;
+  if (cmd == "\\q") {
+    *quit = true;
+    return Status::OK();
+  }
+  if (cmd == "\\timing") {
+    if (arg.empty()) {
+      *timing = !*timing;
+    } else if (arg == "on") {
+      *timing = true;
+    } else if (arg == "off") {
+      *timing = false;
+    } else {
+      return Status::InvalidArgument("\\timing: unrecognized value \"{}\": Boolean expected", arg);
+    }
+    return Status::OK();
+  }
+  return Status::InvalidArgument("invalid command {}", cmd);
+}
+
+Status RunSql(exec::QueryRunner& runner, const std::string& sql, SqlOutputFormat format,
+              bool timing, std::ostream& out, std::ostream& err) {
+  if (Trim(sql).empty()) {
+    return Status::OK();
+  }
+  auto start = std::chrono::steady_clock::now();
+  return runner.Run(sql, [&](const exec::QueryResult& result) {
+    out << RenderSqlResult(result, format);
+    out.flush();
+    if (timing) {
+      auto now = std::chrono::steady_clock::now();
+      err << fmt::format("Time: {:.3f} ms\n",
+                         std::chrono::duration<double, std::milli>(now - start).count());
+      err.flush();
+      start = now;
+    }
+    return Status::OK();
+  });
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::IoError("{}: cannot open file", path);
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The interactive shell: statements end with ';' at the end of a line; meta-commands are lines of
+// their own. Errors are printed and the shell goes on.
+void RunInteractive(exec::QueryRunner& runner, SqlOutputFormat format) {
+  bool timing = false;
+  bool quit = false;
+  std::string buffer;
+  std::string line;
+  for (;;) {
+    std::cout << (Trim(buffer).empty() ? "shoal=> " : "shoal-> ") << std::flush;
+    if (!std::getline(std::cin, line)) {
+      std::cout << "\n";
+      break;
+    }
+    std::string trimmed = Trim(line);
+    if (Trim(buffer).empty() && !trimmed.empty() && trimmed[0] == '\\') {
+      Status st = RunMetaCommand(trimmed, &timing, &quit);
+      if (!st.ok()) {
+        PrintError(st, "", std::cerr);
+      }
+      if (quit) {
+        break;
+      }
+      continue;
+    }
+    buffer += line + "\n";
+    if (!trimmed.empty() && trimmed.back() == ';') {
+      Status st = RunSql(runner, buffer, format, timing, std::cout, std::cerr);
+      if (!st.ok()) {
+        PrintError(st, buffer, std::cerr);
+      }
+      buffer.clear();
+    }
+  }
+}
+
+}  // namespace
+
+std::string FormatSqlError(const Status& status, const std::string& sql) {
+  std::string out = "ERROR:  " + status.UserMessage() + "\n";
+  if (status.position() > 0 && !sql.empty()) {
+    // Find the line holding the position'th character (UTF-8 code points, 1-based).
+    int chars = 0;
+    size_t line_start = 0;
+    int line_no = 1;
+    int column = 0;  // characters before the error on its line
+    size_t i = 0;
+    for (; i < sql.size(); ++i) {
+      unsigned char c = static_cast<unsigned char>(sql[i]);
+      if ((c & 0xC0) == 0x80) {
+        continue;
+      }
+      if (++chars == status.position()) {
+        break;
+      }
+      if (c == '\n') {
+        ++line_no;
+        line_start = i + 1;
+        column = 0;
+      } else {
+        ++column;
+      }
+    }
+    if (i < sql.size()) {
+      size_t line_end = sql.find('\n', line_start);
+      std::string prefix = fmt::format("LINE {}: ", line_no);
+      out += prefix + sql.substr(line_start, line_end == std::string::npos ? std::string::npos
+                                                                           : line_end - line_start);
+      out += "\n" + std::string(prefix.size() + static_cast<size_t>(column), ' ') + "^\n";
+    }
+  }
+  if (!status.hint().empty()) {
+    out += "HINT:  " + status.hint() + "\n";
+  }
+  return out;
+}
+
+std::string RenderSqlResult(const exec::QueryResult& result, SqlOutputFormat format) {
+  if (result.schema == nullptr) {
+    return format == SqlOutputFormat::kTable ? result.command_tag + "\n" : "";
+  }
+  const auto& schema = *result.schema;
+  std::string out;
+  switch (format) {
+    case SqlOutputFormat::kTable:
+      out = columnar::FormatTable(schema, result.batches);
+      if (!out.empty() && out.back() != '\n') {
+        out += '\n';
+      }
+      out += '\n';
+      return out;
+    case SqlOutputFormat::kCsv: {
+      for (int c = 0; c < schema.num_fields(); ++c) {
+        out += (c ? "," : "") + CsvField(schema.field(c).name);
+      }
+      out += '\n';
+      for (const auto& batch : result.batches) {
+        for (int64_t r = 0; r < batch->num_rows(); ++r) {
+          for (int c = 0; c < batch->num_columns(); ++c) {
+            if (c) {
+              out += ',';
+            }
+            const auto& array = *batch->column(c);
+            if (!array.IsNull(r)) {
+              out += CsvField(columnar::FormatValue(array, r));
+            }
+          }
+          out += '\n';
+        }
+      }
+      return out;
+    }
+    case SqlOutputFormat::kJson: {
+      out = "[";
+      bool first = true;
+      for (const auto& batch : result.batches) {
+        for (int64_t r = 0; r < batch->num_rows(); ++r) {
+          out += first ? "\n" : ",\n";
+          first = false;
+          out += "{";
+          for (int c = 0; c < batch->num_columns(); ++c) {
+            out += (c ? "," : "") + JsonString(schema.field(c).name) + ":" +
+                   JsonValue(*batch->column(c), r);
+          }
+          out += "}";
+        }
+      }
+      out += first ? "]\n" : "\n]\n";
+      return out;
+    }
+  }
+  return out;
+}
+
+Status RunSqlScript(exec::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
+                    bool* timing, bool* quit, std::ostream& out, std::ostream& err,
+                    std::string* failed_sql) {
+  auto run = [&](const std::string& sql) {
+    Status st = RunSql(runner, sql, format, *timing, out, err);
+    if (!st.ok() && failed_sql != nullptr) {
+      *failed_sql = sql;
+    }
+    return st;
+  };
+  std::string buffer;
+  std::istringstream in(script);
+  std::string line;
+  while (!*quit && std::getline(in, line)) {
+    std::string trimmed = Trim(line);
+    if (!trimmed.empty() && trimmed[0] == '\\') {
+      // SQL before the meta-command runs first, so `\timing on` affects only what follows.
+      SHOAL_RETURN_IF_ERROR(run(buffer));
+      buffer.clear();
+      SHOAL_RETURN_IF_ERROR(RunMetaCommand(trimmed, timing, quit));
+      continue;
+    }
+    buffer += line + "\n";
+  }
+  if (*quit) {
+    return Status::OK();
+  }
+  return run(buffer);
+}
+
+void RegisterSqlCommand(CLI::App& app) {
+  auto args = std::make_shared<SqlArgs>();
+  CLI::App* cmd = app.add_subcommand("sql", "Run SQL on the local engine");
+  CLI::Option* c_opt = cmd->add_option("-c,--command", args->commands,
+                                       "SQL (or a \\ meta-command) to run; repeatable");
+  CLI::Option* f_opt =
+      cmd->add_option("-f,--file", args->files, "File of SQL to run ('-' or /dev/stdin: stdin)");
+  cmd->add_option("--format", args->format, "Output format: table, csv or json (default table)")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->callback([args, cmd, c_opt, f_opt] {
+    SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
+                             : args->format == "json" ? SqlOutputFormat::kJson
+                                                      : SqlOutputFormat::kTable;
+    exec::QueryRunner runner;
+    bool timing = false;
+    bool quit = false;
+    if (args->commands.empty() && args->files.empty()) {
+      if (isatty(STDIN_FILENO)) {
+        RunInteractive(runner, format);
+        return;
+      }
+      args->files.push_back("-");
+    }
+    // -c and -f run in the order they were given.
+    std::vector<std::pair<bool, std::string>> inputs;
+    size_t next_c = 0;
+    size_t next_f = 0;
+    for (const CLI::Option* opt : cmd->parse_order()) {
+      if (opt == c_opt && next_c < args->commands.size()) {
+        inputs.emplace_back(false, args->commands[next_c++]);
+      } else if (opt == f_opt && next_f < args->files.size()) {
+        inputs.emplace_back(true, args->files[next_f++]);
+      }
+    }
+    while (next_c < args->commands.size()) {
+      inputs.emplace_back(false, args->commands[next_c++]);
+    }
+    while (next_f < args->files.size()) {
+      inputs.emplace_back(true, args->files[next_f++]);
+    }
+    for (const auto& [is_file, text] : inputs) {
+      Status st;
+      std::string failed_sql;
+      if (is_file) {
+        auto script = ReadFile(text == "/dev/stdin" ? "-" : text);
+        st = script.ok()
+                 ? RunSqlScript(runner, *script, format, &timing, &quit, std::cout, std::cerr)
+                 : script.status();
+      } else {
+        st = RunSqlScript(runner, text, format, &timing, &quit, std::cout, std::cerr, &failed_sql);
+      }
+      if (!st.ok()) {
+        std::cout.flush();
+        PrintError(st, failed_sql, std::cerr);
+        throw CLI::RuntimeError(1);
+      }
+      if (quit) {
+        break;
+      }
+    }
+  });
+}
+
+}  // namespace shoal::cli

@@ -1,0 +1,37 @@
+// `shoal sql`: run SQL on the local single-node engine (exec/query_runner.h). Statements come from
+// -c (repeatable) and -f (a file, `-` for stdin) in command-line order, or from an interactive
+// shell. Results print as psql's aligned table, CSV or JSON. The first error stops everything
+// (exit status 1), as `psql -v ON_ERROR_STOP=1` would.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "shoal/common/result.h"
+#include "shoal/exec/query_runner.h"
+
+namespace shoal::cli {
+
+enum class SqlOutputFormat { kTable, kCsv, kJson };
+
+/// Renders one statement's result as `format` (table mode: the table, or the command tag for
+/// statements without rows; csv / json: nothing for those).
+std::string RenderSqlResult(const exec::QueryResult& result, SqlOutputFormat format);
+
+/// Runs a script (SQL statements and psql meta-commands such as `\timing on` and `\q` on lines of
+/// their own) against `runner`, writing results to `out` and timings to `err`. Returns the first
+/// error; `*quit` is set when `\q` was read. `failed_sql` (optional) receives the SQL text an
+/// error's position refers to.
+Status RunSqlScript(exec::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
+                    bool* timing, bool* quit, std::ostream& out, std::ostream& err,
+                    std::string* failed_sql = nullptr);
+
+/// psql's error report: "ERROR:  message", then "LINE n: text" with a caret under the error's
+/// position in `sql` (when known), then "HINT:  hint".
+std::string FormatSqlError(const Status& status, const std::string& sql);
+
+void RegisterSqlCommand(CLI::App& app);
+
+}  // namespace shoal::cli
