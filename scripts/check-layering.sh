@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Checks that each layer under src/shoal/ includes only the layers below it.
+#
+# The order (docs/architecture.md): common < columnar < io < sql < exec < dist < server < cli.
+# A file in src/shoal/<layer>/ may write #include "shoal/<other>/..." only when <other> is <layer>
+# itself or a layer before it. CMake links each layer only to the layers below it, so a forbidden
+# call usually fails to link anyway; this check also catches header-only use, which links fine.
+#
+# Also checked:
+#   - includes of our headers are written from src/ ("shoal/<layer>/x.h"), never relative ("../x.h");
+#   - gRPC and protobuf headers appear only in dist, server and cli (exec must not know the network);
+#   - libpg_query's header appears only in sql;
+#   - headers named *_internal.h are included only from their own layer (and from tests);
+#   - every folder under src/shoal/ is a known layer (a new layer must be added here first).
+# tests/, bench/ and tools may include anything. Exit status 1 on any violation.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+layers=(common columnar io sql exec dist server cli)
+
+# index_of LAYER: its position in the order, or -1.
+index_of() {
+  local i
+  for i in "${!layers[@]}"; do
+    if [ "${layers[$i]}" = "$1" ]; then
+      echo "$i"
+      return
+    fi
+  done
+  echo -1
+}
+
+errors=0
+report() {
+  echo "layering: $1"
+  errors=$((errors + 1))
+}
+
+for dir in src/shoal/*/; do
+  layer=$(basename "$dir")
+  if [ "$(index_of "$layer")" -lt 0 ]; then
+    report "src/shoal/$layer/ is not a known layer; add it to the order in scripts/check-layering.sh and docs/architecture.md"
+  fi
+done
+
+checked=0
+while IFS= read -r -d '' file; do
+  checked=$((checked + 1))
+  layer=${file#src/shoal/}
+  layer=${layer%%/*}
+  own=$(index_of "$layer")
+  [ "$own" -ge 0 ] || continue
+  lineno=0
+  while IFS= read -r line; do
+    lineno=$((lineno + 1))
+    case "$line" in
+      *'#'*include*) ;;
+      *) continue ;;
+    esac
+    # Only real include directives: optional spaces, '#', optional spaces, 'include'.
+    [[ "$line" =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*([\"\<])([^\"\>]+)[\"\>] ]] || continue
+    delim=${BASH_REMATCH[1]}
+    target=${BASH_REMATCH[2]}
+    where="$file:$lineno"
+    if [ "$delim" = '"' ]; then
+      case "$target" in
+        shoal/*/*)
+          other=${target#shoal/}
+          other=${other%%/*}
+          theirs=$(index_of "$other")
+          if [ "$theirs" -lt 0 ]; then
+            report "$where: includes \"$target\" from unknown layer '$other'"
+          elif [ "$theirs" -gt "$own" ]; then
+            report "$where: layer '$layer' may not include \"$target\" ('$other' is above '$layer')"
+          elif [ "$theirs" -ne "$own" ] && [[ "$target" == *_internal.h ]]; then
+            report "$where: \"$target\" is internal to layer '$other'"
+          fi
+          ;;
+        ../* | */../* | ./*)
+          report "$where: relative include \"$target\"; write it from src/ (\"shoal/<layer>/...\")"
+          ;;
+      esac
+    fi
+    case "$target" in
+      grpc/* | grpcpp/* | grpc++/* | google/protobuf/*)
+        case "$layer" in
+          dist | server | cli) ;;
+          *) report "$where: gRPC/protobuf header <$target> outside dist, server and cli" ;;
+        esac
+        ;;
+      pg_query.h | pg_query/*)
+        [ "$layer" = sql ] || report "$where: libpg_query header <$target> outside sql"
+        ;;
+    esac
+  done <"$file"
+done < <(find src/shoal -type f \( -name '*.h' -o -name '*.cc' -o -name '*.h.in' \) -print0 | sort -z)
+
+if [ "$errors" -gt 0 ]; then
+  echo "layering: $errors violation(s) in $checked files (order: ${layers[*]})"
+  exit 1
+fi
+echo "layering: $checked files OK (order: ${layers[*]})"
