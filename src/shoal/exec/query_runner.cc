@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "shoal/exec/memory_table.h"
 #include "shoal/exec/physical_planner.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/delimited_table.h"
 #include "shoal/sql/binder.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/parser.h"
@@ -199,6 +201,27 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
       SHOAL_RETURN_IF_ERROR(
           catalog.RegisterTable(statement.schema_name, statement.object_name, table, true));
       result.command_tag = "CREATE TABLE";
+      return result;
+    }
+    case sql::StatementKind::kCreateExternalTable: {
+      if (statement.if_not_exists &&
+          catalog.Lookup(statement.schema_name, statement.object_name).ok()) {
+        result.command_tag = "CREATE EXTERNAL TABLE";
+        return result;
+      }
+      std::map<std::string, std::string> options(statement.external_options.begin(),
+                                                 statement.external_options.end());
+      auto schema = statement.table_schema && statement.table_schema->num_fields() > 0
+                        ? statement.table_schema
+                        : nullptr;
+      SHOAL_ASSIGN_OR_RETURN(
+          auto table,
+          io::DelimitedTable::Make(statement.external_format == "tbl" ? io::DelimitedFormat::kTbl
+                                                                      : io::DelimitedFormat::kCsv,
+                                   statement.external_location, schema, options));
+      SHOAL_RETURN_IF_ERROR(
+          catalog.RegisterTable(statement.schema_name, statement.object_name, table));
+      result.command_tag = "CREATE EXTERNAL TABLE";
       return result;
     }
     case sql::StatementKind::kCreateTableAs: {

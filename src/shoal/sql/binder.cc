@@ -19,6 +19,7 @@ const char* StatementKindName(StatementKind kind) {
     case StatementKind::kExplain: return "EXPLAIN";
     case StatementKind::kCreateTable: return "CREATE TABLE";
     case StatementKind::kCreateTableAs: return "CREATE TABLE AS";
+    case StatementKind::kCreateExternalTable: return "CREATE EXTERNAL TABLE";
     case StatementKind::kInsert: return "INSERT";
     case StatementKind::kCreateView: return "CREATE VIEW";
     case StatementKind::kDropTable: return "DROP TABLE";
@@ -2306,6 +2307,25 @@ Result<BoundStatement> Binder::Bind(const ParsedScript& script, const ParsedStat
   StatementBinder binder(session_, script.sql);
   SHOAL_ASSIGN_OR_RETURN(BoundStatement out, binder.BindStatement(*statement.node));
   out.text = statement.text;
+  if (statement.external) {
+    const ExternalTableClause& external = *statement.external;
+    if (out.kind != StatementKind::kCreateTable)
+      return Status::Internal("CREATE EXTERNAL TABLE was not rewritten to CREATE TABLE");
+    int position = BytePositionToCharPosition(script.sql, external.format_location);
+    if (external.format == "PARQUET" || external.format == "ARROW")
+      return Status::NotImplemented("STORED AS {} is not implemented yet (supported: TBL, CSV)",
+                                    external.format)
+          .WithPosition(position);
+    if (external.format != "TBL" && external.format != "CSV")
+      return Status::InvalidArgument("unknown file format \"{}\" (supported: TBL, CSV)",
+                                     external.format)
+          .WithSqlState("42601")
+          .WithPosition(position);
+    out.kind = StatementKind::kCreateExternalTable;
+    out.external_format = external.format == "TBL" ? "tbl" : "csv";
+    out.external_location = external.location;
+    out.external_options = external.options;
+  }
   if (out.explained) {
     auto inner = std::make_shared<BoundStatement>(*out.explained);
     inner->text = statement.text;

@@ -30,6 +30,8 @@ enum class StatementKind : uint8_t {
   kResetAll,       // RESET ALL
   kShow,           // SHOW `setting_name`
   kShowAll,        // SHOW ALL
+  // CREATE EXTERNAL TABLE `object_name` [(`table_schema`)] STORED AS TBL|CSV LOCATION ...
+  kCreateExternalTable,
 };
 
 const char* StatementKindName(StatementKind kind);
@@ -54,6 +56,12 @@ struct BoundStatement {
   bool if_not_exists = false;
   bool or_replace = false;
   ViewEntry view;  // kCreateView
+
+  // kCreateExternalTable: "tbl" or "csv", the LOCATION as written and the OPTIONS. table_schema
+  // has no fields when the statement lists no columns.
+  std::string external_format;
+  std::string external_location;
+  std::vector<std::pair<std::string, std::string>> external_options;
 
   // kDropTable / kDropView: (schema, name) pairs.
   std::vector<std::pair<std::string, std::string>> drop_objects;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,12 +24,24 @@ class Node;
 
 namespace shoal::sql {
 
+/// The clauses of `CREATE EXTERNAL TABLE name [(columns)] STORED AS fmt LOCATION 'path'
+/// [OPTIONS ('key' 'value', ...)]`, which PostgreSQL's grammar lacks. ParseSql rewrites such a
+/// statement, byte for byte in place (so error positions stay right), into `CREATE TABLE name
+/// [(columns)]` for libpg_query and carries these clauses aside.
+struct ExternalTableClause {
+  std::string format;       // as written, upper-cased: "CSV", "TBL", "PARQUET", ...
+  int format_location = 0;  // byte offset of the format name in the script
+  std::string location;
+  std::vector<std::pair<std::string, std::string>> options;
+};
+
 /// One statement of a script: its parse tree and where its text lies in the script.
 struct ParsedStatement {
-  const pg_query::Node* node = nullptr;  // owned by the ParsedScript
-  int location = 0;                      // byte offset of the statement in the script
-  int length = 0;                        // bytes; the rest of the script when 0
-  std::string text;                      // the statement's own text, trimmed
+  const pg_query::Node* node = nullptr;         // owned by the ParsedScript
+  int location = 0;                             // byte offset of the statement in the script
+  int length = 0;                               // bytes; the rest of the script when 0
+  std::string text;                             // the statement's own text, trimmed
+  std::optional<ExternalTableClause> external;  // CREATE EXTERNAL TABLE (node is a CreateStmt)
 };
 
 /// A parsed script. Statements point into `tree`, which the script keeps alive.
