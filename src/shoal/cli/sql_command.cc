@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/exec/tpch_tables.h"
+#include "shoal/io/tpch/scale.h"
 
 namespace shoal::cli {
 
@@ -24,6 +26,7 @@ struct SqlArgs {
   std::vector<std::string> commands;
   std::vector<std::string> files;
   std::string format = "table";
+  std::string tpch_scale;  // --tpch SF: the TPC-H tables of that scale factor, in memory
 };
 
 std::string CsvField(const std::string& text) {
@@ -327,11 +330,22 @@ void RegisterSqlCommand(CLI::App& app) {
       cmd->add_option("-f,--file", args->files, "File of SQL to run ('-' or /dev/stdin: stdin)");
   cmd->add_option("--format", args->format, "Output format: table, csv or json (default table)")
       ->check(CLI::IsMember({"table", "csv", "json"}));
+  cmd->add_option("--tpch", args->tpch_scale,
+                  "Generate the TPC-H tables of this scale factor in memory first (e.g. 0.01)");
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
                                                       : SqlOutputFormat::kTable;
     exec::QueryRunner runner;
+    if (!args->tpch_scale.empty()) {
+      Result<io::tpch::TpchScale> scale = io::tpch::TpchScale::Parse(args->tpch_scale);
+      Status st = scale.ok() ? exec::RegisterTpchTables(*scale, runner.session().catalog().get())
+                             : scale.status();
+      if (!st.ok()) {
+        PrintError(st, "", std::cerr);
+        throw CLI::RuntimeError(1);
+      }
+    }
     bool timing = false;
     bool quit = false;
     if (args->commands.empty() && args->files.empty()) {

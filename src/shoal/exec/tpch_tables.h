@@ -1,0 +1,37 @@
+// TPC-H tables in memory: generates a scale factor's eight tables with the dbgen-exact generator
+// (io/tpch) straight into columnar batches (no .tbl text in between) and registers them as
+// MemoryTables in a catalog. Behind `shoal sql --tpch SF` and the TPC-H answer tests.
+//
+// Column types (the standard TPC-H types, as DuckDB's tpch extension declares them):
+//  * keys (*_KEY) int64; other integers (p_size, ps_availqty, l_linenumber, o_shippriority) int32;
+//  * money, l_quantity, l_discount and l_tax decimal(15,2);
+//  * dates date32; flags and every other string utf8.
+// Each table is a list of batches of kTpchBatchRows rows so that scans can run in parallel.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "shoal/columnar/schema.h"
+#include "shoal/common/result.h"
+#include "shoal/exec/memory_table.h"
+#include "shoal/io/tpch/scale.h"
+#include "shoal/io/tpch/tpch_table.h"
+#include "shoal/sql/catalog.h"
+
+namespace shoal::exec {
+
+inline constexpr int64_t kTpchBatchRows = 8192;
+
+/// The schema of a TPC-H table (column names as in the TPC-H specification, lower case).
+columnar::SchemaPtr TpchSchema(io::tpch::TpchTable table);
+
+/// Generates one table of `scale` in memory.
+Result<std::shared_ptr<MemoryTable>> MakeTpchTable(const io::tpch::TpchScale& scale,
+                                                   io::tpch::TpchTable table);
+
+/// Generates the eight tables of `scale` and registers them in `catalog`'s public schema under
+/// their TPC-H names (replacing tables of those names).
+Status RegisterTpchTables(const io::tpch::TpchScale& scale, sql::Catalog* catalog);
+
+}  // namespace shoal::exec
