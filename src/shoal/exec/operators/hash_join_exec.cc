@@ -61,11 +61,10 @@ class HashJoinStream final : public OperatorStream {
           residual_, ExprEvaluator::Make(node_->residual(), *node_->joined_schema(), pool()));
       // Only the columns the residual reads are gathered for it.
       residual_needed_.assign(static_cast<size_t>(node_->joined_schema()->num_fields()), false);
-      sql::VisitExpr(node_->residual(), [&](const sql::Expr& e) {
-        if (e.kind == sql::ExprKind::kColumnRef && e.outer_depth == 0 &&
-            e.column < residual_needed_.size())
-          residual_needed_[e.column] = true;
-      });
+      for (sql::ColumnId column : sql::ReferencedColumns(node_->residual())) {
+        if (column < residual_needed_.size())
+          residual_needed_[column] = true;
+      }
       left_needed_.assign(residual_needed_.begin(), residual_needed_.begin() + num_left_);
       right_needed_.assign(residual_needed_.begin() + num_left_, residual_needed_.end());
     }

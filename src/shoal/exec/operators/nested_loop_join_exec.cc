@@ -55,10 +55,10 @@ class NestedLoopJoinStream final : public OperatorStream {
       SHOAL_ASSIGN_OR_RETURN(
           condition_, ExprEvaluator::Make(node_->condition(), *node_->joined_schema(), pool()));
       std::vector<bool> needed(static_cast<size_t>(node_->joined_schema()->num_fields()), false);
-      sql::VisitExpr(node_->condition(), [&](const sql::Expr& e) {
-        if (e.kind == sql::ExprKind::kColumnRef && e.outer_depth == 0 && e.column < needed.size())
-          needed[e.column] = true;
-      });
+      for (sql::ColumnId column : sql::ReferencedColumns(node_->condition())) {
+        if (column < needed.size())
+          needed[column] = true;
+      }
       left_needed_.assign(needed.begin(), needed.begin() + num_left_);
       right_needed_.assign(needed.begin() + num_left_, needed.end());
     }
