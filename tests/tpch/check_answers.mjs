@@ -1,7 +1,14 @@
-// Runs every TPC-H query with `shoal sql --tpch SF --format csv -f qNN.sql` and compares the
-// result with the stored DuckDB answer tests/data/tpch/answers/sf<SF>/qNN.csv (make_answers.mjs).
+// Runs every TPC-H query with `shoal sql --format csv -f qNN.sql` and compares the result with
+// the stored DuckDB answer tests/data/tpch/answers/sf<SF>/qNN.csv (make_answers.mjs).
 //
-// Usage: node tests/tpch/check_answers.mjs <path to shoal> [scale factor, default 0.01] [qNN ...]
+// Usage: node tests/tpch/check_answers.mjs <path to shoal> [scale factor, default 0.01]
+//            [--source memory|tbl|parquet] [--setting name=value ...] [qNN ...]
+//
+// --source memory (the default) uses `--tpch SF`, tables generated in memory. tbl and parquet
+// generate the files once with `shoal tpchgen --format F` into a temporary directory (or
+// $SHOAL_TPCH_DATA/sf<SF>-<F> when set, reused when present) and declare them with
+// CREATE EXTERNAL TABLE before each query, so the scans go through the file readers.
+// --setting adds `SET name = value` before each query (e.g. memory_limit to force spilling).
 //
 // Comparison: the header must match exactly; text, integers and dates exactly; fields that both
 // parse as numbers are equal when their values differ by at most a relative 1e-9 (so decimals
@@ -11,6 +18,7 @@
 // do not fail the test; one that passes is reported so that it can leave the list.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -125,13 +133,91 @@ function Compare(expected, actual, keys) {
   return null;
 }
 
-const shoal = process.argv[2];
-const sf = process.argv[3] ?? '0.01';
-let only = process.argv.slice(4);
-if (!shoal) {
-  console.error('usage: node check_answers.mjs <shoal binary> [scale factor] [qNN ...]');
+// Column lists for TBL external tables: the types of Shoal's in-memory TPC-H tables (and of
+// make_answers.mjs). Parquet files carry their own schema.
+const kTblColumns = {
+  region: 'r_regionkey BIGINT, r_name VARCHAR, r_comment VARCHAR',
+  nation: 'n_nationkey BIGINT, n_name VARCHAR, n_regionkey BIGINT, n_comment VARCHAR',
+  supplier: 's_suppkey BIGINT, s_name VARCHAR, s_address VARCHAR, s_nationkey BIGINT, ' +
+      's_phone VARCHAR, s_acctbal DECIMAL(15,2), s_comment VARCHAR',
+  customer: 'c_custkey BIGINT, c_name VARCHAR, c_address VARCHAR, c_nationkey BIGINT, ' +
+      'c_phone VARCHAR, c_acctbal DECIMAL(15,2), c_mktsegment VARCHAR, c_comment VARCHAR',
+  part: 'p_partkey BIGINT, p_name VARCHAR, p_mfgr VARCHAR, p_brand VARCHAR, p_type VARCHAR, ' +
+      'p_size INTEGER, p_container VARCHAR, p_retailprice DECIMAL(15,2), p_comment VARCHAR',
+  partsupp: 'ps_partkey BIGINT, ps_suppkey BIGINT, ps_availqty INTEGER, ' +
+      'ps_supplycost DECIMAL(15,2), ps_comment VARCHAR',
+  orders: 'o_orderkey BIGINT, o_custkey BIGINT, o_orderstatus VARCHAR, ' +
+      'o_totalprice DECIMAL(15,2), o_orderdate DATE, o_orderpriority VARCHAR, o_clerk VARCHAR, ' +
+      'o_shippriority INTEGER, o_comment VARCHAR',
+  lineitem: 'l_orderkey BIGINT, l_partkey BIGINT, l_suppkey BIGINT, l_linenumber INTEGER, ' +
+      'l_quantity DECIMAL(15,2), l_extendedprice DECIMAL(15,2), l_discount DECIMAL(15,2), ' +
+      'l_tax DECIMAL(15,2), l_returnflag VARCHAR, l_linestatus VARCHAR, l_shipdate DATE, ' +
+      'l_commitdate DATE, l_receiptdate DATE, l_shipinstruct VARCHAR, l_shipmode VARCHAR, ' +
+      'l_comment VARCHAR',
+};
+
+function Usage(message) {
+  console.error(message);
+  console.error('usage: node check_answers.mjs <shoal binary> [scale factor] ' +
+                '[--source memory|tbl|parquet] [--setting name=value ...] [qNN ...]');
   process.exit(2);
 }
+
+const shoal = process.argv[2];
+const sf = process.argv[3] ?? '0.01';
+let source = 'memory';
+const settings = [];
+let only = [];
+for (let i = 4; i < process.argv.length; ++i) {
+  const arg = process.argv[i];
+  if (arg === '--source') {
+    source = process.argv[++i];
+  } else if (arg === '--setting') {
+    const setting = process.argv[++i] ?? '';
+    const eq = setting.indexOf('=');
+    if (eq <= 0) Usage(`--setting needs name=value, got '${setting}'`);
+    settings.push(`SET ${setting.slice(0, eq)} = '${setting.slice(eq + 1)}'`);
+  } else {
+    only.push(arg);
+  }
+}
+if (!shoal) Usage('missing the shoal binary');
+if (!['memory', 'tbl', 'parquet'].includes(source)) Usage(`unknown --source '${source}'`);
+
+// The arguments that give shoal its tables: --tpch for memory, otherwise -c statements that
+// declare the generated files.
+function TableArguments() {
+  if (source === 'memory') return ['--tpch', sf];
+  let dir;
+  let temporary = false;
+  if (process.env.SHOAL_TPCH_DATA) {
+    dir = path.join(process.env.SHOAL_TPCH_DATA, `sf${sf}-${source}`);
+  } else {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), `shoal-tpch-${source}-`));
+    temporary = true;
+  }
+  const ext = source;
+  if (!fs.existsSync(path.join(dir, `lineitem.${ext}`))) {
+    const gen = spawnSync(shoal, ['tpchgen', '--scale-factor', sf, '--output', dir,
+                                  '--format', source], { encoding: 'utf8' });
+    if (gen.status !== 0) {
+      console.error(`shoal tpchgen failed: ${gen.stderr}`);
+      process.exit(1);
+    }
+  }
+  if (temporary) process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const args = [];
+  for (const [table, columns] of Object.entries(kTblColumns)) {
+    const location = path.join(dir, `${table}.${ext}`);
+    const list = source === 'tbl' ? ` (${columns})` : '';
+    args.push('-c', `CREATE EXTERNAL TABLE ${table}${list} STORED AS ${source.toUpperCase()} ` +
+                    `LOCATION '${location}'`);
+  }
+  return args;
+}
+
+const tableArgs = TableArguments();
+const settingArgs = settings.flatMap((s) => ['-c', s]);
 if (only.length === 0) {
   only = Array.from({ length: 22 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`);
 }
@@ -141,7 +227,8 @@ let skipped = 0;
 for (const name of only) {
   const queryFile = path.join(repo, 'tests', 'data', 'tpch', 'queries', name + '.sql');
   const answerFile = path.join(repo, 'tests', 'data', 'tpch', 'answers', `sf${sf}`, name + '.csv');
-  const run = spawnSync(shoal, ['sql', '--tpch', sf, '--format', 'csv', '-f', queryFile],
+  const run = spawnSync(shoal, ['sql', ...tableArgs, ...settingArgs, '--format', 'csv',
+                                '-f', queryFile],
                         { encoding: 'utf8', timeout: 120000, maxBuffer: 1 << 28 });
   let problem = null;
   if (run.error) {
