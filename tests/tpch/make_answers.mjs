@@ -16,6 +16,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 
+import { CsvField, FormatValue, kTblColumns, PostgresName } from './tpch_common.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const shoal = process.argv[2];
@@ -25,55 +27,13 @@ if (!shoal) {
   process.exit(2);
 }
 
-// The TPC-H types (as DuckDB's tpch extension declares them); keys are BIGINT like Shoal's.
-const kTables = {
-  region: 'r_regionkey BIGINT, r_name VARCHAR, r_comment VARCHAR',
-  nation: 'n_nationkey BIGINT, n_name VARCHAR, n_regionkey BIGINT, n_comment VARCHAR',
-  supplier: 's_suppkey BIGINT, s_name VARCHAR, s_address VARCHAR, s_nationkey BIGINT, ' +
-      's_phone VARCHAR, s_acctbal DECIMAL(15,2), s_comment VARCHAR',
-  customer: 'c_custkey BIGINT, c_name VARCHAR, c_address VARCHAR, c_nationkey BIGINT, ' +
-      'c_phone VARCHAR, c_acctbal DECIMAL(15,2), c_mktsegment VARCHAR, c_comment VARCHAR',
-  part: 'p_partkey BIGINT, p_name VARCHAR, p_mfgr VARCHAR, p_brand VARCHAR, p_type VARCHAR, ' +
-      'p_size INTEGER, p_container VARCHAR, p_retailprice DECIMAL(15,2), p_comment VARCHAR',
-  partsupp: 'ps_partkey BIGINT, ps_suppkey BIGINT, ps_availqty INTEGER, ' +
-      'ps_supplycost DECIMAL(15,2), ps_comment VARCHAR',
-  orders: 'o_orderkey BIGINT, o_custkey BIGINT, o_orderstatus VARCHAR, ' +
-      'o_totalprice DECIMAL(15,2), o_orderdate DATE, o_orderpriority VARCHAR, o_clerk VARCHAR, ' +
-      'o_shippriority INTEGER, o_comment VARCHAR',
-  lineitem: 'l_orderkey BIGINT, l_partkey BIGINT, l_suppkey BIGINT, l_linenumber INTEGER, ' +
-      'l_quantity DECIMAL(15,2), l_extendedprice DECIMAL(15,2), l_discount DECIMAL(15,2), ' +
-      'l_tax DECIMAL(15,2), l_returnflag VARCHAR, l_linestatus VARCHAR, l_shipdate DATE, ' +
-      'l_commitdate DATE, l_receiptdate DATE, l_shipinstruct VARCHAR, l_shipmode VARCHAR, ' +
-      'l_comment VARCHAR',
-};
-
-function CsvField(text) {
-  if (text !== '' && !/[,"\r\n]/.test(text)) return text;
-  return '"' + text.replaceAll('"', '""') + '"';
-}
-
-// The queries are PostgreSQL SQL: an unaliased function call is named after the function
-// ("sum"), where DuckDB names it after its text ("sum(l_quantity)").
-function PostgresName(name) {
-  const call = /^([a-z_][a-z0-9_]*)\(.*\)$/i.exec(name);
-  return call ? call[1] : name;
-}
-
-function FormatValue(value, typeName) {
-  if (value === null || value === undefined) return '';
-  if (typeName === 'DOUBLE' || typeName === 'FLOAT') {
-    if (!Number.isFinite(value)) return String(value);
-    return CsvField(String(Number(value.toPrecision(15))));
-  }
-  return CsvField(value.toString());
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-tpch-'));
 try {
   execFileSync(shoal, ['tpchgen', '--scale-factor', sf, '--output', dir, '--quiet'], { stdio: 'inherit' });
   const instance = await DuckDBInstance.create(':memory:');
   const con = await instance.connect();
-  for (const [table, columns] of Object.entries(kTables)) {
+  for (const [table, columns] of Object.entries(kTblColumns)) {
     const names = columns.split(', ').map((c) => c.split(' ')[0]);
     const types = Object.fromEntries(columns.split(', ').map((c) => c.split(' ')));
     // dbgen ends every line with '|': read one extra, empty column and drop it.
