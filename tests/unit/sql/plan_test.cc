@@ -47,12 +47,14 @@ TEST_F(PlanTest, TpchQ1) {
       "sum((l_extendedprice * (1 - l_discount)) * (1 + l_tax)) AS sum_charge, avg(l_quantity) AS "
       "avg_qty, avg(l_extendedprice) AS avg_price, avg(l_discount) AS avg_disc, count(*) AS "
       "count_order\n"
+      // Common subexpression elimination: the discounted price is computed once, below.
       "    Aggregate: groupBy=[l_returnflag, l_linestatus], aggr=[sum(l_quantity), "
-      "sum(l_extendedprice), sum(l_extendedprice * (1 - l_discount)), sum((l_extendedprice * (1 - "
-      "l_discount)) * (1 + l_tax)), avg(l_quantity), avg(l_extendedprice), avg(l_discount), "
-      "count(*)]\n"
-      "      Filter: l_shipdate <= DATE '1998-09-02'\n"
-      "        Scan: lineitem projection=[l_quantity, l_extendedprice, l_discount, l_tax, "
+      "sum(l_extendedprice), sum($cse1), sum($cse1 * (1 + l_tax)), avg(l_quantity), "
+      "avg(l_extendedprice), avg(l_discount), count(*)]\n"
+      "      Projection: l_quantity, l_extendedprice, l_discount, l_tax, l_returnflag, "
+      "l_linestatus, l_extendedprice * (1 - l_discount) AS $cse1\n"
+      "        Filter: l_shipdate <= DATE '1998-09-02'\n"
+      "          Scan: lineitem projection=[l_quantity, l_extendedprice, l_discount, l_tax, "
       "l_returnflag, l_linestatus, l_shipdate] predicates=[l_shipdate <= DATE '1998-09-02']\n");
 }
 
@@ -134,6 +136,38 @@ TEST_F(PlanTest, VerboseShowsIdsAndTypes) {
             "Projection: n_nationkey * 2 AS d output=[#4 d: int64 not null] rows=25\n"
             "  Scan: nation projection=[n_nationkey] output=[#0 n_nationkey: int64 not null] "
             "rows=25\n");
+}
+
+TEST_F(PlanTest, RepeatedProjectionExpressionIsComputedOnce) {
+  std::string plan =
+      Optimized("select n_nationkey * 2 + 1 as a, n_nationkey * 2 - 1 as b from nation");
+  EXPECT_NE(plan.find("Projection: $cse1 + 1 AS a, $cse1 - 1 AS b"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("n_nationkey * 2 AS $cse1"), std::string::npos) << plan;
+}
+
+TEST_F(PlanTest, GuardedExpressionsAreNotHoisted) {
+  // l_tax / l_discount only runs where l_discount <> 0: computing it for every row below the
+  // projection could divide by zero. The guard itself is evaluated for every row and may move.
+  std::string plan = Optimized(
+      "select case when l_discount <> 0 then l_tax / l_discount end as a, "
+      "case when l_discount <> 0 then l_tax / l_discount + 1 end as b, "
+      "l_quantity > 1 and l_tax / l_discount > 2 as c, "
+      "l_quantity > 1 and l_tax / l_discount > 3 as d from lineitem");
+  EXPECT_EQ(plan.find("CAST(l_discount AS double precision) AS"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("l_discount <> 0.00 AS $cse1, l_quantity > 1.00 AS $cse2"), std::string::npos)
+      << plan;
+}
+
+TEST_F(PlanTest, FilteredAggregateArgumentsAreNotHoisted) {
+  // An aggregate with FILTER evaluates its argument only on the rows that pass the filter.
+  std::string plan = Optimized(
+      "select sum(l_tax * 2) filter (where l_discount > 0) as a, sum(l_tax * 2) as b "
+      "from lineitem");
+  EXPECT_EQ(plan.find("$cse"), std::string::npos) << plan;
+  plan = Optimized(
+      "select sum(l_tax * 2) as a, max(l_tax * 2) as b, l_returnflag from lineitem "
+      "group by l_returnflag");
+  EXPECT_NE(plan.find("aggr=[sum($cse1), max($cse1)]"), std::string::npos) << plan;
 }
 
 }  // namespace

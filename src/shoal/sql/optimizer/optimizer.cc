@@ -16,6 +16,7 @@ Optimizer Optimizer::Default() {
   // Pushdown can expose new constant comparisons (e.g. after substituting projections).
   o.AddRule(MakeConstantFoldingRule());
   o.AddRule(MakeJoinReorderingRule());
+  o.AddRule(MakeCommonSubexpressionRule());
   o.AddRule(MakeProjectionPruningRule());
   o.AddRule(MakeCardinalityEstimationRule());
   return o;

@@ -42,6 +42,7 @@ std::unique_ptr<OptimizerRule> MakeDisjunctionFactoringRule();
 std::unique_ptr<OptimizerRule> MakeOuterJoinSimplificationRule();
 std::unique_ptr<OptimizerRule> MakeJoinReorderingRule();
 std::unique_ptr<OptimizerRule> MakeCardinalityEstimationRule();
+std::unique_ptr<OptimizerRule> MakeCommonSubexpressionRule();
 
 class Optimizer {
  public:

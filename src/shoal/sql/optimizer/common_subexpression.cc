@@ -1,0 +1,236 @@
+// Common subexpression elimination: an expression computed more than once per row by one node
+// (TPC-H Q1 computes l_extendedprice * (1 - l_discount) for two sums) is computed once, by a
+// projection added below the node, and the node reads the result as a column.
+//
+// Where it applies: an Aggregate (its grouping keys and the arguments of aggregates without a
+// FILTER) and a Projection (its expressions). Only subexpressions that the node evaluates for
+// every input row are moved: an expression under a CASE branch, the right side of AND / OR or a
+// later COALESCE argument may be guarded by what comes before it (CASE WHEN x <> 0 THEN y / x),
+// so computing it for every row could raise an error the query never asked for. Expressions
+// with a subquery, an aggregate, a window function or a volatile call inside stay where they are.
+//
+// The largest repeated subexpression is taken first, then the search repeats over the rewritten
+// expressions, so a repeated expression is not also split into its repeated parts. The new
+// projection passes every input column through under its own id; projection pruning, which runs
+// after this rule, drops the columns nobody reads.
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "shoal/sql/optimizer/optimizer.h"
+#include "shoal/sql/optimizer/plan_util.h"
+#include "shoal/sql/session.h"
+
+namespace shoal::sql::optimizer {
+
+namespace {
+
+bool IsVolatile(const std::string& name) {
+  return name == "random" || name == "gen_random_uuid" || name == "nextval" ||
+         name == "clock_timestamp";
+}
+
+// Whether `e` may be computed by a projection: no subquery, aggregate, window, outer reference
+// or volatile call anywhere inside.
+bool Movable(const ExprPtr& e) {
+  bool ok = true;
+  VisitExpr(e, [&ok](const Expr& x) {
+    switch (x.kind) {
+      case ExprKind::kSubquery:
+      case ExprKind::kAggregate:
+      case ExprKind::kWindow: ok = false; break;
+      case ExprKind::kColumnRef:
+        if (x.outer_depth > 0)
+          ok = false;
+        break;
+      case ExprKind::kCall:
+        if (IsVolatile(x.name))
+          ok = false;
+        break;
+      default: break;
+    }
+  });
+  return ok;
+}
+
+int Size(const Expr& e) {
+  int n = 1;
+  for (const auto& a : e.args)
+    n += Size(*a);
+  return n;
+}
+
+// The argument positions of `e` that are evaluated for every row `e` is evaluated for.
+bool ArgAlwaysEvaluated(const Expr& e, size_t i) {
+  if (e.kind == ExprKind::kCase)
+    return i == 0;
+  if (e.kind == ExprKind::kCall && (e.name == "and" || e.name == "or" || e.name == "coalesce" ||
+                                    e.name == "greatest" || e.name == "least"))
+    return i == 0;
+  return e.kind == ExprKind::kCall || e.kind == ExprKind::kCast;
+}
+
+struct Candidate {
+  ExprPtr expr;
+  int count = 0;
+  int size = 0;
+};
+
+// Counts the movable compound subexpressions of `e` in positions evaluated for every row.
+void Collect(const ExprPtr& e, std::unordered_map<std::string, std::vector<Candidate>>* seen) {
+  if (e->kind == ExprKind::kColumnRef || e->kind == ExprKind::kLiteral)
+    return;
+  if ((e->kind == ExprKind::kCall || e->kind == ExprKind::kCast) && Movable(e)) {
+    auto& bucket = (*seen)[e->ToString()];
+    bool found = false;
+    for (auto& c : bucket) {
+      if (ExprEquals(*c.expr, *e)) {
+        ++c.count;
+        found = true;
+        break;
+      }
+    }
+    if (!found)
+      bucket.push_back(Candidate{e, 1, Size(*e)});
+  }
+  if (e->kind == ExprKind::kAggregate) {
+    if (e->filter == nullptr) {
+      for (const auto& a : e->args)
+        Collect(a, seen);
+    }
+    return;
+  }
+  if (e->kind == ExprKind::kSubquery || e->kind == ExprKind::kWindow)
+    return;
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (ArgAlwaysEvaluated(*e, i))
+      Collect(e->args[i], seen);
+  }
+}
+
+// Replaces every occurrence of `target` in positions Collect would visit by `ref`.
+ExprPtr Replace(const ExprPtr& e, const Expr& target, const ExprPtr& ref) {
+  if (e->kind == ExprKind::kColumnRef || e->kind == ExprKind::kLiteral)
+    return e;
+  if (ExprEquals(*e, target))
+    return ref;
+  if (e->kind == ExprKind::kSubquery || e->kind == ExprKind::kWindow)
+    return e;
+  if (e->kind == ExprKind::kAggregate && e->filter != nullptr)
+    return e;
+  std::shared_ptr<Expr> copy;
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (e->kind != ExprKind::kAggregate && !ArgAlwaysEvaluated(*e, i))
+      continue;
+    ExprPtr next = Replace(e->args[i], target, ref);
+    if (next != e->args[i]) {
+      if (!copy)
+        copy = std::make_shared<Expr>(*e);
+      copy->args[i] = std::move(next);
+    }
+  }
+  return copy ? copy : e;
+}
+
+// Moves the repeated subexpressions of `roots` into `extracted` (new columns of a projection
+// below), rewriting `roots` to read them. Returns whether anything moved.
+bool Extract(std::vector<ExprPtr*> roots, ColumnIdAllocator* ids, std::vector<ColumnInfo>* columns,
+             std::vector<ExprPtr>* extracted) {
+  bool changed = false;
+  for (;;) {
+    std::unordered_map<std::string, std::vector<Candidate>> seen;
+    for (ExprPtr* root : roots)
+      Collect(*root, &seen);
+    const Candidate* best = nullptr;
+    for (const auto& [text, bucket] : seen) {
+      for (const auto& c : bucket) {
+        if (c.count >= 2 && (best == nullptr || c.size > best->size ||
+                             (c.size == best->size && c.expr->ToString() < best->expr->ToString())))
+          best = &c;
+      }
+    }
+    if (best == nullptr)
+      return changed;
+    ColumnInfo column;
+    column.id = ids->Next();
+    column.name = "$cse" + std::to_string(columns->size() + 1);
+    column.type = best->expr->type;
+    column.nullable = best->expr->nullable;
+    ExprPtr ref = MakeRef(column);
+    const ExprPtr target = best->expr;
+    for (ExprPtr* root : roots)
+      *root = Replace(*root, *target, ref);
+    columns->push_back(column);
+    extracted->push_back(target);
+    changed = true;
+  }
+}
+
+class CommonSubexpressionRule : public OptimizerRule {
+ public:
+  const char* name() const override { return "common subexpression elimination"; }
+
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext& context) override {
+    if (context.column_ids == nullptr)
+      return plan;
+    return Rewrite(plan, context.column_ids);
+  }
+
+ private:
+  LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan, ColumnIdAllocator* ids) {
+    std::shared_ptr<LogicalPlan> node;
+    for (size_t i = 0; i < plan->children.size(); ++i) {
+      LogicalPlanPtr child = Rewrite(plan->children[i], ids);
+      if (child != plan->children[i]) {
+        if (!node)
+          node = plan->Clone();
+        node->children[i] = std::move(child);
+      }
+    }
+    const LogicalPlan& current = node ? *node : *plan;
+    if (current.kind != LogicalKind::kAggregate && current.kind != LogicalKind::kProject)
+      return node ? node : plan;
+
+    auto edited = current.Clone();
+    std::vector<ExprPtr*> roots;
+    std::vector<std::shared_ptr<Expr>> aggregate_copies;
+    if (edited->kind == LogicalKind::kProject) {
+      for (auto& e : edited->exprs)
+        roots.push_back(&e);
+    } else {
+      for (auto& g : edited->group_by)
+        roots.push_back(&g);
+      for (auto& a : edited->aggregates)
+        roots.push_back(&a);
+    }
+    std::vector<ColumnInfo> columns;
+    std::vector<ExprPtr> extracted;
+    if (!Extract(roots, ids, &columns, &extracted))
+      return node ? node : plan;
+
+    // The projection below: every input column under its own id, then the extracted values.
+    const LogicalPlanPtr& input = edited->children[0];
+    auto project = std::make_shared<LogicalPlan>();
+    project->kind = LogicalKind::kProject;
+    project->children = {input};
+    for (const ColumnInfo& c : input->output) {
+      project->exprs.push_back(MakeRef(c));
+      project->output.push_back(c);
+    }
+    for (size_t i = 0; i < extracted.size(); ++i) {
+      project->exprs.push_back(extracted[i]);
+      project->output.push_back(columns[i]);
+    }
+    project->estimated_rows = input->estimated_rows;
+    edited->children[0] = project;
+    return edited;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OptimizerRule> MakeCommonSubexpressionRule() {
+  return std::make_unique<CommonSubexpressionRule>();
+}
+
+}  // namespace shoal::sql::optimizer
