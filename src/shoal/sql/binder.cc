@@ -1047,6 +1047,12 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
                   .WithSqlState("42809"),
               loc);
   }
+  if (LastName(f.funcname()) == "date_part") {
+    // PostgreSQL's date_part returns double precision where EXTRACT returns a number that
+    // prints as an integer (numeric); both share the extract kernels.
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr call, MakeResolvedCall(name, std::move(args), loc));
+    return MakeCast(std::move(call), DataType::Float64());
+  }
   return MakeResolvedCall(name, std::move(args), loc);
 }
 
