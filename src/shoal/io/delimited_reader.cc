@@ -592,8 +592,13 @@ class DelimitedReader : public columnar::RecordBatchReader {
         for (int64_t r = 0; r < rows; ++r)
           bytes += fields_[static_cast<size_t>(r * num_columns + column)].size;
         SHOAL_RETURN_IF_ERROR(builder.ReserveData(bytes));
-        return Build(&builder, column, rows, true, "utf8",
+        // Text from outside must be valid UTF-8 before it becomes a utf8 value (PostgreSQL's COPY
+        // refuses it too); found by tests/fuzz/csv_mutation_test.cc.
+        return Build(&builder, column, rows, true, "utf8 (invalid UTF-8 bytes)",
                      [](columnar::BinaryBuilder* b, std::string_view text) {
+                       if (!columnar::IsValidUtf8(reinterpret_cast<const uint8_t*>(text.data()),
+                                                  static_cast<int64_t>(text.size())))
+                         return false;
                        b->UnsafeAppend(text);
                        return true;
                      });

@@ -1,0 +1,473 @@
+#include "shoal/io/parquet/parquet_table.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "shoal/columnar/record_batch.h"
+#include "shoal/io/parquet/column_chunk_reader.h"
+#include "shoal/io/parquet/rle_decoder.h"
+#include "shoal/io/parquet/thrift_codec.h"
+
+namespace shoal::io::parquet {
+
+namespace {
+
+using columnar::Buffer;
+using columnar::BufferPtr;
+using columnar::Scalar;
+
+constexpr char kMagic[4] = {'P', 'A', 'R', '1'};
+constexpr char kEncryptedMagic[4] = {'P', 'A', 'R', 'E'};
+
+// An open file read with pread; closes on destruction.
+class File {
+ public:
+  static Result<std::unique_ptr<File>> Open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return Status::IoError("cannot open {}: {}", path, std::strerror(errno));
+    return std::unique_ptr<File>(new File(fd, path));
+  }
+  ~File() { ::close(fd_); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  Status ReadAt(int64_t offset, int64_t length, uint8_t* out) const {
+    int64_t done = 0;
+    while (done < length) {
+      const ssize_t n = ::pread(fd_, out + done, static_cast<size_t>(length - done),
+                                static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR)
+          continue;
+        return Status::IoError("cannot read {} bytes at offset {} of {}: {}", length, offset, path_,
+                               std::strerror(errno));
+      }
+      if (n == 0)
+        return Status::IoError(
+            "{} ended at offset {} while reading {} bytes at offset {} (was it "
+            "changed while being read?)",
+            path_, offset + done, length, offset);
+      done += n;
+    }
+    return Status::OK();
+  }
+
+ private:
+  File(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
+// Payload: "<row group> <row groups total> <row groups pruned> <path>"; row group -1 reads nothing
+// (it only carries the metrics).
+std::string EncodeUnit(int64_t row_group, int64_t total, int64_t pruned, const std::string& path) {
+  return fmt::format("{} {} {} {}", row_group, total, pruned, path);
+}
+
+Status DecodeUnit(const std::string& payload, int64_t* row_group, int64_t* total, int64_t* pruned,
+                  std::string* path) {
+  const char* p = payload.data();
+  const char* end = p + payload.size();
+  for (int64_t* out : {row_group, total, pruned}) {
+    auto r = std::from_chars(p, end, *out);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != ' ')
+      return Status::InvalidData("bad parquet scan unit payload '{}'", payload);
+    p = r.ptr + 1;
+  }
+  path->assign(p, end);
+  return Status::OK();
+}
+
+bool SameColumns(const std::vector<ColumnDescriptor>& a, const std::vector<ColumnDescriptor>& b,
+                 std::string* difference) {
+  if (a.size() != b.size()) {
+    *difference = fmt::format("{} columns instead of {}", b.size(), a.size());
+    return false;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].type != b[i].type) {
+      *difference = fmt::format("column {} is '{}' {} instead of '{}' {}", i + 1, b[i].name,
+                                b[i].type.ToString(), a[i].name, a[i].type.ToString());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Reads one row group of a unit and hands it out in slices of batch_size rows.
+class RowGroupReader final : public columnar::RecordBatchReader {
+ public:
+  RowGroupReader(const ParquetFileInfo* file, int64_t row_group, std::vector<int> projection,
+                 columnar::SchemaPtr schema, int64_t batch_size, std::shared_ptr<MemoryPool> pool)
+      : file_(file),
+        row_group_(row_group),
+        projection_(std::move(projection)),
+        schema_(std::move(schema)),
+        batch_size_(std::max<int64_t>(1, batch_size)),
+        pool_(std::move(pool)) {}
+
+  const columnar::SchemaPtr& schema() const override { return schema_; }
+
+  Result<columnar::RecordBatchPtr> Next() override {
+    if (row_group_ < 0)
+      return columnar::RecordBatchPtr();
+    if (!loaded_) {
+      SHOAL_RETURN_IF_ERROR(Load());
+      loaded_ = true;
+    }
+    if (batch_ == nullptr || offset_ >= batch_->num_rows()) {
+      batch_.reset();
+      return columnar::RecordBatchPtr();
+    }
+    const int64_t n = std::min(batch_size_, batch_->num_rows() - offset_);
+    columnar::RecordBatchPtr out =
+        (offset_ == 0 && n == batch_->num_rows()) ? batch_ : batch_->Slice(offset_, n);
+    offset_ += n;
+    return out;
+  }
+
+ private:
+  Status Load() {
+    const format::RowGroup& rg = file_->metadata->row_groups[static_cast<size_t>(row_group_)];
+    const int64_t num_rows = rg.num_rows;
+    std::vector<columnar::ArrayPtr> columns;
+    columns.reserve(projection_.size());
+    std::unique_ptr<File> file;
+    for (int column : projection_) {
+      const ColumnDescriptor& descriptor = file_->columns[static_cast<size_t>(column)];
+      const std::string where =
+          fmt::format("{} row group {} column '{}'", file_->path, row_group_, descriptor.name);
+      const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(column)];
+      SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
+      if (file == nullptr) {
+        SHOAL_ASSIGN_OR_RETURN(file, File::Open(file_->path));
+      }
+      SHOAL_ASSIGN_OR_RETURN(
+          BufferPtr bytes,
+          Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
+      std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
+      SHOAL_RETURN_IF_ERROR(file->ReadAt(range.offset, range.size, bytes->mutable_data()));
+      SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr array,
+                             DecodeColumnChunk(descriptor, chunk.meta_data, num_rows, bytes->data(),
+                                               range.size, range.offset, pool_, where));
+      columns.push_back(std::move(array));
+    }
+    batch_ = columnar::RecordBatch::Make(schema_, num_rows, std::move(columns));
+    return Status::OK();
+  }
+
+  const ParquetFileInfo* file_;
+  int64_t row_group_;
+  std::vector<int> projection_;
+  columnar::SchemaPtr schema_;
+  int64_t batch_size_;
+  std::shared_ptr<MemoryPool> pool_;
+  bool loaded_ = false;
+  columnar::RecordBatchPtr batch_;
+  int64_t offset_ = 0;
+};
+
+}  // namespace
+
+Result<ParquetFileInfo> ReadParquetFooter(const std::string& path, int64_t size) {
+  if (size < 12)
+    return Status::InvalidData("{} is {} bytes, too small to be a Parquet file (at least 12)", path,
+                               size);
+  SHOAL_ASSIGN_OR_RETURN(auto file, File::Open(path));
+  uint8_t head[4];
+  uint8_t tail[8];
+  SHOAL_RETURN_IF_ERROR(file->ReadAt(0, 4, head));
+  SHOAL_RETURN_IF_ERROR(file->ReadAt(size - 8, 8, tail));
+  if (std::memcmp(tail + 4, kEncryptedMagic, 4) == 0)
+    return Status::NotImplemented("{} is an encrypted Parquet file; encryption is not supported",
+                                  path);
+  if (std::memcmp(head, kMagic, 4) == 0 && std::memcmp(tail + 4, kMagic, 4) != 0)
+    return Status::InvalidData(
+        "{} starts like a Parquet file but does not end with the magic "
+        "bytes PAR1: it is truncated or still being written",
+        path);
+  if (std::memcmp(head, kMagic, 4) != 0 || std::memcmp(tail + 4, kMagic, 4) != 0)
+    return Status::InvalidData(
+        "{} is not a Parquet file: it does not start and end with the "
+        "magic bytes PAR1",
+        path);
+  uint32_t footer_length;
+  std::memcpy(&footer_length, tail, 4);
+  if (footer_length == 0 || footer_length > static_cast<uint64_t>(size - 12))
+    return Status::InvalidData(
+        "{}: footer length {} does not fit the {}-byte file (truncated or "
+        "corrupted file?)",
+        path, footer_length, size);
+  std::vector<uint8_t> footer(footer_length);
+  SHOAL_RETURN_IF_ERROR(file->ReadAt(size - 8 - footer_length, footer_length, footer.data()));
+  auto metadata = std::make_shared<format::FileMetaData>();
+  Result<size_t> parsed = DeserializeThrift(footer.data(), footer.size(), metadata.get());
+  if (!parsed.ok())
+    return std::move(parsed).status().WithContext(
+        fmt::format("{}: footer at offset {}", path, size - 8 - footer_length));
+  Status enums = CheckEnumRanges(*metadata);
+  if (!enums.ok())
+    return std::move(enums).WithContext(fmt::format("{}: footer", path));
+  ParquetFileInfo info;
+  info.path = path;
+  info.size = size;
+  SHOAL_ASSIGN_OR_RETURN(info.columns, ConvertSchema(*metadata, path));
+  int64_t rows = 0;
+  for (size_t g = 0; g < metadata->row_groups.size(); ++g) {
+    const auto& rg = metadata->row_groups[g];
+    if (rg.num_rows < 0 || rg.columns.size() != info.columns.size())
+      return Status::InvalidData(
+          "{}: row group {} has {} rows and {} column chunks (the schema "
+          "has {} columns)",
+          path, g, rg.num_rows, rg.columns.size(), info.columns.size());
+    rows += rg.num_rows;
+    std::vector<ChunkStatistics> stats(info.columns.size());
+    for (size_t c = 0; c < info.columns.size(); ++c) {
+      const auto& chunk = rg.columns[c];
+      if (!chunk.__isset.meta_data || !chunk.meta_data.__isset.statistics)
+        continue;
+      const auto& s = chunk.meta_data.statistics;
+      DecodeMinMax(info.columns[c], s, &stats[c].min, &stats[c].max);
+      if (s.__isset.null_count && s.null_count >= 0 && s.null_count <= rg.num_rows)
+        stats[c].null_count = s.null_count;
+    }
+    info.statistics.push_back(std::move(stats));
+  }
+  if (metadata->num_rows != rows)
+    return Status::InvalidData("{}: the footer says {} rows but its row groups hold {}", path,
+                               metadata->num_rows, rows);
+  info.metadata = std::move(metadata);
+  return info;
+}
+
+Result<std::shared_ptr<ParquetTable>> ParquetTable::Make(
+    const std::string& location, columnar::SchemaPtr schema,
+    const std::map<std::string, std::string>& options) {
+  if (!options.empty())
+    return Status::InvalidArgument(
+        "unknown Parquet table option '{}' (Parquet tables take no "
+        "options)",
+        options.begin()->first);
+  SHOAL_ASSIGN_OR_RETURN(auto listed, ListFiles(location));
+  std::vector<ParquetFileInfo> files;
+  files.reserve(listed.size());
+  for (const auto& f : listed) {
+    SHOAL_ASSIGN_OR_RETURN(ParquetFileInfo info, ReadParquetFooter(f.path, f.size));
+    if (!files.empty()) {
+      std::string difference;
+      if (!SameColumns(files.front().columns, info.columns, &difference))
+        return Status::InvalidData("{} does not match the schema of {}: {}", info.path,
+                                   files.front().path, difference)
+            .WithHint("all files of one Parquet table must have the same columns");
+    }
+    files.push_back(std::move(info));
+  }
+  std::vector<columnar::Field> fields;
+  for (size_t c = 0; c < files.front().columns.size(); ++c) {
+    const ColumnDescriptor& d = files.front().columns[c];
+    bool nullable = false;
+    for (const auto& f : files)
+      nullable = nullable || f.columns[c].optional;
+    fields.emplace_back(d.name, d.type, nullable);
+  }
+  auto file_schema = std::make_shared<const columnar::Schema>(std::move(fields));
+  if (schema != nullptr && schema->num_fields() > 0) {
+    std::string problem;
+    if (schema->num_fields() != file_schema->num_fields()) {
+      problem = fmt::format("the statement lists {} columns, the files have {}",
+                            schema->num_fields(), file_schema->num_fields());
+    } else {
+      for (int i = 0; i < schema->num_fields() && problem.empty(); ++i) {
+        const auto& want = schema->field(i);
+        const auto& have = file_schema->field(i);
+        if (want.name != have.name || want.type != have.type)
+          problem = fmt::format("column {} is declared as {} {} but the files have {} {}", i + 1,
+                                want.name, want.type.ToString(), have.name, have.type.ToString());
+      }
+    }
+    if (!problem.empty())
+      return Status::InvalidArgument("the column list does not match {}: {}", files.front().path,
+                                     problem)
+          .WithHint(
+              "leave out the column list to take the columns from the Parquet file: "
+              "(" +
+              file_schema->ToString() + ")");
+  }
+  return std::make_shared<ParquetTable>(std::move(files), std::move(file_schema));
+}
+
+ParquetTable::ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema)
+    : files_(std::move(files)), schema_(std::move(schema)) {
+  for (size_t i = 0; i < files_.size(); ++i)
+    file_index_.emplace(files_[i].path, i);
+  // Table statistics: sums and the envelope of every row group's min / max; any row group without
+  // a value makes the column's value unknown.
+  const size_t num_columns = static_cast<size_t>(schema_->num_fields());
+  statistics_.num_rows = 0;
+  statistics_.total_bytes = 0;
+  statistics_.columns.assign(num_columns, ColumnStatistics{});
+  std::vector<bool> minmax_known(num_columns, true);
+  std::vector<bool> nulls_known(num_columns, true);
+  for (auto& c : statistics_.columns)
+    c.null_count = 0;
+  for (const auto& file : files_) {
+    statistics_.num_rows += file.metadata->num_rows;
+    statistics_.total_bytes += file.size;
+    for (const auto& rg : file.statistics) {
+      for (size_t c = 0; c < num_columns; ++c) {
+        const ChunkStatistics& s = rg[c];
+        ColumnStatistics& out = statistics_.columns[c];
+        if (s.null_count < 0)
+          nulls_known[c] = false;
+        else
+          out.null_count += s.null_count;
+        if (!s.min || !s.max) {
+          minmax_known[c] = false;
+          continue;
+        }
+        if (!out.min || CompareScalars(*s.min, *out.min).value_or(0) < 0)
+          out.min = s.min;
+        if (!out.max || CompareScalars(*s.max, *out.max).value_or(0) > 0)
+          out.max = s.max;
+      }
+    }
+  }
+  for (size_t c = 0; c < num_columns; ++c) {
+    if (!minmax_known[c]) {
+      statistics_.columns[c].min.reset();
+      statistics_.columns[c].max.reset();
+    }
+    if (!nulls_known[c])
+      statistics_.columns[c].null_count = -1;
+  }
+}
+
+bool ParquetTable::RowGroupRuledOut(const ParquetFileInfo& file, int row_group,
+                                    const ColumnPredicate& p) const {
+  if (p.column < 0 || p.column >= schema_->num_fields())
+    return false;
+  const ChunkStatistics& s =
+      file.statistics[static_cast<size_t>(row_group)][static_cast<size_t>(p.column)];
+  const int64_t rows = file.metadata->row_groups[static_cast<size_t>(row_group)].num_rows;
+  if (rows == 0)
+    return true;
+  const bool all_null = s.null_count >= 0 && s.null_count == rows;
+  switch (p.op) {
+    case PredicateOp::kIsNull: return s.null_count == 0;
+    case PredicateOp::kIsNotNull: return all_null;
+    default: break;
+  }
+  // A comparison with NULL is never true, so an all-null row group matches no comparison.
+  if (all_null)
+    return true;
+  if (!s.min || !s.max)
+    return false;
+  auto outside = [&](const Scalar& v) {
+    const auto lo = CompareScalars(v, *s.min);
+    const auto hi = CompareScalars(v, *s.max);
+    return lo.has_value() && hi.has_value() && (*lo < 0 || *hi > 0);
+  };
+  if (p.op == PredicateOp::kIn) {
+    if (p.values.empty())
+      return false;
+    for (const Scalar& v : p.values)
+      if (!outside(v))
+        return false;
+    return true;
+  }
+  if (p.values.size() != 1)
+    return false;
+  const Scalar& v = p.values[0];
+  const auto vs_min = CompareScalars(v, *s.min);
+  const auto vs_max = CompareScalars(v, *s.max);
+  if (!vs_min || !vs_max)
+    return false;
+  switch (p.op) {
+    case PredicateOp::kEq: return *vs_min < 0 || *vs_max > 0;
+    case PredicateOp::kLt: return *vs_min <= 0;  // every value >= min >= v
+    case PredicateOp::kLe: return *vs_min < 0;
+    case PredicateOp::kGt: return *vs_max >= 0;  // every value <= max <= v
+    case PredicateOp::kGe: return *vs_max > 0;
+    case PredicateOp::kNe:
+      // Only when every non-null value equals v; string bounds may be truncated, so skip them.
+      return !v.type().is_binary_like() && *vs_min == 0 && *vs_max == 0;
+    default: return false;
+  }
+}
+
+Result<std::vector<ScanUnit>> ParquetTable::PlanScan(const ScanRequest& request) const {
+  std::vector<ScanUnit> units;
+  int64_t total = 0;
+  int64_t pruned = 0;
+  for (const auto& file : files_) {
+    const auto& groups = file.metadata->row_groups;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      ++total;
+      bool skip = false;
+      for (const auto& p : request.predicates) {
+        if (RowGroupRuledOut(file, static_cast<int>(g), p)) {
+          skip = true;
+          break;
+        }
+      }
+      if (skip) {
+        ++pruned;
+        continue;
+      }
+      // Bytes of the projected chunks only: what reading the unit costs.
+      int64_t bytes = 0;
+      for (int c : request.projection) {
+        if (c >= 0 && static_cast<size_t>(c) < groups[g].columns.size() &&
+            groups[g].columns[static_cast<size_t>(c)].__isset.meta_data)
+          bytes += groups[g].columns[static_cast<size_t>(c)].meta_data.total_compressed_size;
+      }
+      units.push_back({fmt::format("{} row group {}", file.path, g), std::max<int64_t>(bytes, 1),
+                       groups[g].num_rows, EncodeUnit(static_cast<int64_t>(g), 0, 0, file.path)});
+    }
+  }
+  if (units.empty())
+    units.push_back({"(every row group pruned)", 0, 0, EncodeUnit(-1, 0, 0, files_.front().path)});
+  // The first unit reports the table's counts; the engine sums metrics over units.
+  int64_t g0 = 0, t0 = 0, p0 = 0;
+  std::string path;
+  SHOAL_RETURN_IF_ERROR(DecodeUnit(units.front().payload, &g0, &t0, &p0, &path));
+  units.front().payload = EncodeUnit(g0, total, pruned, path);
+  return units;
+}
+
+Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& unit,
+                                                              const ScanRequest& request,
+                                                              const ScanContext& context) const {
+  int64_t row_group = 0, total = 0, pruned = 0;
+  std::string path;
+  SHOAL_RETURN_IF_ERROR(DecodeUnit(unit.payload, &row_group, &total, &pruned, &path));
+  auto it = file_index_.find(path);
+  if (it == file_index_.end())
+    return Status::InvalidData("parquet scan unit names unknown file '{}'", path);
+  const ParquetFileInfo& file = files_[it->second];
+  if (row_group >= static_cast<int64_t>(file.metadata->row_groups.size()))
+    return Status::InvalidData("parquet scan unit names row group {} of {}, which has {}",
+                               row_group, path, file.metadata->row_groups.size());
+  if ((total > 0 || pruned > 0) && context.add_metric) {
+    context.add_metric("row_groups_total", total);
+    context.add_metric("row_groups_pruned", pruned);
+  }
+  std::vector<columnar::Field> fields;
+  for (int c : request.projection) {
+    if (c < 0 || c >= schema_->num_fields())
+      return Status::InvalidArgument("projection column {} out of range", c);
+    fields.push_back(schema_->field(c));
+  }
+  auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
+  return columnar::RecordBatchReaderPtr(
+      new RowGroupReader(&file, row_group, request.projection, std::move(schema),
+                         request.batch_size, context.pool ? context.pool : DefaultMemoryPool()));
+}
+
+}  // namespace shoal::io::parquet

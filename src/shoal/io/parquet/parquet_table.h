@@ -1,0 +1,88 @@
+// ParquetTable: a table provider over Parquet files — one file, a directory or a glob (see
+// io/file_listing.h) — read with Shoal's own Parquet reader.
+//
+// Make() reads every file's footer once: the schema comes from the first file (flat schemas only,
+// see parquet_schema.h) and every other file must have the same columns; the footers' row counts
+// and column-chunk statistics give statistics() and row-group pruning. The parsed footers are kept,
+// so scans never re-read them.
+//
+// Scan units are single row groups (payload: row group, metric shares, file path), so a large file
+// spreads over all partitions and one thread decodes one row group at a time. PlanScan drops row
+// groups whose statistics prove a pushed-down predicate false for every row; the counts are
+// reported through ScanContext::add_metric as "row_groups_total" and "row_groups_pruned" by the
+// first unit (an empty unit carries them when every row group is pruned). Page-level pruning with
+// the page index (ColumnIndex / OffsetIndex) is not implemented. OpenUnit reads only the projected
+// column chunks, one pread per chunk, and slices the decoded row group into request.batch_size
+// rows.
+//
+// Thread safety: immutable after Make; PlanScan and OpenUnit may run concurrently.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "shoal/io/file_listing.h"
+#include "shoal/io/parquet/parquet_schema.h"
+#include "shoal/io/table_provider.h"
+
+namespace shoal::io::parquet {
+
+/// Min / max / nulls of one column chunk, decoded from its footer statistics.
+struct ChunkStatistics {
+  std::optional<columnar::Scalar> min;
+  std::optional<columnar::Scalar> max;
+  int64_t null_count = -1;  // -1: unknown
+};
+
+/// One file of the table with its parsed footer.
+struct ParquetFileInfo {
+  std::string path;
+  int64_t size = 0;
+  std::shared_ptr<const format::FileMetaData> metadata;
+  std::vector<ColumnDescriptor> columns;
+  /// [row group][column]
+  std::vector<std::vector<ChunkStatistics>> statistics;
+};
+
+/// Reads and checks the footer of the Parquet file at `path` (`size` bytes).
+Result<ParquetFileInfo> ReadParquetFooter(const std::string& path, int64_t size);
+
+class ParquetTable : public TableProvider {
+ public:
+  /// Lists `location` and reads every footer. A non-empty `schema` (the statement's column list)
+  /// must match the files' columns in number, names and types. No options are recognised yet; an
+  /// unknown option is an error.
+  static Result<std::shared_ptr<ParquetTable>> Make(
+      const std::string& location, columnar::SchemaPtr schema,
+      const std::map<std::string, std::string>& options);
+
+  ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema);
+
+  const columnar::SchemaPtr& schema() const override { return schema_; }
+
+  std::string kind() const override { return "parquet"; }
+
+  TableStatistics statistics() const override { return statistics_; }
+
+  Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const override;
+  Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit, const ScanRequest& request,
+                                                  const ScanContext& context) const override;
+
+  const std::vector<ParquetFileInfo>& files() const { return files_; }
+
+ private:
+  /// Whether the statistics of one row group prove `predicate` false for all its rows.
+  bool RowGroupRuledOut(const ParquetFileInfo& file, int row_group,
+                        const ColumnPredicate& predicate) const;
+
+  std::vector<ParquetFileInfo> files_;
+  std::unordered_map<std::string, size_t> file_index_;
+  columnar::SchemaPtr schema_;
+  TableStatistics statistics_;
+};
+
+}  // namespace shoal::io::parquet
