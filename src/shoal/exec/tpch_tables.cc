@@ -122,9 +122,9 @@ class BatchCollector {
     return status_;
   }
 
-  Result<std::shared_ptr<MemoryTable>> Finish() {
+  Result<std::vector<columnar::RecordBatchPtr>> Finish() {
     SHOAL_RETURN_IF_ERROR(Flush());
-    return MemoryTable::Make(schema_, std::move(batches_));
+    return std::move(batches_);
   }
 
  private:
@@ -167,16 +167,18 @@ class BatchCollector {
   Status status_;
 };
 
-Result<std::shared_ptr<MemoryTable>> Generate(const TpchScale& scale,
-                                              const io::tpch::TextPool& text, TpchTable table) {
+Result<std::vector<columnar::RecordBatchPtr>> Generate(const TpchScale& scale,
+                                                       const io::tpch::TextPool& text,
+                                                       TpchTable table, int64_t begin,
+                                                       int64_t end) {
   using namespace io::tpch;  // NOLINT(google-build-using-namespace): the row types
   BatchCollector out(TpchSchema(table));
-  const int64_t rows = scale.RowCount(table);
   switch (table) {
     case TpchTable::kRegion: {
       RegionGenerator gen(scale, text);
       RegionRow row;
-      for (int64_t i = 0; i < rows; ++i) {
+      gen.Seek(begin);
+      for (int64_t i = begin; i < end; ++i) {
         gen.Next(&row);
         out.Int64(row.region_key);
         out.Text(row.name);
@@ -188,7 +190,8 @@ Result<std::shared_ptr<MemoryTable>> Generate(const TpchScale& scale,
     case TpchTable::kNation: {
       NationGenerator gen(scale, text);
       NationRow row;
-      for (int64_t i = 0; i < rows; ++i) {
+      gen.Seek(begin);
+      for (int64_t i = begin; i < end; ++i) {
         gen.Next(&row);
         out.Int64(row.nation_key);
         out.Text(row.name);
@@ -201,7 +204,8 @@ Result<std::shared_ptr<MemoryTable>> Generate(const TpchScale& scale,
     case TpchTable::kSupplier: {
       SupplierGenerator gen(scale, text);
       SupplierRow row;
-      for (int64_t i = 0; i < rows; ++i) {
+      gen.Seek(begin);
+      for (int64_t i = begin; i < end; ++i) {
         gen.Next(&row);
         out.Int64(row.supp_key);
         out.Text(fmt::format("Supplier#{:09}", row.supp_key));
@@ -217,7 +221,8 @@ Result<std::shared_ptr<MemoryTable>> Generate(const TpchScale& scale,
     case TpchTable::kCustomer: {
       CustomerGenerator gen(scale, text);
       CustomerRow row;
-      for (int64_t i = 0; i < rows; ++i) {
+      gen.Seek(begin);
+      for (int64_t i = begin; i < end; ++i) {
         gen.Next(&row);
         out.Int64(row.cust_key);
         out.Text(fmt::format("Customer#{:09}", row.cust_key));
@@ -235,7 +240,8 @@ Result<std::shared_ptr<MemoryTable>> Generate(const TpchScale& scale,
     case TpchTable::kPartSupp: {
       PartGenerator gen(scale, text);
       PartRow row;
-      for (int64_t i = 0; i < scale.part_count(); ++i) {
+      gen.Seek(begin);
+      for (int64_t i = begin; i < end; ++i) {
         gen.Next(&row);
         if (table == TpchTable::kPart) {
           out.Int64(row.part_key);
@@ -265,7 +271,8 @@ Result<std::shared_ptr<MemoryTable>> Generate(const TpchScale& scale,
     case TpchTable::kLineItem: {
       OrderGenerator gen(scale, text);
       OrderRow row;
-      for (int64_t i = 0; i < scale.order_count(); ++i) {
+      gen.Seek(begin);
+      for (int64_t i = begin; i < end; ++i) {
         gen.Next(&row);
         if (table == TpchTable::kOrders) {
           out.Int64(row.order_key);
@@ -313,10 +320,27 @@ columnar::SchemaPtr TpchSchema(TpchTable table) {
   return std::make_shared<const columnar::Schema>(TpchFields(table));
 }
 
+int64_t TpchParentRows(const TpchScale& scale, TpchTable table) {
+  switch (table) {
+    case TpchTable::kPartSupp: return scale.part_count();
+    case TpchTable::kLineItem: return scale.order_count();
+    default: return scale.RowCount(table);
+  }
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> GenerateTpchBatches(const TpchScale& scale,
+                                                                  const io::tpch::TextPool& text,
+                                                                  TpchTable table, int64_t begin,
+                                                                  int64_t end) {
+  return Generate(scale, text, table, begin, end);
+}
+
 Result<std::shared_ptr<MemoryTable>> MakeTpchTable(const TpchScale& scale, TpchTable table) {
   SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<const io::tpch::TextPool> text,
                          io::tpch::TextPool::Build(1));
-  return Generate(scale, *text, table);
+  SHOAL_ASSIGN_OR_RETURN(auto batches,
+                         Generate(scale, *text, table, 0, TpchParentRows(scale, table)));
+  return MemoryTable::Make(TpchSchema(table), std::move(batches));
 }
 
 Status RegisterTpchTables(const TpchScale& scale, sql::Catalog* catalog) {
@@ -324,7 +348,10 @@ Status RegisterTpchTables(const TpchScale& scale, sql::Catalog* catalog) {
   SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<const io::tpch::TextPool> text,
                          io::tpch::TextPool::Build(threads < 1 ? 1 : threads));
   for (TpchTable table : io::tpch::kAllTpchTables) {
-    SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<MemoryTable> provider, Generate(scale, *text, table));
+    SHOAL_ASSIGN_OR_RETURN(auto batches,
+                           Generate(scale, *text, table, 0, TpchParentRows(scale, table)));
+    SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<MemoryTable> provider,
+                           MemoryTable::Make(TpchSchema(table), std::move(batches)));
     SHOAL_RETURN_IF_ERROR(catalog->RegisterTable(io::tpch::TpchTableName(table), provider,
                                                  /*insertable=*/false, /*replace=*/true));
   }

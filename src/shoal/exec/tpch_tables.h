@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "shoal/columnar/record_batch.h"
 #include "shoal/columnar/schema.h"
 #include "shoal/common/result.h"
 #include "shoal/exec/memory_table.h"
 #include "shoal/io/tpch/scale.h"
+#include "shoal/io/tpch/text_pool.h"
 #include "shoal/io/tpch/tpch_table.h"
 #include "shoal/sql/catalog.h"
 
@@ -25,6 +27,17 @@ inline constexpr int64_t kTpchBatchRows = 8192;
 
 /// The schema of a TPC-H table (column names as in the TPC-H specification, lower case).
 columnar::SchemaPtr TpchSchema(io::tpch::TpchTable table);
+
+/// The rows the generator iterates for `table`: parts for partsupp, orders for lineitem (each
+/// produces several rows), the table's own rows otherwise.
+int64_t TpchParentRows(const io::tpch::TpchScale& scale, io::tpch::TpchTable table);
+
+/// The rows of `table` that come from parent rows [begin, end) (see TpchParentRows), as batches of
+/// kTpchBatchRows rows; exact per range (the generator seeks), so ranges can be made in parallel.
+Result<std::vector<columnar::RecordBatchPtr>> GenerateTpchBatches(const io::tpch::TpchScale& scale,
+                                                                  const io::tpch::TextPool& text,
+                                                                  io::tpch::TpchTable table,
+                                                                  int64_t begin, int64_t end);
 
 /// Generates one table of `scale` in memory.
 Result<std::shared_ptr<MemoryTable>> MakeTpchTable(const io::tpch::TpchScale& scale,

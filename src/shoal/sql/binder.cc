@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "shoal/common/edit_distance.h"
+#include "shoal/io/copy_writer.h"
 #include "shoal/sql/function_registry.h"
 #include "shoal/sql/literal_parsing.h"
 #include "shoal/sql/pg_query_proto/pg_query.pb.h"
@@ -20,6 +21,7 @@ const char* StatementKindName(StatementKind kind) {
     case StatementKind::kCreateTable: return "CREATE TABLE";
     case StatementKind::kCreateTableAs: return "CREATE TABLE AS";
     case StatementKind::kCreateExternalTable: return "CREATE EXTERNAL TABLE";
+    case StatementKind::kCopy: return "COPY";
     case StatementKind::kInsert: return "INSERT";
     case StatementKind::kCreateView: return "CREATE VIEW";
     case StatementKind::kDropTable: return "DROP TABLE";
@@ -102,6 +104,14 @@ bool ContainsKind(const ExprPtr& e, ExprKind kind) {
   return found;
 }
 
+bool ContainsGrouping(const ExprPtr& e) {
+  bool found = false;
+  VisitExpr(e, [&](const Expr& x) {
+    found = found || (x.kind == ExprKind::kCall && x.name == "grouping");
+  });
+  return found;
+}
+
 void CollectKind(const ExprPtr& e, ExprKind kind, std::vector<ExprPtr>* out) {
   if (!e)
     return;
@@ -135,6 +145,7 @@ std::string DeriveName(const PgNode& n) {
       return LastName(n.type_cast().type_name().names());
     }
     case PgNode::kCaseExpr: return "case";
+    case PgNode::kGroupingFunc: return "grouping";
     case PgNode::kCoalesceExpr: return "coalesce";
     case PgNode::kMinMaxExpr:
       return n.min_max_expr().op() == pg_query::IS_GREATEST ? "greatest" : "least";
@@ -193,6 +204,7 @@ class StatementBinder {
     bool allow_aggregates = false;
     bool allow_windows = false;
     bool in_aggregate = false;
+    bool in_window = false;  // inside a window function's arguments or window definition
     const NodeList* window_clause = nullptr;
   };
 
@@ -232,6 +244,7 @@ class StatementBinder {
   Result<BoundStatement> BindDrop(const pg_query::DropStmt& s);
   Result<BoundStatement> BindSet(const pg_query::VariableSetStmt& s);
   Result<BoundStatement> BindExplain(const pg_query::ExplainStmt& s);
+  Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
 
   // FROM --------------------------------------------------------------------------------------
   Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes);
@@ -620,9 +633,28 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
     case PgNode::kCollateClause:
       return At(Status::NotImplemented("COLLATE is not supported"),
                 node.collate_clause().location());
-    case PgNode::kGroupingFunc:
-      return At(Status::NotImplemented("GROUPING() is not supported"),
-                node.grouping_func().location());
+    case PgNode::kGroupingFunc: {
+      // Bound as a "grouping" call over the keys; BindSelect turns it into the set's bitmask
+      // once the aggregate's grouping sets are known.
+      const auto& g = node.grouping_func();
+      if (!ctx.allow_aggregates)
+        return At(Status::InvalidArgument("grouping operations are not allowed in {}", ctx.clause)
+                      .WithSqlState("42803"),
+                  g.location());
+      if (g.args_size() > 31)
+        return At(Status::InvalidArgument("GROUPING must have fewer than 32 arguments")
+                      .WithSqlState("54011"),
+                  g.location());
+      ExprContext inner = ctx;
+      inner.allow_aggregates = false;
+      inner.allow_windows = false;
+      std::vector<ExprPtr> args;
+      for (const auto& a : g.args()) {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, inner));
+        args.push_back(std::move(e));
+      }
+      return MakeCall("grouping", std::move(args), DataType::Int32(), false);
+    }
     default: break;
   }
   return Status::NotImplemented("expression of kind {} is not supported",
@@ -964,6 +996,15 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     return At(Status::NotImplemented("VARIADIC is not supported"), loc);
   bool is_aggregate = IsAggregateName(name);
   bool is_window = f.has_over();
+  if (is_window && ctx.in_window)
+    return At(
+        Status::InvalidArgument("window function calls cannot be nested").WithSqlState("42P20"),
+        loc);
+  if (is_window && ctx.in_aggregate)
+    return At(Status::InvalidArgument("aggregate function calls cannot contain window function "
+                                      "calls")
+                  .WithSqlState("42803"),
+              loc);
   if ((is_aggregate || is_window) && ctx.in_aggregate) {
     return At(
         Status::InvalidArgument("aggregate function calls cannot be nested").WithSqlState("42803"),
@@ -980,7 +1021,12 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
               loc);
   }
   ExprContext inner = ctx;
-  if (is_aggregate || is_window) {
+  if (is_window) {
+    // A window function's arguments may hold aggregates (sum(sum(x)) OVER ...): they are
+    // computed by the aggregate below the window.
+    inner.in_window = true;
+    inner.allow_windows = false;
+  } else if (is_aggregate) {
     inner.in_aggregate = true;
     inner.allow_aggregates = false;
     inner.allow_windows = false;
@@ -1086,10 +1132,10 @@ Result<ExprPtr> StatementBinder::BindWindow(const pg_query::FuncCall& f, std::ve
                 loc);
     def = named;
   }
+  // PARTITION BY / ORDER BY may hold aggregates of the query level, like the arguments.
   ExprContext inner = ctx;
-  inner.in_aggregate = true;
+  inner.in_window = true;
   inner.allow_windows = false;
-  inner.allow_aggregates = false;
   auto w = std::make_shared<Expr>();
   w->kind = ExprKind::kWindow;
   w->name = name;
@@ -1689,9 +1735,8 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
 
   // GROUP BY: input columns first, then output aliases and ordinals (PostgreSQL's order).
   std::vector<ExprPtr> group_keys;
-  for (const auto& g : s.group_clause()) {
-    if (g.has_grouping_set())
-      return Status::NotImplemented("GROUPING SETS / ROLLUP / CUBE are not supported");
+  // Binds one grouping expression and returns its index in group_keys (duplicates share one).
+  auto bind_key = [&](const PgNode& g) -> Result<int> {
     ExprPtr key;
     if (g.has_a_const() && g.a_const().has_ival()) {
       int ordinal = g.a_const().ival().ival();
@@ -1722,11 +1767,126 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
     if (ContainsKind(key, ExprKind::kAggregate))
       return Status::InvalidArgument("aggregate functions are not allowed in GROUP BY")
           .WithSqlState("42803");
-    bool duplicate = false;
-    for (const auto& k : group_keys)
-      duplicate = duplicate || ExprEquals(*k, *key);
-    if (!duplicate)
-      group_keys.push_back(key);
+    for (size_t k = 0; k < group_keys.size(); ++k) {
+      if (ExprEquals(*group_keys[k], *key))
+        return static_cast<int>(k);
+    }
+    group_keys.push_back(key);
+    return static_cast<int>(group_keys.size() - 1);
+  };
+  // The keys of one item of ROLLUP / CUBE / GROUPING SETS: a parenthesized list is one unit.
+  auto bind_unit = [&](const PgNode& item) -> Result<GroupingSet> {
+    GroupingSet unit;
+    if (item.has_row_expr()) {
+      for (const auto& a : item.row_expr().args()) {
+        SHOAL_ASSIGN_OR_RETURN(int k, bind_key(a));
+        unit.push_back(k);
+      }
+    } else if (item.has_grouping_set() &&
+               (item.grouping_set().kind() == pg_query::GROUPING_SET_SIMPLE ||
+                item.grouping_set().kind() == pg_query::GROUPING_SET_EMPTY)) {
+      for (const auto& a : item.grouping_set().content()) {
+        SHOAL_ASSIGN_OR_RETURN(int k, bind_key(a));
+        unit.push_back(k);
+      }
+    } else if (item.has_grouping_set()) {
+      return At(Status::InvalidArgument("ROLLUP and CUBE items must be expressions or lists")
+                    .WithSqlState("42601"),
+                item.grouping_set().location());
+    } else {
+      SHOAL_ASSIGN_OR_RETURN(int k, bind_key(item));
+      unit.push_back(k);
+    }
+    return unit;
+  };
+  std::function<Result<std::vector<GroupingSet>>(const pg_query::GroupingSet&)> expand_sets =
+      [&](const pg_query::GroupingSet& gs) -> Result<std::vector<GroupingSet>> {
+    std::vector<GroupingSet> sets;
+    std::vector<GroupingSet> units;
+    switch (gs.kind()) {
+      case pg_query::GROUPING_SET_EMPTY: return std::vector<GroupingSet>{GroupingSet{}};
+      case pg_query::GROUPING_SET_SIMPLE: {
+        GroupingSet set;
+        for (const auto& a : gs.content()) {
+          SHOAL_ASSIGN_OR_RETURN(int k, bind_key(a));
+          set.push_back(k);
+        }
+        return std::vector<GroupingSet>{set};
+      }
+      case pg_query::GROUPING_SET_ROLLUP:
+      case pg_query::GROUPING_SET_CUBE:
+        for (const auto& item : gs.content()) {
+          SHOAL_ASSIGN_OR_RETURN(GroupingSet unit, bind_unit(item));
+          units.push_back(std::move(unit));
+        }
+        if (gs.kind() == pg_query::GROUPING_SET_ROLLUP) {
+          for (size_t n = units.size() + 1; n-- > 0;) {
+            GroupingSet set;
+            for (size_t u = 0; u < n; ++u)
+              set.insert(set.end(), units[u].begin(), units[u].end());
+            sets.push_back(std::move(set));
+          }
+        } else {
+          if (units.size() > 12)
+            return At(
+                Status::InvalidArgument("CUBE is limited to 12 elements").WithSqlState("54011"),
+                gs.location());
+          const size_t full = (size_t{1} << units.size()) - 1;
+          for (size_t mask = full + 1; mask-- > 0;) {
+            GroupingSet set;
+            for (size_t u = 0; u < units.size(); ++u) {
+              if (mask & (size_t{1} << (units.size() - 1 - u)))
+                set.insert(set.end(), units[u].begin(), units[u].end());
+            }
+            sets.push_back(std::move(set));
+          }
+        }
+        return sets;
+      case pg_query::GROUPING_SET_SETS:
+        for (const auto& item : gs.content()) {
+          if (item.has_grouping_set()) {
+            SHOAL_ASSIGN_OR_RETURN(auto inner, expand_sets(item.grouping_set()));
+            sets.insert(sets.end(), inner.begin(), inner.end());
+          } else {
+            SHOAL_ASSIGN_OR_RETURN(GroupingSet unit, bind_unit(item));
+            sets.push_back(std::move(unit));
+          }
+          if (sets.size() > 4096)
+            return Status::InvalidArgument("too many grouping sets present (maximum 4096)")
+                .WithSqlState("54001");
+        }
+        return sets;
+      default: return Status::Internal("unknown grouping set kind {}", static_cast<int>(gs.kind()));
+    }
+  };
+  // The GROUP BY list is the cross product of its items' sets.
+  std::vector<GroupingSet> grouping_sets{GroupingSet{}};
+  bool has_grouping_sets = false;
+  for (const auto& g : s.group_clause()) {
+    std::vector<GroupingSet> item_sets;
+    if (g.has_grouping_set()) {
+      has_grouping_sets = true;
+      SHOAL_ASSIGN_OR_RETURN(item_sets, expand_sets(g.grouping_set()));
+    } else {
+      SHOAL_ASSIGN_OR_RETURN(int k, bind_key(g));
+      item_sets.push_back(GroupingSet{k});
+    }
+    if (grouping_sets.size() * item_sets.size() > 4096)
+      return Status::InvalidArgument("too many grouping sets present (maximum 4096)")
+          .WithSqlState("54001");
+    std::vector<GroupingSet> product;
+    for (const auto& left : grouping_sets) {
+      for (const auto& right : item_sets) {
+        GroupingSet set = left;
+        set.insert(set.end(), right.begin(), right.end());
+        product.push_back(std::move(set));
+      }
+    }
+    grouping_sets = std::move(product);
+  }
+  for (auto& set : grouping_sets) {
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
   }
 
   ExprPtr having;
@@ -1813,7 +1973,11 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
         CollectKind(k.expr, ExprKind::kAggregate, &aggregates);
     });
   }
-  if (!group_keys.empty() || !aggregates.empty() || having) {
+  const bool uses_grouping =
+      std::any_of(targets.begin(), targets.end(), ContainsGrouping) || ContainsGrouping(having) ||
+      std::any_of(order.begin(), order.end(),
+                  [](const OrderItem& o) { return ContainsGrouping(o.key.expr); });
+  if (!group_keys.empty() || !aggregates.empty() || having || has_grouping_sets) {
     auto agg = NewNode(LogicalKind::kAggregate);
     agg->group_by = group_keys;
     agg->aggregates = aggregates;
@@ -1821,11 +1985,18 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
     std::vector<ColumnInfo> agg_cols;
     for (const auto& k : group_keys) {
       std::string name = k->kind == ExprKind::kColumnRef ? k->name : k->ToString();
-      key_cols.push_back({NewId(), name, "", k->type, k->nullable});
+      key_cols.push_back({NewId(), name, "", k->type, k->nullable || has_grouping_sets});
     }
     for (const auto& a : aggregates)
       agg_cols.push_back({NewId(), a->ToString(), "", a->type, a->nullable});
     agg->output = key_cols;
+    // With grouping sets the output is keys, the set number (GROUPING()), then aggregates.
+    ColumnInfo set_col{NewId(), "$grouping_set", "", DataType::Int64(), false};
+    if (has_grouping_sets) {
+      agg->grouping_sets = grouping_sets;
+      agg->grouping_id_column = set_col.id;
+      agg->output.push_back(set_col);
+    }
     agg->output.insert(agg->output.end(), agg_cols.begin(), agg_cols.end());
     agg->children.push_back(plan);
     plan = agg;
@@ -1843,6 +2014,63 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
     SHOAL_RETURN_IF_ERROR(rewrite(having, "in HAVING"));
     for (auto& o : order)
       SHOAL_RETURN_IF_ERROR(rewrite(o.key.expr, "in ORDER BY"));
+    if (uses_grouping) {
+      // GROUPING(a, b): bit i (from the right) set when argument n-1-i is not in the row's set.
+      auto replace_grouping = [&](ExprPtr& e) -> Status {
+        if (!e)
+          return Status::OK();
+        Status error;
+        e = TransformExpr(e, [&](const ExprPtr& x) -> ExprPtr {
+          if (x->kind != ExprKind::kCall || x->name != "grouping")
+            return nullptr;
+          std::vector<int> arg_keys;
+          for (const auto& a : x->args) {
+            int found = -1;
+            for (size_t k = 0; k < key_cols.size(); ++k) {
+              if (a->kind == ExprKind::kColumnRef && a->column == key_cols[k].id)
+                found = static_cast<int>(k);
+            }
+            if (found < 0) {
+              error = Status::InvalidArgument(
+                          "arguments to GROUPING must be grouping expressions of the associated "
+                          "query level")
+                          .WithSqlState("42803");
+              return nullptr;
+            }
+            arg_keys.push_back(found);
+          }
+          std::vector<int32_t> masks;
+          for (const auto& set :
+               has_grouping_sets ? grouping_sets : std::vector<GroupingSet>{GroupingSet{}}) {
+            int32_t mask = 0;
+            for (int key : arg_keys) {
+              const bool absent =
+                  has_grouping_sets && std::find(set.begin(), set.end(), key) == set.end();
+              mask = (mask << 1) | (absent ? 1 : 0);
+            }
+            masks.push_back(mask);
+          }
+          if (std::all_of(masks.begin(), masks.end(), [&](int32_t m) { return m == masks[0]; }))
+            return MakeLiteral(Scalar::Int32(masks[0]));
+          auto set_ref = MakeColumnRef(set_col.id, set_col.name, set_col.type, false);
+          std::vector<ExprPtr> case_args;
+          for (size_t i = 0; i < masks.size(); ++i) {
+            case_args.push_back(
+                MakeCall("=", {set_ref, MakeLiteral(Scalar::Int64(static_cast<int64_t>(i)))},
+                         DataType::Boolean(), false));
+            case_args.push_back(MakeLiteral(Scalar::Int32(masks[i])));
+          }
+          case_args.push_back(MakeLiteral(Scalar::Int32(0)));
+          return MakeCase(std::move(case_args), true, DataType::Int32(), false);
+        });
+        return error;
+      };
+      for (auto& t : targets)
+        SHOAL_RETURN_IF_ERROR(replace_grouping(t));
+      SHOAL_RETURN_IF_ERROR(replace_grouping(having));
+      for (auto& o : order)
+        SHOAL_RETURN_IF_ERROR(replace_grouping(o.key.expr));
+    }
     if (having) {
       auto filter = NewNode(LogicalKind::kFilter);
       filter->predicate = having;
@@ -1851,6 +2079,11 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
       plan = filter;
     }
   }
+
+  if (uses_grouping && group_keys.empty() && !has_grouping_sets)
+    return Status::InvalidArgument(
+               "arguments to GROUPING must be grouping expressions of the associated query level")
+        .WithSqlState("42803");
 
   // Window functions: a Window node appends one column per distinct window expression.
   std::vector<ExprPtr> windows;
@@ -2257,6 +2490,77 @@ Result<BoundStatement> StatementBinder::BindExplain(const pg_query::ExplainStmt&
   return out;
 }
 
+Result<BoundStatement> StatementBinder::BindCopy(const pg_query::CopyStmt& s) {
+  if (s.is_from())
+    return Status::NotImplemented("COPY FROM is not supported")
+        .WithSqlState("0A000")
+        .WithHint(
+            "read files with CREATE EXTERNAL TABLE ... STORED AS CSV | TBL | PARQUET | ARROW "
+            "LOCATION '...'");
+  if (s.is_program())
+    return Status::NotImplemented("COPY TO PROGRAM is not supported").WithSqlState("0A000");
+  if (s.filename().empty())
+    return Status::NotImplemented("COPY TO STDOUT is not supported")
+        .WithSqlState("0A000")
+        .WithHint("write to a file: COPY ... TO '/path/to/file.parquet'");
+  BoundStatement out;
+  out.kind = StatementKind::kCopy;
+  out.copy_path = s.filename();
+  for (const auto& o : s.options()) {
+    const auto& d = o.def_elem();
+    std::string value = "true";  // an option without a value, as in WITH (HEADER)
+    if (d.has_arg()) {
+      const PgNode& a = d.arg();
+      if (a.has_string())
+        value = a.string().sval();
+      else if (a.has_integer())
+        value = std::to_string(a.integer().ival());
+      else if (a.has_float_())
+        value = a.float_().fval();
+      else if (a.has_boolean())
+        value = a.boolean().boolval() ? "true" : "false";
+      else if (a.has_type_name() && a.type_name().names_size() > 0)
+        value = Str(a.type_name().names(a.type_name().names_size() - 1));
+      else
+        return Status::InvalidArgument("COPY option {} needs a simple value", d.defname())
+            .WithSqlState("42601");
+    }
+    out.copy_options.emplace_back(d.defname(), value);
+  }
+  SHOAL_RETURN_IF_ERROR(io::ParseCopyOptions(out.copy_path, out.copy_options).status());
+  PgNode query;
+  if (s.has_query()) {
+    query = s.query();
+  } else {
+    // COPY table [(columns)] TO ...: SELECT columns FROM table.
+    auto* select = query.mutable_select_stmt();
+    select->set_op(pg_query::SETOP_NONE);
+    select->set_limit_option(pg_query::LIMIT_OPTION_DEFAULT);
+    *select->add_from_clause()->mutable_range_var() = s.relation();
+    if (s.attlist_size() == 0) {
+      select->add_target_list()
+          ->mutable_res_target()
+          ->mutable_val()
+          ->mutable_column_ref()
+          ->add_fields()
+          ->mutable_a_star();
+    }
+    for (const auto& column : s.attlist()) {
+      *select->add_target_list()
+           ->mutable_res_target()
+           ->mutable_val()
+           ->mutable_column_ref()
+           ->add_fields() = column;
+    }
+  }
+  SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(query, nullptr, nullptr));
+  auto plan = q.plan->Clone();
+  for (size_t i = 0; i < plan->output.size(); ++i)
+    plan->output[i].name = q.names[i];
+  out.plan = plan;
+  return out;
+}
+
 Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
   switch (node.node_case()) {
     case PgNode::kSelectStmt: {
@@ -2281,6 +2585,7 @@ Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
       return out;
     }
     case PgNode::kExplainStmt: return BindExplain(node.explain_stmt());
+    case PgNode::kCopyStmt: return BindCopy(node.copy_stmt());
     case PgNode::kCreateStmt: return BindCreateTable(node.create_stmt());
     case PgNode::kCreateTableAsStmt: return BindCreateTableAs(node.create_table_as_stmt());
     case PgNode::kInsertStmt: return BindInsert(node.insert_stmt());
@@ -2318,17 +2623,18 @@ Result<BoundStatement> Binder::Bind(const ParsedScript& script, const ParsedStat
     if (out.kind != StatementKind::kCreateTable)
       return Status::Internal("CREATE EXTERNAL TABLE was not rewritten to CREATE TABLE");
     int position = BytePositionToCharPosition(script.sql, external.format_location);
-    if (external.format == "PARQUET" || external.format == "ARROW")
-      return Status::NotImplemented("STORED AS {} is not implemented yet (supported: TBL, CSV)",
-                                    external.format)
-          .WithPosition(position);
-    if (external.format != "TBL" && external.format != "CSV")
-      return Status::InvalidArgument("unknown file format \"{}\" (supported: TBL, CSV)",
-                                     external.format)
+    if (external.format != "TBL" && external.format != "CSV" && external.format != "PARQUET" &&
+        external.format != "ARROW")
+      return Status::InvalidArgument(
+                 "unknown file format \"{}\" (supported: TBL, CSV, PARQUET, ARROW)",
+                 external.format)
           .WithSqlState("42601")
           .WithPosition(position);
     out.kind = StatementKind::kCreateExternalTable;
-    out.external_format = external.format == "TBL" ? "tbl" : "csv";
+    out.external_format = external.format == "TBL"       ? "tbl"
+                          : external.format == "PARQUET" ? "parquet"
+                          : external.format == "ARROW"   ? "arrow"
+                                                         : "csv";
     out.external_location = external.location;
     out.external_options = external.options;
   }

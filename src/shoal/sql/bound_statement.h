@@ -32,6 +32,8 @@ enum class StatementKind : uint8_t {
   kShowAll,        // SHOW ALL
   // CREATE EXTERNAL TABLE `object_name` [(`table_schema`)] STORED AS TBL|CSV LOCATION ...
   kCreateExternalTable,
+  // COPY (`plan`) TO `copy_path` (`copy_options`): writes the query's rows to a file
+  kCopy,
 };
 
 const char* StatementKindName(StatementKind kind);
@@ -62,6 +64,11 @@ struct BoundStatement {
   std::string external_format;
   std::string external_location;
   std::vector<std::pair<std::string, std::string>> external_options;
+
+  // kCopy: the target file and the options as written (lower-case names, value text), already
+  // validated by io::ParseCopyOptions; `plan` is the query (or the table's columns).
+  std::string copy_path;
+  std::vector<std::pair<std::string, std::string>> copy_options;
 
   // kDropTable / kDropView: (schema, name) pairs.
   std::vector<std::pair<std::string, std::string>> drop_objects;

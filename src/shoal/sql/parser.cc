@@ -132,7 +132,7 @@ Result<std::vector<ExternalRewrite>> RewriteExternalTables(std::string* sql) {
       return error_at(j, "expected AS after STORED");
     ++j;
     if (j >= stop || tok(j).token() == pg_query::SCONST)
-      return error_at(j, "expected a format name after STORED AS (TBL, CSV)");
+      return error_at(j, "expected a format name after STORED AS (TBL, CSV, PARQUET, ARROW)");
     for (char c : text(j))
       rewrite.clause.format.push_back(
           static_cast<char>(std::toupper(static_cast<unsigned char>(c))));

@@ -84,7 +84,7 @@ if [[ "$sf" == "0.01" ]]; then
   expect_error "must be positive" --scale-factor 0 --output "$tmp/bad"
   expect_error "must be positive" --scale-factor -1 --output "$tmp/bad"
   expect_error "cannot create directory" --scale-factor 0.01 --output "$tmp/a-file/out"
-  expect_error "not supported" --scale-factor 0.01 --output "$tmp/bad" --format parquet
+  expect_error "unknown output format" --scale-factor 0.01 --output "$tmp/bad" --format xml
 fi
 
 if [[ $failures -ne 0 ]]; then

@@ -1,0 +1,55 @@
+// ArrowTable: a table provider over Arrow IPC files (the file format, "ARROW1" ... footer) — one
+// file, a directory or a glob (file_listing.h) — behind
+// `CREATE EXTERNAL TABLE t STORED AS ARROW LOCATION '...'`.
+//
+// The schema comes from the first file's footer; every other file must have the same column types
+// (names are taken from the first file), or Make() fails naming the file. Scan units are ranges of
+// record batches of one file (a few batches per unit, by bytes), so one large file spreads over
+// several partitions. Reading memory-maps the file through columnar/ipc (zero-copy for
+// uncompressed bodies) and slices batches larger than the request's batch size.
+//
+// Statistics: total bytes; the row count stays unknown (counting would read every batch header).
+// Immutable; PlanScan and OpenUnit may run concurrently.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shoal/io/file_listing.h"
+#include "shoal/io/table_provider.h"
+
+namespace shoal::io {
+
+class ArrowTable : public TableProvider {
+ public:
+  /// Lists `location` and reads the files' footers. `schema` (from the statement's column list)
+  /// may be null; when given, its column count and types must equal the files'.
+  static Result<std::shared_ptr<ArrowTable>> Make(const std::string& location,
+                                                  columnar::SchemaPtr schema);
+
+  const columnar::SchemaPtr& schema() const override { return schema_; }
+
+  std::string kind() const override { return "arrow"; }
+
+  TableStatistics statistics() const override;
+  Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const override;
+  Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit, const ScanRequest& request,
+                                                  const ScanContext& context) const override;
+
+  /// Bytes of batches a scan unit aims at (a file of fewer bytes is one unit).
+  static constexpr int64_t kUnitBytes = 32 << 20;
+
+ private:
+  struct File {
+    ListedFile listed;
+    int num_batches = 0;
+  };
+  ArrowTable(std::vector<File> files, columnar::SchemaPtr schema)
+      : files_(std::move(files)), schema_(std::move(schema)) {}
+
+  std::vector<File> files_;
+  columnar::SchemaPtr schema_;
+};
+
+}  // namespace shoal::io
