@@ -9,6 +9,7 @@
 
 #include "shoal/common/settings.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/expand_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/hash_join_exec.h"
@@ -21,6 +22,7 @@
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
+#include "shoal/exec/operators/window_exec.h"
 
 namespace shoal::exec {
 
@@ -124,6 +126,223 @@ ExecPlanPtr Coalesce(ExecPlanPtr plan) {
   return CoalescePartitionsExec::Make(std::move(plan));
 }
 
+// The input with a last column numbering the copies of each distinct row (1, 2, ...).
+Result<ExecPlanPtr> NumberCopies(ExecPlanPtr input, int partitions) {
+  const auto& schema = *input->schema();
+  auto number = std::make_shared<sql::Expr>();
+  number->kind = ExprKind::kWindow;
+  number->name = "row_number";
+  number->type = columnar::DataType::Int64();
+  number->nullable = false;
+  number->partition_by = LeadingColumnRefs(schema, schema.num_fields());
+  if (number->partition_by.empty()) {
+    input = Coalesce(std::move(input));
+  } else if (input->num_partitions() > 1 || partitions > 1) {
+    SHOAL_ASSIGN_OR_RETURN(
+        input, RepartitionExec::Make(
+                   input, Partitioning::Hash(number->partition_by, std::max(partitions, 1))));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto window, WindowExec::Make(std::move(input), {number}, {"$copy"}));
+  return ExecPlanPtr(window);
+}
+
+// INTERSECT / EXCEPT by hashing, NULLs equal to NULLs: both sides tagged with a side column and
+// unioned, grouped by every column (a grouping key treats NULLs as equal) counting the rows of
+// each side; INTERSECT keeps the groups found on both sides, EXCEPT those found only on the left.
+// With ALL the inputs already carry copy numbers, so the same distinct operation is the multiset
+// one; the copy numbers are dropped at the end.
+Result<ExecPlanPtr> PlanSetOp(const LogicalPlan& plan, ExecPlanPtr left, ExecPlanPtr right,
+                              int partitions) {
+  const auto& left_schema = *left->schema();
+  const int ncols = left_schema.num_fields();
+  const auto kInt64 = columnar::DataType::Int64();
+  const auto kBool = columnar::DataType::Boolean();
+  std::vector<ExecPlanPtr> tagged;
+  for (int side = 0; side < 2; ++side) {
+    const ExecPlanPtr& input = side == 0 ? left : right;
+    std::vector<ExprPtr> exprs = LeadingColumnRefs(*input->schema(), ncols);
+    exprs.push_back(sql::MakeLiteral(columnar::Scalar::Int64(side)));
+    std::vector<std::string> names;
+    for (const auto& f : left_schema.fields())
+      names.push_back(f.name);
+    names.emplace_back("$side");
+    SHOAL_ASSIGN_OR_RETURN(auto project,
+                           ProjectionExec::Make(input, std::move(exprs), std::move(names)));
+    tagged.push_back(project);
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto both, UnionExec::Make(std::move(tagged)));
+  auto columns = LeadingColumnRefs(*both->schema(), ncols);
+  ExecPlanPtr input = both;
+  if (ncols > 0 && partitions > 1) {
+    SHOAL_ASSIGN_OR_RETURN(input,
+                           RepartitionExec::Make(input, Partitioning::Hash(columns, partitions)));
+  } else {
+    input = Coalesce(std::move(input));
+  }
+  auto side_ref = sql::MakeColumnRef(static_cast<sql::ColumnId>(ncols), "$side", kInt64, false);
+  std::vector<ExprPtr> counts;
+  for (int side = 0; side < 2; ++side) {
+    auto on_side = sql::MakeCall("=", {side_ref, sql::MakeLiteral(columnar::Scalar::Int64(side))},
+                                 kBool, false);
+    counts.push_back(sql::MakeAggregate("count", {}, kInt64, false, false, on_side));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto grouped,
+                         HashAggregateExec::Make(input, columns, counts, AggregateMode::kSingle));
+  auto left_rows = sql::MakeColumnRef(static_cast<sql::ColumnId>(ncols), "$left", kInt64, false);
+  auto right_rows =
+      sql::MakeColumnRef(static_cast<sql::ColumnId>(ncols + 1), "$right", kInt64, false);
+  auto zero = sql::MakeLiteral(columnar::Scalar::Int64(0));
+  auto on_left = sql::MakeCall(">", {left_rows, zero}, kBool, false);
+  auto on_right = plan.set_op == sql::SetOpKind::kIntersect
+                      ? sql::MakeCall(">", {right_rows, zero}, kBool, false)
+                      : sql::MakeCall("=", {right_rows, zero}, kBool, false);
+  SHOAL_ASSIGN_OR_RETURN(
+      auto filter,
+      FilterExec::Make(grouped, sql::MakeCall("and", {on_left, on_right}, kBool, false)));
+  std::vector<std::string> names;
+  for (const auto& c : plan.output)
+    names.push_back(c.name);
+  const int kept = plan.all ? ncols - 1 : ncols;
+  SHOAL_ASSIGN_OR_RETURN(
+      auto project,
+      ProjectionExec::Make(filter, LeadingColumnRefs(*filter->schema(), kept), std::move(names)));
+  return ExecPlanPtr(project);
+}
+
+// GROUPING SETS: an Expand emits each row once per set (input columns, then the keys with NULL
+// where a key is not in the set, then the set's number), and the aggregate groups by the keys
+// and the set number; `group_by` and `aggregates` are rewritten to read the Expand's columns.
+// Empty sets also get a placeholder row per stream that the aggregates' FILTER skips, so they
+// answer one row even over an empty input, as PostgreSQL does.
+Result<ExecPlanPtr> PlanGroupingSets(const LogicalPlan& plan, ExecPlanPtr input,
+                                     std::vector<ExprPtr>* group_by,
+                                     std::vector<ExprPtr>* aggregates) {
+  const auto& in_schema = *input->schema();
+  const int num_inputs = in_schema.num_fields();
+  const auto num_keys = static_cast<int>(group_by->size());
+  bool has_empty_set = false;
+  for (const auto& set : plan.grouping_sets)
+    has_empty_set = has_empty_set || set.empty();
+  std::vector<std::string> names;
+  for (const auto& f : in_schema.fields())
+    names.push_back(f.name);
+  for (int k = 0; k < num_keys; ++k)
+    names.push_back(fmt::format("$key{}", k));
+  names.emplace_back("$grouping_set");
+  if (has_empty_set)
+    names.emplace_back("$real_row");
+  const auto input_refs = LeadingColumnRefs(in_schema, num_inputs);
+  std::vector<std::vector<ExprPtr>> projections;
+  std::vector<std::vector<ExprPtr>> constant_rows;
+  for (size_t s = 0; s < plan.grouping_sets.size(); ++s) {
+    const auto& set = plan.grouping_sets[s];
+    std::vector<ExprPtr> list = input_refs;
+    for (int k = 0; k < num_keys; ++k) {
+      const ExprPtr& key = (*group_by)[static_cast<size_t>(k)];
+      const bool in_set = std::find(set.begin(), set.end(), k) != set.end();
+      list.push_back(in_set ? key : sql::MakeLiteral(columnar::Scalar(key->type)));
+    }
+    list.push_back(sql::MakeLiteral(columnar::Scalar::Int64(static_cast<int64_t>(s))));
+    if (has_empty_set)
+      list.push_back(sql::MakeLiteral(columnar::Scalar::Boolean(true)));
+    if (set.empty()) {
+      std::vector<ExprPtr> row;
+      for (const auto& e : list) {
+        if (e->kind == ExprKind::kLiteral)
+          row.push_back(e);
+        else
+          row.push_back(sql::MakeLiteral(columnar::Scalar(e->type)));
+      }
+      row.back() = sql::MakeLiteral(columnar::Scalar::Boolean(false));
+      constant_rows.push_back(std::move(row));
+    }
+    projections.push_back(std::move(list));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto expand, ExpandExec::Make(std::move(input), std::move(projections),
+                                                       std::move(names), std::move(constant_rows)));
+  const auto& out_schema = *expand->schema();
+  group_by->clear();
+  for (int k = 0; k <= num_keys; ++k) {
+    const auto& f = out_schema.field(num_inputs + k);
+    group_by->push_back(
+        sql::MakeColumnRef(static_cast<sql::ColumnId>(num_inputs + k), f.name, f.type, f.nullable));
+  }
+  if (has_empty_set) {
+    const int real = num_inputs + num_keys + 1;
+    auto real_ref = sql::MakeColumnRef(static_cast<sql::ColumnId>(real), "$real_row",
+                                       columnar::DataType::Boolean(), true);
+    for (auto& a : *aggregates) {
+      auto copy = std::make_shared<sql::Expr>(*a);
+      copy->filter = a->filter ? sql::MakeCall("and", {real_ref, a->filter},
+                                               columnar::DataType::Boolean(), true)
+                               : real_ref;
+      a = copy;
+    }
+  }
+  return ExecPlanPtr(expand);
+}
+
+// Window functions: one WindowExec per distinct (PARTITION BY, ORDER BY), chained, each over an
+// input holding whole window partitions; a projection restores the logical column order.
+Result<ExecPlanPtr> PlanWindow(const LogicalPlan& plan, ExecPlanPtr input, int partitions) {
+  std::vector<ColumnInfo> layout = plan.children[0]->output;
+  const size_t num_inputs = layout.size();
+  std::vector<bool> planned(plan.exprs.size(), false);
+  for (size_t i = 0; i < plan.exprs.size(); ++i) {
+    if (planned[i])
+      continue;
+    const sql::Expr& spec = *plan.exprs[i];
+    std::vector<ExprPtr> functions;
+    std::vector<std::string> names;
+    std::vector<ColumnInfo> added;
+    for (size_t j = i; j < plan.exprs.size(); ++j) {
+      const sql::Expr& other = *plan.exprs[j];
+      bool same = !planned[j] && other.partition_by.size() == spec.partition_by.size() &&
+                  other.order_by.size() == spec.order_by.size();
+      for (size_t k = 0; same && k < spec.partition_by.size(); ++k)
+        same = sql::ExprEquals(*other.partition_by[k], *spec.partition_by[k]);
+      for (size_t k = 0; same && k < spec.order_by.size(); ++k) {
+        same = other.order_by[k].ascending == spec.order_by[k].ascending &&
+               other.order_by[k].nulls_first == spec.order_by[k].nulls_first &&
+               sql::ExprEquals(*other.order_by[k].expr, *spec.order_by[k].expr);
+      }
+      if (!same)
+        continue;
+      planned[j] = true;
+      SHOAL_ASSIGN_OR_RETURN(auto fn, ToPhysical(plan.exprs[j], layout));
+      functions.push_back(std::move(fn));
+      names.push_back(plan.output[num_inputs + j].name);
+      added.push_back(plan.output[num_inputs + j]);
+    }
+    if (functions[0]->partition_by.empty()) {
+      input = Coalesce(std::move(input));
+    } else if (input->num_partitions() > 1 || partitions > 1) {
+      SHOAL_ASSIGN_OR_RETURN(
+          input, RepartitionExec::Make(input, Partitioning::Hash(functions[0]->partition_by,
+                                                                 std::max(partitions, 1))));
+    }
+    SHOAL_ASSIGN_OR_RETURN(
+        auto window, WindowExec::Make(std::move(input), std::move(functions), std::move(names)));
+    input = window;
+    layout.insert(layout.end(), added.begin(), added.end());
+  }
+  bool same_order = layout.size() == plan.output.size();
+  for (size_t i = 0; same_order && i < layout.size(); ++i)
+    same_order = layout[i].id == plan.output[i].id;
+  if (same_order)
+    return input;
+  std::vector<ExprPtr> exprs;
+  std::vector<std::string> names;
+  for (const auto& c : plan.output) {
+    exprs.push_back(sql::MakeColumnRef(c.id, c.name, c.type, c.nullable));
+    names.push_back(c.name);
+  }
+  SHOAL_ASSIGN_OR_RETURN(exprs, ToPhysical(exprs, layout));
+  SHOAL_ASSIGN_OR_RETURN(
+      auto project, ProjectionExec::Make(std::move(input), std::move(exprs), std::move(names)));
+  return ExecPlanPtr(project);
+}
+
 }  // namespace
 
 Status RegisterPlannerSettings() {
@@ -224,17 +443,19 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
               sql::MakeColumnRef(static_cast<sql::ColumnId>(i), c.name, c.type, c.nullable));
         }
       } else {
-        if (plan.grouping_sets.size() > 1 || plan.grouping_id_column != sql::kInvalidColumnId) {
-          return Status::NotImplemented("GROUPING SETS / ROLLUP / CUBE are not supported yet");
-        }
         SHOAL_ASSIGN_OR_RETURN(group_by, ToPhysical(plan.group_by, child_output(0)));
         SHOAL_ASSIGN_OR_RETURN(aggregates, ToPhysical(plan.aggregates, child_output(0)));
+      }
+      ExecPlanPtr input = inputs[0];
+      if (plan.kind == LogicalKind::kAggregate &&
+          plan.grouping_id_column != sql::kInvalidColumnId) {
+        SHOAL_ASSIGN_OR_RETURN(input,
+                               PlanGroupingSets(plan, std::move(input), &group_by, &aggregates));
       }
       bool has_distinct = false;
       for (const auto& a : aggregates) {
         has_distinct = has_distinct || a->distinct;
       }
-      ExecPlanPtr input = inputs[0];
       if (input->num_partitions() == 1 || has_distinct) {
         SHOAL_ASSIGN_OR_RETURN(
             auto single,
@@ -289,42 +510,17 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
     }
     case LogicalKind::kSetOp: {
       if (plan.all) {
-        return Status::NotImplemented(
-            "{} ALL is not supported yet",
-            plan.set_op == sql::SetOpKind::kIntersect ? "INTERSECT" : "EXCEPT");
+        // Multisets: number the copies of each distinct row on both sides (row_number over a
+        // partition of all columns); then the k-th copy of a left row survives INTERSECT ALL
+        // when the right side has at least k copies and EXCEPT ALL when it has fewer, which is
+        // the set operation over (row, copy number).
+        for (auto& in : inputs) {
+          SHOAL_ASSIGN_OR_RETURN(in, NumberCopies(in, partitions));
+        }
       }
-      // Distinct left rows with (INTERSECT) or without (EXCEPT) an equal right row, NULLs equal
-      // to NULLs: IS NOT DISTINCT FROM on every column. A hash join cannot match NULL keys, so
-      // this is a nested loop for now.
-      const auto& left_schema = *inputs[0]->schema();
-      const int ncols = left_schema.num_fields();
-      std::vector<ExprPtr> columns;
-      ExprPtr condition;
-      for (int i = 0; i < ncols; ++i) {
-        const auto& f = left_schema.field(i);
-        auto l = sql::MakeColumnRef(static_cast<sql::ColumnId>(i), f.name, f.type, f.nullable);
-        const auto& rf = inputs[1]->schema()->field(i);
-        auto r = sql::MakeColumnRef(static_cast<sql::ColumnId>(ncols + i), rf.name, rf.type,
-                                    rf.nullable);
-        columns.push_back(l);
-        auto eq =
-            sql::MakeCall("is_not_distinct_from", {l, r}, columnar::DataType::Boolean(), false);
-        condition = condition == nullptr ? eq
-                                         : sql::MakeCall("and", {condition, eq},
-                                                         columnar::DataType::Boolean(), false);
-      }
-      SHOAL_ASSIGN_OR_RETURN(auto distinct, HashAggregateExec::Make(Coalesce(inputs[0]), columns,
-                                                                    {}, AggregateMode::kSingle));
-      SHOAL_ASSIGN_OR_RETURN(
-          auto join,
-          NestedLoopJoinExec::Make(
-              distinct, inputs[1],
-              plan.set_op == sql::SetOpKind::kIntersect ? JoinType::kSemi : JoinType::kAnti,
-              condition));
-      return ExecPlanPtr(join);
+      return PlanSetOp(plan, inputs[0], inputs[1], partitions);
     }
-    case LogicalKind::kWindow:
-      return Status::NotImplemented("window functions are not supported yet");
+    case LogicalKind::kWindow: return PlanWindow(plan, inputs[0], partitions);
   }
   return Status::Internal("unknown logical operator {}", static_cast<int>(plan.kind));
 }

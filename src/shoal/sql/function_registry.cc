@@ -582,6 +582,16 @@ void RegisterBuiltins(FunctionRegistry& r) {
         },
         std::string(name) + "(any[, bigint[, any]])");
   }
+  for (const char* name : {"percent_rank", "cume_dist"})
+    window(name, Fixed({}, kF64, false), std::string(name) + "()");
+  window(
+      "nth_value",
+      [kI64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2 || !CanImplicitCast(a[1], kI64))
+          return std::nullopt;
+        return Res({a[0], kI64}, a[0]);
+      },
+      "nth_value(any, bigint)");
   for (const char* name : {"first_value", "last_value"}) {
     window(
         name,

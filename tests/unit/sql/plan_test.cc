@@ -119,6 +119,20 @@ TEST_F(PlanTest, AggregateFiltersOnKeysGoBelowTheAggregate) {
             "        Scan: nation projection=[n_regionkey] predicates=[n_regionkey = 1]\n");
 }
 
+TEST_F(PlanTest, GroupingSetFiltersGoBelowOnlyOnKeysOfEverySet) {
+  // n_regionkey is in both sets of (n_regionkey), ROLLUP (n_name): the filter goes to the scan.
+  std::string every = Optimized(
+      "select n_regionkey, n_name, count(*) from nation group by n_regionkey, rollup (n_name) "
+      "having n_regionkey = 1");
+  EXPECT_NE(every.find("predicates=[n_regionkey = 1]"), std::string::npos) << every;
+  // ROLLUP (n_regionkey) has the empty set, where n_regionkey is NULL: the filter stays above.
+  std::string rollup = Optimized(
+      "select n_regionkey, count(*) from nation group by rollup (n_regionkey) "
+      "having n_regionkey = 1");
+  EXPECT_EQ(rollup.find("predicates="), std::string::npos) << rollup;
+  EXPECT_LT(rollup.find("Filter: n_regionkey = 1"), rollup.find("Aggregate:")) << rollup;
+}
+
 TEST_F(PlanTest, PruningKeepsColumnsOfCorrelatedSubqueries) {
   // A correlated subquery under LIMIT cannot be decorrelated and stays. p_partkey is read only
   // by it (l_partkey = p_partkey); the part scan must keep it.

@@ -8,6 +8,7 @@
 // column <op> constant are also handed to the provider as pruning hints; the Filter stays.
 //
 // Conjuncts that contain subqueries stay where they are (decorrelation moves them later).
+#include <algorithm>
 #include <map>
 
 #include "shoal/sql/optimizer/optimizer.h"
@@ -177,13 +178,22 @@ Result<LogicalPlanPtr> Pushdown::Push(const LogicalPlanPtr& input, std::vector<E
       return AddFilter(node, above);
     }
     case LogicalKind::kAggregate: {
+      // With grouping sets only a key of every set may be filtered below the aggregate: the
+      // others are NULL in the rows of the sets without them.
       std::map<ColumnId, ExprPtr> keys;
-      for (size_t i = 0; i < plan->group_by.size(); ++i)
-        keys[plan->output[i].id] = plan->group_by[i];
+      for (size_t i = 0; i < plan->group_by.size(); ++i) {
+        bool in_every_set = true;
+        for (const auto& set : plan->grouping_sets) {
+          in_every_set =
+              in_every_set && std::find(set.begin(), set.end(), static_cast<int>(i)) != set.end();
+        }
+        if (in_every_set)
+          keys[plan->output[i].id] = plan->group_by[i];
+      }
       std::vector<ExprPtr> below;
       std::vector<ExprPtr> above;
       for (const auto& p : preds) {
-        bool on_keys = !ContainsSubquery(p) && plan->grouping_sets.empty();
+        bool on_keys = !ContainsSubquery(p);
         for (ColumnId id : ExprColumns(p))
           on_keys = on_keys && keys.count(id) > 0;
         if (on_keys)

@@ -87,7 +87,9 @@ Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnI
       return LogicalPlanPtr(node);
     }
     case LogicalKind::kAggregate: {
-      size_t keys = node->group_by.size();
+      // The grouping-set number (GROUPING SETS) sits between the keys and the aggregates.
+      size_t keys = node->group_by.size() +
+                    (node->grouping_id_column != kInvalidColumnId ? size_t{1} : size_t{0});
       std::vector<ExprPtr> aggregates;
       std::vector<ColumnInfo> output(node->output.begin(),
                                      node->output.begin() + static_cast<long>(keys));
