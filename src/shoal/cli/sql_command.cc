@@ -1,17 +1,21 @@
 #include "shoal/cli/sql_command.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/exec/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
@@ -27,6 +31,7 @@ struct SqlArgs {
   std::vector<std::string> files;
   std::string format = "table";
   std::string tpch_scale;  // --tpch SF: the TPC-H tables of that scale factor, in memory
+  std::string workers;     // --workers HOST:PORT,...: run queries across these workers
 };
 
 std::string CsvField(const std::string& text) {
@@ -92,6 +97,56 @@ std::string Trim(const std::string& s) {
   size_t e = s.find_last_not_of(" \t\r\n");
   return s.substr(b, e - b + 1);
 }
+
+// Ctrl-C cancels the running statement, as in psql: the handler only sets a flag (all a signal
+// handler may safely do) and a watcher thread turns it into QueryRunner::CancelRunning(), whose
+// streams then fail with "canceling statement due to user request" (SQLSTATE 57014). The shell
+// goes on; -c and -f stop with exit status 1 like any failed statement.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void OnInterrupt(int) {
+  g_interrupted.store(true);
+}
+
+class InterruptWatcher {
+ public:
+  /// `sticky` (scripts, -c, -f): once interrupted, every statement is cancelled as soon as it
+  /// starts, so a Ctrl-C that lands between statements (or while --tpch generates data) still
+  /// stops the script. Interactively a Ctrl-C at the prompt does nothing, as in psql.
+  InterruptWatcher(exec::QueryRunner* runner, bool sticky) : runner_(runner), sticky_(sticky) {
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // reads at the prompt go on
+    sigaction(SIGINT, &action, &previous_);
+    thread_ = std::thread([this] {
+      bool interrupted = false;
+      while (!stop_.load()) {
+        if (g_interrupted.exchange(false) || (sticky_ && interrupted)) {
+          interrupted = true;
+          runner_->CancelRunning();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+
+  ~InterruptWatcher() {
+    stop_.store(true);
+    thread_.join();
+    sigaction(SIGINT, &previous_, nullptr);
+  }
+
+  InterruptWatcher(const InterruptWatcher&) = delete;
+  InterruptWatcher& operator=(const InterruptWatcher&) = delete;
+
+ private:
+  exec::QueryRunner* runner_;
+  const bool sticky_;
+  struct sigaction previous_ {};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 void PrintError(const Status& st, const std::string& sql, std::ostream& err) {
   err << FormatSqlError(st, sql);
@@ -332,15 +387,26 @@ void RegisterSqlCommand(CLI::App& app) {
       ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("--tpch", args->tpch_scale,
                   "Generate the TPC-H tables of this scale factor in memory first (e.g. 0.01)");
+  cmd->add_option("--workers", args->workers,
+                  "Run queries across these `shoal worker`s (HOST:PORT[,HOST:PORT...])");
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
                                                       : SqlOutputFormat::kTable;
     exec::QueryRunner runner;
+    const bool interactive = args->commands.empty() && args->files.empty() && isatty(STDIN_FILENO);
+    InterruptWatcher interrupts(&runner, /*sticky=*/!interactive);
     if (!args->tpch_scale.empty()) {
       Result<io::tpch::TpchScale> scale = io::tpch::TpchScale::Parse(args->tpch_scale);
       Status st = scale.ok() ? exec::RegisterTpchTables(*scale, runner.session().catalog().get())
                              : scale.status();
+      if (!st.ok()) {
+        PrintError(st, "", std::cerr);
+        throw CLI::RuntimeError(1);
+      }
+    }
+    if (!args->workers.empty()) {
+      Status st = UseWorkers(runner, args->workers);
       if (!st.ok()) {
         PrintError(st, "", std::cerr);
         throw CLI::RuntimeError(1);

@@ -11,9 +11,13 @@
 #include "shoal/columnar/builder.h"
 #include "shoal/exec/execution_plan.h"
 #include "shoal/exec/memory_table.h"
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/physical_planner.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/arrow_table.h"
+#include "shoal/io/copy_writer.h"
 #include "shoal/io/delimited_table.h"
+#include "shoal/io/parquet/parquet_table.h"
 #include "shoal/sql/binder.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/parser.h"
@@ -134,12 +138,22 @@ Result<QueryResult> QueryRunner::RunOne(std::string_view sql) {
   return std::move(results.back());
 }
 
+void QueryRunner::CancelRunning() {
+  std::lock_guard<std::mutex> lock(running_mutex_);
+  if (running_)
+    running_->Cancel();
+}
+
 Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan) {
   Planned planned;
   SHOAL_ASSIGN_OR_RETURN(planned.logical, sql::OptimizePlan(plan, &session_->column_ids()));
   TaskContext::Options options;
   options.settings = session_->settings();
   planned.context = std::make_shared<TaskContext>(std::move(options));
+  {
+    std::lock_guard<std::mutex> lock(running_mutex_);
+    running_ = planned.context;
+  }
   PhysicalPlannerOptions planner_options;
   planner_options.target_partitions =
       static_cast<int>(std::max<int64_t>(1, session_->settings().GetInt("threads")));
@@ -147,6 +161,9 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   planner_options.collect_build_max_rows =
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
+  if (plan_transform_) {
+    SHOAL_ASSIGN_OR_RETURN(planned.physical, plan_transform_(planned.physical, planned.context));
+  }
   return planned;
 }
 
@@ -184,6 +201,48 @@ Result<QueryResult> QueryRunner::ExecuteExplain(const sql::BoundStatement& state
   return TextResult({"QUERY PLAN"}, Lines(text));
 }
 
+Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statement) {
+  SHOAL_ASSIGN_OR_RETURN(io::CopyWriteOptions options,
+                         io::ParseCopyOptions(statement.copy_path, statement.copy_options));
+  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan));
+  ExecPlanPtr root = planned.physical;
+  // One stream to pull from; several partitions have no order to keep (an ORDER BY plans to one).
+  if (root->num_partitions() > 1) {
+    root = CoalescePartitionsExec::Make(root);
+  }
+  auto schema = SchemaOf(statement.plan->output);
+  options.parquet.pool = planned.context->MakeOperatorPool("COPY");
+  auto opened = io::OpenCopyWriter(statement.copy_path, schema, options);
+  if (!opened.ok()) {
+    return std::move(opened).status().WithContext(fmt::format("writing {}", statement.copy_path));
+  }
+  auto writer = std::move(*opened);
+  int64_t rows = 0;
+  auto run = [&]() -> Status {
+    SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, root->Execute(0, planned.context));
+    for (;;) {
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
+      if (!batch) {
+        return Status::OK();
+      }
+      rows += batch->num_rows();
+      SHOAL_RETURN_IF_ERROR(writer->WriteBatch(batch));
+    }
+  };
+  Status st = run();
+  if (st.ok()) {
+    st = writer->Close();
+  } else {
+    writer->Abort();
+  }
+  if (!st.ok()) {
+    return std::move(st).WithContext(fmt::format("writing {}", statement.copy_path));
+  }
+  QueryResult result;
+  result.command_tag = fmt::format("COPY {}", rows);
+  return result;
+}
+
 Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
   auto& catalog = *session_->catalog();
   auto& settings = session_->settings();
@@ -191,6 +250,7 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
   switch (statement.kind) {
     case sql::StatementKind::kQuery: return ExecuteQuery(statement.plan);
     case sql::StatementKind::kExplain: return ExecuteExplain(statement);
+    case sql::StatementKind::kCopy: return ExecuteCopy(statement);
     case sql::StatementKind::kCreateTable: {
       if (statement.if_not_exists &&
           catalog.Lookup(statement.schema_name, statement.object_name).ok()) {
@@ -214,11 +274,24 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
       auto schema = statement.table_schema && statement.table_schema->num_fields() > 0
                         ? statement.table_schema
                         : nullptr;
-      SHOAL_ASSIGN_OR_RETURN(
-          auto table,
-          io::DelimitedTable::Make(statement.external_format == "tbl" ? io::DelimitedFormat::kTbl
-                                                                      : io::DelimitedFormat::kCsv,
-                                   statement.external_location, schema, options));
+      io::TableProviderPtr table;
+      if (statement.external_format == "parquet") {
+        SHOAL_ASSIGN_OR_RETURN(
+            table, io::parquet::ParquetTable::Make(statement.external_location, schema, options));
+      } else if (statement.external_format == "arrow") {
+        if (!options.empty()) {
+          return Status::InvalidArgument("STORED AS ARROW takes no OPTIONS (got '{}')",
+                                         options.begin()->first)
+              .WithSqlState("42601");
+        }
+        SHOAL_ASSIGN_OR_RETURN(table, io::ArrowTable::Make(statement.external_location, schema));
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(
+            table,
+            io::DelimitedTable::Make(statement.external_format == "tbl" ? io::DelimitedFormat::kTbl
+                                                                        : io::DelimitedFormat::kCsv,
+                                     statement.external_location, schema, options));
+      }
       SHOAL_RETURN_IF_ERROR(
           catalog.RegisterTable(statement.schema_name, statement.object_name, table));
       result.command_tag = "CREATE EXTERNAL TABLE";

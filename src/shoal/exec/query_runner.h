@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,9 @@
 #include "shoal/sql/session.h"
 
 namespace shoal::exec {
+
+class ExecutionPlan;
+class TaskContext;
 
 /// What one statement produced: rows (schema non-null) and/or a psql-style command tag
 /// ("CREATE TABLE", "INSERT 0 3", "SELECT 2").
@@ -33,9 +37,21 @@ class QueryRunner {
 
   sql::Session& session() { return *session_; }
 
+  /// Rewrites every query's physical plan before it runs or is explained (the distributed layer
+  /// installs one that cuts the plan into stages run by workers); the result must produce the
+  /// same rows. Null: plans run as planned.
+  using PlanTransform = std::function<Result<std::shared_ptr<const ExecutionPlan>>(
+      const std::shared_ptr<const ExecutionPlan>& plan,
+      const std::shared_ptr<TaskContext>& context)>;
+  void SetPlanTransform(PlanTransform transform) { plan_transform_ = std::move(transform); }
+
   /// Runs every statement of `sql` in order, calling `on_result` after each; stops at the first
   /// error (of a statement or of the callback) and returns it.
   Status Run(std::string_view sql, const std::function<Status(const QueryResult&)>& on_result);
+
+  /// Cancels the query running now, from any thread (the shell's Ctrl-C): its streams stop with
+  /// a Cancelled status, SQLSTATE 57014. Does nothing between queries.
+  void CancelRunning();
 
   /// Runs every statement and returns their results (stops at the first error).
   Result<std::vector<QueryResult>> RunAll(std::string_view sql);
@@ -46,12 +62,18 @@ class QueryRunner {
  private:
   Result<QueryResult> Execute(const sql::BoundStatement& statement);
   Result<QueryResult> ExecuteExplain(const sql::BoundStatement& statement);
+  // COPY ... TO: streams the query's batches into the file writer of the chosen format.
+  Result<QueryResult> ExecuteCopy(const sql::BoundStatement& statement);
   struct Planned;
   Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan);
   // Runs a query plan; the result's schema carries the logical plan's column names.
   Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan);
 
   std::shared_ptr<sql::Session> session_;
+  PlanTransform plan_transform_;
+  std::mutex running_mutex_;
+  std::shared_ptr<TaskContext>
+      running_;  // the last query's context (cancelling it when done is harmless)
 };
 
 }  // namespace shoal::exec

@@ -84,10 +84,10 @@ Result<std::unique_ptr<Codec>> Codec::Make(Compression compression, int zstd_lev
 
 int64_t Codec::MaxCompressedSize(int64_t size) const {
   if (compression_ == Compression::kLz4Frame) {
+    // One-shot frames (Compress) need only the frame bound; the streaming bound would add a
+    // whole buffered block (256 KiB) to every buffer's scratch space.
     LZ4F_preferences_t prefs = Lz4Preferences(size);
-    return static_cast<int64_t>(LZ4F_HEADER_SIZE_MAX +
-                                LZ4F_compressBound(static_cast<size_t>(size), &prefs) +
-                                LZ4F_compressBound(0, &prefs));
+    return static_cast<int64_t>(LZ4F_compressFrameBound(static_cast<size_t>(size), &prefs));
   }
   return static_cast<int64_t>(ZSTD_compressBound(static_cast<size_t>(size)));
 }
@@ -96,22 +96,11 @@ Result<int64_t> Codec::Compress(const uint8_t* data, int64_t size, uint8_t* out,
   Contexts& c = *contexts_;
   if (compression_ == Compression::kLz4Frame) {
     LZ4F_preferences_t prefs = Lz4Preferences(size);
-    auto cap = static_cast<size_t>(capacity);
-    size_t pos = LZ4F_compressBegin(c.lz4_c, out, cap, &prefs);
-    if (LZ4F_isError(pos))
-      return Status::Internal("LZ4F_compressBegin: {}", LZ4F_getErrorName(pos));
-    LZ4F_compressOptions_t opts;
-    std::memset(&opts, 0, sizeof(opts));
-    opts.stableSrc = 1;
-    size_t n =
-        LZ4F_compressUpdate(c.lz4_c, out + pos, cap - pos, data, static_cast<size_t>(size), &opts);
+    size_t n = LZ4F_compressFrame(out, static_cast<size_t>(capacity), data,
+                                  static_cast<size_t>(size), &prefs);
     if (LZ4F_isError(n))
-      return Status::Internal("LZ4F_compressUpdate: {}", LZ4F_getErrorName(n));
-    pos += n;
-    n = LZ4F_compressEnd(c.lz4_c, out + pos, cap - pos, &opts);
-    if (LZ4F_isError(n))
-      return Status::Internal("LZ4F_compressEnd: {}", LZ4F_getErrorName(n));
-    return static_cast<int64_t>(pos + n);
+      return Status::Internal("LZ4F_compressFrame: {}", LZ4F_getErrorName(n));
+    return static_cast<int64_t>(n);
   }
   size_t n = ZSTD_compressCCtx(c.zstd_c, out, static_cast<size_t>(capacity), data,
                                static_cast<size_t>(size), zstd_level_);

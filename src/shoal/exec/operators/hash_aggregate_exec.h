@@ -18,9 +18,18 @@
 // second grouping table over (group id, arguments) and feeds only the first occurrence of each
 // pair; a distributed plan aggregates on (keys, value) first instead.
 //
-// Each partition aggregates independently; the output keeps the input's partitioning. Memory: the
-// grouping table and states are reserved from the operator pool after every input batch; a refused
-// reservation fails the query with OutOfMemory (spilling is not implemented yet).
+// Each partition aggregates independently; the output keeps the input's partitioning.
+//
+// Memory and spilling: the grouping table and states are reserved from the operator pool after
+// every input batch. When the reservation is refused, or the query's free memory falls below the
+// spill headroom (spill/memory_budget.h), the table's groups are written as partial states (the
+// kPartial columns, so spilling needs no format of its own) into 16 spill files chosen by bits of
+// the key hash, and the table starts empty; later overflows append to the same 16 files. At the
+// end of the input the rest of the table is spilled too, and each partition is merged back (as a
+// kFinal would) and emitted in turn; a partition that still does not fit is split again on other
+// hash bits, up to 8 levels. Global aggregates never spill (one state row); DISTINCT aggregates
+// cannot (their seen-pairs tables are not partial states) and fail with OutOfMemory naming the
+// operator and suggesting a higher memory_limit.
 #pragma once
 
 #include <vector>

@@ -12,6 +12,7 @@
 #include "shoal/exec/join/join_output.h"
 #include "shoal/exec/join/shared_build.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/spill/spill_manager.h"
 
 namespace shoal::exec {
 namespace {
@@ -44,13 +45,23 @@ const char* ModeName(HashJoinExec::Mode mode) {
 class HashJoinStream final : public OperatorStream {
  public:
   HashJoinStream(const HashJoinExec* node, int partition, std::shared_ptr<TaskContext> context,
-                 StreamPtr probe, std::shared_ptr<SharedBuild<JoinHashTable>> shared)
+                 StreamPtr probe, std::shared_ptr<SharedBuild<JoinBuildSide>> shared)
       : OperatorStream(node, partition, std::move(context)),
         node_(node),
         type_(node->join_type()),
         probe_(std::move(probe)),
         shared_(std::move(shared)),
-        coalescer_(node->schema(), batch_size(), pool()) {}
+        coalescer_(node->schema(), batch_size(), pool()),
+        spill_(this->context()->spill_directory(), fmt::format("HashJoin[{}]", partition), pool(),
+               metrics()) {}
+
+  ~HashJoinStream() override {
+    // A partitioned join dropped before it built its table still owns its build partition: open
+    // and close it, so that a repartition below does not keep producing for a consumer that will
+    // never come (its producers stop once every output partition has been opened and closed).
+    if (!build_ && !shared_ && !context()->cancelled())
+      (void)node_->right()->Execute(partition(), context());
+  }
 
   Status Init() {
     const auto& left_schema = *node_->left()->schema();
@@ -89,24 +100,129 @@ class HashJoinStream final : public OperatorStream {
 
   int64_t batch_size() const { return context()->batch_size(); }
 
+  // Rows of the WHOLE build side, and whether any has a NULL key (not just this partition's).
+  int64_t BuildRows() const { return build_->num_rows; }
+
+  bool BuildHasNullKey() const { return build_->has_null_key; }
+
+  Status Explain(Status st, std::string_view what) const {
+    if (st.code() != StatusCode::kOutOfMemory)
+      return st;
+    return std::move(st)
+        .WithContext(fmt::format("HashJoin[{}]: {}", partition(), what))
+        .WithHint("raise memory_limit (SET memory_limit = '...')");
+  }
+
   Status EnsureTable() {
-    if (table_)
+    if (build_)
       return Status::OK();
     const ExecPlanPtr& right = node_->right();
     const bool track = KeepsUnmatchedBuild(type_);
-    if (shared_) {
-      auto context = this->context();
-      auto* shared = shared_.get();
-      OperatorMetrics* metrics = this->metrics();
-      SHOAL_ASSIGN_OR_RETURN(table_, shared_->Get([&]() {
-        return BuildJoinHashTable(right, AllPartitions(*right), node_->right_keys(), track, context,
-                                  shared->pool(), metrics);
-      }));
-    } else {
-      SHOAL_ASSIGN_OR_RETURN(table_, BuildJoinHashTable(right, {partition()}, node_->right_keys(),
-                                                        track, context(), pool(), metrics()));
+    auto build = [&]() -> Result<std::shared_ptr<JoinBuildSide>> {
+      if (shared_) {
+        auto context = this->context();
+        auto* shared = shared_.get();
+        OperatorMetrics* metrics = this->metrics();
+        return shared_->Get([&]() {
+          return BuildJoinSide(right, AllPartitions(*right), node_->right_keys(), track, context,
+                               shared->pool(), metrics, "HashJoin[build]");
+        });
+      }
+      return BuildJoinSide(right, {partition()}, node_->right_keys(), track, context(), pool(),
+                           metrics(), fmt::format("HashJoin[{}]", partition()));
+    };
+    Result<std::shared_ptr<JoinBuildSide>> side = build();
+    if (!side.ok())
+      return Explain(std::move(side).status(), "building the hash table");
+    build_ = std::move(*side);
+    if (!build_->spilled()) {
+      table_ = build_->table;
+      return Status::OK();
+    }
+    if (KeepsUnmatchedBuild(type_) && shared_ && node_->left()->num_partitions() > 1) {
+      return Explain(
+          Status::OutOfMemory("the build side of a collect-build {} join does not fit in memory "
+                              "and cannot spill with {} probe partitions",
+                              sql::JoinTypeName(type_), node_->left()->num_partitions()),
+          "spilling");
+    }
+    grace_ = true;
+    if (type_ == JoinType::kNullAwareAnti && BuildRows() > 0 && BuildHasNullKey()) {
+      next_partition_ = kGracePartitions;  // NOT IN over a set with NULL: nothing to join
+      probe_.reset();
+      return LoadNextPartition();
+    }
+    SHOAL_RETURN_IF_ERROR(PartitionProbe());
+    return LoadNextPartition();
+  }
+
+  // Grace join: writes the whole probe input to its spill partitions.
+  Status PartitionProbe() {
+    std::vector<std::unique_ptr<SpillWriter>> writers;
+    for (int i = 0; i < kGracePartitions; ++i) {
+      SHOAL_ASSIGN_OR_RETURN(auto writer, spill_.Create(node_->left()->schema()));
+      writers.push_back(std::move(writer));
+    }
+    for (;;) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, probe_->Next());
+      if (!batch)
+        break;
+      if (batch->num_rows() == 0)
+        continue;
+      SHOAL_RETURN_IF_ERROR(WriteGracePartitions(*batch, probe_keys_, writers, pool(), nullptr));
+    }
+    probe_.reset();
+    for (auto& writer : writers) {
+      SHOAL_ASSIGN_OR_RETURN(SpillFile file, writer->Finish());
+      probe_files_.push_back(std::move(file));
     }
     return Status::OK();
+  }
+
+  // Grace join: the table of the next partition and its probe rows; kDone after the last.
+  Status LoadNextPartition() {
+    table_.reset();
+    while (next_partition_ < kGracePartitions) {
+      const size_t i = static_cast<size_t>(next_partition_++);
+      if (i > 0)
+        spill_.Remove(probe_files_[i - 1]);  // joined
+      const SpillFile& build_file = build_->partitions[i];
+      const bool has_probe = probe_files_[i].rows > 0;
+      if (!has_probe && !(KeepsUnmatchedBuild(type_) && build_file.rows > 0))
+        continue;
+      std::vector<RecordBatchPtr> batches;
+      {
+        SHOAL_ASSIGN_OR_RETURN(StreamPtr reader, build_->spill->Open(build_file));
+        for (;;) {
+          if (context()->cancelled())
+            return TaskContext::CancelledStatus();
+          SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader->Next());
+          if (!batch)
+            break;
+          batches.push_back(std::move(batch));
+        }
+      }
+      Result<std::shared_ptr<JoinHashTable>> table = BuildJoinHashTableFromBatches(
+          *node_->right()->schema(), std::move(batches), node_->right_keys(),
+          KeepsUnmatchedBuild(type_), pool(), nullptr);
+      if (!table.ok()) {
+        return Explain(std::move(table).status(),
+                       fmt::format("spill partition {} of {} still does not fit in memory", i + 1,
+                                   kGracePartitions));
+      }
+      table_ = std::move(*table);
+      if (has_probe) {
+        SHOAL_ASSIGN_OR_RETURN(probe_, spill_.Open(probe_files_[i]));
+      }
+      unmatched_next_ = 0;
+      phase_ = Phase::kProbing;
+      return Status::OK();
+    }
+    // Every partition joined.
+    phase_ = Phase::kDone;
+    return coalescer_.Flush();
   }
 
   Status ProbeStep() {
@@ -117,9 +233,13 @@ class HashJoinStream final : public OperatorStream {
         SHOAL_RETURN_IF_ERROR(FinishBatch());
       return Status::OK();
     }
+    if (phase_ != Phase::kProbing)
+      return Status::OK();  // a grace join with nothing to join
     // NOT IN over a set containing NULL is never true: nothing to read.
-    if (type_ == JoinType::kNullAwareAnti && table_->num_rows() > 0 && table_->has_null_key())
+    if (type_ == JoinType::kNullAwareAnti && BuildRows() > 0 && BuildHasNullKey())
       return EndProbe();
+    if (!probe_)
+      return EndProbe();  // a grace partition with build rows only
     SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, probe_->Next());
     if (!batch)
       return EndProbe();
@@ -130,10 +250,12 @@ class HashJoinStream final : public OperatorStream {
 
   Status EndProbe() {
     probe_.reset();
-    if (KeepsUnmatchedBuild(type_) && (!shared_ || shared_->FinishProbe())) {
+    if (KeepsUnmatchedBuild(type_) && (grace_ || !shared_ || shared_->FinishProbe())) {
       phase_ = Phase::kUnmatchedBuild;
       return Status::OK();
     }
+    if (grace_)
+      return LoadNextPartition();
     phase_ = Phase::kDone;
     return coalescer_.Flush();
   }
@@ -291,7 +413,7 @@ class HashJoinStream final : public OperatorStream {
         break;
       case JoinType::kNullAwareAnti: {
         // Reached only when the build side has no NULL key (see ProbeStep).
-        const bool build_empty = table_->num_rows() == 0;
+        const bool build_empty = BuildRows() == 0;
         for (int64_t i = 0; i < n; ++i) {
           const bool key_valid = valid == nullptr || bitmap::GetBit(valid, i);
           if (build_empty || (key_valid && !probe_matched_[static_cast<size_t>(i)]))
@@ -312,8 +434,8 @@ class HashJoinStream final : public OperatorStream {
   Status EmitMarked() {
     const int64_t n = batch_->num_rows();
     const uint8_t* valid = key_validity_ ? key_validity_->data() : nullptr;
-    const bool build_nonempty = table_->num_rows() > 0;
-    const bool build_null = build_nonempty && table_->has_null_key();
+    const bool build_nonempty = BuildRows() > 0;
+    const bool build_null = build_nonempty && BuildHasNullKey();
     SHOAL_ASSIGN_OR_RETURN(BufferPtr values, bits::Allocate(n, pool(), /*zeroed=*/true));
     SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, bits::Allocate(n, pool(), /*zeroed=*/true));
     uint8_t* vb = values->mutable_data();
@@ -360,6 +482,8 @@ class HashJoinStream final : public OperatorStream {
           coalescer_.Push(RecordBatch::Make(schema(), count, std::move(columns))));
     }
     if (unmatched_next_ >= total) {
+      if (grace_)
+        return LoadNextPartition();
       phase_ = Phase::kDone;
       return coalescer_.Flush();
     }
@@ -369,9 +493,15 @@ class HashJoinStream final : public OperatorStream {
   const HashJoinExec* node_;
   const JoinType type_;
   StreamPtr probe_;
-  std::shared_ptr<SharedBuild<JoinHashTable>> shared_;
-  std::shared_ptr<JoinHashTable> table_;
+  std::shared_ptr<SharedBuild<JoinBuildSide>> shared_;
+  std::shared_ptr<JoinBuildSide> build_;
+  std::shared_ptr<JoinHashTable> table_;  // the build side's, or a grace partition's
   BatchCoalescer coalescer_;
+  // Grace join state: this stream's probe partitions (the build's are in build_).
+  SpillManager spill_;
+  bool grace_ = false;
+  int next_partition_ = 0;
+  std::vector<SpillFile> probe_files_;
   Phase phase_ = Phase::kProbing;
   int num_left_ = 0;
 
@@ -411,7 +541,7 @@ HashJoinExec::HashJoinExec(columnar::SchemaPtr schema, columnar::SchemaPtr joine
       join_type_(join_type),
       residual_(std::move(residual)),
       mode_(mode),
-      builds_(std::make_unique<SharedBuildRegistry<JoinHashTable>>()) {}
+      builds_(std::make_unique<SharedBuildRegistry<JoinBuildSide>>()) {}
 
 HashJoinExec::~HashJoinExec() = default;
 
@@ -508,7 +638,7 @@ Result<StreamPtr> HashJoinExec::Execute(int partition,
                                         const std::shared_ptr<TaskContext>& context) const {
   if (partition < 0 || partition >= left_->num_partitions())
     return Status::Internal("HashJoin partition {} of {}", partition, left_->num_partitions());
-  std::shared_ptr<SharedBuild<JoinHashTable>> shared;
+  std::shared_ptr<SharedBuild<JoinBuildSide>> shared;
   if (mode_ == Mode::kCollectBuild)
     shared = builds_->Acquire(context, left_->num_partitions(), "HashJoin[build]");
   SHOAL_ASSIGN_OR_RETURN(StreamPtr probe, left_->Execute(partition, context));

@@ -26,6 +26,18 @@
 //    joins depend on the whole build side (is it empty, does it hold a NULL key) and are refused
 //    in this mode (NotImplemented).
 //
+// Spilling (grace hash join): while the build side is collected, once holding it and its index
+// would leave less than the spill headroom free (spill/memory_budget.h), every build row goes to
+// one of 16 spill files by its key hash (join/build_input.h). The probe stream then writes its
+// probe rows to 16 files by the same hash and joins partition by partition: a table from build
+// file i, probed by probe file i, then (RIGHT, FULL) that table's unmatched rows. Whether the
+// whole build side is empty or has a NULL key is recorded before partitioning, so NOT IN and mark
+// joins keep their semantics. In collect-build mode every probe partition reads the shared build
+// files and partitions its own probe rows; RIGHT and FULL joins there would need matched flags
+// shared across probe streams and fail with OutOfMemory when they need to spill with more than
+// one probe partition. A single partition that still does not fit fails with OutOfMemory naming
+// the operator.
+//
 // Output batches hold at most batch_size rows; selective joins merge small results.
 //
 // Streams are single-threaded; the shared table is built once under a mutex and then read
@@ -37,7 +49,7 @@
 
 namespace shoal::exec {
 
-class JoinHashTable;
+struct JoinBuildSide;
 template <typename T>
 class SharedBuildRegistry;
 
@@ -99,7 +111,7 @@ class HashJoinExec final : public ExecutionPlan {
   sql::ExprPtr residual_;
   Mode mode_;
   // kCollectBuild: the shared table of each running execution.
-  std::unique_ptr<SharedBuildRegistry<JoinHashTable>> builds_;
+  std::unique_ptr<SharedBuildRegistry<JoinBuildSide>> builds_;
 };
 
 }  // namespace shoal::exec

@@ -6,8 +6,11 @@
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/row_key/memory_reservation.h"
 #include "shoal/exec/row_key/sort_key_encoder.h"
+#include "shoal/exec/spill/memory_budget.h"
+#include "shoal/exec/spill/spill_manager.h"
 
 namespace shoal::exec {
 namespace {
@@ -19,9 +22,13 @@ class SortStream final : public OperatorStream {
       : OperatorStream(node, partition, std::move(context)),
         fetch_(node->fetch()),
         input_(std::move(input)),
-        reservation_(pool()) {}
+        reservation_(pool()),
+        planned_(pool()),
+        spill_(this->context()->spill_directory(), fmt::format("{}[{}]", node->name(), partition),
+               pool(), metrics()) {}
 
   Status Init(const std::vector<sql::SortKey>& keys, const columnar::Schema& input_schema) {
+    sort_keys_ = keys;
     for (const sql::SortKey& key : keys) {
       SHOAL_ASSIGN_OR_RETURN(auto eval, ExprEvaluator::Make(key.expr, input_schema, pool()));
       keys_.push_back(std::move(eval));
@@ -40,6 +47,8 @@ class SortStream final : public OperatorStream {
       SHOAL_RETURN_IF_ERROR(fetch_ > 0 ? ConsumeTopK() : ConsumeAll());
       input_.reset();
     }
+    if (merger_)
+      return merger_->Next();
     if (!sorted_ || emitted_ >= output_rows_) {
       sorted_.reset();
       std::vector<int32_t>().swap(permutation_);
@@ -80,7 +89,10 @@ class SortStream final : public OperatorStream {
   }
 
   // Sorts `batches` into sorted_ / permutation_, keeping the first `limit` rows (all when < 0).
-  Status SortBatches(const std::vector<RecordBatchPtr>& batches, int64_t limit) {
+  // The batches are released once concatenated, so they and their copy coexist only briefly.
+  Status SortBatches(std::vector<RecordBatchPtr>* batches_in, int64_t limit) {
+    std::vector<RecordBatchPtr> batches = std::move(*batches_in);
+    batches_in->clear();
     output_rows_ = 0;
     emitted_ = 0;
     if (batches.empty()) {
@@ -89,8 +101,9 @@ class SortStream final : public OperatorStream {
     }
     Result<RecordBatchPtr> all = ConcatenateBatches(schema(), batches, pool());
     if (!all.ok())
-      return std::move(all).status().WithContext("sort (spilling is not implemented yet)");
+      return Explain(std::move(all).status());
     sorted_ = *all;
+    batches.clear();
     SHOAL_ASSIGN_OR_RETURN(std::vector<ArrayPtr> keys, EvaluateKeys(*sorted_));
     EncodedRows rows;
     SHOAL_RETURN_IF_ERROR(rows.Encode(keys, orders_, sorted_->num_rows(), /*compact=*/true));
@@ -103,22 +116,138 @@ class SortStream final : public OperatorStream {
     return Reserve(CapacityBytes(permutation_));
   }
 
-  Status Reserve(int64_t bytes) {
-    Status st = reservation_.Resize(bytes);
-    if (!st.ok())
-      return std::move(st).WithContext("sort (spilling is not implemented yet)");
-    return Status::OK();
+  Status Reserve(int64_t bytes) { return Explain(reservation_.Resize(bytes)); }
+
+  // An out-of-memory error where spilling cannot help any more (one run does not fit, or top-k).
+  Status Explain(Status st) const {
+    if (st.code() != StatusCode::kOutOfMemory)
+      return st;
+    return std::move(st)
+        .WithContext(fmt::format("{}[{}]: sorting {} in memory", fetch_ >= 0 ? "TopK" : "Sort",
+                                 partition(),
+                                 fetch_ >= 0 ? "the top rows" : "one run of buffered rows"))
+        .WithHint("raise memory_limit (SET memory_limit = '...')");
+  }
+
+  // Bytes sorting `batch` in a run adds beyond the batch itself: its concatenated copy, its
+  // encoded keys (key bytes, a marker per key, an offset) and its permutation entries.
+  Result<int64_t> SortBytes(const RecordBatch& batch) {
+    int64_t bytes = EstimateBatchBytes(batch);
+    std::vector<ArrayPtr> keys;
+    SHOAL_ASSIGN_OR_RETURN(keys, EvaluateKeys(batch));
+    for (const ArrayPtr& key : keys) {
+      const int64_t rows = key->length();
+      if (key->type().is_binary_like()) {
+        const int32_t* offsets = key->offsets();
+        bytes += 3 * rows + (rows > 0 ? offsets[rows] - offsets[0] : 0);
+      } else {
+        bytes += rows * (1 + std::max(1, key->type().bit_width() / 8));
+      }
+    }
+    return bytes + batch.num_rows() * 24;
+  }
+
+  // Reserves what sorting the buffered rows will need (planned_), so that operators running at
+  // the same time see it as taken; the run is full when that is refused or leaves less than the
+  // headroom kept for the other operators. Releasing it just before sorting hands the bytes to
+  // the sort itself.
+  bool RunIsFull(int64_t sort_bytes) {
+    const int64_t headroom = SpillHeadroom(*pool());
+    if (headroom == 0)
+      return false;
+    if (!planned_.Resize(sort_bytes).ok())
+      return true;
+    return AvailableBytes(*pool()) < headroom;
+  }
+
+  // Sorts the buffered batches and writes them to a new spill file (one sorted run).
+  Status SpillRun(std::vector<RecordBatchPtr>* batches) {
+    planned_.Resize(0).ok();
+    SHOAL_RETURN_IF_ERROR(SortBatches(batches, -1));
+    batches->clear();
+    if (!sorted_)
+      return Status::OK();
+    SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> writer, spill_.Create(schema()));
+    for (int64_t start = 0; start < output_rows_; start += context()->batch_size()) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      const int64_t length = std::min(context()->batch_size(), output_rows_ - start);
+      RecordBatchPtr out;
+      if (identity_) {
+        out = sorted_->Slice(start, length);
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(out,
+                               TakeBatch(*sorted_, permutation_.data() + start, length, pool()));
+      }
+      run_batch_bytes_ = std::max(run_batch_bytes_, EstimateBatchBytes(*out));
+      SHOAL_RETURN_IF_ERROR(writer->Write(*out));
+    }
+    SHOAL_ASSIGN_OR_RETURN(SpillFile file, writer->Finish());
+    runs_.push_back(std::move(file));
+    sorted_.reset();
+    std::vector<int32_t>().swap(permutation_);
+    output_rows_ = 0;
+    return reservation_.Resize(0);
   }
 
   Status ConsumeAll() {
     std::vector<RecordBatchPtr> batches;
+    int64_t buffered_bytes = 0;
     for (;;) {
       SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, NextInput());
       if (!batch)
         break;
+      if (SpillHeadroom(*pool()) > 0) {
+        SHOAL_ASSIGN_OR_RETURN(int64_t bytes, SortBytes(*batch));
+        buffered_bytes += bytes;
+      }
       batches.push_back(std::move(batch));
+      if (RunIsFull(buffered_bytes)) {
+        SHOAL_RETURN_IF_ERROR(SpillRun(&batches));
+        buffered_bytes = 0;
+      }
     }
-    return SortBatches(batches, -1);
+    if (runs_.empty()) {
+      planned_.Resize(0).ok();
+      return SortBatches(&batches, -1);
+    }
+    SHOAL_RETURN_IF_ERROR(SpillRun(&batches));
+    // A merge holds a batch of every run (decoded, its keys encoded, and the output assembled
+    // from them): when that would not fit, merge the oldest runs into longer ones first.
+    const int64_t budget = AvailableBytes(*pool()) - SpillHeadroom(*pool());
+    const size_t fan_in = static_cast<size_t>(
+        std::max<int64_t>(2, budget / std::max<int64_t>(1, 4 * run_batch_bytes_)));
+    while (runs_.size() > fan_in) {
+      std::vector<SpillFile> group(runs_.begin(),
+                                   runs_.begin() + static_cast<std::ptrdiff_t>(fan_in));
+      runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(fan_in));
+      SHOAL_ASSIGN_OR_RETURN(auto merger, MergeRuns(group));
+      SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<SpillWriter> writer, spill_.Create(schema()));
+      for (;;) {
+        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, merger->Next());
+        if (!batch)
+          break;
+        SHOAL_RETURN_IF_ERROR(writer->Write(*batch));
+      }
+      merger.reset();
+      for (const SpillFile& run : group)
+        spill_.Remove(run);
+      SHOAL_ASSIGN_OR_RETURN(SpillFile merged, writer->Finish());
+      runs_.push_back(std::move(merged));
+      metrics()->AddExtra("merge_passes", 1);
+    }
+    SHOAL_ASSIGN_OR_RETURN(merger_, MergeRuns(runs_));
+    return Status::OK();
+  }
+
+  // A k-way merge of sorted runs, each read back a batch at a time.
+  Result<std::unique_ptr<SortedStreamMerger>> MergeRuns(const std::vector<SpillFile>& runs) {
+    std::vector<StreamPtr> inputs;
+    for (const SpillFile& run : runs) {
+      SHOAL_ASSIGN_OR_RETURN(StreamPtr in, spill_.Open(run));
+      inputs.push_back(std::move(in));
+    }
+    return SortedStreamMerger::Make(sort_keys_, schema(), std::move(inputs), context(), pool());
   }
 
   // Sorts the kept rows plus the buffered ones and keeps the best fetch_ of them, remembering the
@@ -126,7 +255,7 @@ class SortStream final : public OperatorStream {
   Status CompactTopK(std::vector<RecordBatchPtr>* buffer) {
     if (kept_)
       buffer->insert(buffer->begin(), kept_);
-    SHOAL_RETURN_IF_ERROR(SortBatches(*buffer, fetch_));
+    SHOAL_RETURN_IF_ERROR(SortBatches(buffer, fetch_));
     buffer->clear();
     if (!sorted_)
       return Status::OK();
@@ -186,6 +315,13 @@ class SortStream final : public OperatorStream {
   const int64_t fetch_;
   StreamPtr input_;
   MemoryReservation reservation_;
+  MemoryReservation planned_;  // what sorting the buffered rows will take (see RunIsFull)
+  // Declared before the merger so that the merger's open readers close before the files go.
+  SpillManager spill_;
+  std::vector<SpillFile> runs_;
+  int64_t run_batch_bytes_ = 0;  // the largest batch written to a run
+  std::unique_ptr<SortedStreamMerger> merger_;
+  std::vector<sql::SortKey> sort_keys_;
   std::vector<std::unique_ptr<ExprEvaluator>> keys_;
   std::vector<SortOrder> orders_;
   RecordBatchPtr sorted_;

@@ -10,9 +10,15 @@
 // key so far and only rows that beat it are kept; whenever the kept rows reach about twice k they
 // are sorted and cut back to k. Memory stays O(k + batch_size) whatever the input size.
 //
-// Memory: the concatenated input, the encoded keys and the permutation are charged to the
-// operator pool; a refused allocation fails with OutOfMemory (spilling sorted runs to disk is not
-// implemented yet).
+// Memory and spilling (full sort only): the concatenated input, the encoded keys and the
+// permutation are charged to the operator pool. When the query's memory limit is set and sorting
+// what is buffered would leave less than the spill headroom free (spill/memory_budget.h), the
+// buffered rows are sorted and written as one sorted run to a spill file (spill/spill_manager.h);
+// at the end of the input the remaining rows become the last run and the runs are k-way merged
+// (SortedStreamMerger, the merge of SortPreservingMergeExec), a batch per run in memory; when a
+// batch of every run would not fit, the oldest runs are first merged into longer runs. A run
+// that cannot be sorted even alone fails with OutOfMemory naming the operator and suggesting a
+// higher memory_limit. Top-k never spills: its memory is O(k + batch_size).
 #pragma once
 
 #include <vector>

@@ -11,16 +11,18 @@
 namespace shoal::exec {
 namespace {
 
-class MergeStream final : public OperatorStream {
+class Merger final : public SortedStreamMerger {
  public:
-  MergeStream(const SortPreservingMergeExec* node, std::shared_ptr<TaskContext> context,
-              int64_t fetch)
-      : OperatorStream(node, 0, std::move(context)), remaining_(fetch) {}
+  Merger(columnar::SchemaPtr schema, std::shared_ptr<TaskContext> context,
+         std::shared_ptr<MemoryPool> pool, int64_t fetch)
+      : schema_(std::move(schema)),
+        context_(std::move(context)),
+        pool_(std::move(pool)),
+        remaining_(fetch) {}
 
-  Status Init(const std::vector<sql::SortKey>& keys, const columnar::Schema& input_schema,
-              std::vector<StreamPtr> inputs) {
+  Status Init(const std::vector<sql::SortKey>& keys, std::vector<StreamPtr> inputs) {
     for (const sql::SortKey& key : keys) {
-      SHOAL_ASSIGN_OR_RETURN(auto eval, ExprEvaluator::Make(key.expr, input_schema, pool()));
+      SHOAL_ASSIGN_OR_RETURN(auto eval, ExprEvaluator::Make(key.expr, *schema_, pool_));
       keys_.push_back(std::move(eval));
       orders_.push_back({key.ascending, key.nulls_first});
     }
@@ -30,8 +32,7 @@ class MergeStream final : public OperatorStream {
     return Status::OK();
   }
 
- protected:
-  Result<RecordBatchPtr> NextImpl() override {
+  Result<RecordBatchPtr> Next() override {
     if (!started_) {
       started_ = true;
       for (size_t s = 0; s < inputs_.size(); ++s) {
@@ -83,7 +84,7 @@ class MergeStream final : public OperatorStream {
 
   // Heap order: true when input a's current row comes after b's (ties: higher input after).
   struct After {
-    const MergeStream* self;
+    const Merger* self;
 
     bool operator()(int a, int b) const {
       const Input& x = self->inputs_[static_cast<size_t>(a)];
@@ -149,6 +150,15 @@ class MergeStream final : public OperatorStream {
     return TakeBatch(*combined, indices_.data(), static_cast<int64_t>(indices_.size()), pool());
   }
 
+  const std::shared_ptr<TaskContext>& context() const { return context_; }
+
+  const std::shared_ptr<MemoryPool>& pool() const { return pool_; }
+
+  const columnar::SchemaPtr& schema() const { return schema_; }
+
+  columnar::SchemaPtr schema_;
+  std::shared_ptr<TaskContext> context_;
+  std::shared_ptr<MemoryPool> pool_;
   int64_t remaining_;
   bool started_ = false;
   std::vector<std::unique_ptr<ExprEvaluator>> keys_;
@@ -159,7 +169,35 @@ class MergeStream final : public OperatorStream {
   std::vector<int32_t> indices_;
 };
 
+class MergeStream final : public OperatorStream {
+ public:
+  MergeStream(const SortPreservingMergeExec* node, std::shared_ptr<TaskContext> context)
+      : OperatorStream(node, 0, std::move(context)) {}
+
+  Status Init(const std::vector<sql::SortKey>& keys, std::vector<StreamPtr> inputs, int64_t fetch) {
+    SHOAL_ASSIGN_OR_RETURN(merger_, SortedStreamMerger::Make(keys, schema(), std::move(inputs),
+                                                             context(), pool(), fetch));
+    return Status::OK();
+  }
+
+ protected:
+  Result<RecordBatchPtr> NextImpl() override { return merger_->Next(); }
+
+ private:
+  std::unique_ptr<SortedStreamMerger> merger_;
+};
+
 }  // namespace
+
+Result<std::unique_ptr<SortedStreamMerger>> SortedStreamMerger::Make(
+    const std::vector<sql::SortKey>& keys, columnar::SchemaPtr schema,
+    std::vector<StreamPtr> inputs, std::shared_ptr<TaskContext> context,
+    std::shared_ptr<MemoryPool> pool, int64_t fetch) {
+  auto merger =
+      std::make_unique<Merger>(std::move(schema), std::move(context), std::move(pool), fetch);
+  SHOAL_RETURN_IF_ERROR(merger->Init(keys, std::move(inputs)));
+  return std::unique_ptr<SortedStreamMerger>(std::move(merger));
+}
 
 Result<std::shared_ptr<SortPreservingMergeExec>> SortPreservingMergeExec::Make(
     ExecPlanPtr input, std::vector<sql::SortKey> keys, int64_t fetch) {
@@ -192,8 +230,8 @@ Result<StreamPtr> SortPreservingMergeExec::Execute(
     SHOAL_ASSIGN_OR_RETURN(StreamPtr in, input_->Execute(p, context));
     inputs.push_back(std::move(in));
   }
-  auto stream = std::make_unique<MergeStream>(this, context, fetch_);
-  SHOAL_RETURN_IF_ERROR(stream->Init(keys_, *input_->schema(), std::move(inputs)));
+  auto stream = std::make_unique<MergeStream>(this, context);
+  SHOAL_RETURN_IF_ERROR(stream->Init(keys_, std::move(inputs), fetch_));
   return StreamPtr(std::move(stream));
 }
 
