@@ -8,6 +8,7 @@
 #include "shoal/cli/demo_command.h"
 #include "shoal/cli/sql_command.h"
 #include "shoal/cli/tpchgen_command.h"
+#include "shoal/cli/worker_command.h"
 #include "shoal/common/version.h"
 
 int main(int argc, char** argv) {
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   shoal::cli::RegisterDemoCommand(app);
   shoal::cli::RegisterTpchgenCommand(app);
   shoal::cli::RegisterSqlCommand(app);
+  shoal::cli::RegisterWorkerCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -27,6 +27,12 @@ class LimitExec final : public ExecutionPlan {
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
 
+  int64_t offset() const { return offset_; }
+
+  int64_t fetch() const { return fetch_; }
+
+  bool global() const { return global_; }
+
  private:
   LimitExec(ExecPlanPtr input, int64_t offset, int64_t fetch, bool global)
       : ExecutionPlan(input->schema()),

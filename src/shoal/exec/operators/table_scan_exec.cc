@@ -97,6 +97,18 @@ Result<std::shared_ptr<TableScanExec>> TableScanExec::Make(io::TableProviderPtr 
                                                           std::move(groups)));
 }
 
+Result<std::shared_ptr<TableScanExec>> TableScanExec::FromUnitGroups(
+    io::TableProviderPtr table, std::string table_name, io::ScanRequest request,
+    std::vector<std::vector<io::ScanUnit>> groups) {
+  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema,
+                         ProjectSchema(*table->schema(), request.projection));
+  if (groups.empty())
+    groups.emplace_back();
+  return std::shared_ptr<TableScanExec>(new TableScanExec(std::move(schema), std::move(table),
+                                                          std::move(table_name), std::move(request),
+                                                          std::move(groups)));
+}
+
 Result<ExecPlanPtr> TableScanExec::WithNewChildren(std::vector<ExecPlanPtr> children) const {
   if (!children.empty())
     return Status::Internal("TableScan has no children");

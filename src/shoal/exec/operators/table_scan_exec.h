@@ -29,6 +29,18 @@ class TableScanExec final : public ExecutionPlan {
 
   const std::vector<std::vector<io::ScanUnit>>& unit_groups() const { return groups_; }
 
+  /// A scan of units already planned (one group per output partition, at least one group): the
+  /// distributed layer hands each task its share of a leaf's units and rebuilds scans from plans.
+  static Result<std::shared_ptr<TableScanExec>> FromUnitGroups(
+      io::TableProviderPtr table, std::string table_name, io::ScanRequest request,
+      std::vector<std::vector<io::ScanUnit>> groups);
+
+  const io::TableProviderPtr& table() const { return table_; }
+
+  const std::string& table_name() const { return table_name_; }
+
+  const io::ScanRequest& request() const { return request_; }
+
  private:
   TableScanExec(columnar::SchemaPtr schema, io::TableProviderPtr table, std::string table_name,
                 io::ScanRequest request, std::vector<std::vector<io::ScanUnit>> groups);

@@ -27,6 +27,8 @@ class ValuesExec final : public ExecutionPlan {
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
 
+  const std::vector<columnar::RecordBatchPtr>& batches() const { return batches_; }
+
  private:
   ValuesExec(columnar::SchemaPtr schema, std::vector<columnar::RecordBatchPtr> batches)
       : ExecutionPlan(std::move(schema)), batches_(std::move(batches)) {}

@@ -1,0 +1,48 @@
+// PlanCodec: physical plans (exec/) to protobuf (proto/dist.proto) and back, so the coordinator
+// can ship each task its plan.
+//
+// Every exec node and every physical expression (sql::Expr with input positions) has a message;
+// data types, schemas and scalars are encoded field by field, and Values batches as one Arrow IPC
+// stream. Table scans ship their table through a TableCodec (table_codec.h) and the ScanUnits of
+// the task, grouped by partition, so a worker rebuilds exactly the scan the coordinator planned.
+// Network exchanges ship their producer tasks' workers and partition range; the decoder connects
+// them to `channels`. The encoded plan lists the codec ids it needs; decoding refuses a plan that
+// needs an id the decoder lacks, naming the missing ids, before anything else is read.
+//
+// Decoding treats the bytes as untrusted: unknown enum values, missing fields, out-of-range
+// column positions and wrong child counts are InvalidData, never a crash (node factories validate
+// their expressions against the child schemas).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "shoal/common/result.h"
+#include "shoal/dist/network_exchange_exec.h"
+#include "shoal/dist/proto/dist.pb.h"
+#include "shoal/dist/table_codec.h"
+#include "shoal/exec/execution_plan.h"
+
+namespace shoal::dist {
+
+struct PlanDecodeContext {
+  TableCodecRegistryPtr codecs;
+  /// Connects decoded network exchanges to their producers; null refuses plans that have them.
+  ChannelResolverPtr channels;
+};
+
+/// The serialised proto::EncodedPlan of `plan`.
+Result<std::string> EncodePlan(const exec::ExecPlanPtr& plan, const TableCodecRegistry& codecs);
+Result<exec::ExecPlanPtr> DecodePlan(const std::string& bytes, const PlanDecodeContext& context);
+Result<exec::ExecPlanPtr> DecodePlan(const proto::EncodedPlan& encoded,
+                                     const PlanDecodeContext& context);
+
+// Building blocks, shared with the transports.
+void EncodeSchema(const columnar::Schema& schema, proto::SchemaProto* out);
+Result<columnar::SchemaPtr> DecodeSchema(const proto::SchemaProto& in);
+Status EncodePartitioning(const exec::Partitioning& partitioning, proto::PartitioningProto* out);
+Result<exec::Partitioning> DecodePartitioning(const proto::PartitioningProto& in);
+void EncodeStatus(const Status& status, proto::StatusProto* out);
+Status DecodeStatus(const proto::StatusProto& in);
+
+}  // namespace shoal::dist
