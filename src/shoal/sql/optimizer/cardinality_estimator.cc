@@ -127,14 +127,31 @@ double CardinalityEstimator::JoinSelectivity(const std::vector<ExprPtr>& left_ke
                                              const std::vector<ExprPtr>& right_keys,
                                              double left_rows, double right_rows) const {
   double s = 1;
-  for (size_t i = 0; i < left_keys.size() && i < right_keys.size(); ++i) {
-    double d =
-        std::max(DistinctCount(left_keys[i], left_rows), DistinctCount(right_keys[i], right_rows));
-    s /= d;
-  }
+  for (size_t i = 0; i < left_keys.size() && i < right_keys.size(); ++i)
+    s /= KeyDistinct(left_keys[i], left_rows, right_keys[i], right_rows);
+  // Several keys are rarely independent (a composite key): never below one match per row of the
+  // smaller input.
   if (left_keys.size() > 1)
-    s = std::max(s, 1 / std::max({left_rows, right_rows, 1.0}));
+    s = std::max(s, 1 / std::max({std::min(left_rows, right_rows), 1.0}));
   return s;
+}
+
+double CardinalityEstimator::KeyDistinct(const ExprPtr& a, double rows_a, const ExprPtr& b,
+                                         double rows_b) const {
+  const ColumnStats* sa = Stats(a);
+  const ColumnStats* sb = Stats(b);
+  const bool known_a = sa != nullptr && sa->distinct > 0;
+  const bool known_b = sb != nullptr && sb->distinct > 0;
+  double d;
+  if (known_a && known_b)
+    d = std::max(DistinctCount(a, rows_a), DistinctCount(b, rows_b));
+  else if (known_a)
+    d = DistinctCount(a, rows_a);
+  else if (known_b)
+    d = DistinctCount(b, rows_b);
+  else
+    d = std::min(rows_a, rows_b);
+  return std::max(d, 1.0);
 }
 
 void CardinalityEstimator::CapDistinct(const LogicalPlan& node, double rows) {

@@ -40,6 +40,13 @@ class CardinalityEstimator {
   double Selectivity(const ExprPtr& predicate) const;
   /// Distinct values of `expr` among `rows` rows (rows when unknown).
   double DistinctCount(const ExprPtr& expr, double rows) const;
+  /// The distinct values an equality `a = b` between inputs of `rows_a` and `rows_b` rows divides
+  /// by: the larger known distinct count; with one side unknown, the known side's (the unknown
+  /// side's values are assumed contained in it, as a foreign key's are in its key); with both
+  /// unknown (files without distinct counts), the smaller input's rows, as if it held the key.
+  /// Assuming every unknown column unique instead makes each key/foreign-key join look as small
+  /// as its smaller input and puts the big intermediate results on hash-join build sides.
+  double KeyDistinct(const ExprPtr& a, double rows_a, const ExprPtr& b, double rows_b) const;
   /// Selectivity of an equi-join on the given keys between inputs of the given sizes.
   double JoinSelectivity(const std::vector<ExprPtr>& left_keys,
                          const std::vector<ExprPtr>& right_keys, double left_rows,

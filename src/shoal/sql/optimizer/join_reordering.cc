@@ -188,7 +188,7 @@ TreeReorderer::Split TreeReorderer::Connect(Mask a, Mask b, double rows_a, doubl
     if (in_a && in_b) {
       split.left_keys.push_back(in_a->expr);
       split.right_keys.push_back(in_b->expr);
-      split.selectivity /= std::max({ndv_a, ndv_b, 1.0});
+      split.selectivity /= estimator_.KeyDistinct(in_a->expr, rows_a, in_b->expr, rows_b);
     }
   }
   Mask both = a | b;
@@ -204,15 +204,15 @@ TreeReorderer::Split TreeReorderer::Connect(Mask a, Mask b, double rows_a, doubl
     if (ka) {
       split.left_keys.push_back(ka);
       split.right_keys.push_back(kb);
-      split.selectivity /= std::max(
-          {estimator_.DistinctCount(ka, rows_a), estimator_.DistinctCount(kb, rows_b), 1.0});
+      split.selectivity /= estimator_.KeyDistinct(ka, rows_a, kb, rows_b);
     } else {
       split.residual.push_back(MakeCall("=", {e.left, e.right}, DataType::Boolean(),
                                         e.left->nullable || e.right->nullable));
     }
   }
   if (split.left_keys.size() > 1)
-    split.selectivity = std::max(split.selectivity, 1 / std::max({rows_a, rows_b, 1.0}));
+    split.selectivity =
+        std::max(split.selectivity, 1 / std::max({std::min(rows_a, rows_b), 1.0}));
   for (const auto& r : residual_) {
     if ((r.mask & both) == r.mask && (r.mask & a) != r.mask && (r.mask & b) != r.mask) {
       split.residual.push_back(r.expr);
