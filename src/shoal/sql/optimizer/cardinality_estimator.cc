@@ -192,6 +192,12 @@ double CardinalityEstimator::EstimateNode(LogicalPlan& node) {
             cs.min = ToNumber(*s.min);
           if (s.max)
             cs.max = ToNumber(*s.max);
+          // Files carry min / max but rarely distinct counts: an integer or date column holds
+          // at most max - min + 1 distinct values (25 nation keys, not one per customer row).
+          const DataType& type = node.output[i].type;
+          if (cs.distinct < 0 && cs.min && cs.max && *cs.max >= *cs.min &&
+              (type.is_integer() || type.id() == TypeId::kDate32))
+            cs.distinct = std::min(n, *cs.max - *cs.min + 1);
         }
         columns_[node.output[i].id] = cs;
       }
