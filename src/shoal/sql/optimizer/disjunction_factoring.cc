@@ -3,6 +3,17 @@
 // its join equality p_partkey = l_partkey in each branch, which only becomes a hash-join key once
 // it stands on its own. When a branch consists of the shared conjuncts alone, the OR is implied
 // and only those conjuncts remain.
+//
+// In a filter, an OR whose every branch constrains the same single column also implies the OR of
+// those constraints: TPC-H Q7's (n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR
+// (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE') implies n1.n_name IN ('FRANCE', 'GERMANY')
+// and the same of n2, which predicate pushdown then applies to each nation scan before the
+// joins; the original OR stays. Only in filters: where the OR is NULL the derived condition may
+// be FALSE, which a filter treats alike but a projection would not.
+#include <map>
+#include <optional>
+#include <set>
+
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/optimizer/plan_util.h"
 
@@ -56,10 +67,71 @@ ExprPtr Factor(const ExprPtr& e) {
   return MakeConjunction(out);
 }
 
+// The column a conjunct reads when it reads exactly one (and no subquery, no outer reference).
+std::optional<ColumnId> SingleColumn(const ExprPtr& e) {
+  if (ContainsSubquery(e))
+    return std::nullopt;
+  std::vector<ColumnId> columns = ReferencedColumns(e);
+  std::set<ColumnId> distinct(columns.begin(), columns.end());
+  std::set<ColumnId> outer;
+  CollectExprOuterRefs(e, 1, &outer);
+  if (distinct.size() != 1 || !outer.empty())
+    return std::nullopt;
+  return *distinct.begin();
+}
+
+// The single-column disjunctions `e` (an OR) implies, one per column every branch constrains.
+std::vector<ExprPtr> ImpliedByOr(const ExprPtr& e) {
+  std::vector<ExprPtr> implied;
+  if (e->kind != ExprKind::kCall || e->name != "or" || e->args.size() < 2)
+    return implied;
+  std::vector<std::map<ColumnId, std::vector<ExprPtr>>> per_branch;
+  for (const auto& branch : e->args) {
+    std::map<ColumnId, std::vector<ExprPtr>> by_column;
+    for (const auto& c : SplitConjunction(branch)) {
+      if (auto column = SingleColumn(c))
+        by_column[*column].push_back(c);
+    }
+    per_branch.push_back(std::move(by_column));
+  }
+  for (const auto& [column, first] : per_branch[0]) {
+    std::vector<ExprPtr> alternatives = {MakeConjunction(first)};
+    for (size_t i = 1; i < per_branch.size(); ++i) {
+      auto it = per_branch[i].find(column);
+      if (it == per_branch[i].end()) {
+        alternatives.clear();
+        break;
+      }
+      alternatives.push_back(MakeConjunction(it->second));
+    }
+    if (alternatives.empty())
+      continue;
+    bool nullable = false;
+    for (const auto& a : alternatives)
+      nullable = nullable || a->nullable;
+    implied.push_back(MakeCall("or", std::move(alternatives), DataType::Boolean(), nullable));
+  }
+  return implied;
+}
+
+ExprPtr AddImplied(const ExprPtr& predicate) {
+  std::vector<ExprPtr> conjuncts = SplitConjunction(predicate);
+  const size_t original = conjuncts.size();
+  for (size_t i = 0; i < original; ++i) {
+    for (auto& extra : ImpliedByOr(conjuncts[i])) {
+      if (!Contains(conjuncts, extra))
+        conjuncts.push_back(std::move(extra));
+    }
+  }
+  return conjuncts.size() == original ? predicate : MakeConjunction(conjuncts);
+}
+
 Result<LogicalPlanPtr> FactorPlan(const LogicalPlanPtr& plan) {
   SHOAL_ASSIGN_OR_RETURN(auto with_subqueries, MapSubqueryPlans(*plan, FactorPlan));
   auto node =
       MapNodeExprs(*with_subqueries, [](const ExprPtr& e) { return TransformExpr(e, Factor); });
+  if (node->kind == LogicalKind::kFilter && node->predicate)
+    node->predicate = AddImplied(node->predicate);
   for (auto& child : node->children) {
     SHOAL_ASSIGN_OR_RETURN(child, FactorPlan(child));
   }
