@@ -1,6 +1,9 @@
 #include "shoal/exec/expr/evaluator.h"
 
+#include <algorithm>
+#include <chrono>
 #include <set>
+#include <string>
 
 #include "shoal/exec/expr/kernel_util.h"
 
@@ -300,7 +303,57 @@ Result<std::unique_ptr<EvalNode>> Build(const sql::Expr& expr, const columnar::S
 struct ExprEvaluator::Conjunct {
   std::unique_ptr<EvalNode> node;
   std::vector<int> columns;
+  // Measured since the last reordering: time spent, rows evaluated, rows kept.
+  double nanos = 0;
+  int64_t rows_in = 0;
+  int64_t rows_out = 0;
 };
+
+namespace {
+
+// Whether evaluating `e` can never fail, whatever the row: comparisons, IN, LIKE, IS [NOT] NULL
+// and boolean connectives over columns and constants. Only such conjuncts may be reordered: a
+// user writes `x <> 0 AND y / x > 1` expecting the guard to run first.
+bool CannotFail(const sql::Expr& e) {
+  switch (e.kind) {
+    case sql::ExprKind::kColumnRef:
+    case sql::ExprKind::kLiteral: return true;
+    case sql::ExprKind::kCall: {
+      static const std::set<std::string> kSafe = {"=",
+                                                  "<>",
+                                                  "<",
+                                                  ">",
+                                                  "<=",
+                                                  ">=",
+                                                  "in",
+                                                  "like",
+                                                  "ilike",
+                                                  "not",
+                                                  "and",
+                                                  "or",
+                                                  "is_null",
+                                                  "is_not_null",
+                                                  "starts_with",
+                                                  "is_distinct_from",
+                                                  "is_not_distinct_from"};
+      if (kSafe.count(e.name) == 0)
+        return false;
+      for (const auto& a : e.args) {
+        if (!CannotFail(*a))
+          return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+// Every this many batches Select re-sorts reorderable conjuncts by measured cost per row
+// dropped, so the cheapest, most selective test runs first on every row and the expensive ones
+// only on the survivors (the order in the query or from the optimizer is a guess).
+constexpr int64_t kReorderInterval = 16;
+
+}  // namespace
 
 ExprEvaluator::~ExprEvaluator() = default;
 
@@ -326,11 +379,13 @@ Result<std::unique_ptr<ExprEvaluator>> ExprEvaluator::Make(const sql::ExprPtr& e
         leaves.push_back(e);
       }
     }
+    ev->reorderable_ = true;
     for (const sql::Expr* leaf : leaves) {
       Conjunct c;
       SHOAL_ASSIGN_OR_RETURN(c.node, Build(*leaf, input_schema));
       c.columns = ColumnsOf(*leaf);
       ev->conjuncts_.push_back(std::move(c));
+      ev->reorderable_ = ev->reorderable_ && CannotFail(*leaf);
     }
   }
   return ev;
@@ -362,10 +417,25 @@ Status ExprEvaluator::Select(const RecordBatch& batch, SelectionVector* selectio
     SelectTrue(*mask, selection);
     return Status::OK();
   }
+  if (reorderable_ && ++batches_ % kReorderInterval == 0) {
+    // Rank: nanoseconds per row evaluated over the fraction of rows it drops.
+    auto rank = [](const Conjunct& c) {
+      if (c.rows_in == 0)
+        return 0.0;
+      const double cost = c.nanos / static_cast<double>(c.rows_in);
+      const double dropped = 1.0 - static_cast<double>(c.rows_out) / static_cast<double>(c.rows_in);
+      return cost / std::max(dropped, 1e-6);
+    };
+    std::stable_sort(conjuncts_.begin(), conjuncts_.end(),
+                     [&rank](const Conjunct& a, const Conjunct& b) { return rank(a) < rank(b); });
+    for (Conjunct& c : conjuncts_)
+      c.nanos = 0, c.rows_in = 0, c.rows_out = 0;
+  }
   columns_ = batch.columns();
   SelectionVector current;
   bool all = true;
   for (Conjunct& c : conjuncts_) {
+    const auto started = std::chrono::steady_clock::now();
     Datum d;
     int64_t rows = all ? n : static_cast<int64_t>(current.size());
     if (all) {
@@ -390,6 +460,10 @@ Status ExprEvaluator::Select(const RecordBatch& batch, SelectionVector* selectio
       current = std::move(hit);
     }
     all = false;
+    c.nanos += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - started)
+                   .count();
+    c.rows_in += rows;
+    c.rows_out += static_cast<int64_t>(current.size());
     if (current.empty())
       break;
   }

@@ -64,6 +64,10 @@ class ExprEvaluator {
 
   std::unique_ptr<EvalNode> root_;
   std::vector<Conjunct> conjuncts_;
+  // Whether Select may run the conjuncts in the order that measures cheapest (none can raise an
+  // error, so no conjunct guards another), and how many batches it has selected from.
+  bool reorderable_ = false;
+  int64_t batches_ = 0;
   KernelContext ctx_;
   std::vector<ArrayPtr> columns_;
 };
