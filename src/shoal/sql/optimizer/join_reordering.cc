@@ -211,8 +211,7 @@ TreeReorderer::Split TreeReorderer::Connect(Mask a, Mask b, double rows_a, doubl
     }
   }
   if (split.left_keys.size() > 1)
-    split.selectivity =
-        std::max(split.selectivity, 1 / std::max({std::min(rows_a, rows_b), 1.0}));
+    split.selectivity = std::max(split.selectivity, 1 / std::max({std::min(rows_a, rows_b), 1.0}));
   for (const auto& r : residual_) {
     if ((r.mask & both) == r.mask && (r.mask & a) != r.mask && (r.mask & b) != r.mask) {
       split.residual.push_back(r.expr);
