@@ -19,6 +19,7 @@ struct RepartitionExec::State {
         context(std::move(ctx)),
         channels(static_cast<size_t>(outputs)),
         closed(static_cast<size_t>(outputs), false),
+        waiting(static_cast<size_t>(outputs), 0),
         running(inputs),
         pool(context->MakeOperatorPool("Repartition buffers")) {}
 
@@ -41,9 +42,13 @@ struct RepartitionExec::State {
       threads.emplace_back([this, input, p] { Produce(input, p); });
   }
 
-  bool AnyOpenChannelEmpty() const {
+  // Whether some consumer is blocked in Pop on an empty channel. Only then may a producer
+  // overfill a full channel: that consumer (a merge of several partitions, say) may be what the
+  // full channel's consumer waits for, and blocking would deadlock. A channel nobody reads yet
+  // (not opened, or its consumer busy elsewhere) does not count, so buffers stay bounded.
+  bool AnyConsumerStarving() const {
     for (size_t j = 0; j < channels.size(); ++j) {
-      if (!closed[j] && channels[j].empty())
+      if (!closed[j] && channels[j].empty() && waiting[j] > 0)
         return true;
     }
     return false;
@@ -52,7 +57,7 @@ struct RepartitionExec::State {
   // Appends to channel j, waiting while it is full and no consumer is starving.
   Status Push(size_t j, RecordBatchPtr batch) {
     std::unique_lock<std::mutex> lock(mutex);
-    while (!stop && !closed[j] && channels[j].size() >= kCapacity && !AnyOpenChannelEmpty()) {
+    while (!stop && !closed[j] && channels[j].size() >= kCapacity && !AnyConsumerStarving()) {
       if (context->cancelled())
         return TaskContext::CancelledStatus();
       cv.wait_for(lock, std::chrono::milliseconds(50));
@@ -129,19 +134,38 @@ struct RepartitionExec::State {
 
   Result<RecordBatchPtr> Pop(size_t j) {
     std::unique_lock<std::mutex> lock(mutex);
+    // Counted as waiting from the first wait until this call returns; the notification on that
+    // first wait lets producers blocked on a full channel overfill it.
+    bool counted = false;
+    auto done = [&] {
+      if (counted)
+        --waiting[j];
+    };
     for (;;) {
-      if (!error.ok())
+      if (!error.ok()) {
+        done();
         return error;
+      }
       if (!channels[j].empty()) {
+        done();
         RecordBatchPtr batch = std::move(channels[j].front());
         channels[j].pop_front();
         cv.notify_all();
         return batch;
       }
-      if (running == 0)
+      if (running == 0) {
+        done();
         return RecordBatchPtr();
-      if (context->cancelled())
+      }
+      if (context->cancelled()) {
+        done();
         return TaskContext::CancelledStatus();
+      }
+      if (!counted) {
+        counted = true;
+        ++waiting[j];
+        cv.notify_all();
+      }
       cv.wait_for(lock, std::chrono::milliseconds(50));
     }
   }
@@ -161,6 +185,7 @@ struct RepartitionExec::State {
   std::condition_variable cv;
   std::vector<std::deque<RecordBatchPtr>> channels;
   std::vector<bool> closed;
+  std::vector<int> waiting;  // consumers blocked in Pop, per channel
   int running;
   bool stop = false;
   Status error;
