@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "shoal/columnar/record_batch.h"
@@ -18,6 +19,15 @@
 
 namespace shoal::io::parquet {
 namespace {
+
+// A path of its own under the temporary directory: ctest runs tests in parallel processes, and a
+// fixed name lets one test delete another's file.
+std::string UniqueTempPath(const std::string& stem) {
+  return (std::filesystem::temp_directory_path() /
+          (stem + "_" + std::to_string(::getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+      .string();
+}
 
 using columnar::ArrayPtr;
 using columnar::int128_t;
@@ -233,7 +243,7 @@ TEST(ParquetReaderTest, CountWithoutColumns) {
 }
 
 TEST(ParquetReaderTest, DirectoryOfFilesIsOneTable) {
-  const auto dir = std::filesystem::temp_directory_path() / "shoal_parquet_dir_test";
+  const auto dir = std::filesystem::path(UniqueTempPath("shoal_parquet_dir_test"));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (const char* f : {"types_snappy.parquet", "types_v2_zstd.parquet"})
@@ -317,8 +327,7 @@ std::string HandMadeFile(const std::vector<int32_t>& values, bool good_crc) {
 }
 
 TEST(ParquetReaderTest, RequiredColumnAndPageChecksum) {
-  const auto path =
-      (std::filesystem::temp_directory_path() / "shoal_parquet_handmade.parquet").string();
+  const auto path = UniqueTempPath("shoal_parquet_handmade") + ".parquet";
   std::ofstream(path, std::ios::binary | std::ios::trunc) << HandMadeFile({7, -1, 42}, true);
   ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make(path, nullptr, {}));
   EXPECT_FALSE(table->schema()->field(0).nullable);
@@ -350,7 +359,7 @@ class ParquetFooterTest : public ::testing::Test {
   void SetUp() override {
     std::ifstream in(kDataDir + "/sorted.parquet", std::ios::binary);
     bytes_.assign(std::istreambuf_iterator<char>(in), {});
-    path_ = (std::filesystem::temp_directory_path() / "shoal_parquet_footer_test.parquet").string();
+    path_ = UniqueTempPath("shoal_parquet_footer_test") + ".parquet";
   }
   void TearDown() override { std::remove(path_.c_str()); }
 
