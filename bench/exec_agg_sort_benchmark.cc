@@ -23,20 +23,11 @@ constexpr int64_t kRows = 10'000'000;
 constexpr int64_t kBatch = 8192;
 
 sql::ExprPtr Col(int index, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kColumnRef;
-  e->column = static_cast<sql::ColumnId>(index);
-  e->type = std::move(type);
-  return e;
+  return sql::MakeColumnRef(static_cast<sql::ColumnId>(index), "", std::move(type), true);
 }
 
 sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kAggregate;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = std::move(type);
-  return e;
+  return sql::MakeAggregate(std::move(name), std::move(args), std::move(type), true);
 }
 
 // (low int64 in [0, 16), high int64 in [0, 2M), value int64, s utf8 of 8..16 chars), 10M rows.

@@ -27,37 +27,19 @@ constexpr int64_t kRows = 4'000'000;
 constexpr int64_t kBatch = 8192;
 
 sql::ExprPtr Col(int index, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kColumnRef;
-  e->column = static_cast<sql::ColumnId>(index);
-  e->type = std::move(type);
-  return e;
+  return sql::MakeColumnRef(static_cast<sql::ColumnId>(index), "", std::move(type), true);
 }
 
 sql::ExprPtr Lit(Scalar value) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kLiteral;
-  e->type = value.type();
-  e->value = std::move(value);
-  return e;
+  return sql::MakeLiteral(std::move(value));
 }
 
 sql::ExprPtr Call(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kCall;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = std::move(type);
-  return e;
+  return sql::MakeCall(std::move(name), std::move(args), std::move(type), true);
 }
 
 sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kAggregate;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = std::move(type);
-  return e;
+  return sql::MakeAggregate(std::move(name), std::move(args), std::move(type), true);
 }
 
 // (k int64 in [0, 1M), v int64, d date32, s utf8 of 8..16 chars), 4M rows.

@@ -59,12 +59,7 @@ ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
 }
 
 sql::ExprPtr KeyRef() {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kColumnRef;
-  e->column = 0;
-  e->type = DataType::Int64();
-  e->name = "k";
-  return e;
+  return sql::MakeColumnRef(0, "k", DataType::Int64(), true);
 }
 
 void BM_HashJoinInner(benchmark::State& state) {

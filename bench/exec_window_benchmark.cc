@@ -23,19 +23,11 @@ constexpr int64_t kRows = 1'000'000;
 constexpr int64_t kBatch = 8192;
 
 sql::ExprPtr Col(int index, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kColumnRef;
-  e->column = static_cast<sql::ColumnId>(index);
-  e->type = std::move(type);
-  return e;
+  return sql::MakeColumnRef(static_cast<sql::ColumnId>(index), "", std::move(type), true);
 }
 
 sql::ExprPtr Literal(int64_t v) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kLiteral;
-  e->value = columnar::Scalar::Int64(v);
-  e->type = DataType::Int64();
-  return e;
+  return sql::MakeLiteral(columnar::Scalar::Int64(v));
 }
 
 // (p int64 in [0, 1000), o int64 unique, v int64), 1M rows.
