@@ -12,6 +12,7 @@
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/exec/row_key/grouper.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -543,6 +544,22 @@ TEST(HashAggregatePlanTest, RejectsDistinctOutsideSingleModeAndBadFinalInput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BatchSizes, AggregateTest, ::testing::Values(1, 2, 8192));
+
+// Only empty strings stored: the key bytes are an empty buffer (no data pointer), and comparing
+// a new empty key with a stored one must not hand that null pointer to memcmp (UBSan catches
+// it in the sanitizer build).
+TEST(GrouperTest, EmptyStringKeysOnlyFormOneGroup) {
+  ASSERT_OK_AND_ASSIGN(auto grouper, Grouper::Make({DataType::Utf8()}));
+  columnar::BinaryBuilder builder(DataType::Utf8(), DefaultMemoryPool());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_OK(builder.Append(""));
+  ASSERT_OK_AND_ASSIGN(columnar::ArrayPtr keys, builder.Finish());
+  std::vector<uint32_t> ids;
+  ASSERT_OK(grouper->Consume({keys}, 3, &ids));
+  ASSERT_OK(grouper->Consume({keys}, 3, &ids));
+  EXPECT_EQ(grouper->num_groups(), 1);
+  EXPECT_EQ(ids, std::vector<uint32_t>(3, 0));
+}
 
 }  // namespace
 }  // namespace shoal::exec

@@ -200,8 +200,10 @@ class BinaryKeyStore final : public Grouper::KeyStore {
       }
       const int64_t len = o[r + 1] - o[r];
       const int64_t stored_len = offsets_[g + 1] - offsets_[g];
-      match[i] &= len == stored_len && std::memcmp(data + o[r], data_.data() + offsets_[g],
-                                                   static_cast<size_t>(len)) == 0;
+      // len == 0 first: with only empty keys stored, data_ has no bytes and no data pointer.
+      match[i] &=
+          len == stored_len && (len == 0 || std::memcmp(data + o[r], data_.data() + offsets_[g],
+                                                        static_cast<size_t>(len)) == 0);
     }
   }
 
