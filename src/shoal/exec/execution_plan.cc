@@ -39,11 +39,27 @@ void FormatNode(const ExecutionPlan& plan, bool verbose, const TaskContext* anal
       out->append(
           fmt::format(", spilled={} in {} files", FormatBytes(t.spilled_bytes), t.spill_count));
     }
-    for (const auto& [key, value] : t.extra)
-      out->append(fmt::format(", {}={}", key, value));
+    for (const auto& [key, value] : t.extra) {
+      // Durations travel as "<name>_nanos" counters and print like the operator's time.
+      constexpr std::string_view kNanos = "_nanos";
+      if (key.size() > kNanos.size() && key.ends_with(kNanos)) {
+        out->append(
+            fmt::format(", {}={}", key.substr(0, key.size() - kNanos.size()), FormatNanos(value)));
+      } else {
+        out->append(fmt::format(", {}={}", key, value));
+      }
+    }
     out->append(")");
   }
   out->push_back('\n');
+  if (analyzed != nullptr) {
+    for (const std::string& note : analyzed->metrics().Notes(&plan, verbose)) {
+      out->append(static_cast<size_t>(depth) * 2 + 2, ' ');
+      out->append("* ");
+      out->append(note);
+      out->push_back('\n');
+    }
+  }
   for (const ExecPlanPtr& child : plan.children())
     FormatNode(*child, verbose, analyzed, depth + 1, out);
 }
@@ -64,6 +80,8 @@ std::string Partitioning::ToString() const {
 std::string FormatExecutionPlan(const ExecutionPlan& plan, bool verbose,
                                 const TaskContext* analyzed) {
   std::string out;
+  if (analyzed != nullptr)
+    analyzed->metrics().Collect();  // metrics from elsewhere (remote tasks) before printing
   FormatNode(plan, verbose, analyzed, 0, &out);
   return out;
 }

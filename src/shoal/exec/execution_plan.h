@@ -100,7 +100,8 @@ class ExecutionPlan : public std::enable_shared_from_this<ExecutionPlan> {
 };
 
 /// The indented tree EXPLAIN prints; with a context that has run the plan, EXPLAIN ANALYZE adds
-/// each node's metrics (rows, batches, time, peak memory, spilled bytes) summed over partitions.
+/// each node's metrics (rows, batches, time, peak memory, spilled bytes) summed over partitions,
+/// and the notes registered for it, after running the registry's collectors (remote tasks).
 std::string FormatExecutionPlan(const ExecutionPlan& plan, bool verbose = false,
                                 const TaskContext* analyzed = nullptr);
 

@@ -94,6 +94,35 @@ MetricsRegistry::Totals MetricsRegistry::Sum(const ExecutionPlan* node) const {
   return totals;
 }
 
+void MetricsRegistry::AddCollector(std::function<void()> collector) {
+  std::lock_guard<std::mutex> lock(collect_mutex_);
+  collectors_.push_back(std::move(collector));
+}
+
+void MetricsRegistry::Collect() {
+  std::lock_guard<std::mutex> lock(collect_mutex_);
+  std::vector<std::function<void()>> collectors = std::move(collectors_);
+  collectors_.clear();
+  for (auto& collector : collectors)
+    collector();
+}
+
+void MetricsRegistry::AddNote(const ExecutionPlan* node, std::string line, bool verbose_only) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  notes_.emplace(node, std::make_pair(std::move(line), verbose_only));
+}
+
+std::vector<std::string> MetricsRegistry::Notes(const ExecutionPlan* node, bool verbose) const {
+  std::vector<std::string> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [begin, end] = notes_.equal_range(node);
+  for (auto it = begin; it != end; ++it) {
+    if (verbose || !it->second.second)
+      out.push_back(it->second.first);
+  }
+  return out;
+}
+
 TaskContext::TaskContext(Options options)
     : settings_(std::move(options.settings)),
       pool_(std::move(options.pool)),

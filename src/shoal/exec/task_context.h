@@ -10,11 +10,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "shoal/common/memory_pool.h"
 #include "shoal/common/settings.h"
@@ -61,9 +63,25 @@ class MetricsRegistry {
 
   Totals Sum(const ExecutionPlan* node) const;
 
+  /// Metrics produced elsewhere (the tasks of a distributed query, on workers) arrive through a
+  /// collector: the code that owns them registers one, and EXPLAIN ANALYZE calls Collect() before
+  /// it prints, so the remote numbers are folded in (with For and AddNote) exactly once, after
+  /// the plan ran. A collector must not own the plan (the registry outlives it).
+  void AddCollector(std::function<void()> collector);
+  /// Runs and forgets every collector registered so far.
+  void Collect();
+
+  /// A line EXPLAIN ANALYZE prints under `node` (a remote stage's tasks and workers, a task's
+  /// own numbers); `verbose_only`: only with EXPLAIN ANALYZE VERBOSE.
+  void AddNote(const ExecutionPlan* node, std::string line, bool verbose_only);
+  std::vector<std::string> Notes(const ExecutionPlan* node, bool verbose) const;
+
  private:
   mutable std::mutex mutex_;
   std::map<std::pair<const ExecutionPlan*, int>, std::unique_ptr<OperatorMetrics>> metrics_;
+  std::multimap<const ExecutionPlan*, std::pair<std::string, bool>> notes_;
+  std::mutex collect_mutex_;  // one Collect at a time; held while collectors run
+  std::vector<std::function<void()>> collectors_;
 };
 
 class TaskContext {

@@ -284,5 +284,40 @@ TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
   EXPECT_EQ(Partitioning::Hash({Col(2, DataType::Int32())}, 8).ToString(), "Hash([#2], 8)");
 }
 
+// The hook the distributed layer uses to show its remote tasks: collectors run once, before
+// printing; notes print under their node (verbose-only ones with VERBOSE); "<name>_nanos" extras
+// print as durations.
+TEST(OperatorsTest, ExplainAnalyzeRunsCollectorsAndPrintsNotes) {
+  auto table = MakeTable(40, 10);
+  auto scan = Scan(table, 2);
+  auto pred = Call(">", {Col(0, DataType::Int64()), Lit(Scalar::Int64(29))}, DataType::Boolean());
+  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
+  auto context = MakeContext();
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(filter, context));
+  int runs = 0;
+  const ExecutionPlan* scan_node = filter->children()[0].get();
+  context->metrics().AddCollector([&] {
+    ++runs;
+    OperatorMetrics* remote = context->metrics().For(scan_node, 1000);
+    remote->output_rows += 5;
+    remote->AddExtra("network_wait_nanos", 2500000);
+    context->metrics().AddNote(scan_node, "stage 1: 1 task", false);
+    context->metrics().AddNote(scan_node, "task 0 on w1", true);
+  });
+  std::string text = FormatExecutionPlan(*filter, false, context.get());
+  EXPECT_EQ(runs, 1);
+  EXPECT_NE(text.find("(rows=45,"), std::string::npos) << text;
+  EXPECT_NE(text.find(", network_wait=2.5ms)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Filter: (#0 > 29) (rows=10,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    * stage 1: 1 task\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("task 0 on w1"), std::string::npos) << text;
+  text = FormatExecutionPlan(*filter, true, context.get());
+  EXPECT_EQ(runs, 1) << "a collector runs once";
+  EXPECT_NE(text.find("    * task 0 on w1\n"), std::string::npos) << text;
+  // Plain EXPLAIN prints neither metrics nor notes.
+  text = FormatExecutionPlan(*filter, false);
+  EXPECT_EQ(text.find("* stage"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace shoal::exec

@@ -110,6 +110,9 @@ class NestedLoopJoinStream final : public OperatorStream {
     const bool one_match = type_ == JoinType::kSemi || type_ == JoinType::kAnti;
     const int64_t block = std::max(batch_size(), kMinPairBlock);
     while (next_pair_ < total) {
+      // One probe batch can mean billions of pairs with no output: notice cancellation here.
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
       block_probe_.clear();
       block_build_.clear();
       while (next_pair_ < total && static_cast<int64_t>(block_probe_.size()) < block) {
