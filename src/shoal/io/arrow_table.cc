@@ -101,26 +101,11 @@ class ArrowUnitReader : public columnar::RecordBatchReader {
 }  // namespace
 
 Result<std::shared_ptr<ArrowTable>> ArrowTable::Make(const std::string& location,
-                                                     columnar::SchemaPtr schema) {
+                                                     const columnar::SchemaPtr& schema) {
   SHOAL_ASSIGN_OR_RETURN(auto listed, ListFiles(location));
   std::vector<File> files;
   columnar::SchemaPtr file_schema;
-  for (auto& entry : listed) {
-    auto reader = columnar::ipc::OpenFileReader(entry.path);
-    if (!reader.ok())
-      return std::move(reader).status().WithContext(
-          fmt::format("opening Arrow IPC file {}", entry.path));
-    const auto& this_schema = (*reader)->schema();
-    if (file_schema == nullptr) {
-      file_schema = this_schema;
-    } else if (!SameTypes(*file_schema, *this_schema)) {
-      return Status::InvalidData("Arrow file {} has columns {}, unlike {} in {}", entry.path,
-                                 Describe(*this_schema), Describe(*file_schema),
-                                 files.front().listed.path)
-          .WithHint("every file of one table must have the same column types");
-    }
-    files.push_back({std::move(entry), (*reader)->num_batches()});
-  }
+  SHOAL_RETURN_IF_ERROR(OpenFiles(std::move(listed), &files, &file_schema));
   if (schema != nullptr && schema->num_fields() > 0) {
     if (!SameTypes(*schema, *file_schema))
       return Status::InvalidArgument("the columns {} do not match the Arrow file's {}",
@@ -129,6 +114,7 @@ Result<std::shared_ptr<ArrowTable>> ArrowTable::Make(const std::string& location
           .WithHint("leave out the column list to take the file's schema");
     // The statement's names, the file's nullability.
     std::vector<columnar::Field> fields;
+    fields.reserve(static_cast<size_t>(schema->num_fields()));
     for (int i = 0; i < schema->num_fields(); ++i) {
       fields.emplace_back(schema->field(i).name, file_schema->field(i).type,
                           file_schema->field(i).nullable);
@@ -136,6 +122,55 @@ Result<std::shared_ptr<ArrowTable>> ArrowTable::Make(const std::string& location
     file_schema = std::make_shared<columnar::Schema>(std::move(fields));
   }
   return std::shared_ptr<ArrowTable>(new ArrowTable(std::move(files), std::move(file_schema)));
+}
+
+Status ArrowTable::OpenFiles(std::vector<ListedFile> listed, std::vector<File>* files,
+                             columnar::SchemaPtr* file_schema) {
+  for (auto& entry : listed) {
+    auto reader = columnar::ipc::OpenFileReader(entry.path);
+    if (!reader.ok())
+      return std::move(reader).status().WithContext(
+          fmt::format("opening Arrow IPC file {}", entry.path));
+    const auto& this_schema = (*reader)->schema();
+    if (*file_schema == nullptr) {
+      *file_schema = this_schema;
+    } else if (!SameTypes(**file_schema, *this_schema)) {
+      return Status::InvalidData("Arrow file {} has columns {}, unlike {} in {}", entry.path,
+                                 Describe(*this_schema), Describe(**file_schema),
+                                 files->front().listed.path)
+          .WithHint("every file of one table must have the same column types");
+    }
+    files->push_back({std::move(entry), (*reader)->num_batches()});
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<ArrowTable>> ArrowTable::FromFiles(std::vector<ListedFile> listed,
+                                                          columnar::SchemaPtr schema) {
+  std::vector<File> files;
+  columnar::SchemaPtr file_schema;
+  SHOAL_RETURN_IF_ERROR(OpenFiles(std::move(listed), &files, &file_schema));
+  if (file_schema != nullptr && !SameTypes(*schema, *file_schema))
+    return Status::InvalidData("Arrow file {} now has columns {}, not {}",
+                               files.front().listed.path, Describe(*file_schema), Describe(*schema))
+        .WithHint("the file changed since the table was created: create the table again");
+  return std::shared_ptr<ArrowTable>(new ArrowTable(std::move(files), std::move(schema)));
+}
+
+Result<std::string> ArrowTable::UnitFile(const ScanUnit& unit) {
+  std::string path;
+  int first = 0;
+  int end = 0;
+  SHOAL_RETURN_IF_ERROR(DecodeUnit(unit.payload, &path, &first, &end));
+  return path;
+}
+
+std::vector<ListedFile> ArrowTable::files() const {
+  std::vector<ListedFile> out;
+  out.reserve(files_.size());
+  for (const auto& file : files_)
+    out.push_back(file.listed);
+  return out;
 }
 
 TableStatistics ArrowTable::statistics() const {

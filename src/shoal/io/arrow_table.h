@@ -26,7 +26,14 @@ class ArrowTable : public TableProvider {
   /// Lists `location` and reads the files' footers. `schema` (from the statement's column list)
   /// may be null; when given, its column count and types must equal the files'.
   static Result<std::shared_ptr<ArrowTable>> Make(const std::string& location,
-                                                  columnar::SchemaPtr schema);
+                                                  const columnar::SchemaPtr& schema);
+  /// The table an earlier Make() built, from its files() and schema() (a worker rebuilding a
+  /// coordinator's table from an encoded plan): reads the footers of `listed` again, which must
+  /// still have `schema`'s column types, and keeps `schema` as it is (names and nullability).
+  static Result<std::shared_ptr<ArrowTable>> FromFiles(std::vector<ListedFile> listed,
+                                                       columnar::SchemaPtr schema);
+  /// Where a scan unit of an Arrow table reads (its file's path).
+  static Result<std::string> UnitFile(const ScanUnit& unit);
 
   const columnar::SchemaPtr& schema() const override { return schema_; }
 
@@ -37,6 +44,8 @@ class ArrowTable : public TableProvider {
   Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit, const ScanRequest& request,
                                                   const ScanContext& context) const override;
 
+  std::vector<ListedFile> files() const;
+
   /// Bytes of batches a scan unit aims at (a file of fewer bytes is one unit).
   static constexpr int64_t kUnitBytes = 32 << 20;
 
@@ -45,6 +54,10 @@ class ArrowTable : public TableProvider {
     ListedFile listed;
     int num_batches = 0;
   };
+  /// Opens each listed file's footer; the first file's schema becomes `*file_schema` and every
+  /// other file must have its column types.
+  static Status OpenFiles(std::vector<ListedFile> listed, std::vector<File>* files,
+                          columnar::SchemaPtr* file_schema);
   ArrowTable(std::vector<File> files, columnar::SchemaPtr schema)
       : files_(std::move(files)), schema_(std::move(schema)) {}
 

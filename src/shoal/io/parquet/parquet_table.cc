@@ -441,6 +441,13 @@ Result<std::vector<ScanUnit>> ParquetTable::PlanScan(const ScanRequest& request)
   return units;
 }
 
+Result<std::string> ParquetTable::UnitFile(const ScanUnit& unit) {
+  int64_t row_group = 0, total = 0, pruned = 0;
+  std::string path;
+  SHOAL_RETURN_IF_ERROR(DecodeUnit(unit.payload, &row_group, &total, &pruned, &path));
+  return path;
+}
+
 Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& unit,
                                                               const ScanRequest& request,
                                                               const ScanContext& context) const {

@@ -73,6 +73,8 @@ class ParquetTable : public TableProvider {
                                                   const ScanContext& context) const override;
 
   const std::vector<ParquetFileInfo>& files() const { return files_; }
+  /// The path of the file a scan unit of a Parquet table reads.
+  static Result<std::string> UnitFile(const ScanUnit& unit);
 
  private:
   /// Whether the statistics of one row group prove `predicate` false for all its rows.
