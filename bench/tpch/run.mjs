@@ -3,10 +3,19 @@
 // one warm-up and --runs timed runs per query and engine, and reports per-query medians, the
 // ratio Shoal / DuckDB and the totals, as a Markdown table on stdout and as JSON (--json FILE).
 // Every Shoal answer (its warm-up run) is checked against DuckDB's answer from the same run.
+// With --workers N, Shoal also runs every query across N local `shoal worker` processes (started
+// on loopback with --threads equal to --threads, stopped at the end) through `shoal sql --workers`,
+// and the report adds that column and the ratio distributed / single node (the issue's target for
+// 2 workers: at most 1.3x the single-node total). --dist-setting name=value (repeatable) adds a
+// SET to the distributed runs only (e.g. dist_compression=lz4, dist_adaptive_task_counts=true).
+// --shuffle adds a run through the materialized shuffle (`SET shuffle_dir` to a fresh directory
+// before every run: stages as `shoal task` processes exchanging files), its column and its ratio
+// to the single node.
 //
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
+//       [--workers N] [--dist-setting name=value ...] [--shuffle]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -14,7 +23,7 @@
 // start-up or table declaration). DuckDB runs in this process through @duckdb/node-api with
 // `SET threads` equal to Shoal's, over views on read_parquet / read_csv, timed around
 // runAndReadAll (which also materialises the result, as Shoal's timing includes printing it).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -43,9 +52,16 @@ function ParseArgs(argv) {
     data: null,
     queries: Array.from({ length: 22 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`),
     json: null,
+    workers: 0,
+    distSettings: [],
+    shuffle: false,
   };
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i];
+    if (key === '--shuffle') {
+      options.shuffle = true;
+      continue;
+    }
     const value = argv[++i];
     if (value === undefined) throw new Error(`${key} needs a value`);
     switch (key) {
@@ -57,6 +73,13 @@ function ParseArgs(argv) {
       case '--data': options.data = path.resolve(value); break;
       case '--queries': options.queries = value.split(','); break;
       case '--json': options.json = path.resolve(value); break;
+      case '--workers': options.workers = Number(value); break;
+      case '--dist-setting': {
+        const eq = value.indexOf('=');
+        if (eq <= 0) throw new Error(`--dist-setting needs name=value, got '${value}'`);
+        options.distSettings.push(`SET ${value.slice(0, eq)} = '${value.slice(eq + 1)}';`);
+        break;
+      }
       default: throw new Error(`unknown option ${key}`);
     }
   }
@@ -65,6 +88,9 @@ function ParseArgs(argv) {
   }
   if (!(options.runs >= 1) || !(options.threads >= 1)) {
     throw new Error('--runs and --threads must be at least 1');
+  }
+  if (!Number.isInteger(options.workers) || options.workers < 0) {
+    throw new Error('--workers must be a number of workers (0: no distributed run)');
   }
   options.data ??= path.join(os.tmpdir(), `shoal-bench-tpch-sf${options.sf}-${options.format}`);
   return options;
@@ -136,13 +162,22 @@ async function RunDuckDB(con, sql, runs) {
   return { times, answer };
 }
 
-function RunShoal(options, sql, runs) {
+// `workers`: addresses for `shoal sql --workers` (empty: single node). `shuffleRoot`: run through
+// the materialized shuffle, each run in a fresh directory below it (the driver refuses a used one).
+function RunShoal(options, sql, runs, { workers = [], shuffleRoot = null } = {}) {
   const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
-                  '\\timing on'];
-  for (let r = 0; r <= runs; ++r) script.push(sql.trim().replace(/;?$/, ';'));
+                  ...(workers.length > 0 ? options.distSettings : []), '\\timing on'];
+  for (let r = 0; r <= runs; ++r) {
+    if (shuffleRoot) {
+      script.push('\\timing off', `SET shuffle_dir = '${path.join(shuffleRoot, `run${r}`)}';`,
+                  '\\timing on');
+    }
+    script.push(sql.trim().replace(/;?$/, ';'));
+  }
   const file = path.join(os.tmpdir(), `shoal-bench-${process.pid}.sql`);
   fs.writeFileSync(file, script.join('\n') + '\n');
-  const run = spawnSync(options.shoal, ['sql', '--format', 'csv', '-f', file],
+  const workerArgs = workers.length > 0 ? ['--workers', workers.join(',')] : [];
+  const run = spawnSync(options.shoal, ['sql', ...workerArgs, '--format', 'csv', '-f', file],
                         { encoding: 'utf8', maxBuffer: 1 << 30 });
   fs.rmSync(file, { force: true });
   if (run.status !== 0) return { error: (run.stderr || `exit ${run.status}`).trim() };
@@ -158,12 +193,49 @@ function RunShoal(options, sql, runs) {
   return { times: times.slice(1), answer };
 }
 
+// Starts `count` workers on loopback (OS-chosen ports); resolves with their addresses. Their output
+// goes to files (spawnSync blocks this process's event loop, so nobody would drain a pipe); they
+// are killed when this process exits, also on an error or Ctrl-C.
+async function StartWorkers(options, count) {
+  const children = [];
+  const kill = () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL'));
+  process.on('exit', kill);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => { kill(); process.exit(1); });
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-workers-'));
+  process.on('exit', () => fs.rmSync(logDir, { recursive: true, force: true }));
+  const addresses = [];
+  for (let i = 0; i < count; ++i) {
+    const log = path.join(logDir, `worker${i}.log`);
+    const fd = fs.openSync(log, 'w');
+    children.push(spawn(options.shoal, ['worker', '--listen', '127.0.0.1:0', '--threads',
+                                        String(options.threads)], { stdio: ['ignore', fd, fd] }));
+    fs.closeSync(fd);
+    const child = children[children.length - 1];
+    addresses.push(await new Promise((resolve, reject) => {
+      const startedAt = Date.now();
+      const poll = setInterval(() => {
+        const m = fs.readFileSync(log, 'utf8').match(/listening on (\S+)/);
+        if (m) {
+          clearInterval(poll);
+          resolve(m[1]);
+        } else if (child.exitCode !== null || Date.now() - startedAt > 60000) {
+          clearInterval(poll);
+          reject(new Error(`worker did not start: ${fs.readFileSync(log, 'utf8')}`));
+        }
+      }, 50);
+    }));
+  }
+  return addresses;
+}
+
 const options = ParseArgs(process.argv.slice(2));
 if (!fs.existsSync(options.shoal)) {
   throw new Error(`${options.shoal} does not exist: build it (cmake --preset release && ` +
                   'ninja -C build/release shoal) or pass --shoal');
 }
 EnsureData(options);
+const workers = options.workers > 0 ? await StartWorkers(options, options.workers) : [];
+if (workers.length > 0) console.error(`workers: ${workers.join(', ')}`);
 const con = await DuckDBConnection(options);
 const results = [];
 for (const name of options.queries) {
@@ -182,30 +254,100 @@ for (const name of options.queries) {
     const problem = Compare(expected, ParseCsv(shoal.answer), OrderKeys(sql, expected[0]));
     result.answer = problem === null ? 'ok' : problem.split('\n')[0];
   }
+  if (workers.length > 0) {
+    const dist = RunShoal(options, sql, options.runs, { workers });
+    if (dist.error) {
+      result.error = result.error ?? `with ${workers.length} workers: ${dist.error}`;
+    } else {
+      result.workers_ms = Median(dist.times);
+      result.workers_runs = dist.times;
+      if (result.shoal_ms !== undefined) result.workers_ratio = result.workers_ms / result.shoal_ms;
+      const expected = ParseCsv(duck.answer);
+      const problem = Compare(expected, ParseCsv(dist.answer), OrderKeys(sql, expected[0]));
+      if (problem !== null && result.answer === 'ok') {
+        result.answer = `with ${workers.length} workers: ${problem.split('\n')[0]}`;
+      }
+    }
+  }
+  if (options.shuffle) {
+    const shuffleRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-shuffle-'));
+    const mat = RunShoal(options, sql, options.runs, { shuffleRoot });
+    fs.rmSync(shuffleRoot, { recursive: true, force: true });
+    if (mat.error) {
+      result.error = result.error ?? `through the shuffle: ${mat.error}`;
+    } else {
+      result.shuffle_ms = Median(mat.times);
+      result.shuffle_runs = mat.times;
+      if (result.shoal_ms !== undefined) result.shuffle_ratio = result.shuffle_ms / result.shoal_ms;
+      const expected = ParseCsv(duck.answer);
+      const problem = Compare(expected, ParseCsv(mat.answer), OrderKeys(sql, expected[0]));
+      if (problem !== null && result.answer === 'ok') {
+        result.answer = `through the shuffle: ${problem.split('\n')[0]}`;
+      }
+    }
+  }
   results.push(result);
   console.error(`${name}: shoal ${result.shoal_ms?.toFixed(1) ?? 'error'} ms, ` +
+                (options.shuffle ? `shuffle ${result.shuffle_ms?.toFixed(1) ?? 'error'} ms, ` : '') +
+                (workers.length > 0
+                  ? `${workers.length} workers ${result.workers_ms?.toFixed(1) ?? 'error'} ms, `
+                  : '') +
                 `duckdb ${result.duckdb_ms.toFixed(1)} ms, answer ${result.answer ?? result.error}`);
 }
 
-const ok = results.filter((r) => r.shoal_ms !== undefined);
+const distributed = workers.length > 0;
+// Totals over the queries every engine ran, so the ratios compare the same work.
+const ok = results.filter((r) => r.shoal_ms !== undefined &&
+                                 (!distributed || r.workers_ms !== undefined) &&
+                                 (!options.shuffle || r.shuffle_ms !== undefined));
 const totalShoal = ok.reduce((s, r) => s + r.shoal_ms, 0);
 const totalDuck = ok.reduce((s, r) => s + r.duckdb_ms, 0);
+const totalWorkers = ok.reduce((s, r) => s + (r.workers_ms ?? 0), 0);
+const totalShuffle = ok.reduce((s, r) => s + (r.shuffle_ms ?? 0), 0);
 const summary = {
   scale_factor: Number(options.sf), threads: options.threads, runs: options.runs,
   format: options.format, machine: `${os.cpus().length} cpus, ${os.cpus()[0]?.model ?? '?'}`,
   total_shoal_ms: totalShoal, total_duckdb_ms: totalDuck, total_ratio: totalShoal / totalDuck,
+  ...(distributed ? {
+    workers: workers.length, dist_settings: options.distSettings, total_workers_ms: totalWorkers,
+    total_workers_ratio: totalWorkers / totalShoal,
+  } : {}),
+  ...(options.shuffle ? {
+    total_shuffle_ms: totalShuffle, total_shuffle_ratio: totalShuffle / totalShoal,
+  } : {}),
   failed: results.filter((r) => r.error || r.answer !== 'ok').map((r) => r.query),
   queries: results,
 };
+const n = workers.length;
+// Columns beyond single-node Shoal and DuckDB: the distributed run and the shuffle run.
+const extra = [];
+if (distributed) extra.push({ title: `Shoal ${n} workers`, ratio: `${n} workers / Shoal`,
+                              ms: 'workers_ms', r: 'workers_ratio', total: totalWorkers });
+if (options.shuffle) extra.push({ title: 'Shoal shuffle', ratio: 'shuffle / Shoal',
+                                  ms: 'shuffle_ms', r: 'shuffle_ratio', total: totalShuffle });
 let md = `TPC-H SF ${options.sf}, ${options.format}, ${options.threads} threads, median of ` +
-         `${options.runs} runs after one warm-up (ms)\n\n` +
-         '| query | Shoal | DuckDB | Shoal / DuckDB | answer |\n|---|---:|---:|---:|---|\n';
+         `${options.runs} runs after one warm-up (ms)` +
+         (distributed ? `; ${n} local workers of ${options.threads} threads each` +
+                        (options.distSettings.length ? ` (${options.distSettings.join(' ')})` : '')
+                      : '') +
+         (options.shuffle ? '; shuffle: `shoal sql` with `shuffle_dir` (task processes)' : '') +
+         '\n\n' +
+         `| query | Shoal | ${extra.map((e) => `${e.title} | `).join('')}DuckDB | Shoal / DuckDB | ` +
+         `${extra.map((e) => `${e.ratio} | `).join('')}answer |\n` +
+         `|---|---:|${extra.map(() => '---:|').join('')}---:|---:|` +
+         `${extra.map(() => '---:|').join('')}---|\n`;
 for (const r of results) {
-  md += `| ${r.query} | ${r.shoal_ms?.toFixed(1) ?? '—'} | ${r.duckdb_ms.toFixed(1)} | ` +
-        `${r.ratio?.toFixed(2) ?? '—'} | ${r.answer ?? 'error: ' + r.error.split('\n')[0]} |\n`;
+  md += `| ${r.query} | ${r.shoal_ms?.toFixed(1) ?? '—'} | ` +
+        extra.map((e) => `${r[e.ms]?.toFixed(1) ?? '—'} | `).join('') +
+        `${r.duckdb_ms.toFixed(1)} | ${r.ratio?.toFixed(2) ?? '—'} | ` +
+        extra.map((e) => `${r[e.r]?.toFixed(2) ?? '—'} | `).join('') +
+        `${r.answer ?? 'error: ' + r.error.split('\n')[0]} |\n`;
 }
-md += `| **total** | **${totalShoal.toFixed(1)}** | **${totalDuck.toFixed(1)}** | ` +
-      `**${(totalShoal / totalDuck).toFixed(2)}** | ${summary.failed.length} failed |\n`;
+md += `| **total** | **${totalShoal.toFixed(1)}** | ` +
+      extra.map((e) => `**${e.total.toFixed(1)}** | `).join('') +
+      `**${totalDuck.toFixed(1)}** | **${(totalShoal / totalDuck).toFixed(2)}** | ` +
+      extra.map((e) => `**${(e.total / totalShoal).toFixed(2)}** | `).join('') +
+      `${summary.failed.length} failed |\n`;
 process.stdout.write(md);
 if (options.json) fs.writeFileSync(options.json, JSON.stringify(summary, null, 2) + '\n');
 process.exit(summary.failed.length === 0 ? 0 : 1);

@@ -1,10 +1,18 @@
-// Integration test of the distributed engine with real processes: starts two `shoal worker`s on
+// Integration test of the distributed engine with real processes: starts `shoal worker`s on
 // loopback (ports chosen by the OS), runs the TPC-H queries through `shoal sql --workers ...`
-// with tests/tpch/check_answers.mjs (DuckDB's stored answers), then checks that a worker killed
-// mid-query fails the query with a clear error instead of a hang. The workers are always killed
-// at the end, also when a check fails or the script is interrupted.
+// with tests/tpch/check_answers.mjs (DuckDB's stored answers), checks that EXPLAIN shows network
+// stages, then (memory source) that a worker killed mid-query fails the query with a clear error
+// instead of a hang. The workers are always killed at the end, also when a check fails or the
+// script is interrupted. With --inproc N the same queries run across N workers inside the shell's
+// own process (`shoal sql --workers inproc:N`, the in-process transport) and no process starts.
 //
-// Usage: node tests/integration/distributed_tpch.mjs <path to shoal> [memory|tbl] [qNN ...]
+// Usage: node tests/integration/distributed_tpch.mjs <path to shoal> [memory|tbl|parquet]
+//            [--sf SF (0.01)] [--workers N (2) | --inproc N] [--parts N]
+//            [--setting name=value ...] [--timeout SECONDS per query] [qNN ...]
+// The settings default to dist_bytes_per_task=64kB and threads=2 (small tasks, so that leaf
+// stages use every worker); given ones come after them and so override them. Parquet and TBL data
+// are generated once into a temporary directory (or $SHOAL_TPCH_DATA, see check_answers.mjs) and
+// read by every worker at the same paths.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,14 +21,41 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
-const shoal = process.argv[2];
-const source = process.argv[3] ?? 'memory';
-const only = process.argv.slice(4);
-const sf = '0.01';
-if (!shoal || !['memory', 'tbl'].includes(source)) {
-  console.error('usage: node distributed_tpch.mjs <shoal binary> [memory|tbl] [qNN ...]');
+function Usage(message) {
+  if (message) console.error(message);
+  console.error('usage: node distributed_tpch.mjs <shoal binary> [memory|tbl|parquet] [--sf SF] ' +
+                '[--workers N | --inproc N] [--parts N] [--setting name=value ...] ' +
+                '[--timeout SECONDS] [qNN ...]');
   process.exit(2);
 }
+const shoal = process.argv[2];
+let source = 'memory';
+let sf = '0.01';
+let numWorkers = 2;
+let inproc = 0;
+let parts = 0;
+let timeout = 120;
+const settings = ['dist_bytes_per_task=64kB', 'threads=2'];
+const only = [];
+for (let i = 3; i < process.argv.length; ++i) {
+  const arg = process.argv[i];
+  const value = () => {
+    if (i + 1 >= process.argv.length) Usage(`${arg} needs a value`);
+    return process.argv[++i];
+  };
+  if (['memory', 'tbl', 'parquet'].includes(arg)) source = arg;
+  else if (arg === '--sf') sf = value();
+  else if (arg === '--workers') numWorkers = Number(value());
+  else if (arg === '--inproc') inproc = Number(value());
+  else if (arg === '--parts') parts = Number(value());
+  else if (arg === '--setting') settings.push(value());
+  else if (arg === '--timeout') timeout = Number(value());
+  else if (/^q\d\d$/.test(arg)) only.push(arg);
+  else Usage(`unknown argument '${arg}'`);
+}
+if (!shoal) Usage();
+if (!(numWorkers >= 1) || !(inproc >= 0) || !(parts >= 0) || !(timeout > 0)) Usage('bad count');
+const started = Date.now();
 
 const workers = [];
 function KillWorkers() {
@@ -68,45 +103,67 @@ function StartWorker() {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-dist-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 const addresses = [];
-try {
-  addresses.push(await StartWorker(), await StartWorker());
-} catch (e) {
-  Fail(e.message);
+if (inproc === 0) {
+  try {
+    for (let i = 0; i < numWorkers; ++i) addresses.push(await StartWorker());
+  } catch (e) {
+    Fail(e.message);
+  }
+  console.log(`workers: ${addresses.join(', ')}`);
+} else {
+  console.log(`${inproc} in-process workers`);
 }
-console.log(`workers: ${addresses.join(', ')}`);
+const workersArg = inproc > 0 ? `inproc:${inproc}` : addresses.join(',');
 
 // check_answers.mjs runs `<shoal> sql ...`: a wrapper adds --workers to every `sql` call.
 const wrapper = path.join(tmp, 'shoal-distributed');
 fs.writeFileSync(wrapper, '#!/bin/sh\n' +
   'if [ "$1" = sql ]; then shift; exec "$SHOAL_REAL" sql --workers "$SHOAL_WORKERS" "$@"; fi\n' +
   'exec "$SHOAL_REAL" "$@"\n', { mode: 0o755 });
-const env = { ...process.env, SHOAL_REAL: path.resolve(shoal), SHOAL_WORKERS: addresses.join(',') };
+const env = { ...process.env, SHOAL_REAL: path.resolve(shoal), SHOAL_WORKERS: workersArg };
+// Parquet / TBL data: generated once, here, so that EXPLAIN below declares the same files.
+if (source !== 'memory' && !env.SHOAL_TPCH_DATA) env.SHOAL_TPCH_DATA = path.join(tmp, 'data');
+const partArgs = parts > 0 ? ['--parts', String(parts)] : [];
 
-// 1. Every query's answer, with small tasks so that leaf stages use both workers.
+// 1. Every query's answer, with small tasks so that leaf stages use every worker.
 const check = spawnSync('node', [path.join(repo, 'tests', 'tpch', 'check_answers.mjs'), wrapper, sf,
-                                 '--source', source, '--setting', 'dist_bytes_per_task=64kB',
-                                 '--setting', 'threads=2', ...only],
-                        { env, encoding: 'utf8', timeout: 900000 });
+                                 '--source', source, ...partArgs, '--timeout', String(timeout),
+                                 ...settings.flatMap((s) => ['--setting', s]), ...only],
+                        { env, encoding: 'utf8', timeout: 3600000 });
 process.stdout.write(check.stdout ?? '');
 process.stderr.write(check.stderr ?? '');
 if (check.status !== 0) Fail('TPC-H answers through the workers');
 
-// 2. EXPLAIN shows the stages.
-const explain = spawnSync(wrapper, ['sql', ...(source === 'memory' ? ['--tpch', sf] : []),
-                                    '-c', 'SET dist_bytes_per_task = \'64kB\'',
-                                    '-c', 'EXPLAIN SELECT l_returnflag, count(*) FROM lineitem ' +
-                                          'GROUP BY l_returnflag'],
-                          { env, encoding: 'utf8', timeout: 120000 });
-if (source === 'memory') {
+// 2. EXPLAIN shows the stages (the answers above could come from a plan that ran locally).
+function TableArgs() {
+  if (source === 'memory') return ['--tpch', sf];
+  const dir = path.join(env.SHOAL_TPCH_DATA, `sf${sf}-${source}${parts > 0 ? `-p${parts}` : ''}`);
+  const location = path.join(dir, parts > 0 ? 'lineitem' : `lineitem.${source}`);
+  if (!fs.existsSync(location)) Fail(`no generated data at ${location}`);
+  // TBL needs its column list; one column is enough for this EXPLAIN only with Parquet.
+  if (source === 'tbl') return [];
+  return ['-c', `CREATE EXTERNAL TABLE lineitem STORED AS PARQUET LOCATION '${location}'`];
+}
+if (source !== 'tbl') {
+  const explain = spawnSync(wrapper, ['sql', ...TableArgs(),
+                                      ...settings.flatMap((s) => {
+                                        const eq = s.indexOf('=');
+                                        return ['-c', `SET ${s.slice(0, eq)} = '${s.slice(eq + 1)}'`];
+                                      }),
+                                      '-c', 'EXPLAIN SELECT l_returnflag, count(*) FROM lineitem ' +
+                                            'GROUP BY l_returnflag'],
+                            { env, encoding: 'utf8', timeout: 120000 });
   if (explain.status !== 0) Fail(`EXPLAIN failed: ${explain.stderr}`);
-  for (const word of ['NetworkShuffle', 'NetworkCoalesce', 'tasks=2']) {
+  const words = ['NetworkShuffle', 'NetworkCoalesce'];
+  if (source === 'memory' && inproc === 0 && numWorkers === 2) words.push('tasks=2');
+  for (const word of words) {
     if (!explain.stdout.includes(word)) Fail(`EXPLAIN lacks ${word}:\n${explain.stdout}`);
   }
 }
 
 // 3. A worker killed mid-query: the query fails with an error naming a worker, well before the
 // query could have finished, and never hangs.
-if (source === 'memory') {
+if (source === 'memory' && inproc === 0) {
   const start = Date.now();
   const slow = spawn(wrapper, ['sql', '--tpch', sf, '-c', 'SET dist_bytes_per_task = \'64kB\'',
                                '-c', 'SELECT count(*) FROM lineitem a, lineitem b ' +
@@ -114,7 +171,7 @@ if (source === 'memory') {
                      { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   slow.stderr.on('data', (d) => { err += d; });
-  const killer = setTimeout(() => workers[1].kill('SIGKILL'), 3000);
+  const killer = setTimeout(() => workers[workers.length - 1].kill('SIGKILL'), 3000);
   const guard = setTimeout(() => { slow.kill('SIGKILL'); }, 120000);
   const code = await new Promise((resolve) => slow.on('exit', (c) => resolve(c)));
   clearTimeout(killer);
@@ -125,5 +182,5 @@ if (source === 'memory') {
   if (!/worker 127\.0\.0\.1:\d+/.test(err)) Fail(`the error does not name the worker:\n${err}`);
   console.log(`killed worker: query failed after ${seconds.toFixed(1)} s: ${err.trim().split('\n')[0]}`);
 }
-console.log('distributed integration: ok');
+console.log(`distributed integration: ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 process.exit(0);  // the 'exit' handler kills the workers (their pipes would keep node alive)

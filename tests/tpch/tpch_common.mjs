@@ -2,6 +2,11 @@
 // `shoal sql --format csv` prints it and as make_answers.mjs stores DuckDB's), and the comparison
 // of two answers. Used by check_answers.mjs, make_answers.mjs and bench/tpch/run.mjs.
 
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 // The TPC-H column types (as DuckDB's tpch extension declares them, and as Shoal's in-memory
 // tables have them): TBL files need them in CREATE EXTERNAL TABLE; Parquet carries its own.
 export const kTblColumns = {
@@ -148,4 +153,42 @@ export function FormatValue(value, typeName) {
     return CsvField(String(Number(value.toPrecision(15))));
   }
   return CsvField(value.toString());
+}
+
+// The arguments that give `shoal sql` its TPC-H tables at scale factor `sf`: --tpch for memory,
+// otherwise -c statements declaring files that `shoal tpchgen --format tbl|parquet` generates once
+// into a temporary directory (or $SHOAL_TPCH_DATA/sf<SF>-<format>[-p<parts>], reused when
+// present). With parts > 0 each table is a directory of that many files.
+export function TpchTableArguments(shoal, sf, source, parts = 0) {
+  if (source === 'memory') return ['--tpch', sf];
+  let dir;
+  let temporary = false;
+  if (process.env.SHOAL_TPCH_DATA) {
+    dir = path.join(process.env.SHOAL_TPCH_DATA,
+                    `sf${sf}-${source}${parts > 0 ? `-p${parts}` : ''}`);
+  } else {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), `shoal-tpch-${source}-`));
+    temporary = true;
+  }
+  const ext = source;
+  // With --parts, a table is a directory of part files.
+  const where = (table) => path.join(dir, parts > 0 ? table : `${table}.${ext}`);
+  if (!fs.existsSync(where('lineitem'))) {
+    const partArgs = parts > 0 ? ['--parts', String(parts)] : [];
+    const gen = spawnSync(shoal, ['tpchgen', '--scale-factor', sf, '--output', dir,
+                                  '--format', source, ...partArgs], { encoding: 'utf8' });
+    if (gen.status !== 0) {
+      console.error(`shoal tpchgen failed: ${gen.stderr}`);
+      process.exit(1);
+    }
+  }
+  if (temporary) process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const args = [];
+  for (const [table, columns] of Object.entries(kTblColumns)) {
+    const location = where(table);
+    const list = source === 'tbl' ? ` (${columns})` : '';
+    args.push('-c', `CREATE EXTERNAL TABLE ${table}${list} STORED AS ${source.toUpperCase()} ` +
+                    `LOCATION '${location}'`);
+  }
+  return args;
 }

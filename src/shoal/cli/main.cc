@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 
 #include "shoal/cli/demo_command.h"
+#include "shoal/cli/shuffle_command.h"
 #include "shoal/cli/sql_command.h"
+#include "shoal/cli/task_command.h"
 #include "shoal/cli/tpchgen_command.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/common/version.h"
@@ -19,6 +21,8 @@ int main(int argc, char** argv) {
   shoal::cli::RegisterTpchgenCommand(app);
   shoal::cli::RegisterSqlCommand(app);
   shoal::cli::RegisterWorkerCommand(app);
+  shoal::cli::RegisterTaskCommand(app);
+  shoal::cli::RegisterShuffleCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

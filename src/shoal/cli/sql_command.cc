@@ -15,8 +15,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "shoal/cli/in_process_workers.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/dist/shuffle/shuffle_driver.h"
 #include "shoal/exec/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
 
@@ -31,7 +33,15 @@ struct SqlArgs {
   std::vector<std::string> files;
   std::string format = "table";
   std::string tpch_scale;  // --tpch SF: the TPC-H tables of that scale factor, in memory
-  std::string workers;     // --workers HOST:PORT,...: run queries across these workers
+  std::string workers;     // --workers HOST:PORT,... | file:PATH | dns:NAME:PORT | inproc:N
+  // --header K=V: passthrough headers sent with every call to workers
+  std::vector<std::string> headers;
+  // --worker-version V: the version workers must report ('': not checked)
+  std::string worker_version = DefaultWorkerVersion();
+  // --shuffle-dir DIR: stages run as `shoal task` processes exchanging files in DIR
+  std::string shuffle_dir;
+  // --shuffle-workers H:P,...: `shoal worker --shuffle-dir`s that run those tasks instead
+  std::string shuffle_workers;
 };
 
 std::string CsvField(const std::string& text) {
@@ -388,7 +398,19 @@ void RegisterSqlCommand(CLI::App& app) {
   cmd->add_option("--tpch", args->tpch_scale,
                   "Generate the TPC-H tables of this scale factor in memory first (e.g. 0.01)");
   cmd->add_option("--workers", args->workers,
-                  "Run queries across these `shoal worker`s (HOST:PORT[,HOST:PORT...])");
+                  "Run queries across these `shoal worker`s: HOST:PORT[,HOST:PORT...], "
+                  "file:PATH (one per line, re-read when it changes), dns:NAME:PORT, or "
+                  "inproc:N (N workers inside this process)");
+  cmd->add_option("--header", args->headers,
+                  "KEY=VALUE sent with every call to workers and forwarded by them; repeatable");
+  cmd->add_option("--worker-version", args->worker_version,
+                  "Version every worker must report (default: this binary's; '' : any)");
+  cmd->add_option("--shuffle-dir", args->shuffle_dir,
+                  "Run stages as `shoal task` processes exchanging files in DIR (one per query)");
+  cmd->add_option("--shuffle-workers", args->shuffle_workers,
+                  "With --shuffle-dir: run the tasks on these `shoal worker --shuffle-dir`s "
+                  "(HOST:PORT[,HOST:PORT...]); stage files are fetched from the worker that "
+                  "wrote them");
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
@@ -405,8 +427,41 @@ void RegisterSqlCommand(CLI::App& app) {
         throw CLI::RuntimeError(1);
       }
     }
+    if (!args->workers.empty() && !args->shuffle_dir.empty()) {
+      PrintError(Status::InvalidArgument("--shuffle-dir and --workers cannot be combined yet"), "",
+                 std::cerr);
+      throw CLI::RuntimeError(1);
+    }
+    if (args->workers.empty()) {
+      dist::shuffle::ShuffleDriverOptions shuffle;
+      shuffle.tpch_scale = args->tpch_scale;
+      Status st = Status::OK();
+      if (!args->shuffle_workers.empty() && args->shuffle_dir.empty())
+        st = Status::InvalidArgument("--shuffle-workers needs --shuffle-dir")
+                 .WithHint("the driver keeps the final stage's files in its own --shuffle-dir");
+      for (size_t start = 0; st.ok() && start < args->shuffle_workers.size();) {
+        size_t end = args->shuffle_workers.find(',', start);
+        if (end == std::string::npos)
+          end = args->shuffle_workers.size();
+        std::string worker = args->shuffle_workers.substr(start, end - start);
+        if (worker.empty() || worker.find(':') == std::string::npos)
+          st = Status::InvalidArgument("--shuffle-workers: '{}' is not HOST:PORT", worker);
+        shuffle.workers.push_back(std::move(worker));
+        start = end + 1;
+      }
+      if (st.ok())
+        st = dist::shuffle::UseShuffleDriver(runner, std::move(shuffle));
+      if (st.ok() && !args->shuffle_dir.empty())
+        st = runner.session().settings().Set("shuffle_dir", args->shuffle_dir);
+      if (!st.ok()) {
+        PrintError(st, "", std::cerr);
+        throw CLI::RuntimeError(1);
+      }
+    }
     if (!args->workers.empty()) {
-      Status st = UseWorkers(runner, args->workers);
+      const CoordinatorArgs coordinator{args->workers, args->headers, args->worker_version};
+      Status st = IsInProcessWorkers(args->workers) ? UseInProcessWorkers(runner, coordinator)
+                                                    : UseWorkers(runner, coordinator);
       if (!st.ok()) {
         PrintError(st, "", std::cerr);
         throw CLI::RuntimeError(1);

@@ -13,6 +13,9 @@
 #include "shoal/dist/coordinator.h"
 #include "shoal/dist/grpc_worker_channel.h"
 #include "shoal/dist/grpc_worker_server.h"
+#include "shoal/dist/passthrough_headers.h"
+#include "shoal/dist/shuffle/stage_file_service.h"
+#include "shoal/dist/worker_resolver.h"
 #include "shoal/dist/worker_service.h"
 #include "shoal/exec/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
@@ -25,6 +28,9 @@ struct WorkerArgs {
   int threads = 0;
   std::string memory_limit;
   std::string tpch_scale;
+  std::string version = DefaultWorkerVersion();
+  std::string task_ttl = "10m";
+  std::string shuffle_dir;
 };
 
 Status RunWorker(const WorkerArgs& args) {
@@ -34,6 +40,11 @@ Status RunWorker(const WorkerArgs& args) {
   }
   if (args.threads < 0)
     return Status::InvalidArgument("--threads must be at least 1, got {}", args.threads);
+  if (args.version.empty())
+    return Status::InvalidArgument("--version must not be empty");
+  SHOAL_ASSIGN_OR_RETURN(std::chrono::milliseconds task_ttl, ParseDuration(args.task_ttl));
+  if (task_ttl.count() <= 0)
+    return Status::InvalidArgument("--task-ttl must be positive, got '{}'", args.task_ttl);
   auto catalog = std::make_shared<sql::Catalog>();
   if (!args.tpch_scale.empty()) {
     SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(args.tpch_scale));
@@ -48,17 +59,27 @@ Status RunWorker(const WorkerArgs& args) {
   auto channels = std::make_shared<dist::GrpcChannelResolver>();
   dist::GrpcWorkerServerOptions options;
   options.listen = args.listen;
+  std::unique_ptr<dist::shuffle::StageFileService> stage_files;
+  if (!args.shuffle_dir.empty()) {
+    dist::shuffle::StageFileServiceOptions shuffle;
+    shuffle.shuffle_dir = args.shuffle_dir;
+    SHOAL_ASSIGN_OR_RETURN(stage_files, dist::shuffle::StageFileService::Make(std::move(shuffle)));
+    options.extra_services.push_back(stage_files->grpc_service());
+  }
   SHOAL_ASSIGN_OR_RETURN(auto server,
                          dist::GrpcWorkerServer::Start(options, [&](const std::string& address) {
                            dist::WorkerServiceOptions service;
                            service.address = address;
-                           service.version = kVersion;
+                           service.version = args.version;
+                           service.task_ttl = task_ttl;
                            service.threads = args.threads;
                            service.memory_limit = memory_limit;
                            service.catalog = catalog;
                            service.channels = channels;
                            return std::make_shared<dist::WorkerService>(std::move(service));
                          }));
+  if (stage_files)
+    stage_files->set_address(server->address());
   std::printf("listening on %s\n", server->address().c_str());
   std::fflush(stdout);
   std::thread stopper([&] {
@@ -83,6 +104,15 @@ void RegisterWorkerCommand(CLI::App& app) {
                   "Bytes all tasks together may hold, e.g. 4GB (default: unlimited)");
   cmd->add_option("--tpch", args->tpch_scale,
                   "Generate the in-memory TPC-H tables of this scale factor (as shoal sql --tpch)");
+  cmd->add_option(
+      "--version", args->version,
+      "Version to report to coordinators (default: this binary's, " + DefaultWorkerVersion() + ")");
+  cmd->add_option("--task-ttl", args->task_ttl,
+                  "Drop a task this long after it started even if its coordinator did not end "
+                  "it, e.g. 10m, 30s (default 10m)");
+  cmd->add_option("--shuffle-dir", args->shuffle_dir,
+                  "Also run materialized-shuffle tasks of `shoal sql --shuffle-workers` drivers, "
+                  "keeping their stage files in this directory (one subdirectory per query)");
   cmd->callback([args] {
     Status st = RunWorker(*args);
     if (!st.ok()) {
@@ -94,20 +124,40 @@ void RegisterWorkerCommand(CLI::App& app) {
   });
 }
 
-Status UseWorkers(exec::QueryRunner& runner, const std::string& list) {
+std::string DefaultWorkerVersion() {
+  return kVersion;
+}
+
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+  auto bad = [&] {
+    return Status::InvalidArgument("'{}' is not a duration", text)
+        .WithHint("write a number with a unit: ms, s, m or h (e.g. 10m, 30s, 250ms)");
+  };
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 12)
+    return bad();
+  const int64_t n = std::stoll(std::string(text.substr(0, digits)));
+  const std::string_view unit = text.substr(digits);
+  if (unit == "ms")
+    return std::chrono::milliseconds(n);
+  if (unit.empty() || unit == "s")
+    return std::chrono::milliseconds(n * 1000);
+  if (unit == "m" || unit == "min")
+    return std::chrono::milliseconds(n * 60 * 1000);
+  if (unit == "h")
+    return std::chrono::milliseconds(n * 3600 * 1000);
+  return bad();
+}
+
+Status UseWorkers(exec::QueryRunner& runner, const CoordinatorArgs& args) {
   dist::CoordinatorOptions options;
-  std::string_view rest = list;
-  while (!rest.empty()) {
-    size_t comma = rest.find(',');
-    std::string address(rest.substr(0, comma));
-    if (!address.empty())
-      options.workers.push_back(address);
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-  }
-  if (options.workers.empty())
-    return Status::InvalidArgument("--workers needs HOST:PORT[,HOST:PORT...], got '{}'", list);
+  SHOAL_ASSIGN_OR_RETURN(options.resolver, dist::MakeWorkerResolver(args.workers));
+  for (const auto& header : args.headers)
+    SHOAL_RETURN_IF_ERROR(dist::ParseHeader(header, &options.headers));
   options.channels = std::make_shared<dist::GrpcChannelResolver>();
-  options.version = kVersion;
+  options.version = args.worker_version;
   SHOAL_ASSIGN_OR_RETURN(auto coordinator, dist::Coordinator::Make(std::move(options)));
   SHOAL_RETURN_IF_ERROR(coordinator->CheckWorkers());
   runner.SetPlanTransform(coordinator->AsPlanTransform());

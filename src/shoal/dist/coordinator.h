@@ -6,8 +6,11 @@
 // Tasks are sent lazily, the first time the head pulls from an exchange (an EXPLAIN contacts no
 // worker): one coordinator channel per task carries its plan and the session's settings. The
 // channels stay open while the query's plan lives; dropping the plan closes them, which frees the
-// tasks on the workers, also after an error or a cancellation. Task routing is round-robin over
-// the static worker list, starting one worker further for each query.
+// tasks on the workers, also after an error or a cancellation. The workers come from a resolver
+// asked at every query (worker_resolver.h), tasks are placed by a router (task_router.h,
+// round-robin by default), and passthrough headers go with every call (passthrough_headers.h).
+// With `dist_adaptive_task_counts` the stages are instead sent one by one while the query is
+// planned, each sized from samples of its inputs' output (adaptive_dispatch.h).
 #pragma once
 
 #include <atomic>
@@ -16,13 +19,22 @@
 #include <vector>
 
 #include "shoal/dist/table_codec.h"
+#include "shoal/dist/task_router.h"
 #include "shoal/dist/worker_channel.h"
+#include "shoal/dist/worker_resolver.h"
 #include "shoal/exec/query_runner.h"
 
 namespace shoal::dist {
 
 struct CoordinatorOptions {
+  /// A static worker list; used when `resolver` is null.
   std::vector<std::string> workers;
+  /// Asked for the workers at every query (worker_resolver.h); null: `workers`.
+  WorkerResolverPtr resolver;
+  /// Places tasks on workers (task_router.h); null: round-robin.
+  TaskRouterPtr router;
+  /// Passthrough headers sent with every call to workers (passthrough_headers.h).
+  Headers headers;
   ChannelResolverPtr channels;
   /// Codecs for shipping tables; null: the built-in ones (memory tables by catalog name).
   TableCodecRegistryPtr codecs;
@@ -34,8 +46,8 @@ class Coordinator : public std::enable_shared_from_this<Coordinator> {
  public:
   static Result<std::shared_ptr<Coordinator>> Make(CoordinatorOptions options);
 
-  /// Asks every worker for its info: Unavailable naming the first unreachable worker,
-  /// InvalidArgument for a version mismatch.
+  /// Resolves the workers and asks each for its info: Unavailable naming the first unreachable
+  /// worker, InvalidArgument for a version mismatch.
   Status CheckWorkers() const;
 
   /// The distributed form of `plan` (its head stage; the rest runs on the workers).

@@ -1,14 +1,18 @@
 #include "shoal/dist/grpc_worker_channel.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <map>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
+#include "shoal/dist/passthrough_headers.h"
 #include "shoal/dist/plan_codec.h"
 #include "shoal/dist/proto/dist.grpc.pb.h"
+#include "shoal/dist/task_metrics.h"
 #include "shoal/dist/wire_stream.h"
 
 namespace shoal::dist {
@@ -75,7 +79,21 @@ void EncodeTaskKey(const TaskKey& key, proto::TaskKeyProto* out) {
 
 void AddHeaders(const Headers& headers, grpc::ClientContext* context) {
   for (const auto& [k, v] : headers)
-    context->AddMetadata("shoal-" + k, v);
+    context->AddMetadata(std::string(kHeaderMetadataPrefix) + k, v);
+}
+
+LoadInfo DecodeLoadInfo(const proto::LoadInfoProto& in) {
+  LoadInfo info;
+  info.partition = in.partition();
+  info.rows_ready = in.rows_ready();
+  info.reached_eos = in.reached_eos();
+  info.column_bytes_ready.assign(in.column_bytes_ready().begin(), in.column_bytes_ready().end());
+  info.column_ndv_percentage.assign(in.column_ndv_percentage().begin(),
+                                    in.column_ndv_percentage().end());
+  info.column_null_percentage.assign(in.column_null_percentage().begin(),
+                                     in.column_null_percentage().end());
+  info.rows_pulled_from_leaf = in.rows_pulled_from_leaf();
+  return info;
 }
 
 class GrpcCoordinatorStream final : public CoordinatorStream {
@@ -104,10 +122,38 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
       m->add_setting_names(name);
       m->add_setting_values(value);
     }
+    for (const auto& feed : request.work_unit_feeds) {
+      auto* f = m->add_work_unit_feeds();
+      f->set_node_id(feed.node_id);
+      f->set_partitions(feed.partitions);
+    }
     if (!stream_->Write(msg))
       return FinishWithError();
     return Status::OK();
   }
+
+  Status SendWorkUnitBatch(const WorkUnitBatch& batch) override {
+    proto::CoordinatorToWorkerProto msg;
+    auto* m = msg.mutable_work_unit_batch();
+    for (const auto& unit : batch.units) {
+      auto* u = m->add_units();
+      u->set_node_id(unit.node_id);
+      u->set_partition(unit.partition);
+      u->set_body(unit.body);
+      u->set_created_ns(unit.created_ns);
+      u->set_sent_ns(unit.sent_ns);
+    }
+    if (!batch.failed_node_id.empty()) {
+      m->set_failed_node_id(batch.failed_node_id);
+      EncodeStatus(batch.failure, m->mutable_failure());
+    }
+    // Blocks on HTTP/2 flow control while the worker's feed queues are full; CancelSends ends it.
+    if (!stream_->Write(msg))
+      return FinishWithError();
+    return Status::OK();
+  }
+
+  void CancelSends() override { context_.TryCancel(); }
 
   Status SendWorkUnitEos() override {
     proto::CoordinatorToWorkerProto msg;
@@ -115,6 +161,21 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     if (!stream_->Write(msg))
       return FinishWithError();
     return Status::OK();
+  }
+
+  // The worker sends its task metrics only after WritesDone, so before Finish the stream carries
+  // nothing but the LoadInfo feed.
+  Result<std::optional<LoadInfo>> ReadLoadInfo() override {
+    if (finished_)
+      return Status::Internal("LoadInfo asked of a finished coordinator channel");
+    proto::WorkerToCoordinatorProto msg;
+    while (stream_->Read(&msg)) {
+      if (msg.has_load_info_eos())
+        return std::optional<LoadInfo>();
+      if (msg.has_load_info())
+        return std::optional<LoadInfo>(DecodeLoadInfo(msg.load_info()));
+    }
+    return FinishWithError();
   }
 
   Result<TaskMetrics> Finish() override {
@@ -126,9 +187,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     Status plan_status;
     while (stream_->Read(&msg)) {
       if (msg.has_task_metrics()) {
-        metrics_.output_rows = msg.task_metrics().output_rows();
-        metrics_.output_batches = msg.task_metrics().output_batches();
-        metrics_.elapsed_ns = msg.task_metrics().elapsed_ns();
+        metrics_ = DecodeTaskMetrics(msg.task_metrics());
         if (msg.task_metrics().has_plan_status())
           plan_status = DecodeStatus(msg.task_metrics().plan_status());
       }
@@ -158,16 +217,71 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   TaskMetrics metrics_;
 };
 
+// The open ExecuteTask calls of each consumer, keyed by its TaskContext. Tasks are not retried, so
+// the first call of a consumer that fails fails all its other calls at once: a consumer blocked on
+// a healthy but slow producer then reports a dead worker within seconds, instead of after that
+// producer finished its work.
+class ConsumerCalls {
+ public:
+  static ConsumerCalls& Instance() {
+    static auto* calls = new ConsumerCalls();  // never destroyed: calls may end during exit
+    return *calls;
+  }
+
+  void Add(const void* consumer, const std::shared_ptr<PartitionDemux>& demux) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    calls_.emplace(consumer, demux);
+  }
+
+  void Remove(const void* consumer, const PartitionDemux* demux) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [begin, end] = calls_.equal_range(consumer);
+    for (auto it = begin; it != end;) {
+      auto d = it->second.lock();
+      it = (!d || d.get() == demux) ? calls_.erase(it) : std::next(it);
+    }
+  }
+
+  void FailOthers(const void* consumer, const PartitionDemux* failed, const Status& status) {
+    std::vector<std::shared_ptr<PartitionDemux>> others;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto [begin, end] = calls_.equal_range(consumer);
+      for (auto it = begin; it != end; ++it) {
+        auto demux = it->second.lock();
+        if (demux && demux.get() != failed)
+          others.push_back(std::move(demux));
+      }
+    }
+    for (const auto& demux : others)
+      demux->FailAll(status);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<const void*, std::weak_ptr<PartitionDemux>> calls_;
+};
+
 // One ExecuteTask call: its receiving thread feeds the demux until the call ends or the streams
 // are dropped (which cancels the call).
 class ExecuteCall {
  public:
-  ExecuteCall(std::string address, int partitions, int64_t budget)
+  ExecuteCall(std::string address, int partitions, int64_t budget, std::string task,
+              const void* consumer)
       : address_(std::move(address)),
         num_partitions_(std::max(0, partitions)),
-        demux_(std::make_shared<PartitionDemux>(partitions, budget)) {}
+        demux_(std::make_shared<PartitionDemux>(partitions, budget)),
+        task_(std::move(task)),
+        consumer_(consumer) {}
 
   ~ExecuteCall() {
+    {
+      std::lock_guard<std::mutex> lock(closing_mutex_);
+      closing_ = true;
+    }
+    closing_cv_.notify_all();
+    if (consumer_)
+      ConsumerCalls::Instance().Remove(consumer_, demux_.get());
     context_.TryCancel();
     demux_->Close();
     if (thread_.joinable())
@@ -177,6 +291,8 @@ class ExecuteCall {
   void Start(proto::Worker::Stub* stub, const proto::ExecuteTaskRequestProto& request,
              const Headers& headers) {
     AddHeaders(headers, &context_);
+    if (consumer_)
+      ConsumerCalls::Instance().Add(consumer_, demux_);
     reader_ = stub->ExecuteTask(&context_, request);
     thread_ = std::thread([this] { Receive(); });
   }
@@ -184,9 +300,28 @@ class ExecuteCall {
   const std::shared_ptr<PartitionDemux>& demux() const { return demux_; }
 
  private:
+  // The first failure of this call also fails the consumer's other calls (ConsumerCalls), after a
+  // grace period: usually the original error ends the consumer first (and closes this call), and
+  // the user then sees it alone rather than a sibling's copy of it.
+  void FailConsumer(const Status& status) {
+    if (failed_ || !consumer_)
+      return;
+    failed_ = true;
+    {
+      std::unique_lock<std::mutex> lock(closing_mutex_);
+      if (closing_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return closing_; }))
+        return;
+    }
+    ConsumerCalls::Instance().FailOthers(
+        consumer_, demux_.get(),
+        status.WithContext(fmt::format("{} on worker {} failed", task_, address_)));
+  }
+
   void Receive() {
     proto::BatchChunkProto chunk;
     const int partitions = num_partitions_;
+    int ended = 0;
+    bool consumer_gone = false;
     while (reader_->Read(&chunk)) {
       const int p = chunk.partition();
       if (p < 0 || p >= partitions) {
@@ -197,15 +332,24 @@ class ExecuteCall {
         context_.TryCancel();
         break;
       }
-      if (!chunk.ipc().empty() && !demux_->Push(p, std::move(*chunk.mutable_ipc())))
-        break;  // the consumer is gone
+      if (!chunk.ipc().empty() && !demux_->Push(p, std::move(*chunk.mutable_ipc()))) {
+        consumer_gone = true;
+        break;
+      }
       if (chunk.end()) {
         Status st = chunk.has_error() ? DecodeStatus(chunk.error()) : Status::OK();
+        ++ended;
+        if (!st.ok())
+          FailConsumer(st);
         demux_->EndPartition(p, std::move(st));
       }
     }
     grpc::Status status = reader_->Finish();
     Status st = FromGrpc(status, address_);
+    if (!consumer_gone && ended < partitions) {
+      FailConsumer(st.ok() ? Status::Unavailable("worker {} ended the stream early", address_)
+                           : st);
+    }
     // Partitions that did not end properly fail with the call's error (a dead worker).
     demux_->FailAll(st.ok() ? Status::Unavailable("worker {} ended the stream early", address_)
                             : st);
@@ -217,6 +361,12 @@ class ExecuteCall {
   std::shared_ptr<PartitionDemux> demux_;
   std::unique_ptr<grpc::ClientReader<proto::BatchChunkProto>> reader_;
   std::thread thread_;
+  std::string task_;      // "stage S task T", for errors
+  const void* consumer_;  // the consumer's TaskContext (null: none)
+  std::mutex closing_mutex_;
+  std::condition_variable closing_cv_;
+  bool closing_ = false;  // the consumer dropped the call
+  bool failed_ = false;   // receiving thread only
 };
 
 class GrpcWorkerChannel final : public WorkerChannel {
@@ -252,12 +402,14 @@ class GrpcWorkerChannel final : public WorkerChannel {
     }
     columnar::ipc::Compression compression = columnar::ipc::Compression::kLz4Frame;
     if (context) {
-      SHOAL_ASSIGN_OR_RETURN(compression,
-                             ParseCompression(context->settings().GetString("dist_compression")));
+      SHOAL_ASSIGN_OR_RETURN(
+          compression,
+          ParseCompression(context->settings().GetString("dist_compression"), address_));
     }
     msg.set_compression(static_cast<uint32_t>(compression));
     const int n = request.partition_end - request.partition_start;
-    auto call = std::make_shared<ExecuteCall>(address_, n, options_.receive_budget_bytes);
+    auto call = std::make_shared<ExecuteCall>(address_, n, options_.receive_budget_bytes,
+                                              request.task_key.ToString(), context.get());
     call->Start(stub_.get(), msg, headers);
     return call->demux()->MakeStreams(call, context ? context->memory_pool() : DefaultMemoryPool(),
                                       context);
@@ -279,14 +431,26 @@ class GrpcWorkerChannel final : public WorkerChannel {
   }
 
  private:
-  // Fails fast (Unavailable) when the worker cannot be reached, instead of queueing the call.
+  // Fails fast (Unavailable) when the worker cannot be reached, instead of queueing the call: at
+  // the first failed connection attempt (a refused port answers at once), or after
+  // `connect_timeout_ms` (an address that never answers).
   Status WaitConnected() {
     auto deadline =
         std::chrono::system_clock::now() + std::chrono::milliseconds(options_.connect_timeout_ms);
-    if (!channel_->WaitForConnected(deadline))
-      return Status::Unavailable("worker {} is unreachable: no connection within {} ms", address_,
-                                 options_.connect_timeout_ms)
-          .WithHint("check that `shoal worker` runs there and the address is right");
+    grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+    while (state != GRPC_CHANNEL_READY) {
+      // A failure left from an earlier attempt gets one more try (the worker may be back).
+      if (!channel_->WaitForStateChange(state, deadline)) {
+        return Status::Unavailable("worker {} is unreachable: no connection within {} ms", address_,
+                                   options_.connect_timeout_ms)
+            .WithHint("check that `shoal worker` runs there and the address is right");
+      }
+      state = channel_->GetState(/*try_to_connect=*/true);
+      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
+        return Status::Unavailable("worker {} is unreachable: the connection failed", address_)
+            .WithHint("check that `shoal worker` runs there and the address is right");
+      }
+    }
     return Status::OK();
   }
 

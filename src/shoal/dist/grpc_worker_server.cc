@@ -11,8 +11,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include "shoal/dist/grpc_worker_channel.h"
+#include "shoal/dist/passthrough_headers.h"
 #include "shoal/dist/plan_codec.h"
 #include "shoal/dist/proto/dist.grpc.pb.h"
+#include "shoal/dist/task_metrics.h"
 #include "shoal/dist/wire_stream.h"
 
 namespace shoal::dist {
@@ -22,6 +24,63 @@ namespace {
 TaskKey DecodeTaskKey(const proto::TaskKeyProto& in) {
   return TaskKey{in.query_id(), in.stage_id(), in.task_number()};
 }
+
+// The passthrough headers of a call: its "shoal-" metadata, prefix removed.
+Headers ReceivedHeaders(const grpc::ServerContext& context) {
+  Headers headers;
+  for (const auto& [key, value] : context.client_metadata()) {
+    std::string_view k(key.data(), key.size());
+    if (k.starts_with(kHeaderMetadataPrefix))
+      headers[std::string(k.substr(kHeaderMetadataPrefix.size()))] =
+          std::string(value.data(), value.size());
+  }
+  return headers;
+}
+
+// Writes a task's LoadInfo feed onto its coordinator channel, from the sampler threads, until the
+// channel's handler closes it (after that the stream is gone and samples are dropped).
+class LoadInfoWriter : public std::enable_shared_from_this<LoadInfoWriter> {
+ public:
+  using Stream =
+      grpc::ServerReaderWriter<proto::WorkerToCoordinatorProto, proto::CoordinatorToWorkerProto>;
+
+  explicit LoadInfoWriter(Stream* stream) : stream_(stream) {}
+
+  LoadInfoSink Sink() {
+    return [self = shared_from_this()](const LoadInfo* info) { self->Write(info); };
+  }
+
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stream_ = nullptr;
+  }
+
+ private:
+  void Write(const LoadInfo* info) {
+    proto::WorkerToCoordinatorProto out;
+    if (!info) {
+      out.set_load_info_eos(true);
+    } else {
+      auto* m = out.mutable_load_info();
+      m->set_partition(info->partition);
+      m->set_rows_ready(info->rows_ready);
+      m->set_reached_eos(info->reached_eos);
+      for (int64_t b : info->column_bytes_ready)
+        m->add_column_bytes_ready(b);
+      for (float v : info->column_ndv_percentage)
+        m->add_column_ndv_percentage(v);
+      for (float v : info->column_null_percentage)
+        m->add_column_null_percentage(v);
+      m->set_rows_pulled_from_leaf(info->rows_pulled_from_leaf);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stream_)
+      stream_->Write(out);
+  }
+
+  std::mutex mutex_;
+  Stream* stream_;
+};
 
 // The chunks of one ExecuteTask call on their way to the network, bounded by bytes.
 class SendQueue {
@@ -123,7 +182,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
   }
 
   grpc::Status CoordinatorChannel(
-      grpc::ServerContext*,
+      grpc::ServerContext* context,
       grpc::ServerReaderWriter<proto::WorkerToCoordinatorProto, proto::CoordinatorToWorkerProto>*
           stream) override {
     auto service = Service();
@@ -133,6 +192,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
     bool has_task = false;
     TaskKey key;
     Status plan_status;
+    auto load_info = std::make_shared<LoadInfoWriter>(stream);
     // Reads until the coordinator half-closes or goes away: the task lives exactly that long.
     while (stream->Read(&msg)) {
       if (msg.has_set_plan()) {
@@ -149,21 +209,35 @@ class WorkerGrpcService final : public proto::Worker::Service {
         request.query_start_time_ns = m.query_start_time_ns();
         for (int i = 0; i < m.setting_names_size() && i < m.setting_values_size(); ++i)
           request.settings[m.setting_names(i)] = m.setting_values(i);
+        for (const auto& feed : m.work_unit_feeds())
+          request.work_unit_feeds.push_back({feed.node_id(), feed.partitions()});
         key = request.task_key;
         has_task = true;
-        plan_status = service->SetPlan(request);
-      } else if (msg.has_work_unit_batch() && msg.work_unit_batch().units_size() > 0) {
-        plan_status = Status::NotImplemented("work-unit feeds are not supported by this worker");
+        plan_status = service->SetPlan(request, ReceivedHeaders(*context), load_info->Sink());
+      } else if (msg.has_work_unit_batch() && has_task) {
+        auto* m = msg.mutable_work_unit_batch();
+        WorkUnitBatch batch;
+        for (auto& u : *m->mutable_units())
+          batch.units.push_back({u.node_id(), u.partition(), std::move(*u.mutable_body()),
+                                 u.created_ns(), u.sent_ns()});
+        batch.failed_node_id = m->failed_node_id();
+        if (m->has_failure())
+          batch.failure = DecodeStatus(m->failure());
+        // Waiting here while the task's feed queues are full is the backpressure: the coordinator's
+        // writes block on HTTP/2 flow control. Errors reach the feed's consumers.
+        (void)service->PushWorkUnits(key, std::move(batch),
+                                     [context] { return context->IsCancelled(); });
+      } else if (msg.has_work_unit_eos() && has_task) {
+        service->EndWorkUnits(key);
       }
     }
     if (!has_task)
       return grpc::Status::OK;
     TaskMetrics metrics = service->EndTask(key);
+    load_info->Close();
     proto::WorkerToCoordinatorProto out;
     auto* m = out.mutable_task_metrics();
-    m->set_output_rows(metrics.output_rows);
-    m->set_output_batches(metrics.output_batches);
-    m->set_elapsed_ns(metrics.elapsed_ns);
+    EncodeTaskMetrics(metrics, m);
     if (!plan_status.ok())
       EncodeStatus(plan_status, m->mutable_plan_status());
     stream->Write(out);
@@ -204,7 +278,8 @@ class WorkerGrpcService final : public proto::Worker::Service {
     if (request->compression() > static_cast<uint32_t>(columnar::ipc::Compression::kZstd))
       return fail_all(Status::InvalidData("unknown compression {}", request->compression()));
     const auto compression = static_cast<columnar::ipc::Compression>(request->compression());
-    Result<std::vector<exec::StreamPtr>> streams = service->ExecuteTask(r);
+    Result<std::vector<exec::StreamPtr>> streams =
+        service->ExecuteTask(r, ReceivedHeaders(*context));
     if (!streams.ok())
       return fail_all(streams.status());
     SendQueue queue(send_budget_);
@@ -214,7 +289,12 @@ class WorkerGrpcService final : public proto::Worker::Service {
                              compression, &queue);
     }
     proto::BatchChunkProto chunk;
+    std::shared_ptr<NetworkSendCounters> sent = service->SendCounters(r.task_key);
     while (queue.Pop(static_cast<int>(producers.size()), &chunk)) {
+      if (sent) {
+        sent->bytes += static_cast<int64_t>(chunk.ipc().size());
+        sent->messages += 1;
+      }
       if (context->IsCancelled() || !writer->Write(chunk)) {
         queue.Cancel();
         break;
@@ -277,6 +357,8 @@ Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(impl->grpc_service.get());
+  for (grpc::Service* extra : options.extra_services)
+    builder.RegisterService(extra);
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);

@@ -12,9 +12,14 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "shoal/common/result.h"
 #include "shoal/dist/worker_service.h"
+
+namespace grpc {
+class Service;
+}
 
 namespace shoal::dist {
 
@@ -22,6 +27,9 @@ struct GrpcWorkerServerOptions {
   /// "HOST:PORT"; port 0 picks a free port (see port()).
   std::string listen;
   int64_t send_budget_bytes = 16LL << 20;
+  /// Further services served on the same port (e.g. the shuffle's stage files); not owned, must
+  /// outlive the server.
+  std::vector<grpc::Service*> extra_services;
 };
 
 class GrpcWorkerServer {

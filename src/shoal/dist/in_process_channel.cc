@@ -1,5 +1,9 @@
 #include "shoal/dist/in_process_channel.h"
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <utility>
 
 namespace shoal::dist {
@@ -23,10 +27,41 @@ class WeakClusterResolver final : public ChannelResolver {
   std::weak_ptr<InProcessCluster> cluster_;
 };
 
+// A task's LoadInfo feed, from the worker's sampler threads to the coordinator.
+class LoadInfoQueue {
+ public:
+  static LoadInfoSink SinkOf(const std::shared_ptr<LoadInfoQueue>& queue) {
+    return [queue](const LoadInfo* info) {
+      {
+        std::lock_guard<std::mutex> lock(queue->mutex_);
+        queue->items_.push_back(info ? std::optional<LoadInfo>(*info) : std::nullopt);
+      }
+      queue->cv_.notify_all();
+    };
+  }
+
+  template <typename GoneFn>
+  Result<std::optional<LoadInfo>> Pop(GoneFn worker_gone) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [&] { return !items_.empty(); })) {
+      if (worker_gone())
+        return Status::Unavailable("worker is gone");
+    }
+    std::optional<LoadInfo> item = std::move(items_.front());
+    items_.pop_front();
+    return item;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::optional<LoadInfo>> items_;
+};
+
 class InProcessCoordinatorStream final : public CoordinatorStream {
  public:
-  explicit InProcessCoordinatorStream(std::weak_ptr<WorkerService> service)
-      : service_(std::move(service)) {}
+  InProcessCoordinatorStream(std::weak_ptr<WorkerService> service, Headers headers)
+      : service_(std::move(service)), headers_(std::move(headers)) {}
 
   ~InProcessCoordinatorStream() override { (void)Finish(); }
 
@@ -37,11 +72,32 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
     key_ = request.task_key;
     has_task_ = true;
     // The worker keeps a refusal and reports it to consumers and at Finish.
-    plan_status_ = service->SetPlan(request);
+    plan_status_ = service->SetPlan(request, headers_, LoadInfoQueue::SinkOf(load_info_));
     return Status::OK();
   }
 
-  Status SendWorkUnitEos() override { return Status::OK(); }
+  Result<std::optional<LoadInfo>> ReadLoadInfo() override {
+    if (!has_task_)
+      return Status::Internal("LoadInfo asked of a coordinator channel without a task");
+    return load_info_->Pop([&] { return service_.expired(); });
+  }
+
+  Status SendWorkUnitBatch(const WorkUnitBatch& batch) override {
+    auto service = service_.lock();
+    if (!service)
+      return Status::Unavailable("worker is gone");
+    if (sends_cancelled_.load())
+      return Status::Cancelled("the work units of {} are no longer needed", key_.ToString());
+    return service->PushWorkUnits(key_, batch, [this] { return sends_cancelled_.load(); });
+  }
+
+  Status SendWorkUnitEos() override {
+    if (auto service = service_.lock())
+      service->EndWorkUnits(key_);
+    return Status::OK();
+  }
+
+  void CancelSends() override { sends_cancelled_.store(true); }
 
   Result<TaskMetrics> Finish() override {
     if (!has_task_)
@@ -58,9 +114,12 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
 
  private:
   std::weak_ptr<WorkerService> service_;
+  Headers headers_;
   TaskKey key_;
   bool has_task_ = false;
   Status plan_status_;
+  std::atomic<bool> sends_cancelled_{false};
+  std::shared_ptr<LoadInfoQueue> load_info_ = std::make_shared<LoadInfoQueue>();
 };
 
 class InProcessChannel final : public WorkerChannel {
@@ -70,14 +129,15 @@ class InProcessChannel final : public WorkerChannel {
 
   const std::string& address() const override { return address_; }
 
-  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(const Headers&) override {
-    return std::unique_ptr<CoordinatorStream>(new InProcessCoordinatorStream(service_));
+  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(
+      const Headers& headers) override {
+    return std::unique_ptr<CoordinatorStream>(new InProcessCoordinatorStream(service_, headers));
   }
 
   Result<std::vector<exec::StreamPtr>> ExecuteTask(
-      const Headers&, const ExecuteTaskRequest& request,
+      const Headers& headers, const ExecuteTaskRequest& request,
       const std::shared_ptr<exec::TaskContext>&) override {
-    return service_->ExecuteTask(request);
+    return service_->ExecuteTask(request, headers);
   }
 
   Result<WorkerInfo> GetWorkerInfo() override { return service_->GetWorkerInfo(); }

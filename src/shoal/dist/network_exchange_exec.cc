@@ -1,5 +1,6 @@
 #include "shoal/dist/network_exchange_exec.h"
 
+#include <chrono>
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,6 +16,34 @@ const char* ExchangeKindName(ExchangeKind kind) {
     case ExchangeKind::kBroadcast: return "NetworkBroadcast";
   }
   return "NetworkExchange";
+}
+
+Status StageBinding::Bind(std::vector<std::string> workers, int partitions_per_task,
+                          exec::ExecPlanPtr display) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (bound_.load(std::memory_order_relaxed))
+    return Status::Internal("stage {} was instantiated twice", stage_id_);
+  if (workers.empty() || partitions_per_task < 1)
+    return Status::Internal("stage {} bound to {} tasks of {} partitions", stage_id_,
+                            workers.size(), partitions_per_task);
+  workers_ = std::move(workers);
+  partitions_per_task_ = partitions_per_task;
+  display_ = std::move(display);
+  bound_.store(true, std::memory_order_release);
+  return Status::OK();
+}
+
+const std::vector<std::string>& StageBinding::workers() const {
+  static const std::vector<std::string> kNone;
+  return bound() ? workers_ : kNone;
+}
+
+int StageBinding::partitions_per_task() const {
+  return bound() ? partitions_per_task_ : 1;
+}
+
+exec::ExecPlanPtr StageBinding::display() const {
+  return bound() ? display_ : nullptr;
 }
 
 struct NetworkExchangeExec::Opened {
@@ -35,10 +64,25 @@ class ExchangeStream final : public exec::OperatorStream {
         inputs_(std::move(inputs)),
         labels_(std::move(labels)) {}
 
+  // Network metrics (A metrics): what the inputs received, and the time spent waiting for them.
+  ~ExchangeStream() override {
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      AccountReceived(i);
+    metrics()->AddExtra("network_wait_nanos", wait_nanos_);
+    if (received_messages_ > 0) {
+      metrics()->AddExtra("received_bytes", received_bytes_);
+      metrics()->AddExtra("received_messages", received_messages_);
+    }
+  }
+
  protected:
   Result<columnar::RecordBatchPtr> NextImpl() override {
     while (next_ < inputs_.size()) {
+      const auto wait_start = std::chrono::steady_clock::now();
       Result<columnar::RecordBatchPtr> batch = inputs_[next_]->Next();
+      wait_nanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - wait_start)
+                         .count();
       if (!batch.ok()) {
         Status st = std::move(batch).status();
         if (st.code() == StatusCode::kCancelled)
@@ -47,6 +91,7 @@ class ExchangeStream final : public exec::OperatorStream {
       }
       if (*batch)
         return batch;
+      AccountReceived(next_);
       inputs_[next_].reset();  // frees the producer's stream as soon as it is drained
       ++next_;
     }
@@ -57,6 +102,17 @@ class ExchangeStream final : public exec::OperatorStream {
   std::vector<exec::StreamPtr> inputs_;
   std::vector<std::string> labels_;
   size_t next_ = 0;
+  int64_t wait_nanos_ = 0;
+  int64_t received_bytes_ = 0;
+  int64_t received_messages_ = 0;
+
+  // Adds input i's received bytes and messages, once, before the input is dropped.
+  void AccountReceived(size_t i) {
+    if (const auto* stats = dynamic_cast<const NetworkStreamStats*>(inputs_[i].get())) {
+      received_bytes_ += stats->received_bytes();
+      received_messages_ += stats->received_messages();
+    }
+  }
 };
 
 }  // namespace
@@ -96,9 +152,23 @@ std::string_view NetworkExchangeExec::name() const {
   return ExchangeKindName(spec_.kind);
 }
 
+const std::vector<std::string>& NetworkExchangeExec::producer_workers() const {
+  if (spec_.binding && spec_.binding->bound())
+    return spec_.binding->workers();
+  return spec_.producer_workers;
+}
+
+int NetworkExchangeExec::producer_partitions() const {
+  if (spec_.binding && spec_.binding->bound())
+    return spec_.binding->partitions_per_task();
+  return spec_.producer_partitions;
+}
+
 std::vector<exec::ExecPlanPtr> NetworkExchangeExec::children() const {
   if (display_input_)
     return {display_input_};
+  if (spec_.binding && spec_.binding->display())
+    return {spec_.binding->display()};
   return {};
 }
 
@@ -107,6 +177,8 @@ Result<exec::ExecPlanPtr> NetworkExchangeExec::WithNewChildren(
   if (children.size() > 1)
     return Status::Internal("a network exchange has at most one (display) child");
   exec::ExecPlanPtr display = children.empty() ? nullptr : children[0];
+  if (spec_.binding && display == spec_.binding->display())
+    display = nullptr;  // keep following the binding
   return exec::ExecPlanPtr(
       new NetworkExchangeExec(spec_, channels_, dispatch_, std::move(display)));
 }
@@ -117,15 +189,16 @@ exec::Partitioning NetworkExchangeExec::output_partitioning() const {
     p.num_partitions = spec_.partition_end - spec_.partition_start;
     return p;
   }
-  const int n = std::max(1, num_producer_tasks()) * spec_.producer_partitions;
+  const int n = std::max(1, num_producer_tasks()) * producer_partitions();
   return n == 1 ? exec::Partitioning::Single() : exec::Partitioning::Unknown(n);
 }
 
 Result<std::shared_ptr<NetworkExchangeExec::Opened>> NetworkExchangeExec::Open(
     const std::shared_ptr<exec::TaskContext>& context) const {
-  if (!channels_ || spec_.producer_workers.empty())
-    return Status::Internal("{} of stage {} has no producer tasks to read from", name(),
-                            spec_.stage_id);
+  if (!channels_ || producer_workers().empty())
+    return Status::Internal("{} of stage {} has no producer tasks to read from{}", name(),
+                            spec_.stage_id,
+                            spec_.binding ? " (the stage was never instantiated)" : "");
   if (dispatch_)
     SHOAL_RETURN_IF_ERROR(dispatch_->EnsureDispatched());
   auto opened = std::make_shared<Opened>();
@@ -142,13 +215,13 @@ Result<std::shared_ptr<NetworkExchangeExec::Opened>> NetworkExchangeExec::Open(
     case ExchangeKind::kCoalesce:
     case ExchangeKind::kBroadcast:
       request.partition_start = 0;
-      request.partition_end = spec_.producer_partitions;
+      request.partition_end = producer_partitions();
       request.head.kind = spec_.kind == ExchangeKind::kBroadcast ? ProducerHeadKind::kBroadcast
                                                                  : ProducerHeadKind::kNone;
       break;
   }
   for (int t = 0; t < num_producer_tasks(); ++t) {
-    const std::string& address = spec_.producer_workers[static_cast<size_t>(t)];
+    const std::string& address = producer_workers()[static_cast<size_t>(t)];
     request.task_key.task_number = t;
     auto label = fmt::format("{} on worker {}", request.task_key.ToString(), address);
     Result<WorkerChannelPtr> channel = channels_->Connect(address);
@@ -188,7 +261,7 @@ Result<exec::StreamPtr> NetworkExchangeExec::Execute(
   std::vector<std::string> labels;
   auto label = [&](int t) {
     return fmt::format("stage {} task {} on worker {}", spec_.stage_id, t,
-                       spec_.producer_workers[static_cast<size_t>(t)]);
+                       producer_workers()[static_cast<size_t>(t)]);
   };
   if (spec_.kind == ExchangeKind::kShuffle) {
     const int tasks = num_producer_tasks();
@@ -202,8 +275,8 @@ Result<exec::StreamPtr> NetworkExchangeExec::Execute(
       labels.push_back(label(t));
     }
   } else {
-    const int t = partition / spec_.producer_partitions;
-    const int p = partition % spec_.producer_partitions;
+    const int t = partition / producer_partitions();
+    const int p = partition % producer_partitions();
     auto& slot = opened->streams[static_cast<size_t>(t)][static_cast<size_t>(p)];
     if (!slot)
       return Status::Internal("{} partition {} taken twice", name(), partition);
@@ -221,12 +294,13 @@ std::string NetworkExchangeExec::Describe(bool verbose) const {
     if (spec_.partition_start != 0 || spec_.partition_end != spec_.partitioning.num_partitions)
       out += fmt::format(", reads=[{}, {})", spec_.partition_start, spec_.partition_end);
   } else {
-    out += fmt::format(", partitions_per_task={}", spec_.producer_partitions);
+    out += fmt::format(", partitions_per_task={}", producer_partitions());
   }
-  if (verbose && !spec_.producer_workers.empty()) {
+  const std::vector<std::string>& producers = producer_workers();
+  if (verbose && !producers.empty()) {
     std::string workers;
-    for (size_t t = 0; t < spec_.producer_workers.size(); ++t)
-      workers += (t > 0 ? ", " : "") + spec_.producer_workers[t];
+    for (size_t t = 0; t < producers.size(); ++t)
+      workers += (t > 0 ? ", " : "") + producers[t];
     out += ", workers=[" + workers + "]";
   }
   return out;

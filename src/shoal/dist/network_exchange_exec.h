@@ -16,8 +16,13 @@
 //
 // On the coordinator a node may carry its producer stage's plan as a child, for EXPLAIN only (it
 // is never executed from here and never encoded); on workers nodes have no children.
+//
+// Producer tasks are bound late on the coordinator: the head stage's exchanges exist before the
+// coordinator has chosen how many tasks each stage runs as and where. They hold a StageBinding,
+// set once when the stage is instantiated; encoded plans carry the resolved worker list.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,15 +38,50 @@ enum class ExchangeKind : uint8_t { kShuffle, kCoalesce, kBroadcast };
 
 const char* ExchangeKindName(ExchangeKind kind);
 
+/// The tasks of one stage as the coordinator chose them: shared by every exchange that reads the
+/// stage, set once (before any of them executes). Thread-safe.
+class StageBinding {
+ public:
+  explicit StageBinding(int stage_id) : stage_id_(stage_id) {}
+
+  /// Producer task t runs on workers[t]; each has `partitions_per_task` output partitions;
+  /// `display` (task 0's plan) is what EXPLAIN shows under the exchanges. Internal error when
+  /// bound twice.
+  Status Bind(std::vector<std::string> workers, int partitions_per_task, exec::ExecPlanPtr display);
+
+  bool bound() const { return bound_.load(std::memory_order_acquire); }
+
+  int stage_id() const { return stage_id_; }
+
+  /// Empty until bound.
+  const std::vector<std::string>& workers() const;
+  int partitions_per_task() const;
+  exec::ExecPlanPtr display() const;
+
+ private:
+  const int stage_id_;
+  std::mutex mutex_;
+  std::atomic<bool> bound_{false};
+  std::vector<std::string> workers_;
+  int partitions_per_task_ = 1;
+  exec::ExecPlanPtr display_;
+};
+
+using StageBindingPtr = std::shared_ptr<StageBinding>;
+
 struct ExchangeSpec {
   ExchangeKind kind = ExchangeKind::kCoalesce;
   columnar::SchemaPtr schema;
   std::string query_id;
   int stage_id = 0;
-  /// Producer task t runs on producer_workers[t]; empty in the planner's placeholders.
+  /// Producer task t runs on producer_workers[t]; empty in the planner's placeholders and where
+  /// `binding` supplies them.
   std::vector<std::string> producer_workers;
   /// Coalesce / broadcast: output partitions of each producer task.
   int producer_partitions = 1;
+  /// Coordinator only, never encoded: once bound, overrides producer_workers and
+  /// producer_partitions.
+  StageBindingPtr binding;
   /// Shuffle: the partitioning over all consumer tasks (keys over the producer's output).
   exec::Partitioning partitioning;
   int partition_start = 0;
@@ -74,7 +114,11 @@ class NetworkExchangeExec final : public exec::ExecutionPlan {
 
   const ExchangeSpec& spec() const { return spec_; }
 
-  int num_producer_tasks() const { return static_cast<int>(spec_.producer_workers.size()); }
+  /// The producer tasks' workers and partitions: from the binding once bound, else from the spec.
+  const std::vector<std::string>& producer_workers() const;
+  int producer_partitions() const;
+
+  int num_producer_tasks() const { return static_cast<int>(producer_workers().size()); }
 
   struct Opened;
 

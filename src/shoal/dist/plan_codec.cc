@@ -9,6 +9,8 @@
 
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/columnar/ipc/writer.h"
+#include "shoal/dist/shuffle/stage_file_codec.h"
+#include "shoal/dist/work_unit_feed_scan_exec.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/expand_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
@@ -362,6 +364,19 @@ struct Encoder {
       m->set_partition_end(s.partition_end);
       return Status::OK();
     }
+    if (const auto* x = dynamic_cast<const WorkUnitFeedScanExec*>(&node)) {
+      // The table part is a TableScan's without units (they arrive on the feed).
+      SHOAL_ASSIGN_OR_RETURN(auto scan, exec::TableScanExec::FromUnitGroups(
+                                            x->table(), x->table_name(), x->request(), {}));
+      proto::PlanNodeProto scratch;
+      SHOAL_RETURN_IF_ERROR(Encode(*scan, &scratch));
+      auto* m = out->mutable_work_unit_feed_scan();
+      m->set_feed_id(x->feed_id());
+      m->set_partitions(x->partitions());
+      m->mutable_scan()->Swap(scratch.mutable_table_scan());
+      m->mutable_scan()->clear_groups();
+      return Status::OK();
+    }
     for (const auto& child : node.children())
       SHOAL_RETURN_IF_ERROR(Encode(*child, out->add_children()));
     if (const auto* x = dynamic_cast<const exec::TableScanExec*>(&node)) {
@@ -489,6 +504,8 @@ struct Encoder {
       out->set_union_all(true);
       return Status::OK();
     }
+    if (const auto* x = dynamic_cast<const shuffle::StageFileExec*>(&node))
+      return shuffle::EncodeStageFile(*x, out->mutable_shuffle_stage_file());
     return Status::NotImplemented("plan serialization of {} nodes is not supported", node.name());
   }
 };
@@ -556,6 +573,24 @@ struct Decoder {
             auto scan, exec::TableScanExec::FromUnitGroups(table, m.table_name(),
                                                            std::move(request), std::move(groups)));
         return exec::ExecPlanPtr(std::move(scan));
+      }
+      case proto::PlanNodeProto::kWorkUnitFeedScan: {
+        SHOAL_RETURN_IF_ERROR(expect_children(0, "WorkUnitFeedScan"));
+        const auto& m = in.work_unit_feed_scan();
+        proto::PlanNodeProto scratch;
+        *scratch.mutable_table_scan() = m.scan();
+        scratch.mutable_table_scan()->clear_groups();
+        SHOAL_ASSIGN_OR_RETURN(auto decoded, Decode(scratch, depth + 1));
+        const auto* scan = dynamic_cast<const exec::TableScanExec*>(decoded.get());
+        if (scan == nullptr)
+          return Status::Internal("a decoded TableScan is not a TableScanExec");
+        if (context.feeds && context.feeds->partitions(m.feed_id()) < 0)
+          return Status::InvalidData("encoded plan: work-unit feed '{}' is not declared",
+                                     m.feed_id());
+        // Without feeds (a round trip, not a task) the node is decoded unbound.
+        SHOAL_ASSIGN_OR_RETURN(auto node, WorkUnitFeedScanExec::Make(
+                                              *scan, m.feed_id(), m.partitions(), context.feeds));
+        return exec::ExecPlanPtr(std::move(node));
       }
       case proto::PlanNodeProto::kValues: {
         SHOAL_RETURN_IF_ERROR(expect_children(0, "Values"));
@@ -756,6 +791,10 @@ struct Decoder {
         SHOAL_ASSIGN_OR_RETURN(auto node,
                                NetworkExchangeExec::Make(std::move(spec), context.channels));
         return exec::ExecPlanPtr(std::move(node));
+      }
+      case proto::PlanNodeProto::kShuffleStageFile: {
+        SHOAL_RETURN_IF_ERROR(expect_children(1, "ShuffleStage"));
+        return shuffle::DecodeStageFile(in.shuffle_stage_file(), children[0]);
       }
       case proto::PlanNodeProto::NODE_NOT_SET: break;
     }

@@ -21,6 +21,7 @@
 #include "shoal/dist/network_exchange_exec.h"
 #include "shoal/dist/proto/dist.pb.h"
 #include "shoal/dist/table_codec.h"
+#include "shoal/dist/work_unit_feed.h"
 #include "shoal/exec/execution_plan.h"
 
 namespace shoal::dist {
@@ -29,6 +30,8 @@ struct PlanDecodeContext {
   TableCodecRegistryPtr codecs;
   /// Connects decoded network exchanges to their producers; null refuses plans that have them.
   ChannelResolverPtr channels;
+  /// The task's work-unit feeds, which decoded feed scans read; null decodes them unbound.
+  WorkUnitFeedsPtr feeds = nullptr;
 };
 
 /// The serialised proto::EncodedPlan of `plan`.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/dist/file_table_codec.h"
 #include "shoal/dist/plan_codec.h"
 #include "shoal/io/delimited_table.h"
 
@@ -67,7 +68,9 @@ class CatalogTableCodec final : public TableCodec {
 
   std::string id() const override { return "shoal.catalog/1"; }
 
-  bool CanEncode(const io::TableProvider&) const override { return true; }
+  // Only in-memory tables: any other kind without a codec of its own is refused by name rather
+  // than looked up by name on workers, which could find a different table.
+  bool CanEncode(const io::TableProvider& table) const override { return table.kind() == "memory"; }
 
   Result<std::string> Encode(const io::TableProvider& table,
                              const std::string& table_name) const override {
@@ -81,6 +84,9 @@ class CatalogTableCodec final : public TableCodec {
       m.set_table_name(table_name.substr(dot + 1));
     }
     EncodeSchema(*table.schema(), m.mutable_schema());
+    const int64_t num_rows = table.statistics().num_rows;
+    if (num_rows >= 0)
+      m.set_num_rows(num_rows);
     return m.SerializeAsString();
   }
 
@@ -102,7 +108,10 @@ class CatalogTableCodec final : public TableCodec {
                  table_name)
           .WithHint(
               "start every worker with the same tables (e.g. `shoal worker --tpch SF` for "
-              "the in-memory TPC-H tables), or use external tables on a shared filesystem");
+              "the in-memory TPC-H tables); a table made by CREATE TABLE AS or filled by "
+              "INSERT lives only in the coordinator: write it to Parquet files on a shared "
+              "filesystem (COPY ... TO) and query them as an external table, or run the query "
+              "without workers");
     }
     SHOAL_ASSIGN_OR_RETURN(auto schema, DecodeSchema(m.schema()));
     const auto& mine = *entry->provider->schema();
@@ -114,6 +123,15 @@ class CatalogTableCodec final : public TableCodec {
           "table {} differs between the coordinator ({}) and this "
           "worker ({})",
           table_name, schema->ToString(), mine.ToString());
+    const int64_t my_rows = entry->provider->statistics().num_rows;
+    if (m.has_num_rows() && my_rows >= 0 && my_rows != m.num_rows())
+      return Status::InvalidArgument(
+                 "table {} has {} rows in the coordinator's memory but {} on this worker",
+                 table_name, m.num_rows(), my_rows)
+          .WithHint(
+              "in-memory tables do not travel to workers, each worker uses its own copy: "
+              "load the same data on every worker (same `--tpch SF`), or do not change the "
+              "coordinator's copy (INSERT, CREATE TABLE AS) before a distributed query");
     return entry->provider;
   }
 
@@ -127,6 +145,8 @@ std::shared_ptr<TableCodecRegistry> TableCodecRegistry::Builtin(
     std::shared_ptr<const sql::Catalog> catalog) {
   auto registry = std::make_shared<TableCodecRegistry>();
   registry->Add(std::make_shared<DelimitedTableCodec>());
+  registry->Add(std::make_shared<FileTableCodec>(FileTableCodec::Format::kParquet));
+  registry->Add(std::make_shared<FileTableCodec>(FileTableCodec::Format::kArrow));
   registry->Add(std::make_shared<CatalogTableCodec>(std::move(catalog)));
   return registry;
 }

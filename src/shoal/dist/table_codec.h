@@ -9,6 +9,7 @@
 //    payload is the qualified name and schema, and the worker resolves the name in its own catalog
 //    (start workers with the same `--tpch SF`, or the same tables). A missing table or a different
 //    schema is a clear error naming the table and the worker.
+//  - "shoal.parquet/1" and "shoal.arrow/1" (external Parquet / Arrow tables): file_table_codec.h.
 // Extension codecs register with their own ids; EncodedPlan.codec_ids lists the ids a plan needs
 // and a worker refuses a plan that needs an id it lacks, naming the missing ids.
 #pragma once

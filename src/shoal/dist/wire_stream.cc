@@ -6,17 +6,35 @@
 #include <utility>
 
 #include "shoal/columnar/ipc/reader.h"
+#include "shoal/dist/worker_channel.h"
 
 namespace shoal::dist {
 
-Result<columnar::ipc::Compression> ParseCompression(const std::string& name) {
+bool IsLoopbackAddress(std::string_view address) {
+  // "HOST:PORT", "[V6]:PORT" or a bare host.
+  std::string_view host = address;
+  if (!host.empty() && host.front() == '[') {
+    host = host.substr(
+        1, host.find(']') == std::string_view::npos ? host.size() - 1 : host.find(']') - 1);
+  } else if (host.find(':') != std::string_view::npos && host.find(':') == host.rfind(':')) {
+    host = host.substr(0, host.find(':'));
+  }
+  return host == "localhost" || host == "::1" || host.substr(0, 4) == "127.";
+}
+
+Result<columnar::ipc::Compression> ParseCompression(const std::string& name,
+                                                    std::string_view peer) {
+  if (name == "auto")
+    return IsLoopbackAddress(peer) ? columnar::ipc::Compression::kNone
+                                   : columnar::ipc::Compression::kLz4Frame;
   if (name == "none")
     return columnar::ipc::Compression::kNone;
   if (name == "lz4")
     return columnar::ipc::Compression::kLz4Frame;
   if (name == "zstd")
     return columnar::ipc::Compression::kZstd;
-  return Status::InvalidArgument("unknown compression '{}' (expected none, lz4 or zstd)", name);
+  return Status::InvalidArgument("unknown compression '{}' (expected auto, none, lz4 or zstd)",
+                                 name);
 }
 
 // Collects what the IPC writer writes until the encoder takes it.
@@ -160,12 +178,22 @@ int64_t PartitionDemux::peak_buffered_bytes() const {
 
 namespace {
 
+// What one partition's reader has taken from the demux (network metrics).
+struct ReceivedCounts {
+  int64_t bytes = 0;
+  int64_t chunks = 0;
+};
+
 // The bytes of one partition, chunk after chunk, as the IPC reader's input.
 class ChunkInputStream final : public columnar::ipc::InputStream {
  public:
+  // `received`: bytes and chunks popped so far (the owning WireStream's counters).
   ChunkInputStream(std::shared_ptr<PartitionDemux> demux, int partition,
-                   std::shared_ptr<exec::TaskContext> context)
-      : demux_(std::move(demux)), partition_(partition), context_(std::move(context)) {}
+                   std::shared_ptr<exec::TaskContext> context, ReceivedCounts* received)
+      : demux_(std::move(demux)),
+        partition_(partition),
+        context_(std::move(context)),
+        received_(received) {}
 
   Result<int64_t> Read(uint8_t* out, int64_t size) override {
     int64_t done = 0;
@@ -179,6 +207,8 @@ class ChunkInputStream final : public columnar::ipc::InputStream {
           ended_ = true;
           break;
         }
+        received_->bytes += static_cast<int64_t>(chunk_.size());
+        received_->chunks += 1;
       }
       const size_t n = std::min(chunk_.size() - offset_, static_cast<size_t>(size - done));
       std::memcpy(out + done, chunk_.data() + offset_, n);
@@ -195,10 +225,11 @@ class ChunkInputStream final : public columnar::ipc::InputStream {
   std::string chunk_;
   size_t offset_ = 0;
   bool ended_ = false;
+  ReceivedCounts* received_;
 };
 
 // Opens the IPC reader at the first Next(), so returning the streams never blocks.
-class WireStream final : public exec::RecordBatchStream {
+class WireStream final : public exec::RecordBatchStream, public NetworkStreamStats {
  public:
   WireStream(std::shared_ptr<PartitionDemux> demux, int partition, std::shared_ptr<void> keep_alive,
              std::shared_ptr<MemoryPool> pool, std::shared_ptr<exec::TaskContext> context)
@@ -224,10 +255,15 @@ class WireStream final : public exec::RecordBatchStream {
       options.pool = pool_;
       SHOAL_ASSIGN_OR_RETURN(
           reader_, columnar::ipc::OpenStreamReader(
-                       std::make_unique<ChunkInputStream>(demux_, partition_, context_), options));
+                       std::make_unique<ChunkInputStream>(demux_, partition_, context_, &received_),
+                       options));
     }
     return reader_->Next();
   }
+
+  int64_t received_bytes() const override { return received_.bytes; }
+
+  int64_t received_messages() const override { return received_.chunks; }
 
  private:
   std::shared_ptr<PartitionDemux> demux_;
@@ -235,6 +271,8 @@ class WireStream final : public exec::RecordBatchStream {
   std::shared_ptr<void> keep_alive_;
   std::shared_ptr<MemoryPool> pool_;
   std::shared_ptr<exec::TaskContext> context_;
+  // Written by the reader's input, on the thread calling Next(); declared first, outlives it.
+  ReceivedCounts received_;
   std::unique_ptr<columnar::ipc::StreamReader> reader_;
 };
 

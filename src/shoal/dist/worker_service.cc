@@ -1,12 +1,18 @@
 #include "shoal/dist/worker_service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "shoal/common/logging.h"
 #include "shoal/dist/distributed_planner.h"
+#include "shoal/dist/load_sampler.h"
+#include "shoal/dist/passthrough_headers.h"
 #include "shoal/dist/plan_codec.h"
+#include "shoal/dist/task_metrics.h"
+#include "shoal/dist/work_unit_feed_dispatch.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/physical_planner.h"
 
@@ -30,12 +36,20 @@ struct WorkerService::Task {
   exec::ExecPlanPtr plan;
   std::shared_ptr<exec::TaskContext> context;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  Headers headers;  // of the coordinator channel; forwarded on calls to producers
   std::atomic<int64_t> output_rows{0};
   std::atomic<int64_t> output_batches{0};
+  WorkUnitFeedsPtr feeds;  // the plan's work-unit feeds (work_unit_feed.h); null if refused
+  // What the transport wrote for this task's ExecuteTask calls (task_metrics.h).
+  std::shared_ptr<NetworkSendCounters> sent = std::make_shared<NetworkSendCounters>();
 
   std::mutex mutex;
   std::map<std::string, exec::ExecPlanPtr> repartition_heads;
   std::map<int, std::shared_ptr<BroadcastPartition>> broadcast;
+
+  // Adaptive mode: the task runs from SetPlan on, and consumers take over the sampled streams.
+  std::unique_ptr<LoadSampler> sampler;
+  const exec::ExecPlanPtr& source() const { return sampler ? sampler->plan() : plan; }
 };
 
 namespace {
@@ -90,7 +104,7 @@ class BroadcastStream final : public exec::RecordBatchStream {
  private:
   Status Fill() {
     SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream,
-                           task_->plan->Execute(partition_, task_->context));
+                           task_->source()->Execute(partition_, task_->context));
     for (;;) {
       SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
       if (!batch)
@@ -114,6 +128,7 @@ WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(
   (void)exec::RegisterExecSettings();
   (void)exec::RegisterPlannerSettings();
   (void)RegisterDistSettings();
+  (void)RegisterWorkUnitFeedSettings();
   auto codecs = TableCodecRegistry::Builtin(options_.catalog);
   for (const auto& c : options_.extra_codecs)
     codecs->Add(c);
@@ -121,9 +136,18 @@ WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(
   pool_ = MemoryPool::MakeRoot("worker " + options_.address, options_.memory_limit > 0
                                                                  ? options_.memory_limit
                                                                  : MemoryPool::kUnlimited);
+  if (options_.task_ttl.count() > 0)
+    sweeper_ = std::thread([this] { SweepExpiredTasks(); });
 }
 
 WorkerService::~WorkerService() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  sweeper_cv_.notify_all();
+  if (sweeper_.joinable())
+    sweeper_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& [key, task] : tasks_) {
     if (task->context)
@@ -131,9 +155,11 @@ WorkerService::~WorkerService() {
   }
 }
 
-Status WorkerService::SetPlan(const SetPlanRequest& request) {
+Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& headers,
+                              const LoadInfoSink& load_info) {
   auto task = std::make_shared<Task>();
   task->key = request.task_key;
+  task->headers = headers;
   task->refused = [&]() -> Status {
     exec::TaskContext::Options options;
     for (const auto& [name, value] : request.settings)
@@ -145,7 +171,12 @@ Status WorkerService::SetPlan(const SetPlanRequest& request) {
                                      request.task_key.stage_id, request.task_key.task_number));
     options.query_id = request.task_key.query_id;
     task->context = std::make_shared<exec::TaskContext>(std::move(options));
-    PlanDecodeContext decode{codecs_, options_.channels};
+    PlanDecodeContext decode;
+    decode.codecs = codecs_;
+    decode.channels = WithHeaders(options_.channels, headers);
+    SHOAL_ASSIGN_OR_RETURN(
+        task->feeds, WorkUnitFeeds::Make(request.work_unit_feeds, request.task_key.ToString()));
+    decode.feeds = task->feeds;
     SHOAL_ASSIGN_OR_RETURN(task->plan, DecodePlan(request.encoded_plan, decode));
     return Status::OK();
   }();
@@ -154,6 +185,11 @@ Status WorkerService::SetPlan(const SetPlanRequest& request) {
                         .WithContext(fmt::format("worker {} refused the plan of {}",
                                                  options_.address, request.task_key.ToString()));
   }
+  if (load_info && !task->refused.ok())
+    load_info(nullptr);
+  else if (load_info && AdaptiveTaskCounts(task->context->settings()))
+    task->sampler = LoadSampler::Start(task->plan, task->context,
+                                       SampleLimitsFrom(task->context->settings()), load_info);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_[request.task_key] = task;
@@ -171,21 +207,53 @@ TaskMetrics WorkerService::EndTask(const TaskKey& key) {
       return {};
     task = std::move(it->second);
     tasks_.erase(it);
+    // Operators watch this line (with SHOAL_LOG_LEVEL=info) to see a worker drain.
+    SHOAL_LOG(kInfo, "worker {}: ended {} of query {} ({} tasks held)", options_.address,
+              key.ToString(), key.query_id, tasks_.size());
   }
   if (task->context)
     task->context->Cancel();
+  if (task->feeds)
+    task->feeds->Fail(Status::Cancelled("{} ended before its work-unit feeds did", key.ToString()));
+  if (task->sampler)
+    task->sampler->Stop();
   TaskMetrics metrics;
   metrics.output_rows = task->output_rows.load();
   metrics.output_batches = task->output_batches.load();
   metrics.elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now() - task->started)
                            .count();
+  AddTaskDetails(*task, &metrics);
   return metrics;
+}
+
+void WorkerService::AddTaskDetails(Task& task, TaskMetrics* metrics) const {
+  metrics->worker = options_.address;
+  metrics->bytes_sent = task.sent->bytes.load();
+  metrics->messages_sent = task.sent->messages.load();
+  if (!task.plan || !task.context)
+    return;
+  metrics->operators = CollectOperatorMetrics(*task.plan, task.context->metrics());
+  std::lock_guard<std::mutex> lock(task.mutex);
+  for (const auto& [spec, head] : task.repartition_heads)
+    metrics->heads.push_back(OperatorMetricsOf(*head, task.context->metrics()));
+}
+
+std::shared_ptr<NetworkSendCounters> WorkerService::SendCounters(const TaskKey& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tasks_.find(key);
+  return it == tasks_.end() ? nullptr : it->second->sent;
 }
 
 Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const TaskKey& key) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto found = [&] { return tasks_.count(key) > 0; };
+  if (std::find(expired_.begin(), expired_.end(), key) != expired_.end()) {
+    return Status::Cancelled("worker {} dropped {} of query {}: it outlived the task TTL of {} ms",
+                             options_.address, key.ToString(), key.query_id,
+                             options_.task_ttl.count())
+        .WithHint("raise `shoal worker --task-ttl` for queries that run longer");
+  }
   if (!cv_.wait_for(lock, options_.plan_wait, found)) {
     return Status::NotFound("worker {} has no plan for {} of query {} after waiting {} ms",
                             options_.address, key.ToString(), key.query_id,
@@ -194,19 +262,28 @@ Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const Ta
   return tasks_[key];
 }
 
-Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTaskRequest& request) {
+Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTaskRequest& request,
+                                                                const Headers& headers) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    constexpr size_t kKeep = 64;
+    std::erase_if(execute_headers_, [&](const auto& e) { return e.first == request.task_key; });
+    if (execute_headers_.size() >= kKeep)
+      execute_headers_.erase(execute_headers_.begin());
+    execute_headers_.emplace_back(request.task_key, headers);
+  }
   SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<Task> task, WaitForTask(request.task_key));
   if (!task->refused.ok())
     return task->refused;
-  exec::ExecPlanPtr source = task->plan;
+  exec::ExecPlanPtr source = task->source();
   int available = source->num_partitions();
   if (request.head.kind == ProducerHeadKind::kRepartition) {
     std::lock_guard<std::mutex> lock(task->mutex);
     const std::string spec = request.head.partitioning.ToString();
     auto& head = task->repartition_heads[spec];
     if (!head) {
-      SHOAL_ASSIGN_OR_RETURN(auto node,
-                             exec::RepartitionExec::Make(task->plan, request.head.partitioning));
+      SHOAL_ASSIGN_OR_RETURN(
+          auto node, exec::RepartitionExec::Make(task->source(), request.head.partitioning));
       head = std::move(node);
     }
     source = head;
@@ -246,9 +323,76 @@ WorkerInfo WorkerService::GetWorkerInfo() const {
   return info;
 }
 
+Status WorkerService::PushWorkUnits(const TaskKey& key, WorkUnitBatch batch,
+                                    const std::function<bool()>& abandoned) {
+  WorkUnitFeedsPtr feeds;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = tasks_.find(key);
+    if (it == tasks_.end())
+      return Status::NotFound("worker {} has no task {} for its work units", options_.address,
+                              key.ToString());
+    feeds = it->second->feeds;
+  }
+  return feeds ? feeds->Push(std::move(batch), abandoned) : Status::OK();
+}
+
+void WorkerService::EndWorkUnits(const TaskKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tasks_.find(key);
+  if (it != tasks_.end() && it->second->feeds)
+    it->second->feeds->End();
+}
+
 int WorkerService::num_tasks() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return static_cast<int>(tasks_.size());
+}
+
+int64_t WorkerService::bytes_used() const {
+  return pool_->bytes_used();
+}
+
+std::vector<std::pair<TaskKey, Headers>> WorkerService::ExecuteHeadersSeen() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return execute_headers_;
+}
+
+int64_t WorkerService::tasks_expired() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return tasks_expired_;
+}
+
+void WorkerService::SweepExpiredTasks() {
+  // Checks a few times per TTL (at most once a second), so a task lives at most ~1.25 TTL.
+  const auto period = std::clamp<std::chrono::milliseconds>(
+      options_.task_ttl / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!sweeper_cv_.wait_for(lock, period, [&] { return stopping_; })) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<TaskKey> expired;
+    for (const auto& [key, task] : tasks_) {
+      if (now - task->started >= options_.task_ttl)
+        expired.push_back(key);
+    }
+    if (expired.empty())
+      continue;
+    constexpr size_t kRemember = 1024;
+    for (const auto& key : expired) {
+      if (expired_.size() >= kRemember)
+        expired_.erase(expired_.begin());
+      expired_.push_back(key);
+    }
+    tasks_expired_ += static_cast<int64_t>(expired.size());
+    lock.unlock();
+    // Ended exactly as when the coordinator closes the channel (cancel, feeds, samplers).
+    for (const auto& key : expired) {
+      SHOAL_LOG(kWarning, "worker {}: dropping {} of query {}: older than the task TTL of {} ms",
+                options_.address, key.ToString(), key.query_id, options_.task_ttl.count());
+      (void)EndTask(key);
+    }
+    lock.lock();
+  }
 }
 
 }  // namespace shoal::dist

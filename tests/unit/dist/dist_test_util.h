@@ -1,4 +1,6 @@
-// Helpers shared by the dist unit tests: TPC-H query text and order-insensitive result text.
+// Helpers shared by the dist unit tests: TPC-H query text and order-insensitive result text, and
+// the set-up most of them share: TPC-H runners, in-process and in-process-gRPC clusters of workers,
+// a coordinator installed as a runner's plan transform, and the count of tasks workers still hold.
 #pragma once
 
 #include <algorithm>
@@ -8,8 +10,18 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "shoal/columnar/scalar.h"
+#include "shoal/dist/coordinator.h"
+#include "shoal/dist/grpc_worker_channel.h"
+#include "shoal/dist/grpc_worker_server.h"
+#include "shoal/dist/in_process_channel.h"
+#include "shoal/dist/worker_service.h"
 #include "shoal/exec/query_runner.h"
+#include "shoal/exec/tpch_tables.h"
+#include "shoal/io/tpch/scale.h"
+#include "tests/support/gtest_util.h"
 
 namespace shoal::dist::dist_testing {
 
@@ -39,6 +51,126 @@ inline std::vector<std::string> SortedRows(const exec::QueryResult& result) {
   }
   std::sort(rows.begin(), rows.end());
   return rows;
+}
+
+/// SortedRows as one text, a line per row: what plan-shape checks (EXPLAIN output) search.
+inline std::string SortedText(const exec::QueryResult& result) {
+  std::string text;
+  for (const auto& line : SortedRows(result))
+    text += line + "\n";
+  return text;
+}
+
+/// Registers the TPC-H tables of scale 0.01 in `runner` and sets its `threads`.
+inline Status LoadTpch(exec::QueryRunner& runner, int threads) {
+  SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse("0.01"));
+  SHOAL_RETURN_IF_ERROR(exec::RegisterTpchTables(scale, runner.session().catalog().get()));
+  return runner.RunOne("SET threads = " + std::to_string(threads)).status();
+}
+
+/// Runs `sql` on both runners and expects the same multiset of rows.
+inline void ExpectSameRows(exec::QueryRunner& single, exec::QueryRunner& distributed,
+                           const std::string& sql) {
+  ASSERT_OK_AND_ASSIGN(auto expected, single.RunOne(sql));
+  ASSERT_OK_AND_ASSIGN(auto actual, distributed.RunOne(sql));
+  EXPECT_EQ(SortedRows(expected), SortedRows(actual));
+}
+
+/// The usual options of a test worker: version "test", two threads, the coordinator's in-memory
+/// tables (in-process workers share them). The address is filled in by the cluster helpers.
+inline WorkerServiceOptions TestWorker(std::shared_ptr<const sql::Catalog> catalog) {
+  WorkerServiceOptions w;
+  w.version = "test";
+  w.threads = 2;
+  w.catalog = std::move(catalog);
+  return w;
+}
+
+/// In-process workers named `names`, each with `worker`'s options and its own address.
+inline Result<std::shared_ptr<InProcessCluster>> MakeInProcessCluster(
+    const std::vector<std::string>& names, const WorkerServiceOptions& worker) {
+  auto cluster = InProcessCluster::Make();
+  for (const auto& name : names) {
+    WorkerServiceOptions w = worker;
+    w.address = name;
+    SHOAL_RETURN_IF_ERROR(cluster->AddWorker(std::move(w)));
+  }
+  return cluster;
+}
+
+/// How many tasks the workers still hold (0 once every query has ended).
+inline int TasksHeld(const std::vector<std::shared_ptr<WorkerService>>& services) {
+  int n = 0;
+  for (const auto& s : services)
+    n += s->num_tasks();
+  return n;
+}
+
+inline int TasksHeld(const InProcessCluster& cluster) {
+  int n = 0;
+  for (const auto& address : cluster.addresses())
+    n += cluster.worker(address)->num_tasks();
+  return n;
+}
+
+/// Real gRPC workers in this process on loopback ports the OS picks, talking to each other (and
+/// to a coordinator) through `channels`. Shut down on destruction.
+struct GrpcTestCluster {
+  std::shared_ptr<GrpcChannelResolver> channels = std::make_shared<GrpcChannelResolver>();
+  std::vector<std::string> addresses;
+  std::vector<std::shared_ptr<WorkerService>> services;
+  std::vector<std::unique_ptr<GrpcWorkerServer>> servers;
+
+  /// Starts `n` more workers, each with `worker`'s options plus its bound address and `channels`;
+  /// `server` gives the other server options (listen is always 127.0.0.1:0).
+  Status Start(int n, const WorkerServiceOptions& worker, GrpcWorkerServerOptions server = {}) {
+    server.listen = "127.0.0.1:0";
+    for (int i = 0; i < n; ++i) {
+      std::shared_ptr<WorkerService> service;
+      SHOAL_ASSIGN_OR_RETURN(auto started,
+                             GrpcWorkerServer::Start(server, [&](const std::string& address) {
+                               WorkerServiceOptions w = worker;
+                               w.address = address;
+                               w.channels = channels;
+                               service = std::make_shared<WorkerService>(std::move(w));
+                               return service;
+                             }));
+      addresses.push_back(started->address());
+      services.push_back(std::move(service));
+      servers.push_back(std::move(started));
+    }
+    return Status::OK();
+  }
+
+  /// Stops the servers; the services stay, so their task counts can still be read.
+  void Shutdown() {
+    for (auto& s : servers)
+      s->Shutdown();
+    servers.clear();
+  }
+
+  int TasksHeld() const { return dist_testing::TasksHeld(services); }
+
+  ~GrpcTestCluster() { Shutdown(); }
+};
+
+/// Coordinator options for `workers` over `channels` with `version` ("" skips the version check).
+inline CoordinatorOptions CoordinatorFor(std::vector<std::string> workers,
+                                         ChannelResolverPtr channels,
+                                         std::string version = "test") {
+  CoordinatorOptions options;
+  options.workers = std::move(workers);
+  options.channels = std::move(channels);
+  options.version = std::move(version);
+  return options;
+}
+
+/// Makes the coordinator and installs it as `runner`'s plan transform (which keeps it alive).
+inline Result<std::shared_ptr<Coordinator>> InstallCoordinator(exec::QueryRunner& runner,
+                                                               CoordinatorOptions options) {
+  SHOAL_ASSIGN_OR_RETURN(auto coordinator, Coordinator::Make(std::move(options)));
+  runner.SetPlanTransform(coordinator->AsPlanTransform());
+  return coordinator;
 }
 
 }  // namespace shoal::dist::dist_testing

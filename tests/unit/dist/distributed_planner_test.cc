@@ -19,38 +19,21 @@ namespace {
 class DistributedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(auto scale, io::tpch::TpchScale::Parse("0.01"));
-    for (auto* runner : {&single_, &distributed_}) {
-      ASSERT_OK(exec::RegisterTpchTables(scale, runner->session().catalog().get()));
-      ASSERT_OK(runner->RunOne("SET threads = 4").status());
-    }
-    cluster_ = InProcessCluster::Make();
-    for (const char* name : {"w1", "w2", "w3"}) {
-      WorkerServiceOptions options;
-      options.address = name;
-      options.version = "test";
-      options.threads = 2;
-      // In-process workers share the coordinator's in-memory tables.
-      options.catalog = distributed_.session().catalog();
-      ASSERT_OK(cluster_->AddWorker(std::move(options)));
-    }
-    CoordinatorOptions options;
-    options.workers = {"w1", "w2", "w3"};
-    options.channels = cluster_;
-    options.version = "test";
-    ASSERT_OK_AND_ASSIGN(coordinator_, Coordinator::Make(std::move(options)));
+    ASSERT_OK(dist_testing::LoadTpch(single_, 4));
+    ASSERT_OK(dist_testing::LoadTpch(distributed_, 4));
+    // In-process workers share the coordinator's in-memory tables.
+    ASSERT_OK_AND_ASSIGN(cluster_, dist_testing::MakeInProcessCluster(
+                                       {"w1", "w2", "w3"},
+                                       dist_testing::TestWorker(distributed_.session().catalog())));
+    ASSERT_OK_AND_ASSIGN(coordinator_, dist_testing::InstallCoordinator(
+                                           distributed_, dist_testing::CoordinatorFor(
+                                                             {"w1", "w2", "w3"}, cluster_)));
     ASSERT_OK(coordinator_->CheckWorkers());
-    distributed_.SetPlanTransform(coordinator_->AsPlanTransform());
     // Small tasks, so that leaf stages use every worker at SF 0.01.
     ASSERT_OK(distributed_.RunOne("SET dist_bytes_per_task = '64kB'").status());
   }
 
-  int TasksHeld() const {
-    int n = 0;
-    for (const auto& address : cluster_->addresses())
-      n += cluster_->worker(address)->num_tasks();
-    return n;
-  }
+  int TasksHeld() const { return dist_testing::TasksHeld(*cluster_); }
 
   exec::QueryRunner single_;
   exec::QueryRunner distributed_;
@@ -61,19 +44,14 @@ class DistributedTest : public ::testing::Test {
 TEST_F(DistributedTest, EveryTpchQueryGivesTheSingleNodeAnswer) {
   for (int q = 1; q <= 22; ++q) {
     SCOPED_TRACE("q" + std::to_string(q));
-    const std::string sql = dist_testing::TpchQuery(q);
-    ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(sql));
-    ASSERT_OK_AND_ASSIGN(auto actual, distributed_.RunOne(sql));
-    EXPECT_EQ(dist_testing::SortedRows(expected), dist_testing::SortedRows(actual));
+    dist_testing::ExpectSameRows(single_, distributed_, dist_testing::TpchQuery(q));
     EXPECT_EQ(TasksHeld(), 0) << "workers still hold tasks after the query ended";
   }
 }
 
 TEST_F(DistributedTest, ExplainShowsStagesTasksAndBoundaries) {
   ASSERT_OK_AND_ASSIGN(auto result, distributed_.RunOne("EXPLAIN " + dist_testing::TpchQuery(3)));
-  std::string text;
-  for (const auto& line : dist_testing::SortedRows(result))
-    text += line + "\n";
+  const std::string text = dist_testing::SortedText(result);
   EXPECT_NE(text.find("NetworkShuffle"), std::string::npos) << text;
   EXPECT_NE(text.find("NetworkCoalesce"), std::string::npos) << text;
   EXPECT_NE(text.find("tasks=3"), std::string::npos) << text;
@@ -87,17 +65,11 @@ TEST_F(DistributedTest, SmallBuildSidesAreBroadcast) {
   ASSERT_OK_AND_ASSIGN(auto result,
                        distributed_.RunOne("EXPLAIN SELECT count(*) FROM supplier, nation "
                                            "WHERE s_nationkey = n_nationkey AND n_name <> 'X'"));
-  std::string text;
-  for (const auto& line : dist_testing::SortedRows(result))
-    text += line + "\n";
+  const std::string text = dist_testing::SortedText(result);
   EXPECT_NE(text.find("NetworkBroadcast"), std::string::npos) << text;
-  ASSERT_OK_AND_ASSIGN(auto expected,
-                       single_.RunOne("SELECT count(*) FROM supplier, nation WHERE s_nationkey = "
-                                      "n_nationkey AND n_name <> 'X'"));
-  ASSERT_OK_AND_ASSIGN(auto actual,
-                       distributed_.RunOne("SELECT count(*) FROM supplier, nation WHERE "
-                                           "s_nationkey = n_nationkey AND n_name <> 'X'"));
-  EXPECT_EQ(dist_testing::SortedRows(expected), dist_testing::SortedRows(actual));
+  dist_testing::ExpectSameRows(
+      single_, distributed_,
+      "SELECT count(*) FROM supplier, nation WHERE s_nationkey = n_nationkey AND n_name <> 'X'");
 }
 
 TEST_F(DistributedTest, RightAndFullJoinsGiveTheSingleNodeAnswer) {
@@ -109,9 +81,7 @@ TEST_F(DistributedTest, RightAndFullJoinsGiveTheSingleNodeAnswer) {
         "SELECT count(*) FROM customer RIGHT JOIN nation ON c_nationkey = n_nationkey AND "
         "c_acctbal > 9000"}) {
     SCOPED_TRACE(sql);
-    ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(sql));
-    ASSERT_OK_AND_ASSIGN(auto actual, distributed_.RunOne(sql));
-    EXPECT_EQ(dist_testing::SortedRows(expected), dist_testing::SortedRows(actual));
+    dist_testing::ExpectSameRows(single_, distributed_, sql);
   }
 }
 
@@ -122,9 +92,7 @@ TEST_F(DistributedTest, WindowsAndGroupingSetsGiveTheSingleNodeAnswer) {
         "SELECT l_returnflag, l_linestatus, count(*), sum(l_quantity) FROM lineitem GROUP BY "
         "ROLLUP (l_returnflag, l_linestatus)"}) {
     SCOPED_TRACE(sql);
-    ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(sql));
-    ASSERT_OK_AND_ASSIGN(auto actual, distributed_.RunOne(sql));
-    EXPECT_EQ(dist_testing::SortedRows(expected), dist_testing::SortedRows(actual));
+    dist_testing::ExpectSameRows(single_, distributed_, sql);
   }
   EXPECT_EQ(TasksHeld(), 0);
 }
@@ -141,10 +109,8 @@ TEST_F(DistributedTest, AWorkerErrorNamesTheWorkerStageAndTask) {
 }
 
 TEST_F(DistributedTest, AnUnreachableWorkerIsReportedByName) {
-  CoordinatorOptions options;
-  options.workers = {"w1", "w9"};
-  options.channels = cluster_;
-  ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(options)));
+  ASSERT_OK_AND_ASSIGN(auto coordinator,
+                       Coordinator::Make(dist_testing::CoordinatorFor({"w1", "w9"}, cluster_, "")));
   Status checked = coordinator->CheckWorkers();
   EXPECT_EQ(checked.code(), StatusCode::kUnavailable);
   EXPECT_NE(checked.UserMessage().find("w9"), std::string::npos) << checked.ToString();
@@ -157,11 +123,8 @@ TEST_F(DistributedTest, AnUnreachableWorkerIsReportedByName) {
 }
 
 TEST_F(DistributedTest, AVersionMismatchIsRefused) {
-  CoordinatorOptions options;
-  options.workers = {"w1"};
-  options.channels = cluster_;
-  options.version = "other";
-  ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(options)));
+  ASSERT_OK_AND_ASSIGN(auto coordinator,
+                       Coordinator::Make(dist_testing::CoordinatorFor({"w1"}, cluster_, "other")));
   EXPECT_STATUS_CODE(StatusCode::kInvalidArgument, coordinator->CheckWorkers());
 }
 
@@ -169,10 +132,7 @@ TEST_F(DistributedTest, OneWorkerAndOneTaskPerStageAlsoWork) {
   ASSERT_OK(distributed_.RunOne("SET dist_max_tasks = 1").status());
   for (int q : {1, 5, 13, 18, 21}) {
     SCOPED_TRACE("q" + std::to_string(q));
-    const std::string sql = dist_testing::TpchQuery(q);
-    ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(sql));
-    ASSERT_OK_AND_ASSIGN(auto actual, distributed_.RunOne(sql));
-    EXPECT_EQ(dist_testing::SortedRows(expected), dist_testing::SortedRows(actual));
+    dist_testing::ExpectSameRows(single_, distributed_, dist_testing::TpchQuery(q));
   }
 }
 

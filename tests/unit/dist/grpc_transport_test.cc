@@ -17,60 +17,27 @@ namespace {
 class GrpcTransportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(auto scale, io::tpch::TpchScale::Parse("0.01"));
-    for (auto* runner : {&single_, &distributed_}) {
-      ASSERT_OK(exec::RegisterTpchTables(scale, runner->session().catalog().get()));
-      ASSERT_OK(runner->RunOne("SET threads = 2").status());
-    }
-    auto channels = std::make_shared<GrpcChannelResolver>();
-    std::vector<std::string> addresses;
-    for (int i = 0; i < 2; ++i) {
-      GrpcWorkerServerOptions options;
-      options.listen = "127.0.0.1:0";
-      options.send_budget_bytes = 1 << 16;  // small: exercises the flow control
-      std::shared_ptr<WorkerService> service;
-      ASSERT_OK_AND_ASSIGN(auto server,
-                           GrpcWorkerServer::Start(options, [&](const std::string& address) {
-                             WorkerServiceOptions w;
-                             w.address = address;
-                             w.version = "test";
-                             w.threads = 2;
-                             w.catalog = distributed_.session().catalog();
-                             w.channels = channels;
-                             service = std::make_shared<WorkerService>(std::move(w));
-                             return service;
-                           }));
-      EXPECT_GT(server->port(), 0);
-      addresses.push_back(server->address());
-      services_.push_back(service);
-      servers_.push_back(std::move(server));
-    }
-    CoordinatorOptions options;
-    options.workers = addresses;
-    options.channels = channels;
-    options.version = "test";
-    ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(options)));
+    ASSERT_OK(dist_testing::LoadTpch(single_, 2));
+    ASSERT_OK(dist_testing::LoadTpch(distributed_, 2));
+    GrpcWorkerServerOptions server;
+    server.send_budget_bytes = 1 << 16;  // small: exercises the flow control
+    ASSERT_OK(
+        workers_.Start(2, dist_testing::TestWorker(distributed_.session().catalog()), server));
+    for (const auto& s : workers_.servers)
+      EXPECT_GT(s->port(), 0);
+    ASSERT_OK_AND_ASSIGN(
+        auto coordinator,
+        dist_testing::InstallCoordinator(
+            distributed_, dist_testing::CoordinatorFor(workers_.addresses, workers_.channels)));
     ASSERT_OK(coordinator->CheckWorkers());
-    distributed_.SetPlanTransform(coordinator->AsPlanTransform());
     ASSERT_OK(distributed_.RunOne("SET dist_bytes_per_task = '64kB'").status());
   }
 
-  void TearDown() override {
-    for (auto& s : servers_)
-      s->Shutdown();
-  }
-
-  int TasksHeld() const {
-    int n = 0;
-    for (const auto& s : services_)
-      n += s->num_tasks();
-    return n;
-  }
+  int TasksHeld() const { return workers_.TasksHeld(); }
 
   exec::QueryRunner single_;
   exec::QueryRunner distributed_;
-  std::vector<std::shared_ptr<WorkerService>> services_;
-  std::vector<std::unique_ptr<GrpcWorkerServer>> servers_;
+  dist_testing::GrpcTestCluster workers_;
 };
 
 TEST_F(GrpcTransportTest, TpchQueriesGiveTheSingleNodeAnswerWithEveryCompression) {
@@ -79,10 +46,7 @@ TEST_F(GrpcTransportTest, TpchQueriesGiveTheSingleNodeAnswerWithEveryCompression
         distributed_.RunOne(std::string("SET dist_compression = '") + compression + "'").status());
     for (int q : {1, 3, 13, 18}) {
       SCOPED_TRACE(std::string(compression) + " q" + std::to_string(q));
-      const std::string sql = dist_testing::TpchQuery(q);
-      ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(sql));
-      ASSERT_OK_AND_ASSIGN(auto actual, distributed_.RunOne(sql));
-      EXPECT_EQ(dist_testing::SortedRows(expected), dist_testing::SortedRows(actual));
+      dist_testing::ExpectSameRows(single_, distributed_, dist_testing::TpchQuery(q));
     }
   }
   // The coordinator channels closed with the queries: no task state is left on the workers.

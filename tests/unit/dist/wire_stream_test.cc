@@ -109,5 +109,25 @@ TEST(WireStreamTest, CloseStopsABlockedSender) {
   EXPECT_STATUS_CODE(StatusCode::kCancelled, demux->Pop(0));
 }
 
+TEST(WireStreamTest, AutoCompressionSkipsLoopbackPeersOnly) {
+  using columnar::ipc::Compression;
+  EXPECT_TRUE(IsLoopbackAddress("127.0.0.1:7001"));
+  EXPECT_TRUE(IsLoopbackAddress("127.1.2.3:1"));
+  EXPECT_TRUE(IsLoopbackAddress("localhost:7001"));
+  EXPECT_TRUE(IsLoopbackAddress("[::1]:7001"));
+  EXPECT_TRUE(IsLoopbackAddress("::1"));
+  EXPECT_FALSE(IsLoopbackAddress("10.0.0.7:7001"));
+  EXPECT_FALSE(IsLoopbackAddress("[2001:db8::1]:7001"));
+  EXPECT_FALSE(IsLoopbackAddress("worker-127:7001"));
+  EXPECT_FALSE(IsLoopbackAddress(""));
+  ASSERT_OK_AND_ASSIGN(auto local, ParseCompression("auto", "127.0.0.1:7001"));
+  EXPECT_EQ(local, Compression::kNone);
+  ASSERT_OK_AND_ASSIGN(auto remote, ParseCompression("auto", "10.0.0.7:7001"));
+  EXPECT_EQ(remote, Compression::kLz4Frame);
+  ASSERT_OK_AND_ASSIGN(auto forced, ParseCompression("lz4", "127.0.0.1:7001"));
+  EXPECT_EQ(forced, Compression::kLz4Frame);
+  EXPECT_STATUS_CODE(StatusCode::kInvalidArgument, ParseCompression("gzip"));
+}
+
 }  // namespace
 }  // namespace shoal::dist

@@ -1,0 +1,31 @@
+#include "shoal/cli/task_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "shoal/dist/shuffle/shuffle_task.h"
+
+namespace shoal::cli {
+
+void RegisterTaskCommand(CLI::App& app) {
+  auto envelope = std::make_shared<std::string>();
+  CLI::App* cmd =
+      app.add_subcommand("task", "Run one task of a materialized shuffle (started by the driver)");
+  cmd->add_option("envelope", *envelope, "The task's envelope (DIR/tasks/task-S-P.envelope)")
+      ->required();
+  cmd->callback([envelope] {
+    Result<int64_t> rows = dist::shuffle::RunShuffleTask(*envelope);
+    if (!rows.ok()) {
+      std::cerr << "ERROR:  " << rows.status().UserMessage() << "\n";
+      if (!rows.status().hint().empty())
+        std::cerr << "HINT:  " << rows.status().hint() << "\n";
+      throw CLI::RuntimeError(1);
+    }
+    std::printf("%lld\n", static_cast<long long>(*rows));
+    std::fflush(stdout);
+  });
+}
+
+}  // namespace shoal::cli
