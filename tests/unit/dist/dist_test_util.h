@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -66,6 +68,22 @@ inline Status LoadTpch(exec::QueryRunner& runner, int threads) {
   SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse("0.01"));
   SHOAL_RETURN_IF_ERROR(exec::RegisterTpchTables(scale, runner.session().catalog().get()));
   return runner.RunOne("SET threads = " + std::to_string(threads)).status();
+}
+
+/// Pids of the processes whose command line mentions `needle` (tests that check no task process
+/// outlives its driver).
+inline std::vector<int> ProcessesMentioning(const std::string& needle) {
+  std::vector<int> pids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos)
+      pids.push_back(std::stoi(name));
+  }
+  return pids;
 }
 
 /// Runs `sql` on both runners and expects the same multiset of rows.

@@ -27,21 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Processes whose command line mentions `needle`.
-std::vector<int> ProcessesMentioning(const std::string& needle) {
-  std::vector<int> pids;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos)
-      pids.push_back(std::stoi(name));
-  }
-  return pids;
-}
-
 class ShuffleDriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,11 +35,8 @@ class ShuffleDriverTest : public ::testing::Test {
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
-    ASSERT_OK_AND_ASSIGN(auto scale, io::tpch::TpchScale::Parse("0.01"));
-    for (auto* runner : {&single_, &shuffled_}) {
-      ASSERT_OK(exec::RegisterTpchTables(scale, runner->session().catalog().get()));
-      ASSERT_OK(runner->RunOne("SET threads = 2").status());
-    }
+    for (auto* runner : {&single_, &shuffled_})
+      ASSERT_OK(dist_testing::LoadTpch(*runner, 2));
     ShuffleDriverOptions options;
     options.tpch_scale = "0.01";
     options.executable = SHOAL_BINARY;
@@ -203,7 +185,7 @@ TEST_F(ShuffleDriverTest, TasksThatKeepFailingAreAllReportedTogether) {
   EXPECT_NE(message.find("4 of the 4 tasks"), std::string::npos) << message;
   EXPECT_NE(message.find("after 2 attempts"), std::string::npos) << message;
   EXPECT_NE(message.find("exit status 1"), std::string::npos) << message;
-  EXPECT_TRUE(ProcessesMentioning(dir.string()).empty());
+  EXPECT_TRUE(dist_testing::ProcessesMentioning(dir.string()).empty());
 }
 
 TEST_F(ShuffleDriverTest, ACancelledDriverLeavesNoTaskProcessRunning) {
@@ -216,13 +198,13 @@ TEST_F(ShuffleDriverTest, ACancelledDriverLeavesNoTaskProcessRunning) {
   bool started = false;
   for (int i = 0; i < 600 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    started = !ProcessesMentioning(dir.string()).empty();
+    started = !dist_testing::ProcessesMentioning(dir.string()).empty();
   }
   EXPECT_TRUE(started) << "no task process started";
   shuffled_.CancelRunning();
   query.join();
   EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
-  EXPECT_TRUE(ProcessesMentioning(dir.string()).empty());
+  EXPECT_TRUE(dist_testing::ProcessesMentioning(dir.string()).empty());
 }
 
 }  // namespace

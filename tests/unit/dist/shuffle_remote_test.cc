@@ -60,21 +60,6 @@ Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir) {
   return s;
 }
 
-// Processes whose command line mentions `needle`.
-std::vector<int> ProcessesMentioning(const std::string& needle) {
-  std::vector<int> pids;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos)
-      pids.push_back(std::stoi(name));
-  }
-  return pids;
-}
-
 int CountStageFiles(const fs::path& dir) {
   int n = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir))
@@ -90,11 +75,8 @@ class ShuffleRemoteTest : public ::testing::Test {
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_);
-    ASSERT_OK_AND_ASSIGN(auto scale, io::tpch::TpchScale::Parse("0.01"));
-    for (auto* runner : {&single_, &shuffled_}) {
-      ASSERT_OK(exec::RegisterTpchTables(scale, runner->session().catalog().get()));
-      ASSERT_OK(runner->RunOne("SET threads = 2").status());
-    }
+    for (auto* runner : {&single_, &shuffled_})
+      ASSERT_OK(dist_testing::LoadTpch(*runner, 2));
   }
 
   void TearDown() override {
@@ -275,7 +257,7 @@ TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers
   bool started = false;
   for (int i = 0; i < 600 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    started = !ProcessesMentioning(needle).empty();
+    started = !dist_testing::ProcessesMentioning(needle).empty();
   }
   EXPECT_TRUE(started) << "no task process started";
   shuffled_.CancelRunning();
@@ -285,7 +267,7 @@ TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers
   // The workers notice the cancelled calls within their polling interval.
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
-    gone = ProcessesMentioning(needle).empty();
+    gone = dist_testing::ProcessesMentioning(needle).empty();
     if (!gone)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
