@@ -11,7 +11,7 @@
 // the wire, and the same for both transports. The benchmark stops with an error if the plan does
 // not cross a network boundary.
 //
-//   build-release/bench/shoal_dist_transport_benchmark --benchmark_repetitions=3
+//   build-release/bench/shoal_distributed_transport_benchmark --benchmark_repetitions=3
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -20,15 +20,15 @@
 #include <benchmark/benchmark.h>
 
 #include "shoal/columnar/pretty_print.h"
-#include "shoal/dist/coordinator.h"
-#include "shoal/dist/grpc_worker_channel.h"
-#include "shoal/dist/grpc_worker_server.h"
-#include "shoal/dist/in_process_channel.h"
-#include "shoal/exec/query_runner.h"
-#include "shoal/exec/tpch_tables.h"
+#include "shoal/distributed/coordinator/coordinator.h"
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/transport/grpc_worker_server.h"
+#include "shoal/distributed/transport/in_process_channel.h"
+#include "shoal/engine/query_runner.h"
+#include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
 
-namespace shoal::dist {
+namespace shoal::distributed {
 namespace {
 
 constexpr const char* kQuery =
@@ -41,7 +41,7 @@ std::shared_ptr<sql::Catalog> Tables() {
     auto c = std::make_shared<sql::Catalog>();
     const char* sf = std::getenv("SHOAL_BENCH_SF");
     auto scale = io::tpch::TpchScale::Parse(sf != nullptr ? sf : "0.1");
-    if (!scale.ok() || !exec::RegisterTpchTables(*scale, c.get()).ok())
+    if (!scale.ok() || !engine::RegisterTpchTables(*scale, c.get()).ok())
       std::abort();
     return c;
   }();
@@ -50,7 +50,7 @@ std::shared_ptr<sql::Catalog> Tables() {
 
 // A coordinator session over one worker reached through gRPC (`grpc`) or in-process.
 struct Cluster {
-  std::unique_ptr<exec::QueryRunner> runner;
+  std::unique_ptr<engine::QueryRunner> runner;
   std::unique_ptr<GrpcWorkerServer> server;  // gRPC only
   std::string error;
 
@@ -67,7 +67,7 @@ struct Cluster {
 
   Status Start(bool grpc, const std::string& compression) {
     auto catalog = Tables();
-    runner = std::make_unique<exec::QueryRunner>();
+    runner = std::make_unique<engine::QueryRunner>();
     // The coordinator resolves lineitem in the same catalog as the worker.
     for (const auto& name : {"lineitem"}) {
       SHOAL_ASSIGN_OR_RETURN(auto entry, catalog->LookupTable(sql::kDefaultSchema, name));
@@ -167,6 +167,6 @@ BENCHMARK_CAPTURE(Transport, inproc_none, false, "none")
     ->UseRealTime();
 
 }  // namespace
-}  // namespace shoal::dist
+}  // namespace shoal::distributed
 
 BENCHMARK_MAIN();

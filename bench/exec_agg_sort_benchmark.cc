@@ -7,11 +7,11 @@
 #include <benchmark/benchmark.h>
 
 #include "shoal/columnar/builder.h"
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
 namespace {
@@ -31,8 +31,8 @@ sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type
 }
 
 // (low int64 in [0, 16), high int64 in [0, 2M), value int64, s utf8 of 8..16 chars), 10M rows.
-std::shared_ptr<MemoryTable> Table() {
-  static std::shared_ptr<MemoryTable> table = [] {
+std::shared_ptr<io::MemoryTable> Table() {
+  static std::shared_ptr<io::MemoryTable> table = [] {
     std::vector<Field> fields = {{"low", DataType::Int64()},
                                  {"high", DataType::Int64()},
                                  {"v", DataType::Int64()},
@@ -59,7 +59,7 @@ std::shared_ptr<MemoryTable> Table() {
       batches.push_back(columnar::RecordBatch::Make(
           schema, n, {*low.Finish(), *high.Finish(), *v.Finish(), *s.Finish()}));
     }
-    return *MemoryTable::Make(schema, std::move(batches));
+    return *io::MemoryTable::Make(schema, std::move(batches));
   }();
   return table;
 }

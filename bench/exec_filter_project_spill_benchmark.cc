@@ -8,13 +8,13 @@
 #include <benchmark/benchmark.h>
 
 #include "shoal/columnar/builder.h"
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/projection_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
 namespace {
@@ -43,8 +43,8 @@ sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type
 }
 
 // (k int64 in [0, 1M), v int64, d date32, s utf8 of 8..16 chars), 4M rows.
-std::shared_ptr<MemoryTable> Table() {
-  static std::shared_ptr<MemoryTable> table = [] {
+std::shared_ptr<io::MemoryTable> Table() {
+  static std::shared_ptr<io::MemoryTable> table = [] {
     std::vector<Field> fields = {{"k", DataType::Int64()},
                                  {"v", DataType::Int64()},
                                  {"d", DataType::Date32()},
@@ -71,7 +71,7 @@ std::shared_ptr<MemoryTable> Table() {
       batches.push_back(columnar::RecordBatch::Make(
           schema, n, {*k.Finish(), *v.Finish(), *d.Finish(), *s.Finish()}));
     }
-    return *MemoryTable::Make(schema, std::move(batches));
+    return *io::MemoryTable::Make(schema, std::move(batches));
   }();
   return table;
 }

@@ -12,10 +12,10 @@
 #include <benchmark/benchmark.h>
 
 #include "shoal/columnar/builder.h"
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/hash_join_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
 namespace {
@@ -27,8 +27,8 @@ constexpr int64_t kBatch = 8192;
 
 // Two int64 columns: a key and a payload. Keys are a shuffled permutation of 0..rows-1 when
 // `unique`, otherwise uniform in [0, key_range).
-std::shared_ptr<MemoryTable> MakeTable(int64_t rows, bool unique, int64_t key_range,
-                                       uint64_t seed) {
+std::shared_ptr<io::MemoryTable> MakeTable(int64_t rows, bool unique, int64_t key_range,
+                                           uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<int64_t> keys(static_cast<size_t>(rows));
   for (int64_t i = 0; i < rows; ++i)
@@ -49,10 +49,10 @@ std::shared_ptr<MemoryTable> MakeTable(int64_t rows, bool unique, int64_t key_ra
       vb.UnsafeAppend(start + i);
     batches.push_back(columnar::RecordBatch::Make(schema, n, {*kb.Finish(), *vb.Finish()}));
   }
-  return *MemoryTable::Make(schema, std::move(batches));
+  return *io::MemoryTable::Make(schema, std::move(batches));
 }
 
-ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
+ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
   io::ScanRequest request;
   request.projection = {0, 1};
   return *TableScanExec::Make(table, "t", request, partitions);

@@ -8,10 +8,10 @@
 #include <benchmark/benchmark.h>
 
 #include "shoal/columnar/builder.h"
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/window_exec.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
 namespace {
@@ -31,8 +31,8 @@ sql::ExprPtr Literal(int64_t v) {
 }
 
 // (p int64 in [0, 1000), o int64 unique, v int64), 1M rows.
-std::shared_ptr<MemoryTable> Table() {
-  static std::shared_ptr<MemoryTable> table = [] {
+std::shared_ptr<io::MemoryTable> Table() {
+  static std::shared_ptr<io::MemoryTable> table = [] {
     std::vector<Field> fields = {
         {"p", DataType::Int64()}, {"o", DataType::Int64()}, {"v", DataType::Int64()}};
     auto schema = std::make_shared<const columnar::Schema>(fields);
@@ -52,7 +52,7 @@ std::shared_ptr<MemoryTable> Table() {
       batches.push_back(
           columnar::RecordBatch::Make(schema, n, {*p.Finish(), *o.Finish(), *v.Finish()}));
     }
-    return *MemoryTable::Make(schema, std::move(batches));
+    return *io::MemoryTable::Make(schema, std::move(batches));
   }();
   return table;
 }

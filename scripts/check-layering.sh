@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Checks that each layer under src/shoal/ includes only the layers below it.
 #
-# The order (docs/architecture.md): common < columnar < io < sql < exec < dist < server < cli.
+# The order (docs/architecture.md):
+#   common < columnar < io < sql < exec < distributed < engine < server < cli.
 # A file in src/shoal/<layer>/ may write #include "shoal/<other>/..." only when <other> is <layer>
 # itself or a layer before it. CMake links each layer only to the layers below it, so a forbidden
 # call usually fails to link anyway; this check also catches header-only use, which links fine.
 #
 # Also checked:
 #   - includes of our headers are written from src/ ("shoal/<layer>/x.h"), never relative ("../x.h");
-#   - gRPC and protobuf headers appear only in dist, server and cli (exec must not know the network);
+#   - gRPC and protobuf headers appear only in distributed, server and cli (exec must not know the network);
 #   - libpg_query's header appears only in sql;
 #   - headers named *_internal.h are included only from their own layer (and from tests);
 #   - every folder under src/shoal/ is a known layer (a new layer must be added here first).
@@ -18,7 +19,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 
-layers=(common columnar io sql exec dist server cli)
+layers=(common columnar io sql exec distributed engine server cli)
 
 # index_of LAYER: its position in the order, or -1.
 index_of() {
@@ -86,8 +87,8 @@ while IFS= read -r -d '' file; do
     case "$target" in
       grpc/* | grpcpp/* | grpc++/* | google/protobuf/*)
         case "$layer" in
-          dist | server | cli) ;;
-          *) report "$where: gRPC/protobuf header <$target> outside dist, server and cli" ;;
+          distributed | server | cli) ;;
+          *) report "$where: gRPC/protobuf header <$target> outside distributed, server and cli" ;;
         esac
         ;;
       pg_query.h | pg_query/*)

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 #include "shoal/sql/session.h"
 #include "tests/slt/parser.h"
 #include "tests/unit/sql/tpch_catalog.h"
@@ -346,10 +346,10 @@ bool LoadCorpus(const std::vector<std::string>& paths, std::vector<Target>* targ
   return true;
 }
 
-std::unique_ptr<exec::QueryRunner> MakeRunner(bool tpch) {
+std::unique_ptr<engine::QueryRunner> MakeRunner(bool tpch) {
   if (!tpch)
-    return std::make_unique<exec::QueryRunner>();
-  return std::make_unique<exec::QueryRunner>(
+    return std::make_unique<engine::QueryRunner>();
+  return std::make_unique<engine::QueryRunner>(
       std::make_shared<sql::Session>(sql::testing::MakeTpchCatalog()));
 }
 
@@ -383,10 +383,10 @@ int Main(int argc, char** argv) {
     const std::string mutant = mutator.Mutate(target.sql);
     if (WritesFiles(mutant))
       continue;
-    std::unique_ptr<exec::QueryRunner> runner = MakeRunner(target.tpch);
+    std::unique_ptr<engine::QueryRunner> runner = MakeRunner(target.tpch);
     for (const std::string& statement : target.setup)
       (void)runner->RunAll(statement);
-    Result<std::vector<exec::QueryResult>> result = runner->RunAll(mutant);
+    Result<std::vector<engine::QueryResult>> result = runner->RunAll(mutant);
     if (result.ok()) {
       ++accepted;
       continue;

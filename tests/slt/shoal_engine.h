@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 #include "tests/slt/engine.h"
 
 namespace shoal::slt {
@@ -28,7 +28,7 @@ class ShoalSltEngine final : public SltEngine {
   explicit ShoalSltEngine(std::string config_name) : config_name_(std::move(config_name)) {}
 
   std::string config_name_;
-  exec::QueryRunner runner_;
+  engine::QueryRunner runner_;
 };
 
 /// Registers the configurations "default" (first, so the default), "batch1" and "batch2"

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "shoal/dist/coordinator.h"
-#include "shoal/dist/in_process_channel.h"
-#include "shoal/dist/passthrough_headers.h"
-#include "shoal/dist/worker_service.h"
+#include "shoal/distributed/coordinator/coordinator.h"
+#include "shoal/distributed/transport/in_process_channel.h"
+#include "shoal/distributed/transport/passthrough_headers.h"
+#include "shoal/distributed/worker/worker_service.h"
 
 namespace shoal::cli {
 
@@ -24,7 +24,7 @@ bool IsInProcessWorkers(const std::string& workers) {
   return workers.rfind(kPrefix, 0) == 0;
 }
 
-Status UseInProcessWorkers(exec::QueryRunner& runner, const CoordinatorArgs& args) {
+Status UseInProcessWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args) {
   const std::string_view count = std::string_view(args.workers).substr(kPrefix.size());
   int n = 0;
   auto parsed = std::from_chars(count.data(), count.data() + count.size(), n);
@@ -35,23 +35,23 @@ Status UseInProcessWorkers(exec::QueryRunner& runner, const CoordinatorArgs& arg
         .WithHint("e.g. --workers inproc:4 runs queries across 4 workers inside this process");
   // In-process workers report the coordinator's expected version, or a fixed one when unchecked.
   const std::string version = args.worker_version.empty() ? "inproc" : args.worker_version;
-  auto cluster = dist::InProcessCluster::Make();
+  auto cluster = distributed::InProcessCluster::Make();
   std::vector<std::string> addresses;
   for (int i = 0; i < n; ++i) {
-    dist::WorkerServiceOptions options;
+    distributed::WorkerServiceOptions options;
     options.address = fmt::format("inproc-{}", i + 1);
     options.version = version;
     options.catalog = runner.session().catalog();
     addresses.push_back(options.address);
     SHOAL_RETURN_IF_ERROR(cluster->AddWorker(std::move(options)));
   }
-  dist::CoordinatorOptions options;
+  distributed::CoordinatorOptions options;
   options.workers = std::move(addresses);
   for (const auto& header : args.headers)
-    SHOAL_RETURN_IF_ERROR(dist::ParseHeader(header, &options.headers));
+    SHOAL_RETURN_IF_ERROR(distributed::ParseHeader(header, &options.headers));
   options.channels = cluster;
   options.version = version;
-  SHOAL_ASSIGN_OR_RETURN(auto coordinator, dist::Coordinator::Make(std::move(options)));
+  SHOAL_ASSIGN_OR_RETURN(auto coordinator, distributed::Coordinator::Make(std::move(options)));
   SHOAL_RETURN_IF_ERROR(coordinator->CheckWorkers());
   runner.SetPlanTransform(coordinator->AsPlanTransform());
   return Status::OK();

@@ -12,7 +12,7 @@
 
 #include "shoal/cli/worker_command.h"
 #include "shoal/common/result.h"
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 
 namespace shoal::cli {
 
@@ -21,7 +21,7 @@ bool IsInProcessWorkers(const std::string& workers);
 
 /// Starts the N in-process workers of `args.workers` ("inproc:N", 1 <= N <= kMaxInProcessWorkers)
 /// and makes `runner` run its queries across them.
-Status UseInProcessWorkers(exec::QueryRunner& runner, const CoordinatorArgs& args);
+Status UseInProcessWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args);
 
 inline constexpr int kMaxInProcessWorkers = 256;
 

@@ -18,8 +18,9 @@
 #include "shoal/cli/in_process_workers.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
-#include "shoal/dist/shuffle/shuffle_driver.h"
-#include "shoal/exec/tpch_tables.h"
+#include "shoal/distributed/shuffle/shuffle_driver.h"
+#include "shoal/engine/execution_modes.h"
+#include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
 
 namespace shoal::cli {
@@ -123,7 +124,7 @@ class InterruptWatcher {
   /// `sticky` (scripts, -c, -f): once interrupted, every statement is cancelled as soon as it
   /// starts, so a Ctrl-C that lands between statements (or while --tpch generates data) still
   /// stops the script. Interactively a Ctrl-C at the prompt does nothing, as in psql.
-  InterruptWatcher(exec::QueryRunner* runner, bool sticky) : runner_(runner), sticky_(sticky) {
+  InterruptWatcher(engine::QueryRunner* runner, bool sticky) : runner_(runner), sticky_(sticky) {
     struct sigaction action {};
     action.sa_handler = OnInterrupt;
     sigemptyset(&action.sa_mask);
@@ -151,7 +152,7 @@ class InterruptWatcher {
   InterruptWatcher& operator=(const InterruptWatcher&) = delete;
 
  private:
-  exec::QueryRunner* runner_;
+  engine::QueryRunner* runner_;
   const bool sticky_;
   struct sigaction previous_ {};
   std::atomic<bool> stop_{false};
@@ -188,13 +189,13 @@ Status RunMetaCommand(const std::string& line, bool* timing, bool* quit) {
   return Status::InvalidArgument("invalid command {}", cmd);
 }
 
-Status RunSql(exec::QueryRunner& runner, const std::string& sql, SqlOutputFormat format,
+Status RunSql(engine::QueryRunner& runner, const std::string& sql, SqlOutputFormat format,
               bool timing, std::ostream& out, std::ostream& err) {
   if (Trim(sql).empty()) {
     return Status::OK();
   }
   auto start = std::chrono::steady_clock::now();
-  return runner.Run(sql, [&](const exec::QueryResult& result) {
+  return runner.Run(sql, [&](const engine::QueryResult& result) {
     out << RenderSqlResult(result, format);
     out.flush();
     if (timing) {
@@ -225,7 +226,7 @@ Result<std::string> ReadFile(const std::string& path) {
 
 // The interactive shell: statements end with ';' at the end of a line; meta-commands are lines of
 // their own. Errors are printed and the shell goes on.
-void RunInteractive(exec::QueryRunner& runner, SqlOutputFormat format) {
+void RunInteractive(engine::QueryRunner& runner, SqlOutputFormat format) {
   bool timing = false;
   bool quit = false;
   std::string buffer;
@@ -299,7 +300,7 @@ std::string FormatSqlError(const Status& status, const std::string& sql) {
   return out;
 }
 
-std::string RenderSqlResult(const exec::QueryResult& result, SqlOutputFormat format) {
+std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat format) {
   if (result.schema == nullptr) {
     return format == SqlOutputFormat::kTable ? result.command_tag + "\n" : "";
   }
@@ -356,7 +357,7 @@ std::string RenderSqlResult(const exec::QueryResult& result, SqlOutputFormat for
   return out;
 }
 
-Status RunSqlScript(exec::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
+Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
                     std::string* failed_sql) {
   auto run = [&](const std::string& sql) {
@@ -415,12 +416,12 @@ void RegisterSqlCommand(CLI::App& app) {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
                                                       : SqlOutputFormat::kTable;
-    exec::QueryRunner runner;
+    engine::QueryRunner runner;
     const bool interactive = args->commands.empty() && args->files.empty() && isatty(STDIN_FILENO);
     InterruptWatcher interrupts(&runner, /*sticky=*/!interactive);
     if (!args->tpch_scale.empty()) {
       Result<io::tpch::TpchScale> scale = io::tpch::TpchScale::Parse(args->tpch_scale);
-      Status st = scale.ok() ? exec::RegisterTpchTables(*scale, runner.session().catalog().get())
+      Status st = scale.ok() ? engine::RegisterTpchTables(*scale, runner.session().catalog().get())
                              : scale.status();
       if (!st.ok()) {
         PrintError(st, "", std::cerr);
@@ -433,7 +434,7 @@ void RegisterSqlCommand(CLI::App& app) {
       throw CLI::RuntimeError(1);
     }
     if (args->workers.empty()) {
-      dist::shuffle::ShuffleDriverOptions shuffle;
+      distributed::shuffle::ShuffleDriverOptions shuffle;
       shuffle.tpch_scale = args->tpch_scale;
       Status st = Status::OK();
       if (!args->shuffle_workers.empty() && args->shuffle_dir.empty())
@@ -450,7 +451,7 @@ void RegisterSqlCommand(CLI::App& app) {
         start = end + 1;
       }
       if (st.ok())
-        st = dist::shuffle::UseShuffleDriver(runner, std::move(shuffle));
+        st = engine::UseShuffleDriver(runner, std::move(shuffle));
       if (st.ok() && !args->shuffle_dir.empty())
         st = runner.session().settings().Set("shuffle_dir", args->shuffle_dir);
       if (!st.ok()) {

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shoal/common/result.h"
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 
 namespace shoal::cli {
 
@@ -18,13 +18,13 @@ enum class SqlOutputFormat { kTable, kCsv, kJson };
 
 /// Renders one statement's result as `format` (table mode: the table, or the command tag for
 /// statements without rows; csv / json: nothing for those).
-std::string RenderSqlResult(const exec::QueryResult& result, SqlOutputFormat format);
+std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat format);
 
 /// Runs a script (SQL statements and psql meta-commands such as `\timing on` and `\q` on lines of
 /// their own) against `runner`, writing results to `out` and timings to `err`. Returns the first
 /// error; `*quit` is set when `\q` was read. `failed_sql` (optional) receives the SQL text an
 /// error's position refers to.
-Status RunSqlScript(exec::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
+Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
                     std::string* failed_sql = nullptr);
 

@@ -13,12 +13,12 @@
 #include <fmt/core.h>
 
 #include "shoal/common/result.h"
-#include "shoal/exec/tpch_tables.h"
 #include "shoal/io/copy_writer.h"
 #include "shoal/io/file_writer.h"
 #include "shoal/io/tpch/scale.h"
 #include "shoal/io/tpch/text_pool.h"
 #include "shoal/io/tpch/tpch_generator.h"
+#include "shoal/io/tpch/tpch_memory_tables.h"
 
 namespace shoal::cli {
 namespace {
@@ -80,7 +80,7 @@ Result<int64_t> WriteTabularFile(const io::tpch::TpchScale& scale, const io::tpc
                                  int threads) {
   using Batches = std::vector<columnar::RecordBatchPtr>;
   SHOAL_ASSIGN_OR_RETURN(auto writer,
-                         io::OpenCopyWriter(file.path, exec::TpchSchema(file.table), options));
+                         io::OpenCopyWriter(file.path, io::tpch::TpchSchema(file.table), options));
   std::deque<std::future<Result<Batches>>> in_flight;
   int64_t next = file.begin;
   auto launch = [&] {
@@ -88,7 +88,7 @@ Result<int64_t> WriteTabularFile(const io::tpch::TpchScale& scale, const io::tpc
     const int64_t e = std::min(file.end, b + kTabularChunkRows);
     next = e;
     in_flight.push_back(std::async(std::launch::async, [&scale, &text, &file, b, e] {
-      return exec::GenerateTpchBatches(scale, text, file.table, b, e);
+      return io::tpch::GenerateTpchBatches(scale, text, file.table, b, e);
     }));
   };
   int64_t rows = 0;
@@ -146,7 +146,7 @@ Status RunTabularTpchgen(const TpchgenArgs& args, const TpchGenOptions& options)
       SHOAL_RETURN_IF_ERROR(io::FileWriter::CreateDirectories(
           fmt::format("{}/{}", options.output_dir, io::tpch::TpchTableName(table))));
     }
-    const int64_t parent_rows = exec::TpchParentRows(options.scale, table);
+    const int64_t parent_rows = io::tpch::TpchParentRows(options.scale, table);
     for (int p = 1; p <= parts; ++p) {
       auto [begin, end] = TpchGenerator::PartRange(parent_rows, parts, p);
       std::string path = TpchGenerator::OutputPath(options.output_dir, table, options.parts, p);

@@ -10,14 +10,14 @@
 
 #include "shoal/common/settings.h"
 #include "shoal/common/version.h"
-#include "shoal/dist/coordinator.h"
-#include "shoal/dist/grpc_worker_channel.h"
-#include "shoal/dist/grpc_worker_server.h"
-#include "shoal/dist/passthrough_headers.h"
-#include "shoal/dist/shuffle/stage_file_service.h"
-#include "shoal/dist/worker_resolver.h"
-#include "shoal/dist/worker_service.h"
-#include "shoal/exec/tpch_tables.h"
+#include "shoal/distributed/coordinator/coordinator.h"
+#include "shoal/distributed/coordinator/worker_resolver.h"
+#include "shoal/distributed/shuffle/stage_file_service.h"
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/transport/grpc_worker_server.h"
+#include "shoal/distributed/transport/passthrough_headers.h"
+#include "shoal/distributed/worker/worker_service.h"
+#include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
 
 namespace shoal::cli {
@@ -48,7 +48,7 @@ Status RunWorker(const WorkerArgs& args) {
   auto catalog = std::make_shared<sql::Catalog>();
   if (!args.tpch_scale.empty()) {
     SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(args.tpch_scale));
-    SHOAL_RETURN_IF_ERROR(exec::RegisterTpchTables(scale, catalog.get()));
+    SHOAL_RETURN_IF_ERROR(engine::RegisterTpchTables(scale, catalog.get()));
   }
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t signals;
@@ -56,28 +56,29 @@ Status RunWorker(const WorkerArgs& args) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  auto channels = std::make_shared<dist::GrpcChannelResolver>();
-  dist::GrpcWorkerServerOptions options;
+  auto channels = std::make_shared<distributed::GrpcChannelResolver>();
+  distributed::GrpcWorkerServerOptions options;
   options.listen = args.listen;
-  std::unique_ptr<dist::shuffle::StageFileService> stage_files;
+  std::unique_ptr<distributed::shuffle::StageFileService> stage_files;
   if (!args.shuffle_dir.empty()) {
-    dist::shuffle::StageFileServiceOptions shuffle;
+    distributed::shuffle::StageFileServiceOptions shuffle;
     shuffle.shuffle_dir = args.shuffle_dir;
-    SHOAL_ASSIGN_OR_RETURN(stage_files, dist::shuffle::StageFileService::Make(std::move(shuffle)));
+    SHOAL_ASSIGN_OR_RETURN(stage_files,
+                           distributed::shuffle::StageFileService::Make(std::move(shuffle)));
     options.extra_services.push_back(stage_files->grpc_service());
   }
-  SHOAL_ASSIGN_OR_RETURN(auto server,
-                         dist::GrpcWorkerServer::Start(options, [&](const std::string& address) {
-                           dist::WorkerServiceOptions service;
-                           service.address = address;
-                           service.version = args.version;
-                           service.task_ttl = task_ttl;
-                           service.threads = args.threads;
-                           service.memory_limit = memory_limit;
-                           service.catalog = catalog;
-                           service.channels = channels;
-                           return std::make_shared<dist::WorkerService>(std::move(service));
-                         }));
+  SHOAL_ASSIGN_OR_RETURN(
+      auto server, distributed::GrpcWorkerServer::Start(options, [&](const std::string& address) {
+        distributed::WorkerServiceOptions service;
+        service.address = address;
+        service.version = args.version;
+        service.task_ttl = task_ttl;
+        service.threads = args.threads;
+        service.memory_limit = memory_limit;
+        service.catalog = catalog;
+        service.channels = channels;
+        return std::make_shared<distributed::WorkerService>(std::move(service));
+      }));
   if (stage_files)
     stage_files->set_address(server->address());
   std::printf("listening on %s\n", server->address().c_str());
@@ -151,14 +152,14 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
   return bad();
 }
 
-Status UseWorkers(exec::QueryRunner& runner, const CoordinatorArgs& args) {
-  dist::CoordinatorOptions options;
-  SHOAL_ASSIGN_OR_RETURN(options.resolver, dist::MakeWorkerResolver(args.workers));
+Status UseWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args) {
+  distributed::CoordinatorOptions options;
+  SHOAL_ASSIGN_OR_RETURN(options.resolver, distributed::MakeWorkerResolver(args.workers));
   for (const auto& header : args.headers)
-    SHOAL_RETURN_IF_ERROR(dist::ParseHeader(header, &options.headers));
-  options.channels = std::make_shared<dist::GrpcChannelResolver>();
+    SHOAL_RETURN_IF_ERROR(distributed::ParseHeader(header, &options.headers));
+  options.channels = std::make_shared<distributed::GrpcChannelResolver>();
   options.version = args.worker_version;
-  SHOAL_ASSIGN_OR_RETURN(auto coordinator, dist::Coordinator::Make(std::move(options)));
+  SHOAL_ASSIGN_OR_RETURN(auto coordinator, distributed::Coordinator::Make(std::move(options)));
   SHOAL_RETURN_IF_ERROR(coordinator->CheckWorkers());
   runner.SetPlanTransform(coordinator->AsPlanTransform());
   return Status::OK();

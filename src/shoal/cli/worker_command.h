@@ -22,7 +22,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shoal/common/result.h"
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 
 namespace shoal::cli {
 
@@ -43,7 +43,7 @@ std::string DefaultWorkerVersion();
 
 /// Makes `runner` run its queries across the workers of `args`: checks first that every worker
 /// answers and reports the expected version.
-Status UseWorkers(exec::QueryRunner& runner, const CoordinatorArgs& args);
+Status UseWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args);
 
 /// Parses a duration such as "10m", "30s", "250ms", "1h" or a plain number of seconds.
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text);

@@ -18,7 +18,7 @@ class SqlCommandTest : public ::testing::Test {
     return RunSqlScript(runner_, sql, format, &timing_, &quit_, out_, err_);
   }
 
-  exec::QueryRunner runner_;
+  engine::QueryRunner runner_;
   bool timing_ = false;
   bool quit_ = false;
   std::ostringstream out_;

@@ -1,6 +1,6 @@
-// COPY ... TO end to end through the QueryRunner: the command tag, CSV text exactly as written,
-// Arrow and Parquet files read back as external tables, the option errors and their SQLSTATEs, and
-// that a COPY that fails leaves no file behind.
+// COPY ... TO end to end through the QueryRunner (engine/): the command tag, CSV text exactly as
+// written, Arrow and Parquet files read back as external tables, the option errors and their
+// SQLSTATEs, and that a COPY that fails leaves no file behind.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 #include "tests/support/gtest_util.h"
 
 namespace shoal::exec {
@@ -64,7 +64,7 @@ class CopyTest : public ::testing::Test {
   Status Error(const std::string& sql) { return runner_.RunOne(sql).status(); }
 
   std::filesystem::path dir_;
-  QueryRunner runner_;
+  engine::QueryRunner runner_;
 };
 
 const char kRows[] =

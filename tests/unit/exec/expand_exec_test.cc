@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/io/memory_table.h"
 #include "tests/support/gtest_util.h"
 #include "tests/unit/exec/exec_test_util.h"
 
@@ -22,7 +22,7 @@ using Strings = std::vector<std::string>;
 
 ExecPlanPtr ScanOf(const std::vector<Field>& fields, const std::vector<RecordBatchPtr>& batches,
                    int partitions) {
-  auto table = MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
+  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
   EXPECT_TRUE(table.ok());
   io::ScanRequest request;
   for (size_t i = 0; i < fields.size(); ++i)

@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/row_key/grouper.h"
+#include "shoal/io/memory_table.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -36,9 +36,9 @@ sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type
   return e;
 }
 
-std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
-                                       const std::vector<shoal::testing::TextRow>& rows,
-                                       int per_batch) {
+std::shared_ptr<io::MemoryTable> MakeTable(const std::vector<Field>& fields,
+                                           const std::vector<shoal::testing::TextRow>& rows,
+                                           int per_batch) {
   std::vector<RecordBatchPtr> batches;
   for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
     std::vector<shoal::testing::TextRow> part(
@@ -46,12 +46,12 @@ std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
         rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
     batches.push_back(MakeBatch(fields, part));
   }
-  auto table = MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
+  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
   EXPECT_TRUE(table.ok());
   return *table;
 }
 
-ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
+ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
   io::ScanRequest request;
   for (int i = 0; i < table->schema()->num_fields(); ++i)
     request.projection.push_back(i);

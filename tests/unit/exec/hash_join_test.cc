@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "shoal/exec/join/join_hash_table.h"
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/hash_join_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/io/memory_table.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -68,8 +68,8 @@ std::vector<Row> RandomRows(std::mt19937_64* rng, int n, int key_range) {
   return rows;
 }
 
-std::shared_ptr<MemoryTable> ToTable(const std::vector<Row>& rows, const std::string& prefix,
-                                     int per_batch) {
+std::shared_ptr<io::MemoryTable> ToTable(const std::vector<Row>& rows, const std::string& prefix,
+                                         int per_batch) {
   std::vector<RecordBatchPtr> batches;
   std::vector<TextRow> text;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -80,12 +80,12 @@ std::shared_ptr<MemoryTable> ToTable(const std::vector<Row>& rows, const std::st
     }
   }
   auto schema = std::make_shared<const columnar::Schema>(RowFields(prefix));
-  auto table = MemoryTable::Make(schema, std::move(batches));
+  auto table = io::MemoryTable::Make(schema, std::move(batches));
   EXPECT_TRUE(table.ok());
   return *table;
 }
 
-ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
+ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
   io::ScanRequest request;
   request.projection = {0, 1, 2};
   auto scan = TableScanExec::Make(table, "t", request, partitions);
@@ -178,7 +178,7 @@ std::vector<sql::ExprPtr> Keys(bool multi_key) {
 }
 
 struct JoinInputs {
-  std::shared_ptr<MemoryTable> left, right;
+  std::shared_ptr<io::MemoryTable> left, right;
 };
 
 Result<ExecPlanPtr> MakeJoin(const JoinInputs& in, JoinType type, Mode mode, bool multi_key,
@@ -254,12 +254,14 @@ class HashJoinNullRulesTest : public ::testing::Test {
   Strings Run(const std::vector<TextRow>& left, const std::vector<TextRow>& right, JoinType type) {
     std::vector<Field> lf = {{"a", DataType::Int32()}};
     std::vector<Field> rf = {{"b", DataType::Int32()}};
-    auto lt = *MemoryTable::Make(std::make_shared<const columnar::Schema>(lf),
-                                 left.empty() ? std::vector<RecordBatchPtr>{}
-                                              : std::vector<RecordBatchPtr>{MakeBatch(lf, left)});
-    auto rt = *MemoryTable::Make(std::make_shared<const columnar::Schema>(rf),
-                                 right.empty() ? std::vector<RecordBatchPtr>{}
-                                               : std::vector<RecordBatchPtr>{MakeBatch(rf, right)});
+    auto lt =
+        *io::MemoryTable::Make(std::make_shared<const columnar::Schema>(lf),
+                               left.empty() ? std::vector<RecordBatchPtr>{}
+                                            : std::vector<RecordBatchPtr>{MakeBatch(lf, left)});
+    auto rt =
+        *io::MemoryTable::Make(std::make_shared<const columnar::Schema>(rf),
+                               right.empty() ? std::vector<RecordBatchPtr>{}
+                                             : std::vector<RecordBatchPtr>{MakeBatch(rf, right)});
     io::ScanRequest request;
     request.projection = {0};
     auto join =
@@ -306,8 +308,8 @@ TEST(HashJoinTest, KeysOfManyTypes) {
                               {"1.50", "2024-01-01", "11"},
                               {"2.00", "2024-01-02", "12"},
                               {"NULL", "2024-01-01", "13"}});
-  auto lt = *MemoryTable::Make(left->schema(), {left});
-  auto rt = *MemoryTable::Make(right->schema(), {right});
+  auto lt = *io::MemoryTable::Make(left->schema(), {left});
+  auto rt = *io::MemoryTable::Make(right->schema(), {right});
   io::ScanRequest request;
   request.projection = {0, 1, 2};
   auto keys_l =

@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/nested_loop_join_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/io/memory_table.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -59,8 +59,8 @@ ExecPlanPtr Scan(const std::vector<Row>& rows, int per_batch, int partitions) {
       text.clear();
     }
   }
-  auto table =
-      MemoryTable::Make(std::make_shared<const columnar::Schema>(RowFields()), std::move(batches));
+  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(RowFields()),
+                                     std::move(batches));
   EXPECT_TRUE(table.ok());
   io::ScanRequest request;
   request.projection = {0, 1};

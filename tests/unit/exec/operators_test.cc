@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/limit_exec.h"
@@ -14,6 +13,7 @@
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
+#include "shoal/io/memory_table.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -29,8 +29,8 @@ std::vector<Field> Fields() {
 }
 
 // A table of `n` rows (id, name, v) split into batches of `per_batch` rows.
-std::shared_ptr<MemoryTable> MakeTable(int n, int per_batch,
-                                       std::shared_ptr<MemoryPool> pool = DefaultMemoryPool()) {
+std::shared_ptr<io::MemoryTable> MakeTable(int n, int per_batch,
+                                           std::shared_ptr<MemoryPool> pool = DefaultMemoryPool()) {
   std::vector<RecordBatchPtr> batches;
   std::vector<shoal::testing::TextRow> rows;
   for (int i = 0; i < n; ++i) {
@@ -42,12 +42,12 @@ std::shared_ptr<MemoryTable> MakeTable(int n, int per_batch,
     }
   }
   auto schema = std::make_shared<const columnar::Schema>(Fields());
-  auto table = MemoryTable::Make(schema, std::move(batches));
+  auto table = io::MemoryTable::Make(schema, std::move(batches));
   EXPECT_TRUE(table.ok());
   return *table;
 }
 
-ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions,
+ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions,
                  std::vector<int> projection = {0, 1, 2}) {
   io::ScanRequest request;
   request.projection = std::move(projection);

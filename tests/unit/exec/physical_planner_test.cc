@@ -1,5 +1,6 @@
-// Tests of the physical planner and the QueryRunner: plan shapes for one and several partitions,
-// and that SQL run end to end gives the same rows whatever the partitioning and batch size.
+// Tests of the physical planner and the QueryRunner (engine/): plan shapes for one and several
+// partitions, and that SQL run end to end gives the same rows whatever the partitioning and batch
+// size.
 #include "shoal/exec/physical_planner.h"
 
 #include <algorithm>
@@ -8,13 +9,13 @@
 
 #include <gtest/gtest.h>
 
-#include "shoal/exec/query_runner.h"
+#include "shoal/engine/query_runner.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
 namespace {
 
-std::vector<std::string> SortedRows(const QueryResult& result) {
+std::vector<std::string> SortedRows(const engine::QueryResult& result) {
   auto rows = testutil::Rows(result.batches);
   std::sort(rows.begin(), rows.end());
   return rows;
@@ -35,10 +36,10 @@ class PhysicalPlannerTest : public ::testing::Test {
     }
   }
 
-  QueryResult Run(const std::string& sql) {
+  engine::QueryResult Run(const std::string& sql) {
     auto result = runner_.RunOne(sql);
     EXPECT_TRUE(result.ok()) << sql << ": " << result.status().ToString();
-    return result.ok() ? *result : QueryResult{};
+    return result.ok() ? *result : engine::QueryResult{};
   }
 
   std::string Explain(const std::string& sql) {
@@ -50,7 +51,7 @@ class PhysicalPlannerTest : public ::testing::Test {
     return text;
   }
 
-  QueryRunner runner_;
+  engine::QueryRunner runner_;
 };
 
 TEST_F(PhysicalPlannerTest, CommandTags) {

@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "shoal/columnar/builder.h"
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/row_key/sort_key_encoder.h"
+#include "shoal/io/memory_table.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -21,8 +21,8 @@ using shoal::testing::MakeBatch;
 using shoal::testing::TextRow;
 using Strings = std::vector<std::string>;
 
-std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
-                                       const std::vector<TextRow>& rows, int per_batch) {
+std::shared_ptr<io::MemoryTable> MakeTable(const std::vector<Field>& fields,
+                                           const std::vector<TextRow>& rows, int per_batch) {
   std::vector<RecordBatchPtr> batches;
   for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
     std::vector<TextRow> part(
@@ -30,12 +30,12 @@ std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
         rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
     batches.push_back(MakeBatch(fields, part));
   }
-  auto table = MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
+  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
   EXPECT_TRUE(table.ok());
   return *table;
 }
 
-ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
+ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
   io::ScanRequest request;
   for (int i = 0; i < table->schema()->num_fields(); ++i)
     request.projection.push_back(i);

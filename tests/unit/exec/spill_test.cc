@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/hash_join_exec.h"
@@ -19,6 +18,7 @@
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/spill/spill_manager.h"
+#include "shoal/io/memory_table.h"
 #include "tests/support/gtest_util.h"
 #include "tests/unit/exec/exec_test_util.h"
 
@@ -73,8 +73,8 @@ std::shared_ptr<TaskContext> MakeLimitedContext(int64_t memory_limit, const std:
   return std::make_shared<TaskContext>(std::move(options));
 }
 
-std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
-                                       const std::vector<TextRow>& rows, int per_batch) {
+std::shared_ptr<io::MemoryTable> MakeTable(const std::vector<Field>& fields,
+                                           const std::vector<TextRow>& rows, int per_batch) {
   std::vector<RecordBatchPtr> batches;
   for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
     std::vector<TextRow> part(
@@ -82,12 +82,12 @@ std::shared_ptr<MemoryTable> MakeTable(const std::vector<Field>& fields,
         rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
     batches.push_back(MakeBatch(fields, part));
   }
-  auto table = MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
+  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
   EXPECT_TRUE(table.ok());
   return *table;
 }
 
-ExecPlanPtr Scan(const std::shared_ptr<MemoryTable>& table, int partitions) {
+ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
   io::ScanRequest request;
   for (int i = 0; i < table->schema()->num_fields(); ++i)
     request.projection.push_back(i);

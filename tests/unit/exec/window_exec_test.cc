@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/io/memory_table.h"
 #include "tests/support/gtest_util.h"
 #include "tests/unit/exec/exec_test_util.h"
 
@@ -32,7 +32,7 @@ ExecPlanPtr ScanRows(const std::vector<Field>& fields, const std::vector<TextRow
         rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
     batches.push_back(MakeBatch(fields, part));
   }
-  auto table = MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
+  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
   EXPECT_TRUE(table.ok());
   io::ScanRequest request;
   for (size_t i = 0; i < fields.size(); ++i)

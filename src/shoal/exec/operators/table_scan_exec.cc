@@ -1,7 +1,7 @@
 #include "shoal/exec/operators/table_scan_exec.h"
 
-#include "shoal/exec/memory_table.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
 namespace {
@@ -75,7 +75,7 @@ Result<std::shared_ptr<TableScanExec>> TableScanExec::Make(io::TableProviderPtr 
                                                            io::ScanRequest request,
                                                            int target_partitions) {
   SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema,
-                         ProjectSchema(*table->schema(), request.projection));
+                         io::ProjectSchema(*table->schema(), request.projection));
   SHOAL_ASSIGN_OR_RETURN(std::vector<io::ScanUnit> units, table->PlanScan(request));
   const size_t n = std::max<size_t>(
       1, std::min(units.size(), static_cast<size_t>(std::max(1, target_partitions))));
@@ -101,7 +101,7 @@ Result<std::shared_ptr<TableScanExec>> TableScanExec::FromUnitGroups(
     io::TableProviderPtr table, std::string table_name, io::ScanRequest request,
     std::vector<std::vector<io::ScanUnit>> groups) {
   SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema,
-                         ProjectSchema(*table->schema(), request.projection));
+                         io::ProjectSchema(*table->schema(), request.projection));
   if (groups.empty())
     groups.emplace_back();
   return std::shared_ptr<TableScanExec>(new TableScanExec(std::move(schema), std::move(table),

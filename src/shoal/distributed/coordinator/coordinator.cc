@@ -1,0 +1,321 @@
+#include "shoal/distributed/coordinator/coordinator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "shoal/common/logging.h"
+#include "shoal/distributed/adaptive/adaptive_dispatch.h"
+#include "shoal/distributed/adaptive/load_sampler.h"
+#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/coordinator/task_metrics.h"
+#include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
+#include "shoal/distributed/planner/distributed_planner.h"
+#include "shoal/distributed/transport/passthrough_headers.h"
+
+namespace shoal::distributed {
+
+namespace {
+
+std::string NewQueryId() {
+  std::random_device rd;
+  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  return fmt::format("{:016x}", rng());
+}
+
+struct TaskToSend {
+  SetPlanRequest request;
+  std::string worker;
+  std::vector<WorkUnit> units;  // for the plan's work-unit feeds, sent after it
+};
+
+// Builds the requests of an instantiated stage's tasks.
+using MakeTasks = std::function<Result<std::vector<TaskToSend>>(const Stage&)>;
+
+// Sends every task's plan once, before the head pulls its first batch, and closes the tasks'
+// coordinator channels when the query's plan is dropped.
+class QueryHandle final : public QueryDispatch {
+ public:
+  QueryHandle(ChannelResolverPtr channels, std::vector<TaskToSend> tasks)
+      : channels_(std::move(channels)), tasks_(std::move(tasks)) {}
+
+  ~QueryHandle() override {
+    sender_.Stop();
+    for (size_t i = 0; i < streams_.size() && !collected_; ++i) {
+      Result<TaskMetrics> metrics = streams_[i]->Finish();
+      if (!metrics.ok()) {
+        SHOAL_LOG(kDebug, "{} on worker {}: {}", tasks_[i].request.task_key.ToString(),
+                  tasks_[i].worker, metrics.status().ToString());
+      }
+    }
+  }
+
+  // Metrics: the plan EXPLAIN ANALYZE shows (weak: the plan owns this handle).
+  void SetHead(std::weak_ptr<const exec::ExecutionPlan> head) { head_ = std::move(head); }
+
+  // Metrics: ends every task now, consumers first (producers still running for them just stop),
+  // and folds what the workers report into `registry`. Once; the destructor then has nothing to
+  // close.
+  void CollectMetrics(exec::MetricsRegistry* registry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (collected_)
+      return;
+    collected_ = true;
+    sender_.Stop();
+    std::map<int, std::vector<TaskReport>> reports;
+    for (size_t i = streams_.size(); i-- > 0;) {
+      const TaskKey& key = tasks_[i].request.task_key;
+      reports[key.stage_id].push_back(
+          TaskReport{key.task_number, tasks_[i].worker, streams_[i]->Finish()});
+    }
+    // Found now, not at planning: stages bound late have their display plans only now.
+    for (const StageDisplay& stage : FindStageDisplays(head_.lock())) {
+      AddAdaptiveNote(stage, registry);
+      auto it = reports.find(stage.stage_id);
+      if (it == reports.end())
+        continue;
+      std::sort(it->second.begin(), it->second.end(),
+                [](const auto& a, const auto& b) { return a.task_number < b.task_number; });
+      FoldStageMetrics(stage, it->second, registry);
+    }
+  }
+
+  // Adaptive task counts: the stages are instantiated at dispatch, one by one, and their tasks
+  // built then (adaptive_dispatch.h).
+  void SetAdaptive(std::unique_ptr<AdaptiveDispatch> adaptive, MakeTasks make_tasks) {
+    adaptive_ = std::move(adaptive);
+    make_tasks_ = std::move(make_tasks);
+  }
+
+  Status EnsureDispatched() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (dispatched_)
+      return status_;
+    dispatched_ = true;
+    status_ = Dispatch();
+    return status_;
+  }
+
+ private:
+  Status Dispatch() {
+    if (adaptive_) {
+      Status st = adaptive_->Run([this](const Stage& stage) { return SendStage(stage); });
+      adaptive_choices_ = adaptive_->choices();
+      // The plan's stages hold the head (which owns this handle): let go of them.
+      adaptive_.reset();
+      make_tasks_ = nullptr;
+      return st;
+    }
+    for (auto& task : tasks_)
+      SHOAL_RETURN_IF_ERROR(Send(task));
+    return Status::OK();
+  }
+
+  // Adaptive mode: builds and sends the tasks of a stage just instantiated.
+  Result<std::vector<CoordinatorStream*>> SendStage(const Stage& stage) {
+    SHOAL_ASSIGN_OR_RETURN(std::vector<TaskToSend> tasks, make_tasks_(stage));
+    std::vector<CoordinatorStream*> sent;
+    for (auto& task : tasks) {
+      tasks_.push_back(std::move(task));
+      SHOAL_RETURN_IF_ERROR(Send(tasks_.back()));
+      sent.push_back(streams_.back().get());
+    }
+    return sent;
+  }
+
+  // Adaptive mode: EXPLAIN ANALYZE says under each exchange which task count its stage got.
+  void AddAdaptiveNote(const StageDisplay& stage, exec::MetricsRegistry* registry) const {
+    for (const StageChoice& choice : adaptive_choices_) {
+      if (choice.stage_id == stage.stage_id && stage.exchange != nullptr)
+        registry->AddNote(stage.exchange, choice.ToString(), false);
+    }
+  }
+
+  // Opens the task's coordinator channel (appended to streams_) and sends its plan.
+  Status Send(TaskToSend& task) {
+    auto label =
+        fmt::format("sending {} to worker {}", task.request.task_key.ToString(), task.worker);
+    Result<WorkerChannelPtr> channel = channels_->Connect(task.worker);
+    if (!channel.ok())
+      return std::move(channel).status().WithContext(label);
+    Result<std::unique_ptr<CoordinatorStream>> stream =
+        (*channel)->OpenCoordinatorChannel(Headers{});
+    if (!stream.ok())
+      return std::move(stream).status().WithContext(label);
+    streams_.push_back(std::move(stream).MoveValueUnsafe());
+    Status st = streams_.back()->SendPlan(task.request);
+    if (st.ok())
+      st = sender_.Start(streams_.back().get(), std::move(task.units), label);
+    if (!st.ok())
+      return std::move(st).WithContext(label);
+    return Status::OK();
+  }
+
+  ChannelResolverPtr channels_;
+  std::vector<TaskToSend> tasks_;
+  std::mutex mutex_;
+  bool dispatched_ = false;
+  Status status_;
+  std::vector<std::unique_ptr<CoordinatorStream>> streams_;
+  std::unique_ptr<AdaptiveDispatch> adaptive_;  // until dispatched
+  std::vector<StageChoice> adaptive_choices_;
+  MakeTasks make_tasks_;
+  WorkUnitSender sender_;  // after streams_: its threads use them
+  std::weak_ptr<const exec::ExecutionPlan> head_;
+  bool collected_ = false;
+};
+
+// Lets the planner hand the head's exchanges a dispatch that is filled in once the tasks are
+// encoded (which needs the planner's output).
+class DeferredDispatch final : public QueryDispatch {
+ public:
+  Status EnsureDispatched() override {
+    if (!target)
+      return Status::Internal("a distributed query was run before its tasks were encoded");
+    return target->EnsureDispatched();
+  }
+
+  std::shared_ptr<QueryHandle> target;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<Coordinator>> Coordinator::Make(CoordinatorOptions options) {
+  if (!options.resolver) {
+    if (options.workers.empty())
+      return Status::InvalidArgument("a coordinator needs at least one worker");
+    options.resolver = std::make_shared<StaticWorkerResolver>(options.workers);
+  }
+  for (const auto& [key, value] : options.headers)
+    SHOAL_RETURN_IF_ERROR(CheckHeader(key, value));
+  if (!options.channels)
+    return Status::InvalidArgument("a coordinator needs a channel resolver");
+  if (!options.codecs)
+    options.codecs = TableCodecRegistry::Builtin(nullptr);
+  SHOAL_RETURN_IF_ERROR(RegisterDistSettings());
+  SHOAL_RETURN_IF_ERROR(RegisterWorkUnitFeedSettings());
+  return std::shared_ptr<Coordinator>(new Coordinator(std::move(options)));
+}
+
+Status Coordinator::CheckWorkers() const {
+  Result<std::vector<std::string>> workers = options_.resolver->Resolve();
+  if (!workers.ok())
+    return std::move(workers).status().WithContext("finding the workers");
+  for (const auto& address : *workers) {
+    auto label = fmt::format("worker {}", address);
+    Result<WorkerChannelPtr> channel = options_.channels->Connect(address);
+    if (!channel.ok())
+      return std::move(channel).status().WithContext(label);
+    Result<WorkerInfo> info = (*channel)->GetWorkerInfo();
+    if (!info.ok())
+      return std::move(info).status().WithContext(label);
+    if (!options_.version.empty() && info->version != options_.version)
+      return Status::InvalidArgument("worker {} runs shoal {} and this coordinator {}", address,
+                                     info->version, options_.version)
+          .WithHint("run the same shoal binary everywhere");
+  }
+  return Status::OK();
+}
+
+Result<exec::ExecPlanPtr> Coordinator::Distribute(
+    const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
+  const Settings& settings = context->settings();
+  DistributedPlannerOptions planner;
+  // Every query asks anew, so a changed worker file or DNS record applies from the next query.
+  Result<std::vector<std::string>> workers = options_.resolver->Resolve();
+  if (!workers.ok())
+    return std::move(workers).status().WithContext("finding the workers");
+  planner.workers = std::move(workers).MoveValueUnsafe();
+  // Head exchanges and coordinator channels alike carry the passthrough headers.
+  ChannelResolverPtr channels = WithHeaders(options_.channels, options_.headers);
+  planner.query_id = context->query_id().empty() ? NewQueryId() : context->query_id();
+  planner.max_tasks = static_cast<int>(settings.GetInt("dist_max_tasks"));
+  planner.bytes_per_task = settings.GetInt("dist_bytes_per_task");
+  planner.broadcast_max_bytes = settings.GetInt("dist_broadcast_max_bytes");
+  planner.first_worker = next_first_worker_++;
+  planner.router = options_.router;
+  auto deferred = std::make_shared<DeferredDispatch>();
+  SHOAL_ASSIGN_OR_RETURN(DistributedPlanPtr distributed,
+                         PlanDistributed(plan, planner, channels, deferred));
+  const int64_t start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  MakeTasks make_tasks =
+      [query_id = distributed->query_id(), start_ns, overrides = settings.overrides(),
+       use_feeds = settings.GetBool("dist_work_unit_feeds"),
+       codecs = options_.codecs](const Stage& stage) -> Result<std::vector<TaskToSend>> {
+    std::vector<TaskToSend> tasks;
+    std::vector<exec::ExecPlanPtr> task_plans = stage.task_plans;
+    std::vector<TaskWorkUnits> feeds;
+    if (use_feeds) {
+      SHOAL_ASSIGN_OR_RETURN(feeds, UseWorkUnitFeeds(stage.id, &task_plans));
+    }
+    for (int t = 0; t < stage.task_count; ++t) {
+      TaskToSend task;
+      task.worker = stage.task_workers[static_cast<size_t>(t)];
+      task.request.task_key = {query_id, stage.id, t};
+      task.request.task_count = stage.task_count;
+      task.request.target_worker = task.worker;
+      task.request.query_start_time_ns = start_ns;
+      task.request.settings = overrides;
+      SHOAL_ASSIGN_OR_RETURN(task.request.encoded_plan,
+                             EncodePlan(task_plans[static_cast<size_t>(t)], *codecs));
+      if (!feeds.empty()) {
+        task.request.work_unit_feeds = std::move(feeds[static_cast<size_t>(t)].feeds);
+        task.units = std::move(feeds[static_cast<size_t>(t)].units);
+      }
+      tasks.push_back(std::move(task));
+    }
+    return tasks;
+  };
+  const bool adaptive = AdaptiveTaskCounts(settings);
+  std::vector<TaskToSend> tasks;
+  if (!adaptive) {
+    // Static mode: every stage gets its planned task count now.
+    SHOAL_RETURN_IF_ERROR(distributed->InstantiateAll());
+    for (const auto& description : distributed->stages()) {
+      SHOAL_ASSIGN_OR_RETURN(std::vector<TaskToSend> stage_tasks,
+                             make_tasks(*distributed->instantiated(description.id)));
+      for (auto& task : stage_tasks)
+        tasks.push_back(std::move(task));
+    }
+  }
+  deferred->target = std::make_shared<QueryHandle>(channels, std::move(tasks));
+  if (adaptive) {
+    AdaptiveDispatchOptions sizing;
+    sizing.workers = planner.workers;
+    sizing.max_tasks = planner.max_tasks;
+    sizing.bytes_per_task = planner.bytes_per_task;
+    sizing.router = planner.router;
+    sizing.query_sequence = planner.first_worker;
+    deferred->target->SetAdaptive(
+        std::make_unique<AdaptiveDispatch>(distributed, std::move(sizing)), std::move(make_tasks));
+    // A head exchange's partitions are its producers' tasks, which the head's operators count
+    // when they start: the stages are sampled and sized now, at planning (EXPLAIN included).
+    SHOAL_RETURN_IF_ERROR(deferred->target->EnsureDispatched());
+  }
+  // EXPLAIN ANALYZE collects the tasks' metrics before it prints; the registry must not keep
+  // the query's tasks alive (the plan owns them), hence the weak pointer.
+  deferred->target->SetHead(distributed->head());
+  context->metrics().AddCollector(
+      [handle = std::weak_ptr<QueryHandle>(deferred->target), registry = &context->metrics()] {
+        if (auto h = handle.lock())
+          h->CollectMetrics(registry);
+      });
+  return distributed->head();
+}
+
+exec::PlanTransform Coordinator::AsPlanTransform() {
+  std::shared_ptr<Coordinator> self = shared_from_this();
+  return [self](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
+    return self->Distribute(plan, context);
+  };
+}
+
+}  // namespace shoal::distributed

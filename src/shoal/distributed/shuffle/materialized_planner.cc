@@ -1,0 +1,125 @@
+#include "shoal/distributed/shuffle/materialized_planner.h"
+
+#include <algorithm>
+#include <map>
+
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/repartition_exec.h"
+#include "shoal/exec/operators/sort_preserving_merge_exec.h"
+
+namespace shoal::distributed::shuffle {
+
+namespace {
+
+bool IsHashRepartition(const exec::ExecutionPlan& node) {
+  return dynamic_cast<const exec::RepartitionExec*>(&node) != nullptr &&
+         node.output_partitioning().kind == exec::PartitioningKind::kHash;
+}
+
+bool IsCoalescePoint(const exec::ExecutionPlan& node) {
+  return dynamic_cast<const exec::CoalescePartitionsExec*>(&node) != nullptr ||
+         dynamic_cast<const exec::SortPreservingMergeExec*>(&node) != nullptr;
+}
+
+void CollectStages(const exec::ExecPlanPtr& node,
+                   std::vector<std::shared_ptr<const StageFileExec>>* out) {
+  if (auto stage = std::dynamic_pointer_cast<const StageFileExec>(node)) {
+    out->push_back(std::move(stage));
+    return;
+  }
+  for (const auto& child : node->children())
+    CollectStages(child, out);
+}
+
+class Cutter {
+ public:
+  explicit Cutter(const MaterializedPlannerOptions& options) : options_(options) {}
+
+  Result<exec::ExecPlanPtr> Cut(const exec::ExecPlanPtr& node) {
+    if (IsHashRepartition(*node)) {
+      const int id = next_id_++;  // before the subtree: pre-order ids
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, Cut(node->children()[0]));
+      return MakeStage(input, id, node->output_partitioning());
+    }
+    std::vector<exec::ExecPlanPtr> children = node->children();
+    if (children.empty())
+      return node;
+    std::vector<exec::ExecPlanPtr> cut;
+    cut.reserve(children.size());
+    if (IsCoalescePoint(*node) && children[0]->num_partitions() > 1 &&
+        !IsHashRepartition(*children[0])) {
+      const int id = next_id_++;
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, Cut(children[0]));
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr stage,
+                             MakeStage(input, id, exec::Partitioning::Unknown(1)));
+      cut.push_back(std::move(stage));
+    } else {
+      for (const auto& child : children) {
+        SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr c, Cut(child));
+        cut.push_back(std::move(c));
+      }
+    }
+    bool same = true;
+    for (size_t i = 0; i < cut.size(); ++i)
+      same = same && cut[i] == children[i];
+    if (same)
+      return node;
+    return node->WithNewChildren(std::move(cut));
+  }
+
+  std::vector<MaterializedStage> TakeStages() {
+    std::vector<MaterializedStage> stages;
+    for (auto& [id, stage] : stages_)
+      stages.push_back(std::move(stage));
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](const MaterializedStage& a, const MaterializedStage& b) {
+                       return a.level != b.level ? a.level < b.level : a.id < b.id;
+                     });
+    return stages;
+  }
+
+ private:
+  Result<exec::ExecPlanPtr> MakeStage(const exec::ExecPlanPtr& input, int id,
+                                      exec::Partitioning partitioning) {
+    SHOAL_ASSIGN_OR_RETURN(
+        auto node, StageFileExec::Make(input, options_.shuffle_dir, id, std::move(partitioning),
+                                       options_.compression));
+    MaterializedStage stage;
+    stage.id = id;
+    stage.node = node;
+    std::vector<std::shared_ptr<const StageFileExec>> below;
+    CollectStages(input, &below);
+    for (const auto& b : below) {
+      stage.inputs.push_back(b->stage_id());
+      stage.level = std::max(stage.level, stages_.at(b->stage_id()).level + 1);
+    }
+    stages_[id] = std::move(stage);
+    return exec::ExecPlanPtr(std::move(node));
+  }
+
+  const MaterializedPlannerOptions& options_;
+  int next_id_ = 1;
+  std::map<int, MaterializedStage> stages_;
+};
+
+}  // namespace
+
+Result<MaterializedPlan> PlanMaterialized(const exec::ExecPlanPtr& plan,
+                                          const MaterializedPlannerOptions& options) {
+  if (options.shuffle_dir.empty())
+    return Status::InvalidArgument("a materialized shuffle needs a shuffle directory")
+        .WithHint("SET shuffle_dir = '/path', or shoal sql --shuffle-dir DIR");
+  Cutter cutter(options);
+  MaterializedPlan out;
+  SHOAL_ASSIGN_OR_RETURN(out.root, cutter.Cut(plan));
+  out.stages = cutter.TakeStages();
+  return out;
+}
+
+std::vector<std::shared_ptr<const StageFileExec>> FindStages(const exec::ExecPlanPtr& plan) {
+  std::vector<std::shared_ptr<const StageFileExec>> out;
+  CollectStages(plan, &out);
+  return out;
+}
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,51 @@
+// Materialized planner: with the session setting `shuffle_dir` set, cuts a single-node physical
+// plan into stages that exchange data through files (issue 7). Nothing else in the plan changes:
+//  - a hash Repartition becomes a hash StageFileExec over the Repartition's input (the stage's
+//    partitions are the shuffle's hash partitions);
+//  - the input of a CoalescePartitions / SortPreservingMerge, when it has several partitions and is
+//    not already a shuffle, gets a passthrough StageFileExec (stage partition p = input partition
+//    p, so per-partition sort order survives the cut).
+// Cuts happen in chains of any depth (a stage's subtree holds the stages it reads, which read their
+// files when run) and in every branch (a union with an aggregate in each branch has a stage per
+// branch). Stage ids are 1, 2, ... in pre-order; a stage's level is one more than the highest level
+// of the stages it reads, so running levels in order runs every stage after its inputs. The shuffle
+// directory and the compression travel inside each stage node, hence inside the encoded plan.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/exec/execution_plan.h"
+
+namespace shoal::distributed::shuffle {
+
+struct MaterializedPlannerOptions {
+  std::string shuffle_dir;
+  std::string compression = "lz4";
+};
+
+struct MaterializedStage {
+  int id = 0;
+  std::shared_ptr<const StageFileExec> node;
+  std::vector<int> inputs;  // ids of the stages this one reads (directly)
+  int level = 0;            // 0: reads no stage
+};
+
+struct MaterializedPlan {
+  /// The plan with stage nodes; run after every stage's files exist, it only reads them above the
+  /// cuts.
+  exec::ExecPlanPtr root;
+  /// Every stage, in dependency order (by level, then id).
+  std::vector<MaterializedStage> stages;
+};
+
+Result<MaterializedPlan> PlanMaterialized(const exec::ExecPlanPtr& plan,
+                                          const MaterializedPlannerOptions& options);
+
+/// The outermost stage nodes of `plan` in pre-order (not descending into a stage).
+std::vector<std::shared_ptr<const StageFileExec>> FindStages(const exec::ExecPlanPtr& plan);
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,604 @@
+#include "shoal/distributed/shuffle/shuffle_driver.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+#include <system_error>
+#include <thread>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shoal/columnar/ipc/reader.h"
+#include "shoal/common/logging.h"
+#include "shoal/common/settings.h"
+#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/shuffle/shuffle_settings.h"
+#include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/distributed/shuffle/stage_file_client.h"
+#include "shoal/distributed/shuffle/task_process.h"
+
+namespace shoal::distributed::shuffle {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool FileExists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+Result<int64_t> CountFileRows(const std::string& path) {
+  SHOAL_ASSIGN_OR_RETURN(auto input, columnar::ipc::FileInputStream::Open(path));
+  SHOAL_ASSIGN_OR_RETURN(auto reader, columnar::ipc::OpenStreamReader(std::move(input)));
+  int64_t rows = 0;
+  for (;;) {
+    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, reader->Next());
+    if (!batch)
+      return rows;
+    rows += batch->num_rows();
+  }
+}
+
+struct TaskSlot {
+  int stage_id = 0;
+  int partition = 0;
+  std::string envelope;
+  std::string stage_file;
+  int attempts = 0;
+  std::vector<std::string> attempt_errors;
+  size_t index = 0;  // in the order tasks were made: the first worker a remote task is sent to
+  proto::ShuffleTaskEnvelopeProto envelope_proto;
+  const std::string* plan_bytes = nullptr;
+};
+
+std::string FailedTaskMessage(const TaskSlot& slot) {
+  std::string message =
+      fmt::format("stage {} partition {} failed after {} {}:", slot.stage_id, slot.partition,
+                  slot.attempts, slot.attempts == 1 ? "attempt" : "attempts");
+  for (size_t a = 0; a < slot.attempt_errors.size(); ++a)
+    message += fmt::format("\n  attempt {}: {}", a + 1, slot.attempt_errors[a]);
+  return message;
+}
+
+Status LevelFailures(const std::vector<std::string>& failures, size_t tasks, int level,
+                     std::string hint) {
+  if (failures.empty())
+    return Status::OK();
+  std::string message = fmt::format("{} of the {} tasks of materialized shuffle level {} failed",
+                                    failures.size(), tasks, level);
+  for (const auto& f : failures)
+    message += "\n" + f;
+  return Status::Unavailable("{}", message).WithHint(std::move(hint));
+}
+
+// The remote calls of a level in flight, one thread each (a call blocks until its task ended);
+// leaving the level any way cancels whatever still runs (killing the tasks on their workers).
+class RemoteCallSet {
+ public:
+  struct Call {
+    TaskSlot* slot = nullptr;
+    std::string worker;
+    grpc::ClientContext context;
+    std::thread thread;
+    bool done = false;
+    Result<int64_t> rows = int64_t{0};
+  };
+
+  ~RemoteCallSet() { CancelAll(); }
+
+  void Start(TaskSlot* slot, std::string worker, std::string query_id,
+             proto::ShuffleTaskEnvelopeProto envelope) {
+    auto call = std::make_unique<Call>();
+    call->slot = slot;
+    call->worker = std::move(worker);
+    Call* c = call.get();
+    calls_.push_back(std::move(call));
+    c->thread =
+        std::thread([this, c, query_id = std::move(query_id), envelope = std::move(envelope)] {
+          Result<int64_t> rows = RunRemoteShuffleTask(c->worker, query_id, envelope,
+                                                      *c->slot->plan_bytes, &c->context);
+          std::lock_guard<std::mutex> lock(mutex_);
+          c->rows = std::move(rows);
+          c->done = true;
+          cv_.notify_all();
+        });
+  }
+
+  size_t size() const { return calls_.size(); }
+
+  /// Waits up to `wait` for calls to end; returns the ended ones (joined).
+  std::vector<std::unique_ptr<Call>> TakeDone(std::chrono::milliseconds wait) {
+    std::vector<std::unique_ptr<Call>> done;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait_for(lock, wait, [&] {
+        for (const auto& c : calls_)
+          if (c->done)
+            return true;
+        return false;
+      });
+      for (auto it = calls_.begin(); it != calls_.end();) {
+        if ((*it)->done) {
+          done.push_back(std::move(*it));
+          it = calls_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& c : done)
+      c->thread.join();
+    return done;
+  }
+
+  void CancelAll() {
+    for (auto& c : calls_)
+      c->context.TryCancel();
+    for (auto& c : calls_)
+      if (c->thread.joinable())
+        c->thread.join();
+    calls_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Call>> calls_;
+};
+
+// One level of tasks on `workers`: round robin by task, and a retry goes to the next worker, so a
+// task whose worker died runs elsewhere. A task's success records where its file is; every later
+// envelope carries all locations recorded so far.
+Status RunLevelRemote(const std::vector<TaskSlot*>& level_slots,
+                      const std::vector<std::string>& workers, const std::string& query_id,
+                      const std::string& dir, size_t max_running, int retries,
+                      const std::shared_ptr<exec::TaskContext>& context,
+                      std::vector<ShuffleTaskReport>* reports, std::vector<std::string>* failures) {
+  RemoteCallSet calls;
+  std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
+  for (;;) {
+    if (context->cancelled()) {
+      calls.CancelAll();
+      return exec::TaskContext::CancelledStatus();
+    }
+    while (calls.size() < max_running && !queue.empty()) {
+      TaskSlot* slot = queue.front();
+      queue.pop_front();
+      ++slot->attempts;
+      const std::string& worker =
+          workers[(slot->index + static_cast<size_t>(slot->attempts) - 1) % workers.size()];
+      proto::ShuffleTaskEnvelopeProto envelope = slot->envelope_proto;
+      for (auto& location : StageFileLocations(dir))
+        *envelope.add_remote_files() = std::move(location);
+      calls.Start(slot, worker, query_id, std::move(envelope));
+    }
+    if (calls.size() == 0 && queue.empty())
+      return Status::OK();
+    for (auto& call : calls.TakeDone(std::chrono::milliseconds(50))) {
+      TaskSlot* slot = call->slot;
+      if (call->rows.ok()) {
+        SetStageFileLocation(dir, slot->stage_id, slot->partition, {call->worker, query_id});
+        reports->push_back({slot->stage_id, slot->partition, *call->rows, slot->attempts});
+        continue;
+      }
+      slot->attempt_errors.push_back(
+          fmt::format("on worker {}: {}", call->worker, call->rows.status().UserMessage()));
+      if (slot->attempts <= retries) {
+        SHOAL_LOG(kInfo, "shuffle stage {} partition {}: attempt {} on {} failed ({}); retrying",
+                  slot->stage_id, slot->partition, slot->attempts, call->worker,
+                  call->rows.status().UserMessage());
+        queue.push_front(slot);
+        continue;
+      }
+      failures->push_back(FailedTaskMessage(*slot));
+    }
+  }
+}
+
+struct RunningTask {
+  pid_t pid = -1;
+  TaskSlot* slot = nullptr;
+  std::string stdout_path;
+  std::string stderr_path;
+};
+
+// Every task process started and not yet reaped; killing them (process group first, so anything a
+// task started dies too) happens on every way out of a level, including errors and cancellation.
+class ProcessSet {
+ public:
+  ~ProcessSet() { KillAll(); }
+
+  std::vector<RunningTask>& tasks() { return tasks_; }
+
+  Result<pid_t> Spawn(const std::string& executable, TaskSlot* slot, const std::string& out_path,
+                      const std::string& err_path) {
+    SHOAL_ASSIGN_OR_RETURN(pid_t pid,
+                           SpawnTaskProcess(executable, slot->envelope, out_path, err_path));
+    tasks_.push_back({pid, slot, out_path, err_path});
+    return pid;
+  }
+
+  void KillAll() {
+    for (const auto& t : tasks_) {
+      ::kill(-t.pid, SIGKILL);
+      ::kill(t.pid, SIGKILL);
+    }
+    for (const auto& t : tasks_) {
+      int status = 0;
+      while (::waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    tasks_.clear();
+  }
+
+ private:
+  std::vector<RunningTask> tasks_;
+};
+
+std::string NewQueryId() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}", rd(), rd());
+}
+
+std::string EnvelopePath(const std::string& tasks_dir, int stage_id, int partition) {
+  return fmt::format("{}/task-{}-{}.envelope", tasks_dir, stage_id, partition);
+}
+
+// The root of a staged plan: runs every stage's tasks the first time the plan executes, then
+// executes the staged plan, whose stage nodes now find their files.
+class ShuffleQueryExec final : public exec::ExecutionPlan {
+ public:
+  ShuffleQueryExec(std::shared_ptr<const ShuffleDriver> driver, MaterializedPlan plan,
+                   std::string dir)
+      : ExecutionPlan(plan.root->schema()),
+        driver_(std::move(driver)),
+        plan_(std::move(plan)),
+        dir_(std::move(dir)),
+        state_(std::make_shared<State>()) {
+    state_->dir = dir_;
+  }
+
+  std::string_view name() const override { return "MaterializedShuffle"; }
+
+  std::vector<exec::ExecPlanPtr> children() const override { return {plan_.root}; }
+
+  Result<exec::ExecPlanPtr> WithNewChildren(
+      std::vector<exec::ExecPlanPtr> children) const override {
+    if (children.size() != 1)
+      return Status::Internal("MaterializedShuffle takes one child");
+    MaterializedPlan plan = plan_;
+    plan.root = std::move(children[0]);
+    return exec::ExecPlanPtr(std::make_shared<ShuffleQueryExec>(driver_, std::move(plan), dir_));
+  }
+
+  exec::Partitioning output_partitioning() const override {
+    return plan_.root->output_partitioning();
+  }
+
+  std::vector<sql::SortKey> output_ordering() const override {
+    return plan_.root->output_ordering();
+  }
+
+  Result<exec::StreamPtr> Execute(
+      int partition, const std::shared_ptr<exec::TaskContext>& context) const override {
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      if (!state_->ran) {
+        state_->ran = true;
+        state_->status = driver_->RunStages(plan_, dir_, context, &state_->reports);
+      }
+      SHOAL_RETURN_IF_ERROR(state_->status);
+    }
+    return plan_.root->Execute(partition, context);
+  }
+
+  std::string Describe(bool) const override {
+    int tasks = 0;
+    for (const auto& s : plan_.stages)
+      tasks += s.node->num_partitions();
+    std::string out = fmt::format("dir={}, stages={}, tasks={}", dir_, plan_.stages.size(), tasks);
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->ran && state_->status.ok()) {
+      int64_t rows = 0;
+      int processes = 0;
+      for (const auto& r : state_->reports) {
+        rows += r.rows;
+        processes += r.attempts;
+      }
+      out += fmt::format(", task_processes={}, task_rows={}", processes, rows);
+    }
+    return out;
+  }
+
+ private:
+  struct State {
+    // The query is over when the last copy of the plan goes: files its tasks left on workers are
+    // not needed any more (after a failure they stay, with the tasks' output, for diagnosis).
+    ~State() {
+      if (ran && status.ok())
+        DropRemoteStageFiles(dir);
+    }
+
+    std::mutex mutex;
+    bool ran = false;
+    Status status;
+    std::vector<ShuffleTaskReport> reports;
+    std::string dir;
+  };
+
+  std::shared_ptr<const ShuffleDriver> driver_;
+  MaterializedPlan plan_;
+  std::string dir_;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace
+
+Status RequireNoStageOutput(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    return Status::OK();
+  std::vector<std::string> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (IsStageFileName(name))
+      stale.push_back(std::move(name));
+  }
+  if (ec)
+    return Status::IoError("cannot list shuffle directory {}: {}", dir, ec.message());
+  if (stale.empty())
+    return Status::OK();
+  std::sort(stale.begin(), stale.end());
+  std::string names;
+  for (size_t i = 0; i < stale.size() && i < 5; ++i)
+    names += (i ? ", " : "") + stale[i];
+  if (stale.size() > 5)
+    names += fmt::format(" and {} more", stale.size() - 5);
+  return Status::InvalidArgument(
+             "shuffle directory {} already holds stage output ({}); a stage reads a partition "
+             "file it finds, so this query would return another query's rows",
+             dir, names)
+      .WithHint(fmt::format(
+          "use one shuffle directory per query, or remove the old files with `shoal shuffle gc {}`",
+          dir));
+}
+
+Result<int64_t> RemoveShuffleFiles(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Status::NotFound("shuffle directory {} does not exist", dir);
+  int64_t removed = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if ((IsStageFileName(name) || IsStageTemporaryName(name)) && fs::remove(entry.path(), ec))
+      ++removed;
+    // A `shoal worker --shuffle-dir`'s per-query directories (stage_file_service.h).
+    if (!ec && name.size() > 2 && name.rfind("q-", 0) == 0 &&
+        name.find_first_not_of("0123456789abcdef", 2) == std::string::npos &&
+        entry.is_directory(ec)) {
+      int64_t files = 0;
+      for (const auto& f : fs::recursive_directory_iterator(entry.path(), ec))
+        files += f.is_regular_file() ? 1 : 0;
+      if (!ec)
+        fs::remove_all(entry.path(), ec);
+      if (!ec)
+        removed += files;
+    }
+    if (ec)
+      return Status::IoError("cannot remove {}: {}", entry.path().string(), ec.message());
+  }
+  if (ec)
+    return Status::IoError("cannot list shuffle directory {}: {}", dir, ec.message());
+  const fs::path tasks = fs::path(dir) / "tasks";
+  if (fs::exists(tasks, ec)) {
+    auto n = fs::remove_all(tasks, ec);
+    if (ec)
+      return Status::IoError("cannot remove {}: {}", tasks.string(), ec.message());
+    removed += static_cast<int64_t>(n) - 1;  // the directory itself is not a file
+  }
+  return removed;
+}
+
+Result<std::shared_ptr<ShuffleDriver>> ShuffleDriver::Make(ShuffleDriverOptions options) {
+  SHOAL_RETURN_IF_ERROR(RegisterShuffleSettings());
+  if (!options.codecs)
+    options.codecs = TableCodecRegistry::Builtin(nullptr);
+  if (options.executable.empty())
+    return Status::InvalidArgument("a shuffle driver needs the shoal binary to run tasks with");
+  return std::shared_ptr<ShuffleDriver>(new ShuffleDriver(std::move(options)));
+}
+
+Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
+    const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
+  const Settings& settings = context->settings();
+  const std::string dir = settings.GetString("shuffle_dir");
+  if (dir.empty())
+    return plan;
+  MaterializedPlannerOptions planner;
+  planner.shuffle_dir = fs::absolute(dir).lexically_normal().string();
+  planner.compression = settings.GetString("shuffle_compression");
+  SHOAL_ASSIGN_OR_RETURN(MaterializedPlan staged, PlanMaterialized(plan, planner));
+  if (staged.stages.empty())
+    return staged.root;  // no shuffle point: nothing to hand to tasks
+  return exec::ExecPlanPtr(std::make_shared<ShuffleQueryExec>(shared_from_this(), std::move(staged),
+                                                              planner.shuffle_dir));
+}
+
+exec::PlanTransform ShuffleDriver::AsPlanTransform() {
+  std::shared_ptr<ShuffleDriver> self = shared_from_this();
+  return [self](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
+    return self->Transform(plan, context);
+  };
+}
+
+Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string& dir,
+                                const std::shared_ptr<exec::TaskContext>& context,
+                                std::vector<ShuffleTaskReport>* reports) const {
+  // Before writing anything: the filesystem is the state, so old stage files would be read.
+  SHOAL_RETURN_IF_ERROR(RequireNoStageOutput(dir));
+  const std::string tasks_dir = dir + "/tasks";
+  std::error_code ec;
+  fs::create_directories(tasks_dir, ec);
+  if (ec)
+    return Status::IoError("cannot create {}: {}", tasks_dir, ec.message());
+
+  const Settings& settings = context->settings();
+  proto::ShuffleSessionSpecProto spec;
+  spec.set_tpch_scale(options_.tpch_scale);
+  for (const auto& [name, value] : settings.overrides()) {
+    spec.add_setting_names(name);
+    spec.add_setting_values(value);
+  }
+  spec.set_target_partitions(static_cast<int32_t>(settings.GetInt("threads")));
+  const std::vector<std::string> codec_ids = ShuffleCodecIds(*options_.codecs);
+
+  // Every stage is shipped: independent subtrees (an aggregate in each branch of a union) as much
+  // as a chain.
+  std::deque<TaskSlot> slots;
+  std::map<int, std::string> plan_bytes;
+  // Remote tasks: the workers' per-query directory, and no location of an older query in `dir`.
+  const std::string query_id = NewQueryId();
+  ClearStageFileLocations(dir);
+  std::map<int, std::vector<TaskSlot*>> by_level;
+  for (const auto& stage : plan.stages) {
+    const std::string plan_path = fmt::format("{}/stage-{}.plan", tasks_dir, stage.id);
+    auto encoded = EncodePlan(stage.node, *options_.codecs);
+    if (!encoded.ok())
+      return std::move(encoded).status().WithContext(
+          fmt::format("encoding shuffle stage {}", stage.id));
+    SHOAL_RETURN_IF_ERROR(WriteFileAtomically(plan_path, *encoded));
+    const std::string* stage_plan_bytes = &(plan_bytes[stage.id] = std::move(*encoded));
+    const int n = stage.node->num_partitions();
+    for (int p = 0; p < n; ++p) {
+      proto::ShuffleTaskEnvelopeProto envelope;
+      *envelope.mutable_session() = spec;
+      envelope.set_plan_path(plan_path);
+      envelope.set_stage_id(stage.id);
+      envelope.set_partition(p);
+      envelope.set_partition_count(n);
+      for (const auto& id : codec_ids)
+        envelope.add_codec_ids(id);
+      TaskSlot& slot = slots.emplace_back();
+      slot.stage_id = stage.id;
+      slot.partition = p;
+      slot.envelope = EnvelopePath(tasks_dir, stage.id, p);
+      slot.stage_file = stage.node->FilePath(p);
+      slot.index = slots.size() - 1;
+      slot.envelope_proto = envelope;
+      slot.plan_bytes = stage_plan_bytes;
+      SHOAL_RETURN_IF_ERROR(WriteEnvelope(slot.envelope, envelope));
+      by_level[stage.level].push_back(&slot);
+    }
+  }
+
+  const auto max_running = static_cast<size_t>(settings.GetInt("shuffle_max_concurrent_tasks"));
+  const int retries = static_cast<int>(settings.GetInt("shuffle_task_retries"));
+  for (auto& [level, level_slots] : by_level) {
+    if (!options_.workers.empty()) {
+      std::vector<std::string> failures;
+      SHOAL_RETURN_IF_ERROR(RunLevelRemote(level_slots, options_.workers, query_id, dir,
+                                           max_running, retries, context, reports, &failures));
+      SHOAL_RETURN_IF_ERROR(LevelFailures(
+          failures, level_slots.size(), level,
+          fmt::format("each attempt's output is on its worker, in "
+                      "WDIR/q-{}/tasks/task-<stage>-<partition>.attempt-<n>.stdout and .stderr",
+                      query_id)));
+      continue;
+    }
+    ProcessSet processes;
+    std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
+    std::vector<std::string> failures;
+    auto finish = [&](TaskSlot* slot, Result<int64_t> rows) -> Status {
+      if (rows.ok()) {
+        reports->push_back({slot->stage_id, slot->partition, *rows, slot->attempts});
+        return Status::OK();
+      }
+      slot->attempt_errors.push_back(rows.status().UserMessage());
+      if (FileExists(slot->stage_file)) {
+        // Published before the failure: the rename makes the file whole, so it is not re-run.
+        SHOAL_ASSIGN_OR_RETURN(int64_t n, CountFileRows(slot->stage_file));
+        reports->push_back({slot->stage_id, slot->partition, n, slot->attempts});
+        return Status::OK();
+      }
+      if (slot->attempts <= retries) {
+        SHOAL_LOG(kInfo, "shuffle stage {} partition {}: attempt {} failed ({}); retrying",
+                  slot->stage_id, slot->partition, slot->attempts, rows.status().UserMessage());
+        queue.push_front(slot);
+        return Status::OK();
+      }
+      failures.push_back(FailedTaskMessage(*slot));
+      return Status::OK();
+    };
+    // Every task of the level runs (retries included) even after one has failed for good, so the
+    // report names every failure at once rather than the first one found.
+    for (;;) {
+      if (context->cancelled()) {
+        processes.KillAll();
+        return exec::TaskContext::CancelledStatus();
+      }
+      while (processes.tasks().size() < max_running && !queue.empty()) {
+        TaskSlot* slot = queue.front();
+        queue.pop_front();
+        if (FileExists(slot->stage_file)) {
+          SHOAL_ASSIGN_OR_RETURN(int64_t n, CountFileRows(slot->stage_file));
+          reports->push_back({slot->stage_id, slot->partition, n, slot->attempts});
+          continue;
+        }
+        ++slot->attempts;
+        const std::string base = fmt::format("{}/task-{}-{}.attempt-{}", tasks_dir, slot->stage_id,
+                                             slot->partition, slot->attempts);
+        auto spawned =
+            processes.Spawn(options_.executable, slot, base + ".stdout", base + ".stderr");
+        if (!spawned.ok())
+          SHOAL_RETURN_IF_ERROR(finish(slot, spawned.status()));
+      }
+      if (processes.tasks().empty() && queue.empty())
+        break;
+      bool reaped = false;
+      auto& running = processes.tasks();
+      for (size_t i = 0; i < running.size();) {
+        int status = 0;
+        const pid_t r = ::waitpid(running[i].pid, &status, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR)) {
+          ++i;
+          continue;
+        }
+        RunningTask task = running[i];
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        reaped = true;
+        // The process group may still hold something the task started.
+        ::kill(-task.pid, SIGKILL);
+        Result<int64_t> rows =
+            r < 0 ? Result<int64_t>(Status::Internal("lost track of task process {}: {}", task.pid,
+                                                     std::strerror(errno)))
+                  : TaskOutcome(status, task.stdout_path, task.stderr_path);
+        SHOAL_RETURN_IF_ERROR(finish(task.slot, std::move(rows)));
+      }
+      if (!reaped)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    SHOAL_RETURN_IF_ERROR(LevelFailures(
+        failures, level_slots.size(), level,
+        fmt::format("each attempt's output is in {}/task-<stage>-<partition>.attempt-<n>"
+                    ".stdout and .stderr",
+                    tasks_dir)));
+  }
+  return Status::OK();
+}
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,92 @@
+// ShuffleDriver: runs a query in materialized-shuffle mode (issue 7). It plugs into the QueryRunner
+// as a plan transform: with `shuffle_dir` set, the physical plan is cut into stages
+// (materialized_planner.h) and wrapped in a node that, the first time the plan is executed (never
+// for a plain EXPLAIN):
+//  1. refuses a directory that already holds stage output (one shuffle directory per query: a
+//     stage reads a file it finds, so old files would silently become this query's answer);
+//  2. encodes every stage with the session's codecs (DIR/tasks/stage-<id>.plan; the directory is
+//     inside the encoded stage nodes) and writes one envelope per (stage, partition);
+//  3. runs `shoal task ENVELOPE` processes (the same binary), stage levels in dependency order and
+//     the tasks of a level concurrently (`shuffle_max_concurrent_tasks`), each in its own process
+//     group and killed if the driver dies; reads each task's row count from the last line of its
+//     stdout; retries a failed or killed task up to `shuffle_task_retries` times (a task whose
+//     stage file exists is not run again: publishing by rename makes that safe); collects every
+//     failure of a level before reporting them together; kills every task still running on an
+//     error or a cancellation (Ctrl-C), so no task outlives the query;
+//  4. then runs the plan itself: every stage file exists, so the stage nodes only read.
+// With `workers` (shoal sql --shuffle-workers), step 3 sends the tasks to `shoal worker
+// --shuffle-dir`s over gRPC instead (stage_file_service.h): round robin, a retry on the next
+// worker, the location of every finished task's file recorded and shipped in later envelopes;
+// stage nodes fetch the files they do not have (stage_file_client.h), the final ones included, and
+// a query that succeeded has its files removed from the workers when its plan is released.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/distributed/codec/table_codec.h"
+#include "shoal/distributed/shuffle/materialized_planner.h"
+#include "shoal/exec/plan_transform.h"
+#include "shoal/exec/task_context.h"
+
+namespace shoal::distributed::shuffle {
+
+struct ShuffleDriverOptions {
+  /// Scale factor of the in-memory TPC-H tables of the session (`shoal sql --tpch`), regenerated
+  /// by every task; empty: none.
+  std::string tpch_scale;
+  /// The `shoal` binary tasks run (`shoal task ENVELOPE`).
+  std::string executable = "/proc/self/exe";
+  /// The session's codecs; null: the built-in ones.
+  TableCodecRegistryPtr codecs;
+  /// `shoal worker --shuffle-dir` HOST:PORTs: tasks run there (round robin, a retry on the next
+  /// worker) and stage nodes fetch the files from the worker that wrote them. Empty: tasks are
+  /// local processes sharing the driver's directory.
+  std::vector<std::string> workers;
+};
+
+/// One (stage, partition) the driver ran.
+struct ShuffleTaskReport {
+  int stage_id = 0;
+  int partition = 0;
+  int64_t rows = 0;
+  int attempts = 0;  // processes started (0: its file existed already)
+};
+
+/// Refuses `dir` when it holds files matching the stage-file pattern (other files are fine; a
+/// directory that does not exist holds none).
+Status RequireNoStageOutput(const std::string& dir);
+
+/// Removes a finished query's files from `dir`: stage files, writers' temporaries and tasks/, and
+/// in a worker's --shuffle-dir the per-query directories q-<id>/.
+/// Returns how many files were removed; other files stay.
+Result<int64_t> RemoveShuffleFiles(const std::string& dir);
+
+class ShuffleDriver : public std::enable_shared_from_this<ShuffleDriver> {
+ public:
+  static Result<std::shared_ptr<ShuffleDriver>> Make(ShuffleDriverOptions options);
+
+  /// `plan` unchanged when the context's `shuffle_dir` is empty; otherwise its staged form,
+  /// wrapped in the node that runs the tasks on first execution.
+  Result<exec::ExecPlanPtr> Transform(const exec::ExecPlanPtr& plan,
+                                      const std::shared_ptr<exec::TaskContext>& context);
+
+  exec::PlanTransform AsPlanTransform();
+
+  /// Steps 1-3 above for `plan` (already cut); fills `reports` in the order tasks finished.
+  Status RunStages(const MaterializedPlan& plan, const std::string& dir,
+                   const std::shared_ptr<exec::TaskContext>& context,
+                   std::vector<ShuffleTaskReport>* reports) const;
+
+  const ShuffleDriverOptions& options() const { return options_; }
+
+ private:
+  explicit ShuffleDriver(ShuffleDriverOptions options) : options_(std::move(options)) {}
+
+  ShuffleDriverOptions options_;
+};
+
+}  // namespace shoal::distributed::shuffle

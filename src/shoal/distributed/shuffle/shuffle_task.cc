@@ -1,0 +1,221 @@
+#include "shoal/distributed/shuffle/shuffle_task.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "shoal/common/settings.h"
+#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/planner/distributed_planner.h"
+#include "shoal/distributed/shuffle/shuffle_settings.h"
+#include "shoal/distributed/shuffle/stage_file_client.h"
+#include "shoal/distributed/shuffle/stage_file_codec.h"
+#include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/exec/physical_planner.h"
+#include "shoal/exec/task_context.h"
+#include "shoal/io/tpch/scale.h"
+#include "shoal/io/tpch/tpch_memory_tables.h"
+#include "shoal/io/tpch/tpch_table.h"
+
+namespace shoal::distributed::shuffle {
+
+namespace {
+
+std::string JoinIds(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids)
+    out += (out.empty() ? "" : ", ") + id;
+  return out.empty() ? "none" : out;
+}
+
+void CollectScannedTables(const proto::PlanNodeProto& node, std::set<std::string>* names) {
+  if (node.has_table_scan()) {
+    const std::string& name = node.table_scan().table_name();
+    const size_t dot = name.rfind('.');
+    names->insert(dot == std::string::npos ? name : name.substr(dot + 1));
+  }
+  for (const auto& child : node.children())
+    CollectScannedTables(child, names);
+}
+
+// The in-memory TPC-H tables, generated here when the stage scans any (a task is a fresh process;
+// a stage that only reads stage files needs none). All eight at once: the generator shares its
+// text pool and threads across tables, which is cheaper than making a few one by one.
+Status RegisterTpchTablesIfScanned(const std::string& scale_text, const proto::EncodedPlan& plan,
+                                   sql::Catalog* catalog) {
+  std::set<std::string> names;
+  CollectScannedTables(plan.root(), &names);
+  bool any = false;
+  for (const auto& name : names)
+    any = any || io::tpch::TpchTableFromName(name).has_value();
+  if (!any)
+    return Status::OK();
+  SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(scale_text));
+  SHOAL_ASSIGN_OR_RETURN(auto tables, io::tpch::MakeTpchTables(scale));
+  for (auto& named : tables) {
+    SHOAL_RETURN_IF_ERROR(catalog->RegisterTable(named.name, std::move(named.table),
+                                                 /*insertable=*/false, /*replace=*/true));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::vector<std::string> ShuffleCodecIds(const TableCodecRegistry& codecs) {
+  std::vector<std::string> ids = codecs.ids();
+  ids.emplace_back(kStageNodeCodecId);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
+  std::random_device rd;
+  const std::string temporary =
+      fmt::format("{}.{}-{:08x}.tmp", path, static_cast<long>(::getpid()), rd());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Status::IoError("cannot create '{}': {}", temporary, std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      Status st = Status::IoError("cannot write '{}': {}", temporary, std::strerror(errno));
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return st;
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    Status st =
+        Status::IoError("cannot rename '{}' to '{}': {}", temporary, path, std::strerror(errno));
+    ::unlink(temporary.c_str());
+    return st;
+  }
+  return Status::OK();
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::IoError("cannot open '{}': {}", path, std::strerror(errno));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad())
+    return Status::IoError("cannot read '{}'", path);
+  return bytes.str();
+}
+
+Status WriteEnvelope(const std::string& path, const proto::ShuffleTaskEnvelopeProto& envelope) {
+  std::string bytes;
+  if (!envelope.SerializeToString(&bytes))
+    return Status::Internal("could not serialise the task envelope {}", path);
+  return WriteFileAtomically(path, bytes);
+}
+
+Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path) {
+  SHOAL_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  proto::ShuffleTaskEnvelopeProto envelope;
+  if (!envelope.ParseFromString(bytes))
+    return Status::InvalidData("{} is not a shuffle task envelope ({} bytes)", path, bytes.size())
+        .WithHint("shoal task runs the envelopes a `shoal sql --shuffle-dir` driver writes");
+  return envelope;
+}
+
+Result<int64_t> RunShuffleTask(const std::string& path) {
+  // Test hook: SHOAL_SHUFFLE_TEST_TASK_DELAY_MS holds every task back, so tests can interrupt a
+  // driver while its tasks run.
+  if (const char* delay = std::getenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(delay)));
+  SHOAL_ASSIGN_OR_RETURN(proto::ShuffleTaskEnvelopeProto envelope, ReadEnvelope(path));
+  const auto& spec = envelope.session();
+  auto catalog = std::make_shared<sql::Catalog>();
+  auto codecs = TableCodecRegistry::Builtin(catalog);
+
+  // Worker parity: refuse what this binary might misread, before decoding anything.
+  std::vector<std::string> theirs(envelope.codec_ids().begin(), envelope.codec_ids().end());
+  std::sort(theirs.begin(), theirs.end());
+  const std::vector<std::string> ours = ShuffleCodecIds(*codecs);
+  if (theirs != ours)
+    return Status::InvalidArgument(
+               "task envelope {} was encoded with codec ids [{}] but this shoal task has [{}]",
+               path, JoinIds(theirs), JoinIds(ours))
+        .WithHint("run the driver and its tasks from the same shoal binary");
+  if (envelope.partition_count() < 1 || envelope.partition() < 0 ||
+      envelope.partition() >= envelope.partition_count())
+    return Status::OutOfRange("task envelope {}: partition {} is out of range for stage {} ({} {})",
+                              path, envelope.partition(), envelope.stage_id(),
+                              envelope.partition_count(),
+                              envelope.partition_count() == 1 ? "partition" : "partitions");
+
+  SHOAL_RETURN_IF_ERROR(RegisterDistSettings());
+  SHOAL_RETURN_IF_ERROR(RegisterShuffleSettings());
+  SHOAL_RETURN_IF_ERROR(exec::RegisterExecSettings());
+  SHOAL_RETURN_IF_ERROR(exec::RegisterPlannerSettings());
+  exec::TaskContext::Options options;
+  if (spec.setting_names_size() != spec.setting_values_size())
+    return Status::InvalidData("task envelope {}: unpaired settings", path);
+  for (int i = 0; i < spec.setting_names_size(); ++i) {
+    Status st = options.settings.Set(spec.setting_names(i), spec.setting_values(i));
+    if (!st.ok())
+      return std::move(st).WithContext(
+          fmt::format("applying the driver's setting {} in {}", spec.setting_names(i), path));
+  }
+  if (spec.target_partitions() > 0)
+    SHOAL_RETURN_IF_ERROR(
+        options.settings.Set("threads", std::to_string(spec.target_partitions())));
+  SHOAL_ASSIGN_OR_RETURN(std::string plan_bytes, ReadWholeFile(envelope.plan_path()));
+  proto::EncodedPlan encoded;
+  if (!encoded.ParseFromString(plan_bytes))
+    return Status::InvalidData("{} is not an encoded plan ({} bytes)", envelope.plan_path(),
+                               plan_bytes.size());
+  if (!spec.tpch_scale().empty())
+    SHOAL_RETURN_IF_ERROR(RegisterTpchTablesIfScanned(spec.tpch_scale(), encoded, catalog.get()));
+  PlanDecodeContext decode;
+  decode.codecs = codecs;
+  auto decoded = DecodePlan(encoded, decode);
+  if (!decoded.ok())
+    return std::move(decoded).status().WithContext(
+        fmt::format("decoding {}", envelope.plan_path()));
+  const auto* stage = dynamic_cast<const StageFileExec*>(decoded->get());
+  if (stage == nullptr || stage->stage_id() != envelope.stage_id())
+    return Status::InvalidData("{} does not hold shuffle stage {} (its root is {})",
+                               envelope.plan_path(), envelope.stage_id(), (*decoded)->name());
+  if (stage->num_partitions() != envelope.partition_count())
+    return Status::InvalidData("stage {} has {} partitions but task envelope {} says {}",
+                               envelope.stage_id(), stage->num_partitions(), path,
+                               envelope.partition_count());
+
+  // Earlier stages' files on other machines: every stage node of the plan shares this directory.
+  for (const auto& location : envelope.remote_files())
+    SetStageFileLocation(stage->dir(), location.stage_id(), location.partition(),
+                         {location.worker(), location.query_id()});
+  auto context = std::make_shared<exec::TaskContext>(std::move(options));
+  SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream, stage->Execute(envelope.partition(), context));
+  int64_t rows = 0;
+  for (;;) {
+    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
+    if (!batch)
+      break;
+    rows += batch->num_rows();
+  }
+  return rows;
+}
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,33 @@
+// One task of a materialized shuffle: `shoal task ENVELOPE` computes partition p of stage s and
+// writes its stage file. The envelope (DIR/tasks/task-<s>-<p>.envelope, a ShuffleTaskEnvelopeProto)
+// holds everything the process needs, so a task depends on nothing but its files and its binary:
+// the session spec (TPC-H scale of in-memory tables, the settings, the target partitions), the path
+// of the stage's encoded plan (tables travel inside it through the table codecs), the stage id,
+// the partition and its range, and the codec ids the driver encoded with. A task whose own codec
+// ids differ, or whose partition is out of range, refuses the envelope before decoding anything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/distributed/codec/table_codec.h"
+#include "shoal/distributed/proto/distributed.pb.h"
+
+namespace shoal::distributed::shuffle {
+
+/// The codec ids of a process with `codecs`: the table codecs' and the stage node's, sorted.
+std::vector<std::string> ShuffleCodecIds(const TableCodecRegistry& codecs);
+
+/// Writes `bytes` to `path` through a temporary name and a rename (readers see all or nothing).
+Status WriteFileAtomically(const std::string& path, const std::string& bytes);
+Result<std::string> ReadWholeFile(const std::string& path);
+
+Status WriteEnvelope(const std::string& path, const proto::ShuffleTaskEnvelopeProto& envelope);
+Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path);
+
+/// Runs the task of the envelope at `path`: its partition's rows (the stage file exists after).
+Result<int64_t> RunShuffleTask(const std::string& path);
+
+}  // namespace shoal::distributed::shuffle

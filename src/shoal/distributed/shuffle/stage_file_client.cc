@@ -1,0 +1,214 @@
+#include "shoal/distributed/shuffle/stage_file_client.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include "shoal/common/logging.h"
+#include "shoal/distributed/proto/shuffle.grpc.pb.h"
+
+namespace shoal::distributed::shuffle {
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::map<std::pair<int, int>, RemoteStageFile>> by_dir;
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels;
+};
+
+Registry& GetRegistry() {
+  static auto* registry = new Registry();
+  return *registry;
+}
+
+std::shared_ptr<grpc::Channel> ChannelTo(const std::string& worker) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto& channel = r.channels[worker];
+  if (!channel) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    args.SetMaxSendMessageSize(-1);
+    // A task call is silent for as long as the task runs: pings notice a worker that vanished.
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+    channel = grpc::CreateCustomChannel(worker, grpc::InsecureChannelCredentials(), args);
+  }
+  return channel;
+}
+
+Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::NOT_FOUND:
+      return Status::NotFound("{}: {}", what, status.error_message());
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return Status::InvalidArgument("{}: {}", what, status.error_message());
+    case grpc::StatusCode::CANCELLED: return Status::Cancelled("{}: cancelled", what);
+    default: return Status::Unavailable("{}: {}", what, status.error_message());
+  }
+}
+
+}  // namespace
+
+void SetStageFileLocation(const std::string& dir, int stage_id, int partition,
+                          RemoteStageFile location) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.by_dir[dir][{stage_id, partition}] = std::move(location);
+}
+
+std::optional<RemoteStageFile> FindStageFileLocation(const std::string& dir, int stage_id,
+                                                     int partition) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto d = r.by_dir.find(dir);
+  if (d == r.by_dir.end())
+    return std::nullopt;
+  auto f = d->second.find({stage_id, partition});
+  if (f == d->second.end())
+    return std::nullopt;
+  return f->second;
+}
+
+void ClearStageFileLocations(const std::string& dir) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.by_dir.erase(dir);
+}
+
+std::vector<proto::StageFileLocationProto> StageFileLocations(const std::string& dir) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<proto::StageFileLocationProto> out;
+  auto d = r.by_dir.find(dir);
+  if (d == r.by_dir.end())
+    return out;
+  for (const auto& [key, location] : d->second) {
+    auto& l = out.emplace_back();
+    l.set_stage_id(key.first);
+    l.set_partition(key.second);
+    l.set_worker(location.worker);
+    l.set_query_id(location.query_id);
+  }
+  return out;
+}
+
+void DropRemoteStageFiles(const std::string& dir) {
+  std::set<std::pair<std::string, std::string>> held;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto d = r.by_dir.find(dir);
+    if (d == r.by_dir.end())
+      return;
+    for (const auto& [key, location] : d->second)
+      held.insert({location.worker, location.query_id});
+    r.by_dir.erase(d);
+  }
+  for (const auto& [worker, query_id] : held) {
+    proto::ShuffleFiles::Stub stub(ChannelTo(worker));
+    grpc::ClientContext call;
+    call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    proto::DropShuffleQueryRequest request;
+    request.set_query_id(query_id);
+    proto::DropShuffleQueryResponse response;
+    grpc::Status status = stub.DropShuffleQuery(&call, request, &response);
+    if (!status.ok())
+      SHOAL_LOG(kWarning, "could not remove shuffle query {} on worker {}: {}", query_id, worker,
+                status.error_message());
+  }
+}
+
+Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
+                      const std::string& local_path) {
+  const std::string what = fmt::format("fetching stage {} partition {} from worker {}", stage_id,
+                                       partition, from.worker);
+  std::random_device rd;
+  // A dot name that never matches the stage-file pattern; removed on every failure.
+  const size_t slash = local_path.rfind('/');
+  const std::string temporary =
+      fmt::format("{}/.{}.fetch-{}-{:08x}.tmp", local_path.substr(0, slash),
+                  local_path.substr(slash + 1), static_cast<long>(::getpid()), rd());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Status::IoError("{}: cannot create '{}': {}", what, temporary, std::strerror(errno));
+  auto fail = [&](Status st) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    return st;
+  };
+  proto::ShuffleFiles::Stub stub(ChannelTo(from.worker));
+  grpc::ClientContext call;
+  proto::FetchStageFileRequest request;
+  request.set_query_id(from.query_id);
+  request.set_stage_id(stage_id);
+  request.set_partition(partition);
+  auto reader = stub.FetchStageFile(&call, request);
+  proto::StageFileChunk chunk;
+  while (reader->Read(&chunk)) {
+    const std::string& data = chunk.data();
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0) {
+        call.TryCancel();
+        reader->Finish();
+        return fail(
+            Status::IoError("{}: cannot write '{}': {}", what, temporary, std::strerror(errno)));
+      }
+      done += static_cast<size_t>(n);
+    }
+  }
+  grpc::Status status = reader->Finish();
+  if (!status.ok())
+    return fail(FromGrpc(status, what)
+                    .WithHint("the worker that wrote the file must still be running with the same "
+                              "--shuffle-dir until the query ends"));
+  if (::close(fd) != 0) {
+    fd = -1;
+    ::unlink(temporary.c_str());
+    return Status::IoError("{}: cannot write '{}': {}", what, temporary, std::strerror(errno));
+  }
+  if (::rename(temporary.c_str(), local_path.c_str()) != 0) {
+    Status st = Status::IoError("{}: cannot rename '{}' to '{}': {}", what, temporary, local_path,
+                                std::strerror(errno));
+    ::unlink(temporary.c_str());
+    return st;
+  }
+  return Status::OK();
+}
+
+Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,
+                                     const proto::ShuffleTaskEnvelopeProto& envelope,
+                                     const std::string& plan_bytes, grpc::ClientContext* call) {
+  proto::RunShuffleTaskRequest request;
+  request.set_query_id(query_id);
+  if (!envelope.SerializeToString(request.mutable_envelope()))
+    return Status::Internal("could not serialise a task envelope");
+  request.set_plan(plan_bytes);
+  proto::RunShuffleTaskResponse response;
+  proto::ShuffleFiles::Stub stub(ChannelTo(worker));
+  grpc::Status status = stub.RunShuffleTask(call, request, &response);
+  if (!status.ok())
+    return FromGrpc(status, fmt::format("worker {}", worker));
+  return response.rows();
+}
+
+}  // namespace shoal::distributed::shuffle

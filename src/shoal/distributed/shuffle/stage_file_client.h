@@ -1,0 +1,53 @@
+// The client half of the materialized shuffle across machines (proto/shuffle.proto): where each
+// stage file of a query lives, fetching one into a local directory, and running a task on a
+// `shoal worker --shuffle-dir`. The location map is per process and keyed by the local shuffle
+// directory (one directory per query), filled by the driver as tasks finish and by a task process
+// from its envelope; StageFileExec consults it when its file is not in its directory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/distributed/proto/distributed.pb.h"
+
+namespace grpc {
+class ClientContext;
+}
+
+namespace shoal::distributed::shuffle {
+
+/// Where a remote stage file is: the worker's HOST:PORT and its per-query directory id.
+struct RemoteStageFile {
+  std::string worker;
+  std::string query_id;
+};
+
+/// Records, looks up and forgets locations of stage files for the local shuffle directory `dir`.
+void SetStageFileLocation(const std::string& dir, int stage_id, int partition,
+                          RemoteStageFile location);
+std::optional<RemoteStageFile> FindStageFileLocation(const std::string& dir, int stage_id,
+                                                     int partition);
+void ClearStageFileLocations(const std::string& dir);
+/// Every location recorded for `dir`, as envelopes carry them.
+std::vector<proto::StageFileLocationProto> StageFileLocations(const std::string& dir);
+
+/// Asks every worker holding files recorded for `dir` to remove its directory of that query, and
+/// forgets the locations. Best effort (a query's answer does not depend on it): failures are
+/// logged; `shoal shuffle gc WDIR` on the worker removes what is left.
+void DropRemoteStageFiles(const std::string& dir);
+
+/// Streams the stage file from `from` into `local_path` (a temporary name, then a rename, so a
+/// reader sees all or nothing). A file the worker does not have is NotFound naming both.
+Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
+                      const std::string& local_path);
+
+/// Runs one task on `worker` (a blocking call; `call` may be cancelled from another thread,
+/// which kills the task there). Returns the task's row count.
+Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,
+                                     const proto::ShuffleTaskEnvelopeProto& envelope,
+                                     const std::string& plan_bytes, grpc::ClientContext* call);
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,229 @@
+#include "shoal/distributed/shuffle/stage_file_service.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shoal/common/logging.h"
+#include "shoal/distributed/proto/distributed.pb.h"
+#include "shoal/distributed/proto/shuffle.grpc.pb.h"
+#include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/task_process.h"
+
+namespace shoal::distributed::shuffle {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+grpc::Status ToGrpc(const Status& status) {
+  std::string message = status.UserMessage();
+  if (!status.hint().empty())
+    message += " (hint: " + status.hint() + ")";
+  switch (status.code()) {
+    case StatusCode::kNotFound: return {grpc::StatusCode::NOT_FOUND, message};
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kInvalidData: return {grpc::StatusCode::INVALID_ARGUMENT, message};
+    case StatusCode::kCancelled: return {grpc::StatusCode::CANCELLED, message};
+    default: return {grpc::StatusCode::ABORTED, message};
+  }
+}
+
+// Points every stage node of the plan at this worker's directory for the query.
+void ReplaceShuffleDirs(proto::PlanNodeProto* node, const std::string& dir) {
+  if (node->has_shuffle_stage_file())
+    node->mutable_shuffle_stage_file()->set_shuffle_dir(dir);
+  for (auto& child : *node->mutable_children())
+    ReplaceShuffleDirs(&child, dir);
+}
+
+}  // namespace
+
+Result<std::string> QueryShuffleDir(const std::string& shuffle_dir, const std::string& query_id) {
+  if (query_id.empty() || query_id.size() > 32 ||
+      query_id.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return Status::InvalidArgument("'{}' is not a shuffle query id (1-32 lowercase hex digits)",
+                                   query_id);
+  return fmt::format("{}/q-{}", shuffle_dir, query_id);
+}
+
+struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
+  StageFileServiceOptions options;
+  std::mutex mutex;
+  std::atomic<uint64_t> next_attempt{0};
+  std::atomic<int64_t> tasks_run{0};
+
+  std::string address() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return options.address;
+  }
+
+  grpc::Status RunShuffleTask(grpc::ServerContext* call,
+                              const proto::RunShuffleTaskRequest* request,
+                              proto::RunShuffleTaskResponse* response) override {
+    auto rows = Run(call, *request);
+    if (!rows.ok())
+      return ToGrpc(rows.status());
+    response->set_rows(*rows);
+    return grpc::Status::OK;
+  }
+
+  Result<int64_t> Run(grpc::ServerContext* call, const proto::RunShuffleTaskRequest& request) {
+    SHOAL_ASSIGN_OR_RETURN(std::string dir,
+                           QueryShuffleDir(options.shuffle_dir, request.query_id()));
+    const std::string tasks_dir = dir + "/tasks";
+    std::error_code ec;
+    fs::create_directories(tasks_dir, ec);
+    if (ec)
+      return Status::IoError("worker {}: cannot create {}: {}", address(), tasks_dir, ec.message());
+    proto::ShuffleTaskEnvelopeProto envelope;
+    if (!envelope.ParseFromString(request.envelope()))
+      return Status::InvalidData("worker {}: the request holds no task envelope", address());
+    proto::EncodedPlan plan;
+    if (!plan.ParseFromString(request.plan()))
+      return Status::InvalidData("worker {}: the request holds no encoded plan", address());
+    ReplaceShuffleDirs(plan.mutable_root(), dir);
+    std::string plan_bytes;
+    if (!plan.SerializeToString(&plan_bytes))
+      return Status::Internal("could not serialise a stage plan");
+    const std::string base = fmt::format("{}/task-{}-{}.attempt-{}", tasks_dir, envelope.stage_id(),
+                                         envelope.partition(), ++next_attempt);
+    // Per attempt: two tasks of one stage may write their plan at once.
+    const std::string plan_path = base + ".plan";
+    SHOAL_RETURN_IF_ERROR(WriteFileAtomically(plan_path, plan_bytes));
+    envelope.set_plan_path(plan_path);
+    const std::string envelope_path = base + ".envelope";
+    SHOAL_RETURN_IF_ERROR(WriteEnvelope(envelope_path, envelope));
+    SHOAL_ASSIGN_OR_RETURN(pid_t pid, SpawnTaskProcess(options.executable, envelope_path,
+                                                       base + ".stdout", base + ".stderr"));
+    for (;;) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) {
+        ::kill(-pid, SIGKILL);  // anything the task started
+        auto rows = TaskOutcome(status, base + ".stdout", base + ".stderr");
+        if (!rows.ok())
+          return std::move(rows).status().WithContext(fmt::format(
+              "task {}-{} on worker {}", envelope.stage_id(), envelope.partition(), address()));
+        tasks_run.fetch_add(1);
+        SHOAL_LOG(kInfo, "shuffle query {}: stage {} partition {} wrote {} rows",
+                  request.query_id(), envelope.stage_id(), envelope.partition(), *rows);
+        return rows;
+      }
+      if (r < 0 && errno != EINTR) {
+        KillTaskProcess(pid);
+        return Status::Internal("lost track of task process {}: {}", pid, std::strerror(errno));
+      }
+      if (call->IsCancelled()) {
+        KillTaskProcess(pid);
+        return Status::Cancelled("the driver cancelled the task");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  grpc::Status DropShuffleQuery(grpc::ServerContext*, const proto::DropShuffleQueryRequest* request,
+                                proto::DropShuffleQueryResponse* response) override {
+    auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
+    if (!dir.ok())
+      return ToGrpc(dir.status());
+    std::error_code ec;
+    const auto removed = fs::remove_all(*dir, ec);
+    if (ec)
+      return {grpc::StatusCode::ABORTED,
+              fmt::format("worker {}: cannot remove {}: {}", address(), *dir, ec.message())};
+    response->set_files_removed(static_cast<int64_t>(removed));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status FetchStageFile(grpc::ServerContext* call,
+                              const proto::FetchStageFileRequest* request,
+                              grpc::ServerWriter<proto::StageFileChunk>* writer) override {
+    auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
+    if (!dir.ok())
+      return ToGrpc(dir.status());
+    const std::string path = StageFilePath(*dir, request->stage_id(), request->partition());
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT)
+        return {grpc::StatusCode::NOT_FOUND,
+                fmt::format("worker {} has no stage file {}", address(), path)};
+      return {grpc::StatusCode::ABORTED,
+              fmt::format("worker {}: cannot open {}: {}", address(), path, std::strerror(errno))};
+    }
+    proto::StageFileChunk chunk;
+    std::string buffer(kStageFileChunkBytes, '\0');
+    for (;;) {
+      if (call->IsCancelled()) {
+        ::close(fd);
+        return grpc::Status::CANCELLED;
+      }
+      ssize_t n = ::read(fd, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0) {
+        const int error = errno;
+        ::close(fd);
+        return {grpc::StatusCode::ABORTED, fmt::format("worker {}: cannot read {}: {}", address(),
+                                                       path, std::strerror(error))};
+      }
+      if (n == 0)
+        break;
+      chunk.set_data(buffer.data(), static_cast<size_t>(n));
+      if (!writer->Write(chunk)) {
+        ::close(fd);
+        return grpc::Status::CANCELLED;
+      }
+    }
+    ::close(fd);
+    return grpc::Status::OK;
+  }
+};
+
+StageFileService::StageFileService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+StageFileService::~StageFileService() = default;
+
+Result<std::unique_ptr<StageFileService>> StageFileService::Make(StageFileServiceOptions options) {
+  if (options.shuffle_dir.empty())
+    return Status::InvalidArgument("a stage file service needs a shuffle directory");
+  if (options.executable.empty())
+    return Status::InvalidArgument("a stage file service needs the shoal binary to run tasks with");
+  std::error_code ec;
+  options.shuffle_dir = fs::absolute(options.shuffle_dir, ec).lexically_normal().string();
+  while (options.shuffle_dir.size() > 1 && options.shuffle_dir.back() == '/')
+    options.shuffle_dir.pop_back();
+  fs::create_directories(options.shuffle_dir, ec);
+  if (ec)
+    return Status::IoError("cannot create shuffle directory {}: {}", options.shuffle_dir,
+                           ec.message());
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  return std::unique_ptr<StageFileService>(new StageFileService(std::move(impl)));
+}
+
+grpc::Service* StageFileService::grpc_service() {
+  return impl_.get();
+}
+
+int64_t StageFileService::tasks_run() const {
+  return impl_->tasks_run.load();
+}
+
+void StageFileService::set_address(const std::string& address) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->options.address = address;
+}
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,59 @@
+// StageFileService: the server half of the materialized shuffle across machines
+// (proto/shuffle.proto), what `shoal worker --shuffle-dir WDIR` adds to its gRPC server.
+// RunShuffleTask writes the task's plan (its shuffle directories replaced by WDIR/q-<query id>, a
+// directory per query so one query never reads another's files) and envelope there and runs
+// `shoal task` as a child process, exactly as a local driver does; cancelling the call kills the
+// task's process group. FetchStageFile streams a published stage file in chunks of at most
+// kStageFileChunkBytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "shoal/common/result.h"
+
+namespace grpc {
+class Service;
+}
+
+namespace shoal::distributed::shuffle {
+
+inline constexpr size_t kStageFileChunkBytes = size_t{1} << 20;
+
+struct StageFileServiceOptions {
+  /// WDIR: created if missing.
+  std::string shuffle_dir;
+  /// The `shoal` binary tasks run.
+  std::string executable = "/proc/self/exe";
+  /// This worker's HOST:PORT, for error messages.
+  std::string address;
+};
+
+class StageFileService {
+ public:
+  static Result<std::unique_ptr<StageFileService>> Make(StageFileServiceOptions options);
+  ~StageFileService();
+
+  /// The gRPC service to register with a server builder (owned by this object).
+  grpc::Service* grpc_service();
+
+  /// Tasks that ran to completion here.
+  int64_t tasks_run() const;
+
+  /// `address` once the server is bound (messages name the worker).
+  void set_address(const std::string& address);
+
+  struct Impl;
+
+ private:
+  explicit StageFileService(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The per-query directory of `query_id` under `shuffle_dir`; InvalidArgument for an id that is
+/// not 1-32 lowercase hex digits (it becomes a path).
+Result<std::string> QueryShuffleDir(const std::string& shuffle_dir, const std::string& query_id);
+
+}  // namespace shoal::distributed::shuffle

@@ -1,0 +1,112 @@
+#include "shoal/distributed/shuffle/task_process.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shoal/distributed/shuffle/shuffle_task.h"
+
+namespace shoal::distributed::shuffle {
+
+Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string& envelope,
+                               const std::string& stdout_path, const std::string& stderr_path) {
+  // Everything the child touches is prepared before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> args = {executable, "task", envelope};
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0)
+    return Status::IoError("cannot start a shoal task process: {}", std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent dying kills its tasks
+    if (::getppid() != parent)
+      ::_exit(125);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    int in = ::open("/dev/null", O_RDONLY);
+    int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0)
+      ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here, so a kill of the group can never miss a fresh child
+  return pid;
+}
+
+void KillTaskProcess(pid_t pid) {
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// Only the last line: anything the task's libraries print before it must not turn into an
+// unreadable report.
+Result<int64_t> ParseTaskReport(const std::string& text) {
+  size_t end = text.size();
+  while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == '\r' || text[end - 1] == ' '))
+    --end;
+  if (end == 0)
+    return Status::InvalidData("printed no report");
+  size_t start = text.rfind('\n', end - 1);
+  start = start == std::string::npos ? 0 : start + 1;
+  std::string_view line(text.data() + start, end - start);
+  int64_t rows = -1;
+  auto [ptr, ec] = std::from_chars(line.data(), line.data() + line.size(), rows);
+  if (ec != std::errc() || ptr != line.data() + line.size() || rows < 0)
+    return Status::InvalidData("printed an unreadable report '{}'", line);
+  return rows;
+}
+
+std::string TailOf(const std::string& text, size_t max_chars) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+    t.pop_back();
+  if (t.size() > max_chars)
+    t = "..." + t.substr(t.size() - max_chars);
+  return t;
+}
+
+std::string DescribeTaskExit(int status) {
+  if (WIFEXITED(status))
+    return fmt::format("exit status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return fmt::format("wait status {}", status);
+}
+
+Result<int64_t> TaskOutcome(int status, const std::string& stdout_path,
+                            const std::string& stderr_path) {
+  auto out = ReadWholeFile(stdout_path);
+  auto err = ReadWholeFile(stderr_path);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Status::Unavailable(
+        "{}{}", DescribeTaskExit(status),
+        err.ok() && !TailOf(*err, 2000).empty() ? ": " + TailOf(*err, 2000) : std::string());
+  if (!out.ok())
+    return out.status();
+  return ParseTaskReport(*out);
+}
+
+}  // namespace shoal::distributed::shuffle

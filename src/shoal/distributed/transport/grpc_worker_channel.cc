@@ -1,0 +1,487 @@
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+
+#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/coordinator/task_metrics.h"
+#include "shoal/distributed/proto/distributed.grpc.pb.h"
+#include "shoal/distributed/transport/passthrough_headers.h"
+#include "shoal/distributed/transport/wire_stream.h"
+
+namespace shoal::distributed {
+
+int ToGrpcCode(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return grpc::StatusCode::OK;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kSyntaxError:
+    case StatusCode::kTypeError: return grpc::StatusCode::INVALID_ARGUMENT;
+    case StatusCode::kNotFound: return grpc::StatusCode::NOT_FOUND;
+    case StatusCode::kAlreadyExists: return grpc::StatusCode::ALREADY_EXISTS;
+    case StatusCode::kOutOfRange: return grpc::StatusCode::OUT_OF_RANGE;
+    case StatusCode::kOutOfMemory: return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case StatusCode::kIoError: return grpc::StatusCode::DATA_LOSS;
+    case StatusCode::kInvalidData: return grpc::StatusCode::DATA_LOSS;
+    case StatusCode::kNotImplemented: return grpc::StatusCode::UNIMPLEMENTED;
+    case StatusCode::kCancelled: return grpc::StatusCode::CANCELLED;
+    case StatusCode::kUnavailable: return grpc::StatusCode::UNAVAILABLE;
+    case StatusCode::kDeadlineExceeded: return grpc::StatusCode::DEADLINE_EXCEEDED;
+    case StatusCode::kInternal: return grpc::StatusCode::INTERNAL;
+  }
+  return grpc::StatusCode::UNKNOWN;
+}
+
+StatusCode FromGrpcCode(int code) {
+  switch (code) {
+    case grpc::StatusCode::OK: return StatusCode::kOk;
+    case grpc::StatusCode::INVALID_ARGUMENT: return StatusCode::kInvalidArgument;
+    case grpc::StatusCode::NOT_FOUND: return StatusCode::kNotFound;
+    case grpc::StatusCode::ALREADY_EXISTS: return StatusCode::kAlreadyExists;
+    case grpc::StatusCode::OUT_OF_RANGE: return StatusCode::kOutOfRange;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return StatusCode::kOutOfMemory;
+    case grpc::StatusCode::DATA_LOSS: return StatusCode::kInvalidData;
+    case grpc::StatusCode::UNIMPLEMENTED: return StatusCode::kNotImplemented;
+    case grpc::StatusCode::CANCELLED: return StatusCode::kCancelled;
+    case grpc::StatusCode::UNAVAILABLE: return StatusCode::kUnavailable;
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return StatusCode::kDeadlineExceeded;
+    default: return StatusCode::kInternal;
+  }
+}
+
+namespace {
+
+Status FromGrpc(const grpc::Status& status, const std::string& address) {
+  if (status.ok())
+    return Status::OK();
+  StatusCode code = FromGrpcCode(status.error_code());
+  if (code == StatusCode::kUnavailable) {
+    return Status::Unavailable("worker {} is unreachable: {}", address, status.error_message())
+        .WithHint("check that `shoal worker` runs there and the address is right");
+  }
+  if (code == StatusCode::kDeadlineExceeded)
+    return Status::DeadlineExceeded("worker {} did not answer in time: {}", address,
+                                    status.error_message());
+  return Status(code, fmt::format("worker {}: {}", address, status.error_message()));
+}
+
+void EncodeTaskKey(const TaskKey& key, proto::TaskKeyProto* out) {
+  out->set_query_id(key.query_id);
+  out->set_stage_id(key.stage_id);
+  out->set_task_number(key.task_number);
+}
+
+void AddHeaders(const Headers& headers, grpc::ClientContext* context) {
+  for (const auto& [k, v] : headers)
+    context->AddMetadata(std::string(kHeaderMetadataPrefix) + k, v);
+}
+
+LoadInfo DecodeLoadInfo(const proto::LoadInfoProto& in) {
+  LoadInfo info;
+  info.partition = in.partition();
+  info.rows_ready = in.rows_ready();
+  info.reached_eos = in.reached_eos();
+  info.column_bytes_ready.assign(in.column_bytes_ready().begin(), in.column_bytes_ready().end());
+  info.column_ndv_percentage.assign(in.column_ndv_percentage().begin(),
+                                    in.column_ndv_percentage().end());
+  info.column_null_percentage.assign(in.column_null_percentage().begin(),
+                                     in.column_null_percentage().end());
+  info.rows_pulled_from_leaf = in.rows_pulled_from_leaf();
+  return info;
+}
+
+class GrpcCoordinatorStream final : public CoordinatorStream {
+ public:
+  GrpcCoordinatorStream(std::string address, proto::Worker::Stub* stub, const Headers& headers)
+      : address_(std::move(address)) {
+    AddHeaders(headers, &context_);
+    stream_ = stub->CoordinatorChannel(&context_);
+  }
+
+  ~GrpcCoordinatorStream() override {
+    if (!finished_)
+      (void)Finish();
+  }
+
+  Status SendPlan(const SetPlanRequest& request) override {
+    proto::CoordinatorToWorkerProto msg;
+    auto* m = msg.mutable_set_plan();
+    EncodeTaskKey(request.task_key, m->mutable_task_key());
+    m->set_task_count(request.task_count);
+    if (!m->mutable_plan()->ParseFromString(request.encoded_plan))
+      return Status::Internal("could not re-read an encoded plan");
+    m->set_target_worker(request.target_worker);
+    m->set_query_start_time_ns(request.query_start_time_ns);
+    for (const auto& [name, value] : request.settings) {
+      m->add_setting_names(name);
+      m->add_setting_values(value);
+    }
+    for (const auto& feed : request.work_unit_feeds) {
+      auto* f = m->add_work_unit_feeds();
+      f->set_node_id(feed.node_id);
+      f->set_partitions(feed.partitions);
+    }
+    if (!stream_->Write(msg))
+      return FinishWithError();
+    return Status::OK();
+  }
+
+  Status SendWorkUnitBatch(const WorkUnitBatch& batch) override {
+    proto::CoordinatorToWorkerProto msg;
+    auto* m = msg.mutable_work_unit_batch();
+    for (const auto& unit : batch.units) {
+      auto* u = m->add_units();
+      u->set_node_id(unit.node_id);
+      u->set_partition(unit.partition);
+      u->set_body(unit.body);
+      u->set_created_ns(unit.created_ns);
+      u->set_sent_ns(unit.sent_ns);
+    }
+    if (!batch.failed_node_id.empty()) {
+      m->set_failed_node_id(batch.failed_node_id);
+      EncodeStatus(batch.failure, m->mutable_failure());
+    }
+    // Blocks on HTTP/2 flow control while the worker's feed queues are full; CancelSends ends it.
+    if (!stream_->Write(msg))
+      return FinishWithError();
+    return Status::OK();
+  }
+
+  void CancelSends() override { context_.TryCancel(); }
+
+  Status SendWorkUnitEos() override {
+    proto::CoordinatorToWorkerProto msg;
+    msg.set_work_unit_eos(true);
+    if (!stream_->Write(msg))
+      return FinishWithError();
+    return Status::OK();
+  }
+
+  // The worker sends its task metrics only after WritesDone, so before Finish the stream carries
+  // nothing but the LoadInfo feed.
+  Result<std::optional<LoadInfo>> ReadLoadInfo() override {
+    if (finished_)
+      return Status::Internal("LoadInfo asked of a finished coordinator channel");
+    proto::WorkerToCoordinatorProto msg;
+    while (stream_->Read(&msg)) {
+      if (msg.has_load_info_eos())
+        return std::optional<LoadInfo>();
+      if (msg.has_load_info())
+        return std::optional<LoadInfo>(DecodeLoadInfo(msg.load_info()));
+    }
+    return FinishWithError();
+  }
+
+  Result<TaskMetrics> Finish() override {
+    if (finished_)
+      return finish_status_.ok() ? Result<TaskMetrics>(metrics_) : finish_status_;
+    finished_ = true;
+    stream_->WritesDone();
+    proto::WorkerToCoordinatorProto msg;
+    Status plan_status;
+    while (stream_->Read(&msg)) {
+      if (msg.has_task_metrics()) {
+        metrics_ = DecodeTaskMetrics(msg.task_metrics());
+        if (msg.task_metrics().has_plan_status())
+          plan_status = DecodeStatus(msg.task_metrics().plan_status());
+      }
+    }
+    finish_status_ = FromGrpc(stream_->Finish(), address_);
+    if (finish_status_.ok())
+      finish_status_ = plan_status;
+    if (!finish_status_.ok())
+      return finish_status_;
+    return metrics_;
+  }
+
+ private:
+  Status FinishWithError() {
+    Result<TaskMetrics> r = Finish();
+    return r.ok() ? Status::Unavailable("worker {} closed the coordinator channel", address_)
+                  : r.status();
+  }
+
+  std::string address_;
+  grpc::ClientContext context_;
+  std::unique_ptr<
+      grpc::ClientReaderWriter<proto::CoordinatorToWorkerProto, proto::WorkerToCoordinatorProto>>
+      stream_;
+  bool finished_ = false;
+  Status finish_status_;
+  TaskMetrics metrics_;
+};
+
+// The open ExecuteTask calls of each consumer, keyed by its TaskContext. Tasks are not retried, so
+// the first call of a consumer that fails fails all its other calls at once: a consumer blocked on
+// a healthy but slow producer then reports a dead worker within seconds, instead of after that
+// producer finished its work.
+class ConsumerCalls {
+ public:
+  static ConsumerCalls& Instance() {
+    static auto* calls = new ConsumerCalls();  // never destroyed: calls may end during exit
+    return *calls;
+  }
+
+  void Add(const void* consumer, const std::shared_ptr<PartitionDemux>& demux) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    calls_.emplace(consumer, demux);
+  }
+
+  void Remove(const void* consumer, const PartitionDemux* demux) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [begin, end] = calls_.equal_range(consumer);
+    for (auto it = begin; it != end;) {
+      auto d = it->second.lock();
+      it = (!d || d.get() == demux) ? calls_.erase(it) : std::next(it);
+    }
+  }
+
+  void FailOthers(const void* consumer, const PartitionDemux* failed, const Status& status) {
+    std::vector<std::shared_ptr<PartitionDemux>> others;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto [begin, end] = calls_.equal_range(consumer);
+      for (auto it = begin; it != end; ++it) {
+        auto demux = it->second.lock();
+        if (demux && demux.get() != failed)
+          others.push_back(std::move(demux));
+      }
+    }
+    for (const auto& demux : others)
+      demux->FailAll(status);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<const void*, std::weak_ptr<PartitionDemux>> calls_;
+};
+
+// One ExecuteTask call: its receiving thread feeds the demux until the call ends or the streams
+// are dropped (which cancels the call).
+class ExecuteCall {
+ public:
+  ExecuteCall(std::string address, int partitions, int64_t budget, std::string task,
+              const void* consumer)
+      : address_(std::move(address)),
+        num_partitions_(std::max(0, partitions)),
+        demux_(std::make_shared<PartitionDemux>(partitions, budget)),
+        task_(std::move(task)),
+        consumer_(consumer) {}
+
+  ~ExecuteCall() {
+    {
+      std::lock_guard<std::mutex> lock(closing_mutex_);
+      closing_ = true;
+    }
+    closing_cv_.notify_all();
+    if (consumer_)
+      ConsumerCalls::Instance().Remove(consumer_, demux_.get());
+    context_.TryCancel();
+    demux_->Close();
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+  void Start(proto::Worker::Stub* stub, const proto::ExecuteTaskRequestProto& request,
+             const Headers& headers) {
+    AddHeaders(headers, &context_);
+    if (consumer_)
+      ConsumerCalls::Instance().Add(consumer_, demux_);
+    reader_ = stub->ExecuteTask(&context_, request);
+    thread_ = std::thread([this] { Receive(); });
+  }
+
+  const std::shared_ptr<PartitionDemux>& demux() const { return demux_; }
+
+ private:
+  // The first failure of this call also fails the consumer's other calls (ConsumerCalls), after a
+  // grace period: usually the original error ends the consumer first (and closes this call), and
+  // the user then sees it alone rather than a sibling's copy of it.
+  void FailConsumer(const Status& status) {
+    if (failed_ || !consumer_)
+      return;
+    failed_ = true;
+    {
+      std::unique_lock<std::mutex> lock(closing_mutex_);
+      if (closing_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return closing_; }))
+        return;
+    }
+    ConsumerCalls::Instance().FailOthers(
+        consumer_, demux_.get(),
+        status.WithContext(fmt::format("{} on worker {} failed", task_, address_)));
+  }
+
+  void Receive() {
+    proto::BatchChunkProto chunk;
+    const int partitions = num_partitions_;
+    int ended = 0;
+    bool consumer_gone = false;
+    while (reader_->Read(&chunk)) {
+      const int p = chunk.partition();
+      if (p < 0 || p >= partitions) {
+        demux_->FailAll(
+            Status::InvalidData("worker {} sent a chunk of partition {} of a call "
+                                "for {} partitions",
+                                address_, p, partitions));
+        context_.TryCancel();
+        break;
+      }
+      if (!chunk.ipc().empty() && !demux_->Push(p, std::move(*chunk.mutable_ipc()))) {
+        consumer_gone = true;
+        break;
+      }
+      if (chunk.end()) {
+        Status st = chunk.has_error() ? DecodeStatus(chunk.error()) : Status::OK();
+        ++ended;
+        if (!st.ok())
+          FailConsumer(st);
+        demux_->EndPartition(p, std::move(st));
+      }
+    }
+    grpc::Status status = reader_->Finish();
+    Status st = FromGrpc(status, address_);
+    if (!consumer_gone && ended < partitions) {
+      FailConsumer(st.ok() ? Status::Unavailable("worker {} ended the stream early", address_)
+                           : st);
+    }
+    // Partitions that did not end properly fail with the call's error (a dead worker).
+    demux_->FailAll(st.ok() ? Status::Unavailable("worker {} ended the stream early", address_)
+                            : st);
+  }
+
+  std::string address_;
+  int num_partitions_;
+  grpc::ClientContext context_;
+  std::shared_ptr<PartitionDemux> demux_;
+  std::unique_ptr<grpc::ClientReader<proto::BatchChunkProto>> reader_;
+  std::thread thread_;
+  std::string task_;      // "stage S task T", for errors
+  const void* consumer_;  // the consumer's TaskContext (null: none)
+  std::mutex closing_mutex_;
+  std::condition_variable closing_cv_;
+  bool closing_ = false;  // the consumer dropped the call
+  bool failed_ = false;   // receiving thread only
+};
+
+class GrpcWorkerChannel final : public WorkerChannel {
+ public:
+  GrpcWorkerChannel(std::string address, std::shared_ptr<grpc::Channel> channel,
+                    GrpcChannelOptions options)
+      : address_(std::move(address)),
+        channel_(std::move(channel)),
+        stub_(proto::Worker::NewStub(channel_)),
+        options_(options) {}
+
+  const std::string& address() const override { return address_; }
+
+  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(
+      const Headers& headers) override {
+    SHOAL_RETURN_IF_ERROR(WaitConnected());
+    return std::unique_ptr<CoordinatorStream>(
+        new GrpcCoordinatorStream(address_, stub_.get(), headers));
+  }
+
+  Result<std::vector<exec::StreamPtr>> ExecuteTask(
+      const Headers& headers, const ExecuteTaskRequest& request,
+      const std::shared_ptr<exec::TaskContext>& context) override {
+    SHOAL_RETURN_IF_ERROR(WaitConnected());
+    proto::ExecuteTaskRequestProto msg;
+    EncodeTaskKey(request.task_key, msg.mutable_task_key());
+    msg.set_partition_start(request.partition_start);
+    msg.set_partition_end(request.partition_end);
+    msg.mutable_head()->set_kind(static_cast<uint32_t>(request.head.kind));
+    if (request.head.kind == ProducerHeadKind::kRepartition) {
+      SHOAL_RETURN_IF_ERROR(EncodePartitioning(request.head.partitioning,
+                                               msg.mutable_head()->mutable_partitioning()));
+    }
+    columnar::ipc::Compression compression = columnar::ipc::Compression::kLz4Frame;
+    if (context) {
+      SHOAL_ASSIGN_OR_RETURN(
+          compression,
+          ParseCompression(context->settings().GetString("dist_compression"), address_));
+    }
+    msg.set_compression(static_cast<uint32_t>(compression));
+    const int n = request.partition_end - request.partition_start;
+    auto call = std::make_shared<ExecuteCall>(address_, n, options_.receive_budget_bytes,
+                                              request.task_key.ToString(), context.get());
+    call->Start(stub_.get(), msg, headers);
+    return call->demux()->MakeStreams(call, context ? context->memory_pool() : DefaultMemoryPool(),
+                                      context);
+  }
+
+  Result<WorkerInfo> GetWorkerInfo() override {
+    SHOAL_RETURN_IF_ERROR(WaitConnected());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(options_.connect_timeout_ms));
+    proto::GetWorkerInfoRequestProto request;
+    proto::GetWorkerInfoResponseProto response;
+    SHOAL_RETURN_IF_ERROR(FromGrpc(stub_->GetWorkerInfo(&context, request, &response), address_));
+    WorkerInfo info;
+    info.version = response.version();
+    info.codec_ids.assign(response.codec_ids().begin(), response.codec_ids().end());
+    info.threads = response.threads();
+    return info;
+  }
+
+ private:
+  // Fails fast (Unavailable) when the worker cannot be reached, instead of queueing the call: at
+  // the first failed connection attempt (a refused port answers at once), or after
+  // `connect_timeout_ms` (an address that never answers).
+  Status WaitConnected() {
+    auto deadline =
+        std::chrono::system_clock::now() + std::chrono::milliseconds(options_.connect_timeout_ms);
+    grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+    while (state != GRPC_CHANNEL_READY) {
+      // A failure left from an earlier attempt gets one more try (the worker may be back).
+      if (!channel_->WaitForStateChange(state, deadline)) {
+        return Status::Unavailable("worker {} is unreachable: no connection within {} ms", address_,
+                                   options_.connect_timeout_ms)
+            .WithHint("check that `shoal worker` runs there and the address is right");
+      }
+      state = channel_->GetState(/*try_to_connect=*/true);
+      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
+        return Status::Unavailable("worker {} is unreachable: the connection failed", address_)
+            .WithHint("check that `shoal worker` runs there and the address is right");
+      }
+    }
+    return Status::OK();
+  }
+
+  std::string address_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<proto::Worker::Stub> stub_;
+  GrpcChannelOptions options_;
+};
+
+}  // namespace
+
+Result<WorkerChannelPtr> GrpcChannelResolver::Connect(const std::string& address) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = channels_.find(address);
+  if (it != channels_.end())
+    return it->second;
+  if (address.empty() || address.find(':') == std::string::npos)
+    return Status::InvalidArgument("worker address '{}' is not HOST:PORT", address);
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, options_.keepalive_ms);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, options_.keepalive_timeout_ms);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, -1);
+  args.SetInt(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1);
+  // Reconnect quickly after a worker restarts instead of backing off for minutes.
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  WorkerChannelPtr out = std::make_shared<GrpcWorkerChannel>(address, std::move(channel), options_);
+  channels_[address] = out;
+  return out;
+}
+
+}  // namespace shoal::distributed

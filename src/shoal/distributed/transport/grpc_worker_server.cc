@@ -1,0 +1,398 @@
+#include "shoal/distributed/transport/grpc_worker_server.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+#include <grpcpp/grpcpp.h>
+
+#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/coordinator/task_metrics.h"
+#include "shoal/distributed/proto/distributed.grpc.pb.h"
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/transport/passthrough_headers.h"
+#include "shoal/distributed/transport/wire_stream.h"
+
+namespace shoal::distributed {
+
+namespace {
+
+TaskKey DecodeTaskKey(const proto::TaskKeyProto& in) {
+  return TaskKey{in.query_id(), in.stage_id(), in.task_number()};
+}
+
+// The passthrough headers of a call: its "shoal-" metadata, prefix removed.
+Headers ReceivedHeaders(const grpc::ServerContext& context) {
+  Headers headers;
+  for (const auto& [key, value] : context.client_metadata()) {
+    std::string_view k(key.data(), key.size());
+    if (k.starts_with(kHeaderMetadataPrefix))
+      headers[std::string(k.substr(kHeaderMetadataPrefix.size()))] =
+          std::string(value.data(), value.size());
+  }
+  return headers;
+}
+
+// Writes a task's LoadInfo feed onto its coordinator channel, from the sampler threads, until the
+// channel's handler closes it (after that the stream is gone and samples are dropped).
+class LoadInfoWriter : public std::enable_shared_from_this<LoadInfoWriter> {
+ public:
+  using Stream =
+      grpc::ServerReaderWriter<proto::WorkerToCoordinatorProto, proto::CoordinatorToWorkerProto>;
+
+  explicit LoadInfoWriter(Stream* stream) : stream_(stream) {}
+
+  LoadInfoSink Sink() {
+    return [self = shared_from_this()](const LoadInfo* info) { self->Write(info); };
+  }
+
+  void Close() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stream_ = nullptr;
+  }
+
+ private:
+  void Write(const LoadInfo* info) {
+    proto::WorkerToCoordinatorProto out;
+    if (!info) {
+      out.set_load_info_eos(true);
+    } else {
+      auto* m = out.mutable_load_info();
+      m->set_partition(info->partition);
+      m->set_rows_ready(info->rows_ready);
+      m->set_reached_eos(info->reached_eos);
+      for (int64_t b : info->column_bytes_ready)
+        m->add_column_bytes_ready(b);
+      for (float v : info->column_ndv_percentage)
+        m->add_column_ndv_percentage(v);
+      for (float v : info->column_null_percentage)
+        m->add_column_null_percentage(v);
+      m->set_rows_pulled_from_leaf(info->rows_pulled_from_leaf);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stream_)
+      stream_->Write(out);
+  }
+
+  std::mutex mutex_;
+  Stream* stream_;
+};
+
+// The chunks of one ExecuteTask call on their way to the network, bounded by bytes.
+class SendQueue {
+ public:
+  explicit SendQueue(int64_t budget) : budget_(std::max<int64_t>(1, budget)) {}
+
+  // False once the call is gone.
+  bool Push(proto::BatchChunkProto chunk) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return cancelled_ || bytes_ < budget_; });
+    if (cancelled_)
+      return false;
+    bytes_ += static_cast<int64_t>(chunk.ipc().size());
+    chunks_.push_back(std::move(chunk));
+    cv_.notify_all();
+    return true;
+  }
+
+  void ProducerDone() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    cv_.notify_all();
+  }
+
+  // The next chunk, or false when every producer is done and the queue is empty.
+  bool Pop(int producers, proto::BatchChunkProto* out) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return !chunks_.empty() || done_ == producers; });
+    if (chunks_.empty())
+      return false;
+    *out = std::move(chunks_.front());
+    chunks_.pop_front();
+    bytes_ -= static_cast<int64_t>(out->ipc().size());
+    cv_.notify_all();
+    return true;
+  }
+
+  void Cancel() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cancelled_ = true;
+    cv_.notify_all();
+  }
+
+  bool cancelled() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cancelled_;
+  }
+
+ private:
+  const int64_t budget_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<proto::BatchChunkProto> chunks_;
+  int64_t bytes_ = 0;
+  int done_ = 0;
+  bool cancelled_ = false;
+};
+
+void ProducePartition(exec::RecordBatchStream* stream, int partition,
+                      columnar::ipc::Compression compression, SendQueue* queue) {
+  Status status = [&]() -> Status {
+    SHOAL_ASSIGN_OR_RETURN(auto encoder, PartitionEncoder::Make(stream->schema(), compression));
+    for (;;) {
+      if (queue->cancelled())
+        return Status::OK();
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
+      proto::BatchChunkProto chunk;
+      chunk.set_partition(partition);
+      if (!batch) {
+        SHOAL_ASSIGN_OR_RETURN(*chunk.mutable_ipc(), encoder->Finish());
+        chunk.set_end(true);
+        queue->Push(std::move(chunk));
+        return Status::OK();
+      }
+      if (batch->num_rows() == 0)
+        continue;
+      SHOAL_ASSIGN_OR_RETURN(*chunk.mutable_ipc(), encoder->Encode(*batch));
+      if (!queue->Push(std::move(chunk)))
+        return Status::OK();
+    }
+  }();
+  if (!status.ok()) {
+    proto::BatchChunkProto chunk;
+    chunk.set_partition(partition);
+    chunk.set_end(true);
+    EncodeStatus(status, chunk.mutable_error());
+    queue->Push(std::move(chunk));
+  }
+  queue->ProducerDone();
+}
+
+class WorkerGrpcService final : public proto::Worker::Service {
+ public:
+  explicit WorkerGrpcService(int64_t send_budget) : send_budget_(send_budget) {}
+
+  void SetService(std::shared_ptr<WorkerService> service) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    service_ = std::move(service);
+  }
+
+  grpc::Status CoordinatorChannel(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<proto::WorkerToCoordinatorProto, proto::CoordinatorToWorkerProto>*
+          stream) override {
+    auto service = Service();
+    if (!service)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
+    proto::CoordinatorToWorkerProto msg;
+    bool has_task = false;
+    TaskKey key;
+    Status plan_status;
+    auto load_info = std::make_shared<LoadInfoWriter>(stream);
+    // Reads until the coordinator half-closes or goes away: the task lives exactly that long.
+    while (stream->Read(&msg)) {
+      if (msg.has_set_plan()) {
+        if (has_task) {
+          plan_status = Status::InvalidArgument("a coordinator channel carries one task's plan");
+          continue;
+        }
+        const auto& m = msg.set_plan();
+        SetPlanRequest request;
+        request.task_key = DecodeTaskKey(m.task_key());
+        request.task_count = m.task_count();
+        request.encoded_plan = m.plan().SerializeAsString();
+        request.target_worker = m.target_worker();
+        request.query_start_time_ns = m.query_start_time_ns();
+        for (int i = 0; i < m.setting_names_size() && i < m.setting_values_size(); ++i)
+          request.settings[m.setting_names(i)] = m.setting_values(i);
+        for (const auto& feed : m.work_unit_feeds())
+          request.work_unit_feeds.push_back({feed.node_id(), feed.partitions()});
+        key = request.task_key;
+        has_task = true;
+        plan_status = service->SetPlan(request, ReceivedHeaders(*context), load_info->Sink());
+      } else if (msg.has_work_unit_batch() && has_task) {
+        auto* m = msg.mutable_work_unit_batch();
+        WorkUnitBatch batch;
+        for (auto& u : *m->mutable_units())
+          batch.units.push_back({u.node_id(), u.partition(), std::move(*u.mutable_body()),
+                                 u.created_ns(), u.sent_ns()});
+        batch.failed_node_id = m->failed_node_id();
+        if (m->has_failure())
+          batch.failure = DecodeStatus(m->failure());
+        // Waiting here while the task's feed queues are full is the backpressure: the coordinator's
+        // writes block on HTTP/2 flow control. Errors reach the feed's consumers.
+        (void)service->PushWorkUnits(key, std::move(batch),
+                                     [context] { return context->IsCancelled(); });
+      } else if (msg.has_work_unit_eos() && has_task) {
+        service->EndWorkUnits(key);
+      }
+    }
+    if (!has_task)
+      return grpc::Status::OK;
+    TaskMetrics metrics = service->EndTask(key);
+    load_info->Close();
+    proto::WorkerToCoordinatorProto out;
+    auto* m = out.mutable_task_metrics();
+    EncodeTaskMetrics(metrics, m);
+    if (!plan_status.ok())
+      EncodeStatus(plan_status, m->mutable_plan_status());
+    stream->Write(out);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ExecuteTask(grpc::ServerContext* context,
+                           const proto::ExecuteTaskRequestProto* request,
+                           grpc::ServerWriter<proto::BatchChunkProto>* writer) override {
+    auto service = Service();
+    if (!service)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
+    const int n = request->partition_end() - request->partition_start();
+    auto fail_all = [&](const Status& status) {
+      for (int p = 0; p < std::max(0, n); ++p) {
+        proto::BatchChunkProto chunk;
+        chunk.set_partition(p);
+        chunk.set_end(true);
+        EncodeStatus(status, chunk.mutable_error());
+        if (!writer->Write(chunk))
+          break;
+      }
+      return grpc::Status::OK;
+    };
+    ExecuteTaskRequest r;
+    r.task_key = DecodeTaskKey(request->task_key());
+    r.partition_start = request->partition_start();
+    r.partition_end = request->partition_end();
+    if (request->head().kind() > static_cast<uint32_t>(ProducerHeadKind::kRepartition))
+      return fail_all(Status::InvalidData("unknown producer head {}", request->head().kind()));
+    r.head.kind = static_cast<ProducerHeadKind>(request->head().kind());
+    if (r.head.kind == ProducerHeadKind::kRepartition) {
+      Result<exec::Partitioning> partitioning = DecodePartitioning(request->head().partitioning());
+      if (!partitioning.ok())
+        return fail_all(partitioning.status());
+      r.head.partitioning = std::move(partitioning).MoveValueUnsafe();
+    }
+    if (request->compression() > static_cast<uint32_t>(columnar::ipc::Compression::kZstd))
+      return fail_all(Status::InvalidData("unknown compression {}", request->compression()));
+    const auto compression = static_cast<columnar::ipc::Compression>(request->compression());
+    Result<std::vector<exec::StreamPtr>> streams =
+        service->ExecuteTask(r, ReceivedHeaders(*context));
+    if (!streams.ok())
+      return fail_all(streams.status());
+    SendQueue queue(send_budget_);
+    std::vector<std::thread> producers;
+    for (size_t p = 0; p < streams->size(); ++p) {
+      producers.emplace_back(ProducePartition, (*streams)[p].get(), static_cast<int>(p),
+                             compression, &queue);
+    }
+    proto::BatchChunkProto chunk;
+    std::shared_ptr<NetworkSendCounters> sent = service->SendCounters(r.task_key);
+    while (queue.Pop(static_cast<int>(producers.size()), &chunk)) {
+      if (sent) {
+        sent->bytes += static_cast<int64_t>(chunk.ipc().size());
+        sent->messages += 1;
+      }
+      if (context->IsCancelled() || !writer->Write(chunk)) {
+        queue.Cancel();
+        break;
+      }
+    }
+    queue.Cancel();
+    for (auto& t : producers)
+      t.join();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetWorkerInfo(grpc::ServerContext*, const proto::GetWorkerInfoRequestProto*,
+                             proto::GetWorkerInfoResponseProto* response) override {
+    auto service = Service();
+    if (!service)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
+    WorkerInfo info = service->GetWorkerInfo();
+    response->set_version(info.version);
+    for (const auto& id : info.codec_ids)
+      response->add_codec_ids(id);
+    response->set_threads(info.threads);
+    return grpc::Status::OK;
+  }
+
+ private:
+  std::shared_ptr<WorkerService> Service() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return service_;
+  }
+
+  int64_t send_budget_;
+  std::mutex mutex_;
+  std::shared_ptr<WorkerService> service_;
+};
+
+}  // namespace
+
+struct GrpcWorkerServer::Impl {
+  std::unique_ptr<WorkerGrpcService> grpc_service;
+  std::unique_ptr<grpc::Server> server;
+  std::shared_ptr<WorkerService> service;
+  int port = 0;
+  std::string address;
+};
+
+GrpcWorkerServer::GrpcWorkerServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+GrpcWorkerServer::~GrpcWorkerServer() {
+  Shutdown();
+}
+
+Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
+    GrpcWorkerServerOptions options,
+    const std::function<std::shared_ptr<WorkerService>(const std::string& address)>& make_service) {
+  auto colon = options.listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == options.listen.size())
+    return Status::InvalidArgument("--listen '{}' is not HOST:PORT", options.listen);
+  auto impl = std::make_unique<Impl>();
+  impl->grpc_service = std::make_unique<WorkerGrpcService>(options.send_budget_bytes);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
+  builder.RegisterService(impl->grpc_service.get());
+  for (grpc::Service* extra : options.extra_services)
+    builder.RegisterService(extra);
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 200);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || impl->port == 0)
+    return Status::Unavailable("could not listen on {}", options.listen)
+        .WithHint("is the port in use, or the host not an address of this machine?");
+  impl->address = options.listen.substr(0, colon + 1) + std::to_string(impl->port);
+  impl->service = make_service(impl->address);
+  impl->grpc_service->SetService(impl->service);
+  return std::unique_ptr<GrpcWorkerServer>(new GrpcWorkerServer(std::move(impl)));
+}
+
+int GrpcWorkerServer::port() const {
+  return impl_->port;
+}
+
+const std::string& GrpcWorkerServer::address() const {
+  return impl_->address;
+}
+
+void GrpcWorkerServer::Wait() {
+  impl_->server->Wait();
+}
+
+void GrpcWorkerServer::Shutdown() {
+  if (impl_ && impl_->server) {
+    impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+}
+
+}  // namespace shoal::distributed

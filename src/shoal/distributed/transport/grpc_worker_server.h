@@ -1,0 +1,58 @@
+// GrpcWorkerServer: serves a WorkerService (worker_service.h) as the gRPC Worker service of
+// proto/distributed.proto — what `shoal worker --listen HOST:PORT` runs.
+//
+// CoordinatorChannel: the first message must be the task's SetPlanRequest; the task lives until
+// the coordinator half-closes or the call breaks (coordinator gone), then its metrics are sent
+// back (with the plan's refusal, if any) and the task is forgotten. ExecuteTask: the partitions
+// of the range are pulled by one thread each and encoded as Arrow IPC chunks (wire_stream.h) into
+// a queue bounded by `send_budget_bytes`; the call's thread writes the queue to the network, so a
+// slow consumer blocks the writes (HTTP/2 flow control), then the queue, then the producers —
+// nothing buffers without bound. A failed partition ends with its Status in its last chunk.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/distributed/worker/worker_service.h"
+
+namespace grpc {
+class Service;
+}
+
+namespace shoal::distributed {
+
+struct GrpcWorkerServerOptions {
+  /// "HOST:PORT"; port 0 picks a free port (see port()).
+  std::string listen;
+  int64_t send_budget_bytes = 16LL << 20;
+  /// Further services served on the same port (e.g. the shuffle's stage files); not owned, must
+  /// outlive the server.
+  std::vector<grpc::Service*> extra_services;
+};
+
+class GrpcWorkerServer {
+ public:
+  /// Binds and starts serving; `make_service` receives the bound address ("HOST:PORT" with the
+  /// real port) and returns the service to run.
+  static Result<std::unique_ptr<GrpcWorkerServer>> Start(
+      GrpcWorkerServerOptions options,
+      const std::function<std::shared_ptr<WorkerService>(const std::string& address)>&
+          make_service);
+  ~GrpcWorkerServer();
+
+  int port() const;
+  const std::string& address() const;
+  /// Blocks until Shutdown (from another thread or a signal handler's thread).
+  void Wait();
+  void Shutdown();
+
+  struct Impl;
+
+ private:
+  explicit GrpcWorkerServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shoal::distributed

@@ -1,0 +1,398 @@
+#include "shoal/distributed/worker/worker_service.h"
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "shoal/common/logging.h"
+#include "shoal/distributed/adaptive/load_sampler.h"
+#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/coordinator/task_metrics.h"
+#include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
+#include "shoal/distributed/planner/distributed_planner.h"
+#include "shoal/distributed/transport/passthrough_headers.h"
+#include "shoal/exec/operators/repartition_exec.h"
+#include "shoal/exec/physical_planner.h"
+
+namespace shoal::distributed {
+
+namespace {
+
+// One partition of a broadcast head: computed by the first consumer that asks, replayed to all.
+struct BroadcastPartition {
+  std::mutex mutex;
+  bool done = false;
+  Status status;
+  std::vector<columnar::RecordBatchPtr> batches;
+};
+
+}  // namespace
+
+struct WorkerService::Task {
+  TaskKey key;
+  Status refused;  // the plan could not be decoded: every ExecuteTask gets this error
+  exec::ExecPlanPtr plan;
+  std::shared_ptr<exec::TaskContext> context;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  Headers headers;  // of the coordinator channel; forwarded on calls to producers
+  std::atomic<int64_t> output_rows{0};
+  std::atomic<int64_t> output_batches{0};
+  WorkUnitFeedsPtr feeds;  // the plan's work-unit feeds (work_unit_feed.h); null if refused
+  // What the transport wrote for this task's ExecuteTask calls (task_metrics.h).
+  std::shared_ptr<NetworkSendCounters> sent = std::make_shared<NetworkSendCounters>();
+
+  std::mutex mutex;
+  std::map<std::string, exec::ExecPlanPtr> repartition_heads;
+  std::map<int, std::shared_ptr<BroadcastPartition>> broadcast;
+
+  // Adaptive mode: the task runs from SetPlan on, and consumers take over the sampled streams.
+  std::unique_ptr<LoadSampler> sampler;
+  const exec::ExecPlanPtr& source() const { return sampler ? sampler->plan() : plan; }
+};
+
+namespace {
+
+// Counts what a task serves and keeps the task alive while a consumer reads it.
+class TaskStream final : public exec::RecordBatchStream {
+ public:
+  TaskStream(std::shared_ptr<WorkerService::Task> task, exec::StreamPtr input)
+      : task_(std::move(task)), input_(std::move(input)) {}
+
+  const columnar::SchemaPtr& schema() const override { return input_->schema(); }
+
+  Result<columnar::RecordBatchPtr> Next() override {
+    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, input_->Next());
+    if (batch) {
+      task_->output_rows += batch->num_rows();
+      task_->output_batches += 1;
+    }
+    return batch;
+  }
+
+ private:
+  std::shared_ptr<WorkerService::Task> task_;
+  exec::StreamPtr input_;
+};
+
+// Replays one broadcast partition, computing it first if no consumer has yet.
+class BroadcastStream final : public exec::RecordBatchStream {
+ public:
+  BroadcastStream(std::shared_ptr<WorkerService::Task> task, int partition,
+                  std::shared_ptr<BroadcastPartition> cache)
+      : task_(std::move(task)), partition_(partition), cache_(std::move(cache)) {}
+
+  const columnar::SchemaPtr& schema() const override { return task_->plan->schema(); }
+
+  Result<columnar::RecordBatchPtr> Next() override {
+    if (!filled_) {
+      std::lock_guard<std::mutex> lock(cache_->mutex);
+      if (!cache_->done) {
+        cache_->status = Fill();
+        cache_->done = true;
+      }
+      filled_ = true;
+    }
+    if (!cache_->status.ok())
+      return cache_->status;
+    if (next_ >= cache_->batches.size())
+      return columnar::RecordBatchPtr();
+    return cache_->batches[next_++];
+  }
+
+ private:
+  Status Fill() {
+    SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream,
+                           task_->source()->Execute(partition_, task_->context));
+    for (;;) {
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
+      if (!batch)
+        return Status::OK();
+      task_->output_rows += batch->num_rows();
+      task_->output_batches += 1;
+      cache_->batches.push_back(std::move(batch));
+    }
+  }
+
+  std::shared_ptr<WorkerService::Task> task_;
+  int partition_;
+  std::shared_ptr<BroadcastPartition> cache_;
+  bool filled_ = false;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(options)) {
+  (void)exec::RegisterExecSettings();
+  (void)exec::RegisterPlannerSettings();
+  (void)RegisterDistSettings();
+  (void)RegisterWorkUnitFeedSettings();
+  auto codecs = TableCodecRegistry::Builtin(options_.catalog);
+  for (const auto& c : options_.extra_codecs)
+    codecs->Add(c);
+  codecs_ = std::move(codecs);
+  pool_ = MemoryPool::MakeRoot("worker " + options_.address, options_.memory_limit > 0
+                                                                 ? options_.memory_limit
+                                                                 : MemoryPool::kUnlimited);
+  if (options_.task_ttl.count() > 0)
+    sweeper_ = std::thread([this] { SweepExpiredTasks(); });
+}
+
+WorkerService::~WorkerService() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  sweeper_cv_.notify_all();
+  if (sweeper_.joinable())
+    sweeper_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [key, task] : tasks_) {
+    if (task->context)
+      task->context->Cancel();
+  }
+}
+
+Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& headers,
+                              const LoadInfoSink& load_info) {
+  auto task = std::make_shared<Task>();
+  task->key = request.task_key;
+  task->headers = headers;
+  task->refused = [&]() -> Status {
+    exec::TaskContext::Options options;
+    for (const auto& [name, value] : request.settings)
+      SHOAL_RETURN_IF_ERROR(options.settings.Set(name, value));
+    if (options_.threads > 0)
+      SHOAL_RETURN_IF_ERROR(options.settings.Set("threads", std::to_string(options_.threads)));
+    options.pool =
+        pool_->MakeChild(fmt::format("task {}/{}/{}", request.task_key.query_id,
+                                     request.task_key.stage_id, request.task_key.task_number));
+    options.query_id = request.task_key.query_id;
+    task->context = std::make_shared<exec::TaskContext>(std::move(options));
+    PlanDecodeContext decode;
+    decode.codecs = codecs_;
+    decode.channels = WithHeaders(options_.channels, headers);
+    SHOAL_ASSIGN_OR_RETURN(
+        task->feeds, WorkUnitFeeds::Make(request.work_unit_feeds, request.task_key.ToString()));
+    decode.feeds = task->feeds;
+    SHOAL_ASSIGN_OR_RETURN(task->plan, DecodePlan(request.encoded_plan, decode));
+    return Status::OK();
+  }();
+  if (!task->refused.ok()) {
+    task->refused = std::move(task->refused)
+                        .WithContext(fmt::format("worker {} refused the plan of {}",
+                                                 options_.address, request.task_key.ToString()));
+  }
+  if (load_info && !task->refused.ok())
+    load_info(nullptr);
+  else if (load_info && AdaptiveTaskCounts(task->context->settings()))
+    task->sampler = LoadSampler::Start(task->plan, task->context,
+                                       SampleLimitsFrom(task->context->settings()), load_info);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tasks_[request.task_key] = task;
+  }
+  cv_.notify_all();
+  return task->refused;
+}
+
+TaskMetrics WorkerService::EndTask(const TaskKey& key) {
+  std::shared_ptr<Task> task;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = tasks_.find(key);
+    if (it == tasks_.end())
+      return {};
+    task = std::move(it->second);
+    tasks_.erase(it);
+    // Operators watch this line (with SHOAL_LOG_LEVEL=info) to see a worker drain.
+    SHOAL_LOG(kInfo, "worker {}: ended {} of query {} ({} tasks held)", options_.address,
+              key.ToString(), key.query_id, tasks_.size());
+  }
+  if (task->context)
+    task->context->Cancel();
+  if (task->feeds)
+    task->feeds->Fail(Status::Cancelled("{} ended before its work-unit feeds did", key.ToString()));
+  if (task->sampler)
+    task->sampler->Stop();
+  TaskMetrics metrics;
+  metrics.output_rows = task->output_rows.load();
+  metrics.output_batches = task->output_batches.load();
+  metrics.elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - task->started)
+                           .count();
+  AddTaskDetails(*task, &metrics);
+  return metrics;
+}
+
+void WorkerService::AddTaskDetails(Task& task, TaskMetrics* metrics) const {
+  metrics->worker = options_.address;
+  metrics->bytes_sent = task.sent->bytes.load();
+  metrics->messages_sent = task.sent->messages.load();
+  if (!task.plan || !task.context)
+    return;
+  metrics->operators = CollectOperatorMetrics(*task.plan, task.context->metrics());
+  std::lock_guard<std::mutex> lock(task.mutex);
+  for (const auto& [spec, head] : task.repartition_heads)
+    metrics->heads.push_back(OperatorMetricsOf(*head, task.context->metrics()));
+}
+
+std::shared_ptr<NetworkSendCounters> WorkerService::SendCounters(const TaskKey& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tasks_.find(key);
+  return it == tasks_.end() ? nullptr : it->second->sent;
+}
+
+Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const TaskKey& key) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto found = [&] { return tasks_.count(key) > 0; };
+  if (std::find(expired_.begin(), expired_.end(), key) != expired_.end()) {
+    return Status::Cancelled("worker {} dropped {} of query {}: it outlived the task TTL of {} ms",
+                             options_.address, key.ToString(), key.query_id,
+                             options_.task_ttl.count())
+        .WithHint("raise `shoal worker --task-ttl` for queries that run longer");
+  }
+  if (!cv_.wait_for(lock, options_.plan_wait, found)) {
+    return Status::NotFound("worker {} has no plan for {} of query {} after waiting {} ms",
+                            options_.address, key.ToString(), key.query_id,
+                            options_.plan_wait.count());
+  }
+  return tasks_[key];
+}
+
+Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTaskRequest& request,
+                                                                const Headers& headers) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    constexpr size_t kKeep = 64;
+    std::erase_if(execute_headers_, [&](const auto& e) { return e.first == request.task_key; });
+    if (execute_headers_.size() >= kKeep)
+      execute_headers_.erase(execute_headers_.begin());
+    execute_headers_.emplace_back(request.task_key, headers);
+  }
+  SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<Task> task, WaitForTask(request.task_key));
+  if (!task->refused.ok())
+    return task->refused;
+  exec::ExecPlanPtr source = task->source();
+  int available = source->num_partitions();
+  if (request.head.kind == ProducerHeadKind::kRepartition) {
+    std::lock_guard<std::mutex> lock(task->mutex);
+    const std::string spec = request.head.partitioning.ToString();
+    auto& head = task->repartition_heads[spec];
+    if (!head) {
+      SHOAL_ASSIGN_OR_RETURN(
+          auto node, exec::RepartitionExec::Make(task->source(), request.head.partitioning));
+      head = std::move(node);
+    }
+    source = head;
+    available = source->num_partitions();
+  }
+  if (request.partition_start < 0 || request.partition_end <= request.partition_start ||
+      request.partition_end > available) {
+    return Status::InvalidArgument("{} on worker {} has partitions [0, {}); asked for [{}, {})",
+                                   request.task_key.ToString(), options_.address, available,
+                                   request.partition_start, request.partition_end);
+  }
+  std::vector<exec::StreamPtr> streams;
+  for (int p = request.partition_start; p < request.partition_end; ++p) {
+    if (request.head.kind == ProducerHeadKind::kBroadcast) {
+      std::shared_ptr<BroadcastPartition> cache;
+      {
+        std::lock_guard<std::mutex> lock(task->mutex);
+        auto& slot = task->broadcast[p];
+        if (!slot)
+          slot = std::make_shared<BroadcastPartition>();
+        cache = slot;
+      }
+      streams.push_back(exec::StreamPtr(new BroadcastStream(task, p, std::move(cache))));
+      continue;
+    }
+    SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream, source->Execute(p, task->context));
+    streams.push_back(exec::StreamPtr(new TaskStream(task, std::move(stream))));
+  }
+  return streams;
+}
+
+WorkerInfo WorkerService::GetWorkerInfo() const {
+  WorkerInfo info;
+  info.version = options_.version;
+  info.codec_ids = codecs_->ids();
+  info.threads = options_.threads;
+  return info;
+}
+
+Status WorkerService::PushWorkUnits(const TaskKey& key, WorkUnitBatch batch,
+                                    const std::function<bool()>& abandoned) {
+  WorkUnitFeedsPtr feeds;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = tasks_.find(key);
+    if (it == tasks_.end())
+      return Status::NotFound("worker {} has no task {} for its work units", options_.address,
+                              key.ToString());
+    feeds = it->second->feeds;
+  }
+  return feeds ? feeds->Push(std::move(batch), abandoned) : Status::OK();
+}
+
+void WorkerService::EndWorkUnits(const TaskKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tasks_.find(key);
+  if (it != tasks_.end() && it->second->feeds)
+    it->second->feeds->End();
+}
+
+int WorkerService::num_tasks() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int>(tasks_.size());
+}
+
+int64_t WorkerService::bytes_used() const {
+  return pool_->bytes_used();
+}
+
+std::vector<std::pair<TaskKey, Headers>> WorkerService::ExecuteHeadersSeen() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return execute_headers_;
+}
+
+int64_t WorkerService::tasks_expired() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return tasks_expired_;
+}
+
+void WorkerService::SweepExpiredTasks() {
+  // Checks a few times per TTL (at most once a second), so a task lives at most ~1.25 TTL.
+  const auto period = std::clamp<std::chrono::milliseconds>(
+      options_.task_ttl / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!sweeper_cv_.wait_for(lock, period, [&] { return stopping_; })) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<TaskKey> expired;
+    for (const auto& [key, task] : tasks_) {
+      if (now - task->started >= options_.task_ttl)
+        expired.push_back(key);
+    }
+    if (expired.empty())
+      continue;
+    constexpr size_t kRemember = 1024;
+    for (const auto& key : expired) {
+      if (expired_.size() >= kRemember)
+        expired_.erase(expired_.begin());
+      expired_.push_back(key);
+    }
+    tasks_expired_ += static_cast<int64_t>(expired.size());
+    lock.unlock();
+    // Ended exactly as when the coordinator closes the channel (cancel, feeds, samplers).
+    for (const auto& key : expired) {
+      SHOAL_LOG(kWarning, "worker {}: dropping {} of query {}: older than the task TTL of {} ms",
+                options_.address, key.ToString(), key.query_id, options_.task_ttl.count());
+      (void)EndTask(key);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace shoal::distributed

@@ -1,0 +1,125 @@
+// WorkerService: what a worker does, independent of the transport. The gRPC server
+// (grpc_worker_server.h) and the in-process channel (in_process_channel.h) both call it.
+//
+// Lifecycle of a task: SetPlan (from the task's coordinator channel) decodes the plan with the
+// worker's codecs and keeps it with a TaskContext built from the coordinator's settings; a plan
+// the worker cannot run (missing codec ids, a table it does not have) is refused and the error
+// kept, so consumers asking for the task get it too. ExecuteTask waits a bounded time for the
+// plan (consumers may ask before the coordinator's message arrived), adds the producer head
+// (repartition: one shared RepartitionExec per task and partitioning, so every consumer reads its
+// own range of one hash split; broadcast: each partition computed once and replayed to every
+// consumer) and returns one stream per partition. EndTask (the coordinator channel closed, for
+// whatever reason) cancels whatever still runs for the task and forgets it; streams still held
+// by consumers keep the task's memory alive until they are dropped. A sweeper thread also ends
+// tasks older than `task_ttl`, so a coordinator that hangs with its channels open cannot pin a
+// worker's memory forever; consumers then get an error naming the TTL. In adaptive mode a task
+// starts running at SetPlan: a LoadSampler samples its partitions for the coordinator, and
+// consumers and producer heads execute the sampled plan, which continues the sampled streams.
+//
+// Thread safety: every method may be called concurrently.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "shoal/distributed/codec/table_codec.h"
+#include "shoal/distributed/transport/worker_channel.h"
+#include "shoal/sql/catalog.h"
+
+namespace shoal::distributed {
+
+struct WorkerServiceOptions {
+  /// How the coordinator and other workers name this worker (for errors and self-calls).
+  std::string address;
+  /// Reported by GetWorkerInfo; a coordinator refuses a worker whose version differs.
+  std::string version;
+  /// Threads per task (0: the coordinator's `threads` setting).
+  int threads = 0;
+  /// Bytes all tasks together may hold (0: unlimited).
+  int64_t memory_limit = 0;
+  /// In-memory tables the worker has (for the "shoal.catalog/1" codec); may be null.
+  std::shared_ptr<const sql::Catalog> catalog;
+  /// Extra table codecs beyond the built-in ones.
+  std::vector<std::shared_ptr<const TableCodec>> extra_codecs;
+  /// Channels to producer workers, for the network exchanges inside task plans.
+  ChannelResolverPtr channels;
+  /// How long ExecuteTask waits for a task's plan to arrive.
+  std::chrono::milliseconds plan_wait{10000};
+  /// A task older than this is cancelled and dropped even if its coordinator channel is still
+  /// open (a coordinator that hangs without closing it); 0: never.
+  std::chrono::milliseconds task_ttl{std::chrono::minutes(10)};
+};
+
+class WorkerService {
+ public:
+  explicit WorkerService(WorkerServiceOptions options);
+  ~WorkerService();
+
+  const std::string& address() const { return options_.address; }
+
+  /// `headers`: the passthrough headers of the task's coordinator channel; the task's own calls to
+  /// producer workers carry them on (passthrough_headers.h).
+  /// `load_info`: where the task's LoadInfo feed goes; in adaptive mode (the task's
+  /// `dist_adaptive_task_counts`) the task starts sampling now (load_sampler.h). A refused plan
+  /// gets an empty feed, so a coordinator waiting for one is not left hanging.
+  Status SetPlan(const SetPlanRequest& request, const Headers& headers = {},
+                 const LoadInfoSink& load_info = {});
+  /// Forgets the task (cancelling what still runs for it) and returns its metrics.
+  TaskMetrics EndTask(const TaskKey& key);
+  /// A WorkUnitBatch from the task's coordinator channel, routed to its feeds (work_unit_feed.h);
+  /// waits while their queues are full, until `abandoned` (may be empty) says the sender is gone.
+  Status PushWorkUnits(const TaskKey& key, WorkUnitBatch batch,
+                       const std::function<bool()>& abandoned);
+  /// WorkUnitEos from the task's coordinator channel.
+  void EndWorkUnits(const TaskKey& key);
+  /// Where a transport counts what it sends for the task (null: no such task).
+  std::shared_ptr<NetworkSendCounters> SendCounters(const TaskKey& key) const;
+  Result<std::vector<exec::StreamPtr>> ExecuteTask(const ExecuteTaskRequest& request,
+                                                   const Headers& headers = {});
+  WorkerInfo GetWorkerInfo() const;
+
+  /// Tasks currently held (for tests: zero once every query has ended).
+  int num_tasks() const;
+  /// Bytes the tasks' memory pools hold (for tests: zero once every query has ended and its
+  /// streams were dropped).
+  int64_t bytes_used() const;
+  /// Test hook: the headers of the last ExecuteTask call for each of the last 64 tasks asked for
+  /// (kept after the tasks are gone), oldest first, to check that consumers forward them.
+  std::vector<std::pair<TaskKey, Headers>> ExecuteHeadersSeen() const;
+  /// Tasks dropped because they outlived `task_ttl`.
+  int64_t tasks_expired() const;
+
+  struct Task;
+
+ private:
+  Result<std::shared_ptr<Task>> WaitForTask(const TaskKey& key);
+  // Per-operator metrics, producer heads and network counters of an ended task.
+  void AddTaskDetails(Task& task, TaskMetrics* metrics) const;
+  void SweepExpiredTasks();
+
+  WorkerServiceOptions options_;
+  TableCodecRegistryPtr codecs_;
+  std::shared_ptr<MemoryPool> pool_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<TaskKey, std::shared_ptr<Task>> tasks_;
+  // Headers seen per task (test hook), oldest first.
+  std::vector<std::pair<TaskKey, Headers>> execute_headers_;
+  // Tasks the TTL dropped (oldest first, bounded): a consumer asking for one gets a clear error.
+  std::vector<TaskKey> expired_;
+  int64_t tasks_expired_ = 0;
+  // The TTL sweeper (runs while task_ttl > 0).
+  bool stopping_ = false;
+  std::condition_variable sweeper_cv_;
+  std::thread sweeper_;
+};
+
+}  // namespace shoal::distributed

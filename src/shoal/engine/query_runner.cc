@@ -1,0 +1,390 @@
+#include "shoal/engine/query_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "shoal/columnar/builder.h"
+#include "shoal/exec/execution_plan.h"
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/physical_planner.h"
+#include "shoal/exec/task_context.h"
+#include "shoal/io/arrow_table.h"
+#include "shoal/io/copy_writer.h"
+#include "shoal/io/delimited_table.h"
+#include "shoal/io/memory_table.h"
+#include "shoal/io/parquet/parquet_table.h"
+#include "shoal/sql/binder.h"
+#include "shoal/sql/optimizer/optimizer.h"
+#include "shoal/sql/parser.h"
+
+namespace shoal::engine {
+
+using exec::CoalescePartitionsExec;
+using exec::ExecPlanPtr;
+using exec::FormatExecutionPlan;
+using exec::PhysicalPlanner;
+using exec::PhysicalPlannerOptions;
+using exec::RegisterExecSettings;
+using exec::RegisterPlannerSettings;
+using exec::StreamPtr;
+using io::MemoryTable;
+
+namespace {
+
+columnar::SchemaPtr SchemaOf(const std::vector<sql::ColumnInfo>& columns) {
+  std::vector<columnar::Field> fields;
+  for (const auto& c : columns) {
+    fields.emplace_back(c.name, c.type, c.nullable);
+  }
+  return std::make_shared<columnar::Schema>(std::move(fields));
+}
+
+// A result of text columns, one row per entry of `rows`.
+Result<QueryResult> TextResult(const std::vector<std::string>& names,
+                               const std::vector<std::vector<std::string>>& rows) {
+  std::vector<columnar::Field> fields;
+  for (const auto& n : names) {
+    fields.emplace_back(n, columnar::DataType::Utf8(), false);
+  }
+  auto schema = std::make_shared<columnar::Schema>(std::move(fields));
+  std::vector<columnar::ArrayPtr> columns;
+  for (size_t c = 0; c < names.size(); ++c) {
+    columnar::BinaryBuilder builder(columnar::DataType::Utf8(), DefaultMemoryPool());
+    for (const auto& row : rows) {
+      SHOAL_RETURN_IF_ERROR(builder.Append(row[c]));
+    }
+    SHOAL_ASSIGN_OR_RETURN(auto array, builder.Finish());
+    columns.push_back(std::move(array));
+  }
+  QueryResult result;
+  result.schema = schema;
+  result.batches.push_back(
+      columnar::RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), std::move(columns)));
+  return result;
+}
+
+std::vector<std::vector<std::string>> Lines(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    rows.push_back({line});
+  }
+  return rows;
+}
+
+int64_t CountRows(const std::vector<columnar::RecordBatchPtr>& batches) {
+  int64_t n = 0;
+  for (const auto& b : batches) {
+    n += b->num_rows();
+  }
+  return n;
+}
+
+// The batches re-labelled with `schema` (same column types, the target's names).
+std::vector<columnar::RecordBatchPtr> Relabel(
+    const columnar::SchemaPtr& schema, const std::vector<columnar::RecordBatchPtr>& batches) {
+  std::vector<columnar::RecordBatchPtr> out;
+  for (const auto& b : batches) {
+    if (b->num_rows() == 0) {
+      continue;
+    }
+    out.push_back(columnar::RecordBatch::Make(schema, b->num_rows(), b->columns()));
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t QueryResult::num_rows() const {
+  return CountRows(batches);
+}
+
+struct QueryRunner::Planned {
+  sql::LogicalPlanPtr logical;
+  ExecPlanPtr physical;
+  std::shared_ptr<TaskContext> context;
+};
+
+QueryRunner::QueryRunner() : QueryRunner(std::make_shared<sql::Session>()) {}
+
+QueryRunner::QueryRunner(std::shared_ptr<sql::Session> session) : session_(std::move(session)) {
+  (void)RegisterExecSettings();
+  (void)RegisterPlannerSettings();
+}
+
+Status QueryRunner::Run(std::string_view sql,
+                        const std::function<Status(const QueryResult&)>& on_result) {
+  SHOAL_ASSIGN_OR_RETURN(auto script, sql::ParseSql(sql));
+  for (const auto& statement : script.statements) {
+    // Bound one at a time: a statement may use what the previous one created.
+    sql::Binder binder(session_.get());
+    SHOAL_ASSIGN_OR_RETURN(auto bound, binder.Bind(script, statement));
+    SHOAL_ASSIGN_OR_RETURN(auto result, Execute(bound));
+    SHOAL_RETURN_IF_ERROR(on_result(result));
+  }
+  return Status::OK();
+}
+
+Result<std::vector<QueryResult>> QueryRunner::RunAll(std::string_view sql) {
+  std::vector<QueryResult> results;
+  SHOAL_RETURN_IF_ERROR(Run(sql, [&](const QueryResult& r) {
+    results.push_back(r);
+    return Status::OK();
+  }));
+  return results;
+}
+
+Result<QueryResult> QueryRunner::RunOne(std::string_view sql) {
+  SHOAL_ASSIGN_OR_RETURN(auto results, RunAll(sql));
+  if (results.empty()) {
+    return QueryResult{};
+  }
+  return std::move(results.back());
+}
+
+void QueryRunner::CancelRunning() {
+  std::lock_guard<std::mutex> lock(running_mutex_);
+  if (running_)
+    running_->Cancel();
+}
+
+Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan) {
+  Planned planned;
+  SHOAL_ASSIGN_OR_RETURN(planned.logical, sql::OptimizePlan(plan, &session_->column_ids()));
+  TaskContext::Options options;
+  options.settings = session_->settings();
+  planned.context = std::make_shared<TaskContext>(std::move(options));
+  {
+    std::lock_guard<std::mutex> lock(running_mutex_);
+    running_ = planned.context;
+  }
+  PhysicalPlannerOptions planner_options;
+  planner_options.target_partitions =
+      static_cast<int>(std::max<int64_t>(1, session_->settings().GetInt("threads")));
+  planner_options.batch_size = planned.context->batch_size();
+  planner_options.collect_build_max_rows =
+      static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
+  SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
+  if (plan_transform_) {
+    SHOAL_ASSIGN_OR_RETURN(planned.physical, plan_transform_(planned.physical, planned.context));
+  }
+  return planned;
+}
+
+Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan) {
+  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan));
+  QueryResult result;
+  SHOAL_ASSIGN_OR_RETURN(result.batches, CollectAll(planned.physical, planned.context));
+  result.schema = SchemaOf(plan->output);
+  result.command_tag = fmt::format("SELECT {}", result.num_rows());
+  return result;
+}
+
+Result<QueryResult> QueryRunner::ExecuteExplain(const sql::BoundStatement& statement) {
+  const auto& inner = *statement.explained;
+  if (!inner.plan) {
+    return Status::NotImplemented("EXPLAIN of {} is not supported",
+                                  sql::StatementKindName(inner.kind));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(inner.plan));
+  std::string text;
+  if (statement.analyze) {
+    auto start = std::chrono::steady_clock::now();
+    SHOAL_ASSIGN_OR_RETURN(auto batches, CollectAll(planned.physical, planned.context));
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    text = FormatExecutionPlan(*planned.physical, statement.verbose, planned.context.get());
+    text += fmt::format("Rows: {}\nExecution Time: {:.3f} ms\n", CountRows(batches), ms);
+  } else {
+    text = "Logical Plan:\n" + sql::FormatLogicalPlan(*planned.logical, statement.verbose);
+    if (!text.empty() && text.back() != '\n') {
+      text += '\n';
+    }
+    text += "Physical Plan:\n" + FormatExecutionPlan(*planned.physical, statement.verbose);
+  }
+  return TextResult({"QUERY PLAN"}, Lines(text));
+}
+
+Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statement) {
+  SHOAL_ASSIGN_OR_RETURN(io::CopyWriteOptions options,
+                         io::ParseCopyOptions(statement.copy_path, statement.copy_options));
+  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan));
+  ExecPlanPtr root = planned.physical;
+  // One stream to pull from; several partitions have no order to keep (an ORDER BY plans to one).
+  if (root->num_partitions() > 1) {
+    root = CoalescePartitionsExec::Make(root);
+  }
+  auto schema = SchemaOf(statement.plan->output);
+  options.parquet.pool = planned.context->MakeOperatorPool("COPY");
+  auto opened = io::OpenCopyWriter(statement.copy_path, schema, options);
+  if (!opened.ok()) {
+    return std::move(opened).status().WithContext(fmt::format("writing {}", statement.copy_path));
+  }
+  auto writer = std::move(*opened);
+  int64_t rows = 0;
+  auto run = [&]() -> Status {
+    SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, root->Execute(0, planned.context));
+    for (;;) {
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
+      if (!batch) {
+        return Status::OK();
+      }
+      rows += batch->num_rows();
+      SHOAL_RETURN_IF_ERROR(writer->WriteBatch(batch));
+    }
+  };
+  Status st = run();
+  if (st.ok()) {
+    st = writer->Close();
+  } else {
+    writer->Abort();
+  }
+  if (!st.ok()) {
+    return std::move(st).WithContext(fmt::format("writing {}", statement.copy_path));
+  }
+  QueryResult result;
+  result.command_tag = fmt::format("COPY {}", rows);
+  return result;
+}
+
+Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
+  auto& catalog = *session_->catalog();
+  auto& settings = session_->settings();
+  QueryResult result;
+  switch (statement.kind) {
+    case sql::StatementKind::kQuery: return ExecuteQuery(statement.plan);
+    case sql::StatementKind::kExplain: return ExecuteExplain(statement);
+    case sql::StatementKind::kCopy: return ExecuteCopy(statement);
+    case sql::StatementKind::kCreateTable: {
+      if (statement.if_not_exists &&
+          catalog.Lookup(statement.schema_name, statement.object_name).ok()) {
+        result.command_tag = "CREATE TABLE";
+        return result;
+      }
+      SHOAL_ASSIGN_OR_RETURN(auto table, MemoryTable::Make(statement.table_schema));
+      SHOAL_RETURN_IF_ERROR(
+          catalog.RegisterTable(statement.schema_name, statement.object_name, table, true));
+      result.command_tag = "CREATE TABLE";
+      return result;
+    }
+    case sql::StatementKind::kCreateExternalTable: {
+      if (statement.if_not_exists &&
+          catalog.Lookup(statement.schema_name, statement.object_name).ok()) {
+        result.command_tag = "CREATE EXTERNAL TABLE";
+        return result;
+      }
+      std::map<std::string, std::string> options(statement.external_options.begin(),
+                                                 statement.external_options.end());
+      auto schema = statement.table_schema && statement.table_schema->num_fields() > 0
+                        ? statement.table_schema
+                        : nullptr;
+      io::TableProviderPtr table;
+      if (statement.external_format == "parquet") {
+        SHOAL_ASSIGN_OR_RETURN(
+            table, io::parquet::ParquetTable::Make(statement.external_location, schema, options));
+      } else if (statement.external_format == "arrow") {
+        if (!options.empty()) {
+          return Status::InvalidArgument("STORED AS ARROW takes no OPTIONS (got '{}')",
+                                         options.begin()->first)
+              .WithSqlState("42601");
+        }
+        SHOAL_ASSIGN_OR_RETURN(table, io::ArrowTable::Make(statement.external_location, schema));
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(
+            table,
+            io::DelimitedTable::Make(statement.external_format == "tbl" ? io::DelimitedFormat::kTbl
+                                                                        : io::DelimitedFormat::kCsv,
+                                     statement.external_location, schema, options));
+      }
+      SHOAL_RETURN_IF_ERROR(
+          catalog.RegisterTable(statement.schema_name, statement.object_name, table));
+      result.command_tag = "CREATE EXTERNAL TABLE";
+      return result;
+    }
+    case sql::StatementKind::kCreateTableAs: {
+      if (statement.if_not_exists &&
+          catalog.Lookup(statement.schema_name, statement.object_name).ok()) {
+        result.command_tag = "CREATE TABLE AS";
+        return result;
+      }
+      SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan));
+      SHOAL_ASSIGN_OR_RETURN(
+          auto table,
+          MemoryTable::Make(statement.table_schema, Relabel(statement.table_schema, rows.batches)));
+      SHOAL_RETURN_IF_ERROR(
+          catalog.RegisterTable(statement.schema_name, statement.object_name, table, true));
+      result.command_tag = fmt::format("SELECT {}", rows.num_rows());
+      return result;
+    }
+    case sql::StatementKind::kInsert: {
+      auto table = std::dynamic_pointer_cast<const MemoryTable>(statement.target.provider);
+      if (table == nullptr || !statement.target.insertable) {
+        return Status::NotImplemented("INSERT into a {} table is not supported",
+                                      statement.target.provider ? statement.target.provider->kind()
+                                                                : std::string("non-memory"));
+      }
+      SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan));
+      // MemoryTable is immutable to readers but INSERT is its one writer.
+      SHOAL_RETURN_IF_ERROR(std::const_pointer_cast<MemoryTable>(table)->Append(
+          Relabel(table->schema(), rows.batches)));
+      result.command_tag = fmt::format("INSERT 0 {}", rows.num_rows());
+      return result;
+    }
+    case sql::StatementKind::kCreateView:
+      SHOAL_RETURN_IF_ERROR(catalog.CreateView(statement.view, statement.or_replace));
+      result.command_tag = "CREATE VIEW";
+      return result;
+    case sql::StatementKind::kDropTable:
+      for (const auto& [schema, name] : statement.drop_objects) {
+        SHOAL_RETURN_IF_ERROR(catalog.DropTable(schema, name, statement.if_exists));
+      }
+      result.command_tag = "DROP TABLE";
+      return result;
+    case sql::StatementKind::kDropView:
+      for (const auto& [schema, name] : statement.drop_objects) {
+        SHOAL_RETURN_IF_ERROR(catalog.DropView(schema, name, statement.if_exists));
+      }
+      result.command_tag = "DROP VIEW";
+      return result;
+    case sql::StatementKind::kSet:
+      SHOAL_RETURN_IF_ERROR(settings.Set(statement.setting_name, statement.setting_value));
+      result.command_tag = "SET";
+      return result;
+    case sql::StatementKind::kReset:
+      SHOAL_RETURN_IF_ERROR(settings.Reset(statement.setting_name));
+      result.command_tag = "RESET";
+      return result;
+    case sql::StatementKind::kResetAll: {
+      auto overrides = settings.overrides();
+      for (const auto& [name, value] : overrides) {
+        SHOAL_RETURN_IF_ERROR(settings.Reset(name));
+      }
+      result.command_tag = "RESET";
+      return result;
+    }
+    case sql::StatementKind::kShow: {
+      SHOAL_ASSIGN_OR_RETURN(auto value, settings.Get(statement.setting_name));
+      SHOAL_ASSIGN_OR_RETURN(result, TextResult({statement.setting_name}, {{value}}));
+      result.command_tag = "SHOW";
+      return result;
+    }
+    case sql::StatementKind::kShowAll: {
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [name, value] : settings.All()) {
+        rows.push_back({name, value});
+      }
+      SHOAL_ASSIGN_OR_RETURN(result, TextResult({"name", "setting"}, rows));
+      result.command_tag = "SHOW";
+      return result;
+    }
+  }
+  return Status::Internal("unknown statement kind {}", static_cast<int>(statement.kind));
+}
+
+}  // namespace shoal::engine

@@ -1,0 +1,78 @@
+// QueryRunner: the single-node engine behind `shoal sql` and the SQL logic tests. It owns a session
+// (catalog + settings) and runs SQL text statement by statement — parse, bind, optimize, plan,
+// execute — so that a statement sees the tables and settings every earlier one left behind.
+// DDL acts on the session's catalog (CREATE TABLE makes an in-memory MemoryTable).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shoal/columnar/record_batch.h"
+#include "shoal/common/result.h"
+#include "shoal/exec/plan_transform.h"
+#include "shoal/sql/bound_statement.h"
+#include "shoal/sql/session.h"
+
+namespace shoal::engine {
+
+using exec::ExecutionPlan;
+using exec::TaskContext;
+
+/// What one statement produced: rows (schema non-null) and/or a psql-style command tag
+/// ("CREATE TABLE", "INSERT 0 3", "SELECT 2").
+struct QueryResult {
+  columnar::SchemaPtr schema;  // null for statements without a result set
+  std::vector<columnar::RecordBatchPtr> batches;
+  std::string command_tag;
+  int64_t num_rows() const;
+};
+
+class QueryRunner {
+ public:
+  QueryRunner();
+  explicit QueryRunner(std::shared_ptr<sql::Session> session);
+
+  sql::Session& session() { return *session_; }
+
+  /// Rewrites every query's physical plan before it runs or is explained (the distributed layer
+  /// installs one that cuts the plan into stages run by workers); the result must produce the
+  /// same rows. Null: plans run as planned.
+  using PlanTransform = exec::PlanTransform;
+  void SetPlanTransform(PlanTransform transform) { plan_transform_ = std::move(transform); }
+
+  /// Runs every statement of `sql` in order, calling `on_result` after each; stops at the first
+  /// error (of a statement or of the callback) and returns it.
+  Status Run(std::string_view sql, const std::function<Status(const QueryResult&)>& on_result);
+
+  /// Cancels the query running now, from any thread (the shell's Ctrl-C): its streams stop with
+  /// a Cancelled status, SQLSTATE 57014. Does nothing between queries.
+  void CancelRunning();
+
+  /// Runs every statement and returns their results (stops at the first error).
+  Result<std::vector<QueryResult>> RunAll(std::string_view sql);
+
+  /// Runs every statement of `sql` and returns the last one's result.
+  Result<QueryResult> RunOne(std::string_view sql);
+
+ private:
+  Result<QueryResult> Execute(const sql::BoundStatement& statement);
+  Result<QueryResult> ExecuteExplain(const sql::BoundStatement& statement);
+  // COPY ... TO: streams the query's batches into the file writer of the chosen format.
+  Result<QueryResult> ExecuteCopy(const sql::BoundStatement& statement);
+  struct Planned;
+  Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan);
+  // Runs a query plan; the result's schema carries the logical plan's column names.
+  Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan);
+
+  std::shared_ptr<sql::Session> session_;
+  PlanTransform plan_transform_;
+  std::mutex running_mutex_;
+  std::shared_ptr<TaskContext>
+      running_;  // the last query's context (cancelling it when done is harmless)
+};
+
+}  // namespace shoal::engine

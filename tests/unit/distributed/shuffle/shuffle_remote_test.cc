@@ -1,0 +1,280 @@
+// The materialized shuffle across machines: a driver sends its tasks to two in-process gRPC
+// stage-file servers on loopback, each with its own directory (nothing shared: every file a stage
+// reads that another server wrote is fetched over gRPC), and the answers equal the single-node
+// ones; a missing remote file is NotFound naming the worker and the file; a task whose worker is
+// gone runs on the other worker; a file of several chunks arrives whole; a cancelled driver
+// leaves no task process on the workers.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "shoal/distributed/shuffle/shuffle_driver.h"
+#include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/distributed/shuffle/stage_file_client.h"
+#include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/stage_file_service.h"
+#include "shoal/engine/execution_modes.h"
+#include "shoal/engine/tpch_tables.h"
+#include "shoal/exec/operators/values_exec.h"
+#include "shoal/exec/task_context.h"
+#include "shoal/io/tpch/scale.h"
+#include "tests/support/batch_builder.h"
+#include "tests/support/distributed_test_util.h"
+#include "tests/support/gtest_util.h"
+
+namespace shoal::distributed::shuffle {
+namespace {
+
+namespace fs = std::filesystem;
+using columnar::DataType;
+using columnar::Field;
+
+// One worker's shuffle half: the stage-file service on its own loopback port and directory.
+struct StageFileServer {
+  std::unique_ptr<StageFileService> service;
+  std::unique_ptr<grpc::Server> server;
+  std::string address;
+};
+
+Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir) {
+  auto s = std::make_unique<StageFileServer>();
+  StageFileServiceOptions options;
+  options.shuffle_dir = dir.string();
+  options.executable = SHOAL_BINARY;
+  SHOAL_ASSIGN_OR_RETURN(s->service, StageFileService::Make(std::move(options)));
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(s->service->grpc_service());
+  s->server = builder.BuildAndStart();
+  if (!s->server || port == 0)
+    return Status::Unavailable("could not start a stage file server");
+  s->address = "127.0.0.1:" + std::to_string(port);
+  s->service->set_address(s->address);
+  return s;
+}
+
+int CountStageFiles(const fs::path& dir) {
+  int n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    n += IsStageFileName(e.path().filename().string()) ? 1 : 0;
+  return n;
+}
+
+class ShuffleRemoteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("shoal-remote-test-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    for (auto* runner : {&single_, &shuffled_})
+      ASSERT_OK(distributed_testing::LoadTpch(*runner, 2));
+  }
+
+  void TearDown() override {
+    for (auto& s : servers_)
+      s->server->Shutdown();
+    servers_.clear();
+    fs::remove_all(root_);
+  }
+
+  void StartServers(int n) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_OK_AND_ASSIGN(auto s, StartServer(root_ / ("worker" + std::to_string(i))));
+      servers_.push_back(std::move(s));
+    }
+  }
+
+  void UseWorkers(std::vector<std::string> workers) {
+    ShuffleDriverOptions options;
+    options.tpch_scale = "0.01";
+    options.executable = SHOAL_BINARY;
+    options.workers = std::move(workers);
+    ASSERT_OK(engine::UseShuffleDriver(shuffled_, std::move(options)));
+  }
+
+  void ExpectSameAnswer(const std::string& sql, const fs::path& dir) {
+    ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + dir.string() + "'").status());
+    ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(sql));
+    ASSERT_OK_AND_ASSIGN(auto actual, shuffled_.RunOne(sql));
+    EXPECT_EQ(distributed_testing::SortedRows(actual), distributed_testing::SortedRows(expected))
+        << sql;
+    EXPECT_GT(expected.num_rows(), 0);
+  }
+
+  fs::path root_;
+  std::vector<std::unique_ptr<StageFileServer>> servers_;
+  engine::QueryRunner single_;
+  engine::QueryRunner shuffled_;
+};
+
+TEST_F(ShuffleRemoteTest, TpchQ3AndQ18OnTwoWorkersGiveTheSingleNodeAnswer) {
+  StartServers(2);
+  UseWorkers({servers_[0]->address, servers_[1]->address});
+  for (int q : {3, 18}) {
+    const fs::path dir = root_ / ("driver-q" + std::to_string(q));
+    ExpectSameAnswer(distributed_testing::TpchQuery(q), dir);
+  }
+  // Both workers ran tasks; the driver holds the files of the final stages, which it fetched;
+  // each query's files left the workers when the query was over.
+  EXPECT_GT(servers_[0]->service->tasks_run(), 0);
+  EXPECT_GT(servers_[1]->service->tasks_run(), 0);
+  EXPECT_GT(CountStageFiles(root_ / "driver-q3"), 0);
+  EXPECT_GT(CountStageFiles(root_ / "driver-q18"), 0);
+  EXPECT_EQ(CountStageFiles(root_ / "worker0"), 0);
+  EXPECT_EQ(CountStageFiles(root_ / "worker1"), 0);
+}
+
+TEST_F(ShuffleRemoteTest, AMissingRemoteFileIsNotFoundNamingTheWorkerAndTheFile) {
+  StartServers(1);
+  fs::create_directories(root_ / "local");
+  const std::string local = StageFilePath((root_ / "local").string(), 4, 1);
+  Status st = FetchStageFile({servers_[0]->address, "0123abcd"}, 4, 1, local);
+  ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
+  EXPECT_NE(st.UserMessage().find(servers_[0]->address), std::string::npos) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("q-0123abcd/stage-4-part-1.arrow"), std::string::npos)
+      << st.ToString();
+  // Nothing half-written is left behind.
+  EXPECT_TRUE(fs::is_empty(root_ / "local"));
+  // An id that would escape the worker's directory is refused.
+  st = FetchStageFile({servers_[0]->address, "../etc"}, 4, 1, local);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+}
+
+// A stage node over twenty rows (keys 0..19), one passthrough partition, in `dir`.
+std::shared_ptr<StageFileExec> TwentyRowStage(const fs::path& dir) {
+  const std::vector<Field> fields = {Field("k", DataType::Int64()), Field("v", DataType::Utf8())};
+  std::vector<testing::TextRow> rows;
+  for (int i = 0; i < 20; ++i)
+    rows.push_back({std::to_string(i), "row" + std::to_string(i)});
+  auto values = exec::ValuesExec::Make(std::make_shared<columnar::Schema>(fields),
+                                       {testing::MakeBatch(fields, rows)});
+  EXPECT_OK(values.status());
+  auto stage = StageFileExec::Make(*values, dir.string(), 2, exec::Partitioning::Unknown(1), "lz4");
+  EXPECT_OK(stage.status());
+  return *stage;
+}
+
+Result<int64_t> CountRows(const StageFileExec& stage) {
+  auto context = std::make_shared<exec::TaskContext>(exec::TaskContext::Options());
+  SHOAL_ASSIGN_OR_RETURN(auto stream, stage.Execute(0, context));
+  int64_t rows = 0;
+  for (;;) {
+    SHOAL_ASSIGN_OR_RETURN(auto batch, stream->Next());
+    if (!batch)
+      return rows;
+    rows += batch->num_rows();
+  }
+}
+
+TEST_F(ShuffleRemoteTest, AStageNodeFetchesAFileItDoesNotHaveFromTheRecordedWorker) {
+  StartServers(1);
+  // The worker's copy, written where its service keeps query 00ff.
+  const fs::path remote = root_ / "worker0" / "q-00ff";
+  fs::create_directories(remote);
+  ASSERT_OK_AND_ASSIGN(int64_t written, CountRows(*TwentyRowStage(remote)));
+  EXPECT_EQ(written, 20);
+  // The driver's node: no local file, a recorded location, so it fetches instead of computing.
+  const fs::path local = root_ / "local";
+  fs::create_directories(local);
+  auto stage = TwentyRowStage(local);
+  SetStageFileLocation(local.string(), 2, 0, {servers_[0]->address, "00ff"});
+  ASSERT_OK_AND_ASSIGN(int64_t fetched, CountRows(*stage));
+  EXPECT_EQ(fetched, 20);
+  EXPECT_EQ(fs::file_size(stage->FilePath(0)), fs::file_size(StageFilePath(remote.string(), 2, 0)));
+  // Recorded on a worker that does not have it: NotFound naming both, nothing computed.
+  const fs::path other = root_ / "other";
+  fs::create_directories(other);
+  auto missing = TwentyRowStage(other);
+  SetStageFileLocation(other.string(), 2, 0, {servers_[0]->address, "0bad"});
+  auto rows = CountRows(*missing);
+  ASSERT_EQ(rows.status().code(), StatusCode::kNotFound) << rows.status().ToString();
+  EXPECT_NE(rows.status().UserMessage().find("worker " + servers_[0]->address), std::string::npos)
+      << rows.status().ToString();
+  EXPECT_NE(rows.status().UserMessage().find("q-0bad/stage-2-part-0.arrow"), std::string::npos)
+      << rows.status().ToString();
+  EXPECT_TRUE(fs::is_empty(other));
+  ClearStageFileLocations(local.string());
+  ClearStageFileLocations(other.string());
+}
+
+TEST_F(ShuffleRemoteTest, ATaskWhoseWorkerIsGoneRunsOnTheOtherWorker) {
+  StartServers(2);
+  const std::string gone = servers_[1]->address;
+  servers_[1]->server->Shutdown();
+  servers_.pop_back();
+  UseWorkers({gone, servers_[0]->address});
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_task_retries = 1").status());
+  ExpectSameAnswer(distributed_testing::TpchQuery(3), root_ / "driver");
+  EXPECT_GT(servers_[0]->service->tasks_run(), 0);
+}
+
+TEST_F(ShuffleRemoteTest, WithoutRetriesAGoneWorkerFailsTheQueryNamingIt) {
+  StartServers(1);
+  const std::string gone = servers_[0]->address;
+  servers_[0]->server->Shutdown();
+  servers_.clear();
+  UseWorkers({gone});
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_task_retries = 0").status());
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + (root_ / "driver").string() + "'").status());
+  auto result = shuffled_.RunOne(distributed_testing::TpchQuery(3));
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().UserMessage().find("on worker " + gone), std::string::npos)
+      << result.status().ToString();
+}
+
+TEST_F(ShuffleRemoteTest, AFileOfSeveralChunksArrivesWhole) {
+  StartServers(1);
+  const fs::path remote = root_ / "worker0" / "q-1234";
+  fs::create_directories(remote);
+  // Not a multiple of the chunk size: the last chunk is short.
+  std::string bytes(kStageFileChunkBytes * 2 + 12345, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  ASSERT_OK(WriteFileAtomically(StageFilePath(remote.string(), 3, 5), bytes));
+  fs::create_directories(root_ / "local");
+  const std::string local = StageFilePath((root_ / "local").string(), 3, 5);
+  ASSERT_OK(FetchStageFile({servers_[0]->address, "1234"}, 3, 5, local));
+  ASSERT_OK_AND_ASSIGN(std::string fetched, ReadWholeFile(local));
+  EXPECT_TRUE(fetched == bytes) << fetched.size() << " bytes fetched of " << bytes.size();
+}
+
+TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers) {
+  StartServers(2);
+  UseWorkers({servers_[0]->address, servers_[1]->address});
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + (root_ / "driver").string() + "'").status());
+  ::setenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS", "60000", 1);
+  Status status;
+  std::thread query([&] { status = shuffled_.RunOne(distributed_testing::TpchQuery(3)).status(); });
+  const std::string needle = (root_ / "worker").string();
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    started = !distributed_testing::ProcessesMentioning(needle).empty();
+  }
+  EXPECT_TRUE(started) << "no task process started";
+  shuffled_.CancelRunning();
+  query.join();
+  ::unsetenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS");
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  // The workers notice the cancelled calls within their polling interval.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = distributed_testing::ProcessesMentioning(needle).empty();
+    if (!gone)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone);
+}
+
+}  // namespace
+}  // namespace shoal::distributed::shuffle

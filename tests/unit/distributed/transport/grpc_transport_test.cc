@@ -1,0 +1,85 @@
+// The gRPC transport in one process: real servers on loopback ports chosen by the OS, the
+// coordinator talking to them over GrpcChannelResolver. Answers equal the single-node ones, errors
+// keep their SQLSTATE across the wire and name the worker, and workers forget finished tasks.
+#include <gtest/gtest.h>
+
+#include "shoal/distributed/coordinator/coordinator.h"
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/transport/grpc_worker_server.h"
+#include "shoal/engine/tpch_tables.h"
+#include "shoal/io/tpch/scale.h"
+#include "tests/support/distributed_test_util.h"
+#include "tests/support/gtest_util.h"
+
+namespace shoal::distributed {
+namespace {
+
+class GrpcTransportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(distributed_testing::LoadTpch(single_, 2));
+    ASSERT_OK(distributed_testing::LoadTpch(distributed_, 2));
+    GrpcWorkerServerOptions server;
+    server.send_budget_bytes = 1 << 16;  // small: exercises the flow control
+    ASSERT_OK(workers_.Start(2, distributed_testing::TestWorker(distributed_.session().catalog()),
+                             server));
+    for (const auto& s : workers_.servers)
+      EXPECT_GT(s->port(), 0);
+    ASSERT_OK_AND_ASSIGN(auto coordinator,
+                         distributed_testing::InstallCoordinator(
+                             distributed_, distributed_testing::CoordinatorFor(workers_.addresses,
+                                                                               workers_.channels)));
+    ASSERT_OK(coordinator->CheckWorkers());
+    ASSERT_OK(distributed_.RunOne("SET dist_bytes_per_task = '64kB'").status());
+  }
+
+  int TasksHeld() const { return workers_.TasksHeld(); }
+
+  engine::QueryRunner single_;
+  engine::QueryRunner distributed_;
+  distributed_testing::GrpcTestCluster workers_;
+};
+
+TEST_F(GrpcTransportTest, TpchQueriesGiveTheSingleNodeAnswerWithEveryCompression) {
+  for (const char* compression : {"none", "lz4", "zstd"}) {
+    ASSERT_OK(
+        distributed_.RunOne(std::string("SET dist_compression = '") + compression + "'").status());
+    for (int q : {1, 3, 13, 18}) {
+      SCOPED_TRACE(std::string(compression) + " q" + std::to_string(q));
+      distributed_testing::ExpectSameRows(single_, distributed_, distributed_testing::TpchQuery(q));
+    }
+  }
+  // The coordinator channels closed with the queries: no task state is left on the workers.
+  EXPECT_EQ(TasksHeld(), 0);
+}
+
+TEST_F(GrpcTransportTest, ErrorsKeepTheirSqlStateAndNameTheWorker) {
+  const char* sql =
+      "SELECT count(*) FROM lineitem WHERE l_linenumber / (l_linenumber - l_linenumber) > 0";
+  auto expected = single_.RunOne(sql);
+  ASSERT_FALSE(expected.ok());
+  auto actual = distributed_.RunOne(sql);
+  ASSERT_FALSE(actual.ok());
+  EXPECT_EQ(actual.status().code(), expected.status().code()) << actual.status().ToString();
+  EXPECT_EQ(actual.status().sqlstate(), expected.status().sqlstate());
+  EXPECT_NE(actual.status().UserMessage().find("on worker 127.0.0.1:"), std::string::npos)
+      << actual.status().ToString();
+  EXPECT_EQ(TasksHeld(), 0);
+}
+
+TEST_F(GrpcTransportTest, AnUnreachableWorkerIsUnavailable) {
+  GrpcChannelOptions options;
+  options.connect_timeout_ms = 500;
+  auto channels = std::make_shared<GrpcChannelResolver>(options);
+  CoordinatorOptions coordinator_options;
+  coordinator_options.workers = {"127.0.0.1:1"};
+  coordinator_options.channels = channels;
+  ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(coordinator_options)));
+  Status st = coordinator->CheckWorkers();
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("127.0.0.1:1"), std::string::npos) << st.ToString();
+  EXPECT_STATUS_CODE(StatusCode::kInvalidArgument, channels->Connect("no-port"));
+}
+
+}  // namespace
+}  // namespace shoal::distributed

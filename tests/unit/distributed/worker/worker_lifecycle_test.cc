@@ -1,0 +1,203 @@
+// Worker lifecycle and failures: versions are reported and checked, workers hold no task and no
+// memory after a query completes, fails or is cancelled, a task outliving the TTL is dropped, an
+// unreachable worker fails fast with its address, and a worker's error reaches the user with the
+// worker's address, stage, task and the original message.
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "shoal/distributed/coordinator/coordinator.h"
+#include "shoal/distributed/planner/distributed_planner.h"
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/transport/grpc_worker_server.h"
+#include "shoal/distributed/transport/in_process_channel.h"
+#include "shoal/engine/tpch_tables.h"
+#include "shoal/io/tpch/scale.h"
+#include "tests/support/distributed_test_util.h"
+#include "tests/support/gtest_util.h"
+
+namespace shoal::distributed {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+// Waits up to 5 s for `done` (cleanup after a cancelled stream may finish on another thread).
+template <typename F>
+bool Eventually(F done) {
+  auto deadline = steady_clock::now() + std::chrono::seconds(5);
+  while (!done()) {
+    if (steady_clock::now() > deadline)
+      return false;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return true;
+}
+
+class LifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(distributed_testing::LoadTpch(runner_, 2));
+    ASSERT_OK(RegisterDistSettings());
+    ASSERT_OK(runner_.RunOne("SET dist_bytes_per_task = '64kB'").status());
+  }
+
+  // Two gRPC workers in this process reporting `version` (default threads).
+  void StartGrpcWorkers(const std::string& version) {
+    WorkerServiceOptions w;
+    w.version = version;
+    w.catalog = runner_.session().catalog();
+    ASSERT_OK(workers_.Start(2, w));
+  }
+
+  Result<std::shared_ptr<Coordinator>> MakeCoordinator(const std::string& version) {
+    return Coordinator::Make(
+        distributed_testing::CoordinatorFor(workers_.addresses, workers_.channels, version));
+  }
+
+  bool AllClean() const {
+    for (const auto& s : workers_.services) {
+      if (s->num_tasks() != 0 || s->bytes_used() != 0)
+        return false;
+    }
+    return true;
+  }
+
+  engine::QueryRunner runner_;
+  distributed_testing::GrpcTestCluster workers_;
+};
+
+TEST_F(LifecycleTest, VersionsAreReportedAndChecked) {
+  StartGrpcWorkers("1.2.3-test");
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, workers_.channels->Connect(workers_.addresses[0]));
+  ASSERT_OK_AND_ASSIGN(WorkerInfo info, channel->GetWorkerInfo());
+  EXPECT_EQ(info.version, "1.2.3-test");
+  EXPECT_FALSE(info.codec_ids.empty());
+  ASSERT_OK_AND_ASSIGN(auto same, MakeCoordinator("1.2.3-test"));
+  EXPECT_OK(same->CheckWorkers());
+  ASSERT_OK_AND_ASSIGN(auto unchecked, MakeCoordinator(""));
+  EXPECT_OK(unchecked->CheckWorkers());
+  ASSERT_OK_AND_ASSIGN(auto other, MakeCoordinator("2.0.0"));
+  Status st = other->CheckWorkers();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+  EXPECT_NE(st.UserMessage().find(workers_.addresses[0]), std::string::npos) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("1.2.3-test"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("2.0.0"), std::string::npos) << st.ToString();
+}
+
+TEST_F(LifecycleTest, WorkersAreCleanAfterCompletionAndAfterAnError) {
+  StartGrpcWorkers("t");
+  ASSERT_OK_AND_ASSIGN(auto coordinator, MakeCoordinator("t"));
+  runner_.SetPlanTransform(coordinator->AsPlanTransform());
+  ASSERT_OK(runner_.RunOne(distributed_testing::TpchQuery(5)).status());
+  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  // A LIMIT stops consumers early; producers still running must be freed too.
+  ASSERT_OK(runner_.RunOne("SELECT * FROM lineitem, orders WHERE l_orderkey = o_orderkey LIMIT 3")
+                .status());
+  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  // A worker's error: the user sees the worker's address, stage, task and the original message.
+  auto failed = runner_.RunOne(
+      "SELECT l_returnflag, sum(l_quantity / (l_linenumber - l_linenumber)) FROM lineitem "
+      "GROUP BY l_returnflag");
+  ASSERT_FALSE(failed.ok());
+  const std::string message = failed.status().UserMessage();
+  EXPECT_NE(message.find("division by zero"), std::string::npos) << message;
+  EXPECT_TRUE(message.find(workers_.addresses[0]) != std::string::npos ||
+              message.find(workers_.addresses[1]) != std::string::npos)
+      << message;
+  EXPECT_NE(message.find("stage "), std::string::npos) << message;
+  EXPECT_NE(message.find("task "), std::string::npos) << message;
+  EXPECT_EQ(failed.status().sqlstate(), "22012") << failed.status().ToString();
+  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+}
+
+TEST_F(LifecycleTest, WorkersAreCleanAfterCancellation) {
+  StartGrpcWorkers("t");
+  ASSERT_OK_AND_ASSIGN(auto coordinator, MakeCoordinator("t"));
+  runner_.SetPlanTransform(coordinator->AsPlanTransform());
+  // A nested-loop join of 60k x 60k rows: runs far longer than the test waits.
+  Status result;
+  std::thread query([&] {
+    result = testing::StatusOf(runner_.RunOne(
+        "SELECT count(*) FROM lineitem a, lineitem b WHERE a.l_orderkey + b.l_orderkey < 0"));
+  });
+  // Cancel once the workers hold tasks, i.e. the query really runs on them.
+  EXPECT_TRUE(Eventually([&] { return workers_.TasksHeld() > 0; }));
+  std::this_thread::sleep_for(milliseconds(200));
+  const auto cancelled_at = steady_clock::now();
+  runner_.CancelRunning();
+  query.join();
+  EXPECT_LT(steady_clock::now() - cancelled_at, std::chrono::seconds(10));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.code(), StatusCode::kCancelled) << result.ToString();
+  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  for (const auto& s : workers_.services)
+    EXPECT_EQ(s->bytes_used(), 0) << s->address();
+}
+
+TEST_F(LifecycleTest, AnUnreachableWorkerFailsFastNamingItsAddress) {
+  GrpcChannelOptions options;
+  options.connect_timeout_ms = 1000;
+  CoordinatorOptions coordinator_options;
+  coordinator_options.workers = {"127.0.0.1:1"};
+  coordinator_options.channels = std::make_shared<GrpcChannelResolver>(options);
+  ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(coordinator_options)));
+  auto start = steady_clock::now();
+  Status st = coordinator->CheckWorkers();
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("127.0.0.1:1"), std::string::npos) << st.ToString();
+  EXPECT_FALSE(st.hint().empty());
+  // A refused port fails at the first connection attempt, well before the connect timeout.
+  EXPECT_LT(steady_clock::now() - start, milliseconds(900));
+  // Also without the check at start: the first query fails, naming the worker, without a hang.
+  runner_.SetPlanTransform(coordinator->AsPlanTransform());
+  auto result = runner_.RunOne("SELECT count(*) FROM lineitem");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kUnavailable) << result.status().ToString();
+  EXPECT_NE(result.status().UserMessage().find("127.0.0.1:1"), std::string::npos);
+  EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(TaskTtlTest, ATaskOlderThanTheTtlIsDroppedAndConsumersAreTold) {
+  auto cluster = InProcessCluster::Make();
+  WorkerServiceOptions options;
+  options.address = "w1";
+  options.task_ttl = milliseconds(100);
+  options.plan_wait = milliseconds(100);
+  ASSERT_OK(cluster->AddWorker(std::move(options)));
+  auto worker = cluster->worker("w1");
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, cluster->Connect("w1"));
+  // A coordinator that sends a plan and then never closes the channel.
+  ASSERT_OK_AND_ASSIGN(auto stream, channel->OpenCoordinatorChannel({}));
+  SetPlanRequest request;
+  request.task_key = {"q-ttl", 1, 0};
+  request.encoded_plan = "not a plan";  // refused, but held like any task
+  ASSERT_OK(stream->SendPlan(request));
+  EXPECT_EQ(worker->num_tasks(), 1);
+  EXPECT_TRUE(Eventually([&] { return worker->num_tasks() == 0; }));
+  EXPECT_EQ(worker->tasks_expired(), 1);
+  EXPECT_EQ(worker->bytes_used(), 0);
+  ExecuteTaskRequest execute;
+  execute.task_key = request.task_key;
+  execute.partition_end = 1;
+  Result<std::vector<exec::StreamPtr>> late = channel->ExecuteTask({}, execute, nullptr);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), StatusCode::kCancelled) << late.status().ToString();
+  EXPECT_NE(late.status().UserMessage().find("TTL"), std::string::npos);
+  // A task inside its TTL stays.
+  WorkerServiceOptions patient;
+  patient.address = "w2";
+  patient.task_ttl = std::chrono::minutes(10);
+  ASSERT_OK(cluster->AddWorker(std::move(patient)));
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel2, cluster->Connect("w2"));
+  ASSERT_OK_AND_ASSIGN(auto stream2, channel2->OpenCoordinatorChannel({}));
+  ASSERT_OK(stream2->SendPlan(request));
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(cluster->worker("w2")->num_tasks(), 1);
+  EXPECT_FALSE(stream2->Finish().ok());  // the refusal
+  EXPECT_EQ(cluster->worker("w2")->num_tasks(), 0);
+}
+
+}  // namespace
+}  // namespace shoal::distributed
