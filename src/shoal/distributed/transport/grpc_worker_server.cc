@@ -340,6 +340,17 @@ struct GrpcWorkerServer::Impl {
   std::string address;
 };
 
+void ApplyServerChannelArguments(grpc::ServerBuilder& builder) {
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 200);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+}
+
 GrpcWorkerServer::GrpcWorkerServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 GrpcWorkerServer::~GrpcWorkerServer() {
@@ -359,14 +370,7 @@ Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
   builder.RegisterService(impl->grpc_service.get());
   for (grpc::Service* extra : options.extra_services)
     builder.RegisterService(extra);
-  builder.SetMaxReceiveMessageSize(-1);
-  builder.SetMaxSendMessageSize(-1);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 200);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  ApplyServerChannelArguments(builder);
   impl->server = builder.BuildAndStart();
   if (!impl->server || impl->port == 0)
     return Status::Unavailable("could not listen on {}", options.listen)

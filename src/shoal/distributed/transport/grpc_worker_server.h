@@ -19,9 +19,17 @@
 
 namespace grpc {
 class Service;
-}
+class ServerBuilder;
+}  // namespace grpc
 
 namespace shoal::distributed {
+
+/// The HTTP/2 settings every Shoal gRPC server uses (the worker service and the shuffle file
+/// service): no message size limit, keepalive pings every second, and pings from clients accepted
+/// at any rate, also between calls. Clients ping every 1-2 s to notice a dead peer quickly; with
+/// gRPC's defaults a server answers such pings on an idle connection (a long task that sends no
+/// data yet) with GOAWAY "too_many_pings" and the call fails.
+void ApplyServerChannelArguments(grpc::ServerBuilder& builder);
 
 struct GrpcWorkerServerOptions {
   /// "HOST:PORT"; port 0 picks a free port (see port()).

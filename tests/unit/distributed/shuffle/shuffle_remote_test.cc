@@ -20,6 +20,7 @@
 #include "shoal/distributed/shuffle/stage_file_client.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/distributed/shuffle/stage_file_service.h"
+#include "shoal/distributed/transport/grpc_worker_server.h"
 #include "shoal/engine/execution_modes.h"
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/exec/operators/values_exec.h"
@@ -53,6 +54,7 @@ Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir) {
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(s->service->grpc_service());
+  ApplyServerChannelArguments(builder);
   s->server = builder.BuildAndStart();
   if (!s->server || port == 0)
     return Status::Unavailable("could not start a stage file server");
