@@ -1,9 +1,15 @@
 // Entry point of the shoal_slt executable. Engines are registered here (RegisterSltEngine) by the
 // layers that provide them; the first registered (Shoal's "default" configuration) is the default.
+// Whatever the distributed configurations start outside the process is undone at exit, also on
+// a stop signal (exit_cleanup.h).
+#include "tests/slt/exit_cleanup.h"
 #include "tests/slt/shoal_engine.h"
 #include "tests/slt/slt_main.h"
 
 int main(int argc, char** argv) {
+  shoal::slt::InstallSignalCleanup();  // first: before any thread exists
   shoal::slt::RegisterShoalSltEngines();
-  return shoal::slt::SltMain(argc, argv);
+  const int status = shoal::slt::SltMain(argc, argv);
+  shoal::slt::RunExitCleanups();
+  return status;
 }

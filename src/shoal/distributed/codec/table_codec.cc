@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "shoal/distributed/codec/file_table_codec.h"
+#include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/io/delimited_table.h"
 
@@ -109,9 +110,9 @@ class CatalogTableCodec final : public TableCodec {
           .WithHint(
               "start every worker with the same tables (e.g. `shoal worker --tpch SF` for "
               "the in-memory TPC-H tables); a table made by CREATE TABLE AS or filled by "
-              "INSERT lives only in the coordinator: write it to Parquet files on a shared "
-              "filesystem (COPY ... TO) and query them as an external table, or run the query "
-              "without workers");
+              "INSERT travels to workers only up to dist_memory_table_max_bytes: raise that "
+              "setting, or write the table to Parquet files on a shared filesystem (COPY ... TO) "
+              "and query them as an external table");
     }
     SHOAL_ASSIGN_OR_RETURN(auto schema, DecodeSchema(m.schema()));
     const auto& mine = *entry->provider->schema();
@@ -147,6 +148,9 @@ std::shared_ptr<TableCodecRegistry> TableCodecRegistry::Builtin(
   registry->Add(std::make_shared<DelimitedTableCodec>());
   registry->Add(std::make_shared<FileTableCodec>(FileTableCodec::Format::kParquet));
   registry->Add(std::make_shared<FileTableCodec>(FileTableCodec::Format::kArrow));
+  // Before the catalog codec: a memory table it accepts travels inside the plan (bound 0 here:
+  // none; encoders bound it per query, MemoryTableCodec::ForQuery).
+  registry->Add(std::make_shared<MemoryTableCodec>(0));
   registry->Add(std::make_shared<CatalogTableCodec>(std::move(catalog)));
   return registry;
 }

@@ -10,6 +10,8 @@
 //    (start workers with the same `--tpch SF`, or the same tables). A missing table or a different
 //    schema is a clear error naming the table and the worker.
 //  - "shoal.parquet/1" and "shoal.arrow/1" (external Parquet / Arrow tables): file_table_codec.h.
+//  - "shoal.memory/1" (in-memory tables up to dist_memory_table_max_bytes, tried before
+//    "shoal.catalog/1"): the batches travel inside the plan, memory_table_codec.h.
 // Extension codecs register with their own ids; EncodedPlan.codec_ids lists the ids a plan needs
 // and a worker refuses a plan that needs an id it lacks, naming the missing ids.
 #pragma once
@@ -49,6 +51,8 @@ class TableCodecRegistry {
                                      const std::string& table_name) const;
   const TableCodec* Find(const std::string& id) const;
   std::vector<std::string> ids() const;
+  /// Every codec, in the order they are tried.
+  const std::vector<std::shared_ptr<const TableCodec>>& codecs() const { return ordered_; }
 
  private:
   std::vector<std::shared_ptr<const TableCodec>> ordered_;

@@ -13,6 +13,7 @@
 #include "shoal/common/logging.h"
 #include "shoal/distributed/adaptive/adaptive_dispatch.h"
 #include "shoal/distributed/adaptive/load_sampler.h"
+#include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
@@ -200,6 +201,7 @@ Result<std::shared_ptr<Coordinator>> Coordinator::Make(CoordinatorOptions option
     options.codecs = TableCodecRegistry::Builtin(nullptr);
   SHOAL_RETURN_IF_ERROR(RegisterDistSettings());
   SHOAL_RETURN_IF_ERROR(RegisterWorkUnitFeedSettings());
+  SHOAL_RETURN_IF_ERROR(RegisterMemoryTableCodecSettings());
   return std::shared_ptr<Coordinator>(new Coordinator(std::move(options)));
 }
 
@@ -246,10 +248,12 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
   const int64_t start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
+  // The session bounds which in-memory tables travel inside the plans (memory_table_codec.h).
+  TableCodecRegistryPtr query_codecs = MemoryTableCodec::ForQuery(options_.codecs, settings);
   MakeTasks make_tasks =
       [query_id = distributed->query_id(), start_ns, overrides = settings.overrides(),
        use_feeds = settings.GetBool("dist_work_unit_feeds"),
-       codecs = options_.codecs](const Stage& stage) -> Result<std::vector<TaskToSend>> {
+       codecs = query_codecs](const Stage& stage) -> Result<std::vector<TaskToSend>> {
     std::vector<TaskToSend> tasks;
     std::vector<exec::ExecPlanPtr> task_plans = stage.task_plans;
     std::vector<TaskWorkUnits> feeds;

@@ -36,7 +36,8 @@ struct CoordinatorOptions {
   /// Passthrough headers sent with every call to workers (passthrough_headers.h).
   Headers headers;
   ChannelResolverPtr channels;
-  /// Codecs for shipping tables; null: the built-in ones (memory tables by catalog name).
+  /// Codecs for shipping tables; null: the built-in ones (in-memory tables inside the plan up to
+  /// dist_memory_table_max_bytes, larger ones by catalog name).
   TableCodecRegistryPtr codecs;
   /// The version workers must report (empty: not checked).
   std::string version;

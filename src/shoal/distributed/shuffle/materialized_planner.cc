@@ -4,6 +4,8 @@
 #include <map>
 
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/hash_join_exec.h"
+#include "shoal/exec/operators/nested_loop_join_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 
@@ -19,6 +21,33 @@ bool IsHashRepartition(const exec::ExecutionPlan& node) {
 bool IsCoalescePoint(const exec::ExecutionPlan& node) {
   return dynamic_cast<const exec::CoalescePartitionsExec*>(&node) != nullptr ||
          dynamic_cast<const exec::SortPreservingMergeExec*>(&node) != nullptr;
+}
+
+// A join that emits its unmatched build rows once, from the probe partition that ends last
+// (exec/operators/hash_join_exec.h): its partitions depend on each other.
+bool SharesStateAcrossPartitions(const exec::ExecutionPlan& node) {
+  auto emits_unmatched_build = [](sql::JoinType type) {
+    return type == sql::JoinType::kRight || type == sql::JoinType::kFull;
+  };
+  if (const auto* x = dynamic_cast<const exec::HashJoinExec*>(&node))
+    return x->mode() == exec::HashJoinExec::Mode::kCollectBuild &&
+           emits_unmatched_build(x->join_type());
+  if (const auto* x = dynamic_cast<const exec::NestedLoopJoinExec*>(&node))
+    return emits_unmatched_build(x->join_type());
+  return false;
+}
+
+// Whether each partition of `node` can be computed in a process of its own, as a passthrough
+// stage's tasks do. Below a hash repartition or a coalesce point every partition runs in one
+// process again (a hash stage's task runs all of its child's partitions), so the search stops.
+bool PartitionsAreIndependent(const exec::ExecutionPlan& node) {
+  if (SharesStateAcrossPartitions(node))
+    return false;
+  for (const auto& child : node.children()) {
+    if (!IsHashRepartition(*child) && !IsCoalescePoint(*child) && !PartitionsAreIndependent(*child))
+      return false;
+  }
+  return true;
 }
 
 void CollectStages(const exec::ExecPlanPtr& node,
@@ -46,8 +75,10 @@ class Cutter {
       return node;
     std::vector<exec::ExecPlanPtr> cut;
     cut.reserve(children.size());
+    // A subtree whose partitions depend on each other stays whole (run by the driver), while
+    // the shuffle points below it are still cut.
     if (IsCoalescePoint(*node) && children[0]->num_partitions() > 1 &&
-        !IsHashRepartition(*children[0])) {
+        !IsHashRepartition(*children[0]) && PartitionsAreIndependent(*children[0])) {
       const int id = next_id_++;
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, Cut(children[0]));
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr stage,

@@ -4,7 +4,10 @@
 //    partitions are the shuffle's hash partitions);
 //  - the input of a CoalescePartitions / SortPreservingMerge, when it has several partitions and is
 //    not already a shuffle, gets a passthrough StageFileExec (stage partition p = input partition
-//    p, so per-partition sort order survives the cut).
+//    p, so per-partition sort order survives the cut) — unless the input's partitions depend on
+//    each other (a RIGHT / FULL join with a collected build side emits the unmatched build rows
+//    from the partition that ends last), as each partition of a passthrough stage is a process of
+//    its own: that input then runs in the driver, cut only below.
 // Cuts happen in chains of any depth (a stage's subtree holds the stages it reads, which read their
 // files when run) and in every branch (a union with an aggregate in each branch has a stage per
 // branch). Stage ids are 1, 2, ... in pre-order; a stage's level is one more than the highest level

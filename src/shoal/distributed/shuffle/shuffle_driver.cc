@@ -25,6 +25,7 @@
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/common/logging.h"
 #include "shoal/common/settings.h"
+#include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/shuffle/shuffle_settings.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
@@ -416,6 +417,7 @@ Result<int64_t> RemoveShuffleFiles(const std::string& dir) {
 
 Result<std::shared_ptr<ShuffleDriver>> ShuffleDriver::Make(ShuffleDriverOptions options) {
   SHOAL_RETURN_IF_ERROR(RegisterShuffleSettings());
+  SHOAL_RETURN_IF_ERROR(RegisterMemoryTableCodecSettings());
   if (!options.codecs)
     options.codecs = TableCodecRegistry::Builtin(nullptr);
   if (options.executable.empty())
@@ -466,6 +468,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   }
   spec.set_target_partitions(static_cast<int32_t>(settings.GetInt("threads")));
   const std::vector<std::string> codec_ids = ShuffleCodecIds(*options_.codecs);
+  const TableCodecRegistryPtr codecs = MemoryTableCodec::ForQuery(options_.codecs, settings);
 
   // Every stage is shipped: independent subtrees (an aggregate in each branch of a union) as much
   // as a chain.
@@ -477,7 +480,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   std::map<int, std::vector<TaskSlot*>> by_level;
   for (const auto& stage : plan.stages) {
     const std::string plan_path = fmt::format("{}/stage-{}.plan", tasks_dir, stage.id);
-    auto encoded = EncodePlan(stage.node, *options_.codecs);
+    auto encoded = EncodePlan(stage.node, *codecs);
     if (!encoded.ok())
       return std::move(encoded).status().WithContext(
           fmt::format("encoding shuffle stage {}", stage.id));

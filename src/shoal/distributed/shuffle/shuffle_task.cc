@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shoal/common/settings.h"
+#include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/planner/distributed_planner.h"
 #include "shoal/distributed/shuffle/shuffle_settings.h"
@@ -166,6 +167,7 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
 
   SHOAL_RETURN_IF_ERROR(RegisterDistSettings());
   SHOAL_RETURN_IF_ERROR(RegisterShuffleSettings());
+  SHOAL_RETURN_IF_ERROR(RegisterMemoryTableCodecSettings());
   SHOAL_RETURN_IF_ERROR(exec::RegisterExecSettings());
   SHOAL_RETURN_IF_ERROR(exec::RegisterPlannerSettings());
   exec::TaskContext::Options options;

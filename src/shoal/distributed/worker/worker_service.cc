@@ -8,6 +8,7 @@
 
 #include "shoal/common/logging.h"
 #include "shoal/distributed/adaptive/load_sampler.h"
+#include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
@@ -129,6 +130,7 @@ WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(
   (void)exec::RegisterPlannerSettings();
   (void)RegisterDistSettings();
   (void)RegisterWorkUnitFeedSettings();
+  (void)RegisterMemoryTableCodecSettings();
   auto codecs = TableCodecRegistry::Builtin(options_.catalog);
   for (const auto& c : options_.extra_codecs)
     codecs->Add(c);
