@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "shoal/columnar/builder.h"
+#include "shoal/columnar/ipc/compression_name.h"
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/columnar/ipc/writer.h"
 #include "shoal/columnar/pretty_print.h"
@@ -211,16 +212,6 @@ Status AppendBinaryColumns(int64_t rows, const std::shared_ptr<MemoryPool>& pool
   return Status::OK();
 }
 
-Result<columnar::ipc::Compression> ParseCompression(std::string_view name) {
-  if (name == "none")
-    return columnar::ipc::Compression::kNone;
-  if (name == "lz4")
-    return columnar::ipc::Compression::kLz4Frame;
-  if (name == "zstd")
-    return columnar::ipc::Compression::kZstd;
-  return Status::InvalidArgument("unknown compression '{}'; use none, lz4 or zstd", name);
-}
-
 Result<int64_t> ParseRows(std::string_view text) {
   int64_t rows = -1;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), rows);
@@ -233,7 +224,7 @@ Result<int64_t> ParseRows(std::string_view text) {
 Status RunDemo(const DemoArgs& args) {
   SHOAL_ASSIGN_OR_RETURN(const int64_t rows, ParseRows(args.rows));
   SHOAL_ASSIGN_OR_RETURN(columnar::ipc::Compression compression,
-                         ParseCompression(args.compression));
+                         columnar::ipc::ParseCompression(args.compression));
   const std::string path = args.output.empty() ? DefaultOutputPath() : args.output;
   auto pool = MemoryPool::MakeRoot("demo");
   SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr table, MakeDemoBatch(rows, pool));

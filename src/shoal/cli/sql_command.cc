@@ -18,9 +18,11 @@
 #include "shoal/cli/in_process_workers.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/common/text.h"
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/engine/execution_modes.h"
 #include "shoal/engine/tpch_tables.h"
+#include "shoal/io/csv_field.h"
 #include "shoal/io/tpch/scale.h"
 
 namespace shoal::cli {
@@ -44,21 +46,6 @@ struct SqlArgs {
   // --shuffle-workers H:P,...: `shoal worker --shuffle-dir`s that run those tasks instead
   std::string shuffle_workers;
 };
-
-std::string CsvField(const std::string& text) {
-  // Empty strings are quoted so they differ from NULL, as PostgreSQL's COPY ... CSV does.
-  if (!text.empty() && text.find_first_of(",\"\r\n") == std::string::npos) {
-    return text;
-  }
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') {
-      out += '"';
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string JsonString(const std::string& text) {
   std::string out = "\"";
@@ -98,15 +85,6 @@ std::string JsonValue(const columnar::Array& array, int64_t i) {
     return text;
   }
   return JsonString(text);
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) {
-    return "";
-  }
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 // Ctrl-C cancels the running statement, as in psql: the handler only sets a flag (all a signal
@@ -237,7 +215,7 @@ void RunInteractive(engine::QueryRunner& runner, SqlOutputFormat format) {
       std::cout << "\n";
       break;
     }
-    std::string trimmed = Trim(line);
+    std::string trimmed(Trim(line));
     if (Trim(buffer).empty() && !trimmed.empty() && trimmed[0] == '\\') {
       Status st = RunMetaCommand(trimmed, &timing, &quit);
       if (!st.ok()) {
@@ -316,7 +294,7 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
       return out;
     case SqlOutputFormat::kCsv: {
       for (int c = 0; c < schema.num_fields(); ++c) {
-        out += (c ? "," : "") + CsvField(schema.field(c).name);
+        out += (c ? "," : "") + io::CsvField(schema.field(c).name);
       }
       out += '\n';
       for (const auto& batch : result.batches) {
@@ -327,7 +305,7 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
             }
             const auto& array = *batch->column(c);
             if (!array.IsNull(r)) {
-              out += CsvField(columnar::FormatValue(array, r));
+              out += io::CsvField(columnar::FormatValue(array, r));
             }
           }
           out += '\n';
@@ -371,7 +349,7 @@ Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlO
   std::istringstream in(script);
   std::string line;
   while (!*quit && std::getline(in, line)) {
-    std::string trimmed = Trim(line);
+    std::string trimmed(Trim(line));
     if (!trimmed.empty() && trimmed[0] == '\\') {
       // SQL before the meta-command runs first, so `\timing on` affects only what follows.
       SHOAL_RETURN_IF_ERROR(run(buffer));

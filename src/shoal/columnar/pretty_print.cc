@@ -13,11 +13,6 @@
 namespace shoal::columnar {
 namespace {
 
-// Howard Hinnant's civil-calendar algorithms (public domain), exact for the whole int range.
-int64_t FloorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
 // PostgreSQL's float output (float4out/float8out with the default extra_float_digits = 1): the
 // shortest digits that round-trip, written in %e style when the decimal exponent is below -4 or
 // at least `max_fixed_exponent` (DBL_DIG = 15, FLT_DIG = 6), and in plain positional form
@@ -77,39 +72,7 @@ void AppendPostgresFloat(T v, int max_fixed_exponent, std::string* out) {
   }
 }
 
-// "SS[.ffffff]" without trailing zeros in the fraction; `micros` is below one minute.
-void AppendSeconds(int64_t micros, std::string* out) {
-  fmt::format_to(std::back_inserter(*out), "{:02}", micros / 1000000);
-  int64_t frac = micros % 1000000;
-  if (frac != 0) {
-    std::string f = fmt::format("{:06}", frac);
-    while (!f.empty() && f.back() == '0')
-      f.pop_back();
-    out->push_back('.');
-    out->append(f);
-  }
-}
-
-// "HH:MM:SS[.ffffff]" from non-negative microseconds (hours may exceed 24, for intervals).
-void AppendTimeOfDay(int64_t micros, std::string* out) {
-  const int64_t minutes = micros / 60000000;
-  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:", minutes / 60, minutes % 60);
-  AppendSeconds(micros % 60000000, out);
-}
-
-// "YYYY-MM-DD" of a day number; returns true for dates before year 1, which PostgreSQL writes
-// with the year counted backwards and " BC" after the whole value (after the time, for
-// timestamps).
-bool AppendDate(int64_t days, std::string* out) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
-  const bool bc = y <= 0;
-  fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", bc ? 1 - y : y, m, d);
-  return bc;
-}
-
-void AppendTimestamp(int64_t value, TimeUnit unit, bool zoned, std::string* out) {
+void AppendTimestampValue(int64_t value, TimeUnit unit, bool zoned, std::string* out) {
   // Split into days and the time within the day in the value's own unit, so that no unit
   // conversion can overflow (seconds reach far beyond the microsecond range).
   int64_t per_second = 1;
@@ -128,13 +91,7 @@ void AppendTimestamp(int64_t value, TimeUnit unit, bool zoned, std::string* out)
   // Shown to the microsecond, as PostgreSQL does; nanoseconds are truncated.
   const int64_t micros =
       per_second >= 1000000 ? in_day / (per_second / 1000000) : in_day * (1000000 / per_second);
-  const bool bc = AppendDate(day, out);
-  out->push_back(' ');
-  AppendTimeOfDay(micros, out);
-  if (zoned)
-    out->append("+00");
-  if (bc)
-    out->append(" BC");
+  ::shoal::AppendTimestamp(day, micros, zoned, out);
 }
 
 // PostgreSQL's IntervalStyle 'postgres' (its default): "1 year 2 mons 3 days 04:05:06". Every
@@ -183,37 +140,6 @@ bool IsNumeric(const DataType& t) {
 
 }  // namespace
 
-void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
-  z += 719468;
-  const int64_t era = FloorDiv(z, 146097);
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  *year = y + (m <= 2);
-  *month = m;
-  *day = d;
-}
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = FloorDiv(y, 400);
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-std::string FormatDate(int32_t days) {
-  std::string out;
-  if (AppendDate(days, &out))
-    out.append(" BC");  // PostgreSQL's spelling
-  return out;
-}
-
 void AppendValue(const Array& a, int64_t i, std::string* out) {
   switch (a.type_id()) {
     case TypeId::kNull: return;
@@ -247,12 +173,9 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       out->append(FormatDecimal(v, a.type().scale()));
       return;
     }
-    case TypeId::kDate32:
-      if (AppendDate(a.Value<int32_t>(i), out))
-        out->append(" BC");
-      return;
+    case TypeId::kDate32: AppendDate(a.Value<int32_t>(i), out); return;
     case TypeId::kTimestamp:
-      AppendTimestamp(a.Value<int64_t>(i), a.type().unit(), !a.type().timezone().empty(), out);
+      AppendTimestampValue(a.Value<int64_t>(i), a.type().unit(), !a.type().timezone().empty(), out);
       return;
     case TypeId::kInterval: AppendInterval(a.Value<MonthDayNano>(i), out); return;
     case TypeId::kUtf8: out->append(a.StringValue(i)); return;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "shoal/columnar/record_batch.h"
+#include "shoal/common/calendar.h"
+#include "shoal/common/date_text.h"
 
 namespace shoal::columnar {
 
@@ -20,11 +22,11 @@ std::string FormatValue(const Array& array, int64_t i);
 /// Appends the text of element i to `out`; cheaper in loops.
 void AppendValue(const Array& array, int64_t i, std::string* out);
 
-/// Day number since 1970-01-01 to "YYYY-MM-DD" (proleptic Gregorian, years 0001..9999 and beyond).
-std::string FormatDate(int32_t days);
-/// Civil date from a day number, and back.
-void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
-int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
+// Dates are formatted by common/date_text.h and counted by common/calendar.h; these names stay
+// reachable as columnar:: for the callers that spell them so.
+using ::shoal::CivilFromDays;
+using ::shoal::DaysFromCivil;
+using ::shoal::FormatDate;
 
 struct PrintOptions {
   std::string null_text;       // psql's default \pset null is empty

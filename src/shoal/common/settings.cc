@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "shoal/common/edit_distance.h"
+#include "shoal/common/text.h"
 
 namespace shoal {
 namespace {
@@ -14,14 +15,6 @@ std::string Lower(std::string_view s) {
   for (char& c : out)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
 }
 
 const char* TypeName(SettingType type) {

@@ -7,20 +7,15 @@
 
 #include <unistd.h>
 
+#include "shoal/columnar/ipc/compression_name.h"
 #include "shoal/columnar/ipc/writer.h"
 #include "shoal/common/edit_distance.h"
+#include "shoal/common/text.h"
 #include "shoal/io/temporary_path.h"
 
 namespace shoal::io {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -150,7 +145,7 @@ Result<CopyWriteOptions> ParseCopyOptions(
   static const std::vector<std::string> kNames = {"format", "compression", "row_group_size",
                                                   "header", "delimiter"};
   CopyWriteOptions out;
-  const std::string lower_path = Lower(path);
+  const std::string lower_path = AsciiLower(path);
   if (EndsWith(lower_path, ".parquet")) {
     out.format = CopyFormat::kParquet;
   } else if (EndsWith(lower_path, ".arrow") || EndsWith(lower_path, ".ipc") ||
@@ -160,7 +155,7 @@ Result<CopyWriteOptions> ParseCopyOptions(
   std::set<std::string> seen;
   const std::string* compression = nullptr;
   for (const auto& [raw_name, value] : options) {
-    const std::string name = Lower(raw_name);
+    const std::string name = AsciiLower(raw_name);
     if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
       std::string hint =
           "COPY ... TO accepts FORMAT, COMPRESSION, ROW_GROUP_SIZE, HEADER, DELIMITER";
@@ -177,7 +172,7 @@ Result<CopyWriteOptions> ParseCopyOptions(
           .WithSqlState("42601");
     }
     if (name == "format") {
-      const std::string f = Lower(value);
+      const std::string f = AsciiLower(value);
       if (f == "parquet") {
         out.format = CopyFormat::kParquet;
       } else if (f == "csv") {
@@ -194,7 +189,7 @@ Result<CopyWriteOptions> ParseCopyOptions(
     }
   }
   for (const auto& [raw_name, value] : options) {
-    const std::string name = Lower(raw_name);
+    const std::string name = AsciiLower(raw_name);
     if (name == "row_group_size") {
       if (out.format != CopyFormat::kParquet) {
         return NotForFormat("ROW_GROUP_SIZE", out.format, "parquet");
@@ -209,7 +204,7 @@ Result<CopyWriteOptions> ParseCopyOptions(
       if (out.format != CopyFormat::kCsv) {
         return NotForFormat("HEADER", out.format, "csv");
       }
-      const std::string v = Lower(value);
+      const std::string v = AsciiLower(value);
       if (v == "true" || v == "on" || v == "1") {
         out.csv.header = true;
       } else if (v == "false" || v == "off" || v == "0") {
@@ -237,21 +232,17 @@ Result<CopyWriteOptions> ParseCopyOptions(
         break;
       }
       case CopyFormat::kArrow: {
-        const std::string c = Lower(*compression);
-        if (c == "none" || c == "uncompressed") {
-          out.arrow_compression = columnar::ipc::Compression::kNone;
-        } else if (c == "lz4" || c == "lz4_frame") {
-          out.arrow_compression = columnar::ipc::Compression::kLz4Frame;
-        } else if (c == "zstd") {
-          out.arrow_compression = columnar::ipc::Compression::kZstd;
-        } else {
+        auto c = columnar::ipc::ParseCompression(*compression);
+        if (!c.ok()) {
           return BadValue("COMPRESSION", *compression,
-                          "Arrow IPC files support COMPRESSION none, lz4 or zstd");
+                          fmt::format("Arrow IPC files support COMPRESSION {}",
+                                      columnar::ipc::kCompressionNames));
         }
+        out.arrow_compression = *c;
         break;
       }
       case CopyFormat::kCsv:
-        if (Lower(*compression) != "none") {
+        if (AsciiLower(*compression) != "none") {
           return BadValue("COMPRESSION", *compression, "CSV files are written uncompressed");
         }
         break;

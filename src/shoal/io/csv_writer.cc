@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/io/csv_field.h"
 #include "shoal/io/temporary_path.h"
 
 namespace shoal::io {
@@ -40,25 +41,7 @@ CsvWriter::~CsvWriter() {
 }
 
 void CsvWriter::AppendField(std::string_view text) {
-  bool quote = text.empty();
-  for (char c : text) {
-    if (c == options_.delimiter || c == options_.quote || c == '\n' || c == '\r') {
-      quote = true;
-      break;
-    }
-  }
-  if (!quote) {
-    buffer_.append(text);
-    return;
-  }
-  buffer_ += options_.quote;
-  for (char c : text) {
-    if (c == options_.quote) {
-      buffer_ += c;
-    }
-    buffer_ += c;
-  }
-  buffer_ += options_.quote;
+  AppendCsvField(text, options_.delimiter, options_.quote, &buffer_);
 }
 
 Status CsvWriter::WriteBatch(const columnar::RecordBatch& batch) {

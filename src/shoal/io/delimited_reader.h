@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,25 +24,9 @@
 #include "shoal/columnar/record_batch_reader.h"
 #include "shoal/columnar/schema.h"
 #include "shoal/common/memory_pool.h"
+#include "shoal/io/delimited_options.h"
 
 namespace shoal::io {
-
-struct DelimitedOptions {
-  char delimiter = ',';
-  char quote = '"';    // '\0': no quoting
-  char escape = '\0';  // '\0': only doubled quotes escape a quote inside a quoted field
-  bool header = false;
-  bool trailing_delimiter = false;  // every line ends with a delimiter (TBL)
-  std::string null_string;          // an unquoted field equal to this is NULL
-  int64_t split_bytes = 32 << 20;   // target size of a scan unit when files may be split
-
-  static DelimitedOptions Tbl();
-  static DelimitedOptions Csv();
-  /// Applies 'delimiter', 'header', 'quote', 'escape', 'null', 'split_bytes' (case-insensitive
-  /// keys); unknown keys and bad values are InvalidArgument.
-  Status Apply(const std::map<std::string, std::string>& options);
-  bool splittable() const { return quote == '\0'; }
-};
 
 /// Types the reader can parse: integers, floats, decimal, date32, timestamp, boolean, utf8.
 Status CheckDelimitedType(const columnar::Field& field);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "shoal/columnar/data_type.h"
+#include "shoal/columnar/sql_type_name.h"
 #include "shoal/common/result.h"
 
 namespace shoal::sql {
@@ -95,6 +96,6 @@ std::optional<FunctionResolution> ResolveArithmetic(std::string_view op, const D
                                                     const DataType& b);
 
 /// PostgreSQL's spelling of a type, for error messages ("integer", "numeric(15,2)", "text").
-std::string SqlTypeName(const DataType& type);
+using columnar::SqlTypeName;
 
 }  // namespace shoal::sql

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "shoal/common/text.h"
+
 namespace shoal::sql {
 
 using columnar::DataType;
@@ -12,126 +14,6 @@ using columnar::int128_t;
 using columnar::MonthDayNano;
 using columnar::Scalar;
 using columnar::TypeId;
-
-// Howard Hinnant's civil-calendar algorithms.
-int32_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return static_cast<int32_t>(era * 146097 + static_cast<int64_t>(doe) - 719468);
-}
-
-void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *day = doy - (153 * mp + 2) / 5 + 1;
-  *month = mp < 10 ? mp + 3 : mp - 9;
-  *year = y + (*month <= 2);
-}
-
-namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
-
-bool ParseUnsigned(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 18)
-    return false;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9')
-      return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = v;
-  return true;
-}
-
-bool IsLeap(int64_t y) {
-  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-unsigned DaysInMonth(int64_t y, unsigned m) {
-  static const unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
-
-Result<int32_t> ParseDate(std::string_view text) {
-  std::string_view s = Trim(text);
-  size_t d1 = s.find('-', 1);
-  size_t d2 = d1 == std::string_view::npos ? d1 : s.find('-', d1 + 1);
-  int64_t y = 0, m = 0, d = 0;
-  if (d2 == std::string_view::npos || !ParseUnsigned(s.substr(0, d1), &y) ||
-      !ParseUnsigned(s.substr(d1 + 1, d2 - d1 - 1), &m) || !ParseUnsigned(s.substr(d2 + 1), &d) ||
-      m < 1 || m > 12 || d < 1 || y > 294276 || d > DaysInMonth(y, static_cast<unsigned>(m))) {
-    return Status::InvalidArgument("invalid input syntax for type date: \"{}\"", text)
-        .WithSqlState("22007");
-  }
-  return DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
-}
-
-Result<int64_t> ParseTimestampMicros(std::string_view text) {
-  std::string_view s = Trim(text);
-  size_t split = s.find_first_of(" T");
-  auto bad = [&] {
-    return Status::InvalidArgument("invalid input syntax for type timestamp: \"{}\"", text)
-        .WithSqlState("22007");
-  };
-  auto date = ParseDate(s.substr(0, split));
-  if (!date.ok())
-    return bad();
-  int64_t micros = static_cast<int64_t>(*date) * 86400LL * 1000000LL;
-  if (split == std::string_view::npos)
-    return micros;
-  std::string_view t = Trim(s.substr(split + 1));
-  int64_t h = 0, mi = 0, sec = 0, frac = 0;
-  size_t c1 = t.find(':');
-  if (c1 == std::string_view::npos || !ParseUnsigned(t.substr(0, c1), &h))
-    return bad();
-  std::string_view rest = t.substr(c1 + 1);
-  size_t c2 = rest.find(':');
-  if (!ParseUnsigned(rest.substr(0, c2), &mi))
-    return bad();
-  if (c2 != std::string_view::npos) {
-    std::string_view secs = rest.substr(c2 + 1);
-    size_t dot = secs.find('.');
-    if (!ParseUnsigned(secs.substr(0, dot), &sec))
-      return bad();
-    if (dot != std::string_view::npos) {
-      std::string digits(secs.substr(dot + 1));
-      if (digits.size() > 6)
-        digits.resize(6);
-      while (digits.size() < 6)
-        digits += '0';
-      if (!ParseUnsigned(digits, &frac))
-        return bad();
-    }
-  }
-  if (h > 23 || mi > 59 || sec > 60)
-    return bad();
-  return micros + ((h * 60 + mi) * 60 + sec) * 1000000LL + frac;
-}
 
 Result<MonthDayNano> ParseInterval(std::string_view text, std::string_view default_unit) {
   std::string_view s = Trim(text);
@@ -161,7 +43,7 @@ Result<MonthDayNano> ParseInterval(std::string_view text, std::string_view defau
     size_t j = 0;
     while (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j])))
       ++j;
-    std::string unit = j == 0 ? std::string(default_unit) : Lower(s.substr(0, j));
+    std::string unit = j == 0 ? std::string(default_unit) : AsciiLower(s.substr(0, j));
     s = Trim(s.substr(j));
     if (!unit.empty() && unit.back() == 's' && unit != "s")
       unit.pop_back();
@@ -246,7 +128,7 @@ Result<Scalar> CastTextToType(std::string_view text, const DataType& type) {
     case TypeId::kUtf8: return Scalar::Utf8(std::string(text));
     case TypeId::kBinary: return Scalar::Binary(std::string(text));
     case TypeId::kBoolean: {
-      std::string l = Lower(s);
+      std::string l = AsciiLower(s);
       if (l == "t" || l == "true" || l == "yes" || l == "y" || l == "on" || l == "1")
         return Scalar::Boolean(true);
       if (l == "f" || l == "false" || l == "no" || l == "n" || l == "off" || l == "0")
@@ -287,7 +169,7 @@ Result<Scalar> CastTextToType(std::string_view text, const DataType& type) {
       return Scalar::Date32(days);
     }
     case TypeId::kTimestamp: {
-      SHOAL_ASSIGN_OR_RETURN(int64_t micros, ParseTimestampMicros(s));
+      SHOAL_ASSIGN_OR_RETURN(int64_t micros, ParseTimestamp(s, 6, !type.timezone().empty()));
       return Scalar::Timestamp(micros, columnar::TimeUnit::kMicro, type.timezone());
     }
     case TypeId::kInterval: {
@@ -429,12 +311,7 @@ std::string LiteralToSql(const Scalar& value) {
       }
       return out + "'";
     }
-    case TypeId::kDate32: {
-      int64_t y = 0;
-      unsigned m = 0, d = 0;
-      CivilFromDays(value.int_value(), &y, &m, &d);
-      return fmt::format("DATE '{:04d}-{:02d}-{:02d}'", y, m, d);
-    }
+    case TypeId::kDate32: return "DATE '" + FormatDate(value.int_value()) + "'";
     case TypeId::kTimestamp: return "TIMESTAMP '" + value.ToString() + "'";
     case TypeId::kInterval: {
       MonthDayNano v = value.interval_value();

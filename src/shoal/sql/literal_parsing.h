@@ -8,17 +8,14 @@
 #include <string_view>
 
 #include "shoal/columnar/scalar.h"
+#include "shoal/common/calendar.h"
+#include "shoal/common/date_text.h"
 
 namespace shoal::sql {
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-int32_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
-void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
+// Dates and timestamps: ParseDate and ParseTimestamp (common/date_text.h) and the calendar
+// arithmetic (common/calendar.h), shared with the casts and the readers.
 
-/// "YYYY-MM-DD" (leading/trailing blanks allowed).
-Result<int32_t> ParseDate(std::string_view text);
-/// "YYYY-MM-DD[ HH:MM[:SS[.ffffff]]]" to microseconds since the epoch.
-Result<int64_t> ParseTimestampMicros(std::string_view text);
 /// PostgreSQL interval text: "3 months", "1 year 2 days", "90 day", "-1 hour", "1-2" is refused.
 /// A bare number takes the unit of `default_unit` ("day", "month", "year", "second", ...).
 Result<columnar::MonthDayNano> ParseInterval(std::string_view text,

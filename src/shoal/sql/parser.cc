@@ -4,6 +4,7 @@
 
 #include <pg_query.h>
 
+#include "shoal/common/text.h"
 #include "shoal/sql/pg_query_proto/pg_query.pb.h"
 
 namespace shoal::sql {
@@ -21,12 +22,10 @@ int BytePositionToCharPosition(std::string_view text, int byte_offset) {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() &&
-         (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' ||
-                        s.back() == '\r' || s.back() == ';'))
+// A statement's text without surrounding blanks and its trailing semicolons.
+std::string_view TrimStatement(std::string_view s) {
+  s = Trim(s);
+  while (!s.empty() && (s.back() == ';' || IsAsciiSpace(s.back())))
     s.remove_suffix(1);
   return s;
 }
@@ -218,7 +217,7 @@ Result<ParsedScript> ParseSql(std::string_view sql) {
     statement.length = raw.stmt_len();
     size_t start = std::min(static_cast<size_t>(std::max(statement.location, 0)), sql.size());
     size_t len = statement.length > 0 ? static_cast<size_t>(statement.length) : sql.size() - start;
-    statement.text = std::string(Trim(sql.substr(start, len)));
+    statement.text = std::string(TrimStatement(sql.substr(start, len)));
     for (auto& rewrite : externals) {
       if (static_cast<size_t>(rewrite.create_offset) >= start &&
           static_cast<size_t>(rewrite.create_offset) < start + len)

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "shoal/columnar/sql_type_name.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "tests/unit/exec/exec_test_util.h"
 
@@ -297,6 +298,37 @@ TEST(ExprTest, Casts) {
             (Strings{"2.5", "-2.5", "1.5"}));
   EXPECT_EQ(EvalStrings(Cast(Col(0, DataType::Decimal(6, 2)), DataType::Float64()), decs),
             (Strings{"2.5", "-2.5", "1.49"}));
+}
+
+// The cast kernels name types as PostgreSQL does, through the one columnar::SqlTypeName: the
+// private copy they had printed utf8 as "utf8" (PostgreSQL: text) and timestamps in Arrow's
+// spelling. A bad date text gets the shared date parser's message and SQLSTATE: 22007, as
+// PostgreSQL and the SQL literals say (the kernel's copy said 22P02, the code for numbers), and
+// 22008 past PostgreSQL's last date.
+TEST(ExprTest, CastErrorsUsePostgresNames) {
+  EXPECT_EQ(columnar::SqlTypeName(DataType::Utf8()), "text");
+  EXPECT_EQ(columnar::SqlTypeName(DataType::Timestamp()), "timestamp without time zone");
+  EXPECT_EQ(columnar::SqlTypeName(DataType::Binary()), "bytea");
+  auto bad = MakeBatch({{"s", DataType::Utf8()}}, {{"x1"}});
+  auto dec = Eval(Cast(Col(0, DataType::Utf8()), DataType::Decimal(15, 2)), bad);
+  ASSERT_STATUS_CODE(StatusCode::kInvalidArgument, dec);
+  EXPECT_EQ(dec.status().message(), "invalid input syntax for type numeric(15,2): \"x1\"");
+  auto boolean = Eval(Cast(Col(0, DataType::Utf8()), DataType::Boolean()), bad);
+  ASSERT_STATUS_CODE(StatusCode::kInvalidArgument, boolean);
+  EXPECT_EQ(boolean.status().message(), "invalid input syntax for type boolean: \"x1\"");
+
+  auto bad_date = MakeBatch({{"s", DataType::Utf8()}}, {{"1999-02-29"}});
+  auto date = Eval(Cast(Col(0, DataType::Utf8()), DataType::Date32()), bad_date);
+  ASSERT_STATUS_CODE(StatusCode::kInvalidArgument, date);
+  EXPECT_EQ(date.status().message(), "invalid input syntax for type date: \"1999-02-29\"");
+  EXPECT_EQ(date.status().sqlstate(), "22007");
+  auto far = MakeBatch({{"s", DataType::Utf8()}}, {{"5874898-01-01"}});
+  auto out_of_range = Eval(Cast(Col(0, DataType::Utf8()), DataType::Date32()), far);
+  ASSERT_STATUS_CODE(StatusCode::kOutOfRange, out_of_range);
+  EXPECT_EQ(out_of_range.status().message(), "date out of range: \"5874898-01-01\"");
+  EXPECT_EQ(out_of_range.status().sqlstate(), "22008");
+  EXPECT_EQ(EvalStrings(Cast(Col(0, DataType::Utf8()), DataType::Date32(), true), far),
+            (Strings{"NULL"}));
 }
 
 TEST(ExprTest, Dates) {

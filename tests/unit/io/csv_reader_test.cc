@@ -128,6 +128,30 @@ TEST_F(DelimitedTest, Timestamps) {
   EXPECT_NE((*rows)[0].find("2024-02-29 12:34:56.5"), std::string::npos) << (*rows)[0];
 }
 
+// Dates and timestamps go through the one date-text parser (common/date_text.h) that SQL
+// literals and casts use, so a file takes what DATE '...' takes: where the reader's own copy
+// wanted exactly YYYY-MM-DD and refused the rest, PostgreSQL's forms are read (and year 0,
+// which does not exist, is refused instead of read as 1 BC).
+TEST_F(DelimitedTest, DatesFollowTheSharedParser) {
+  auto schema = MakeSchema({Field("d", DataType::Date32()), Field("t", DataType::Timestamp())});
+  std::string path = Write("dates.csv",
+                           "1998-12-01,1998-12-01 10:00:00.1234565\n"
+                           "19990108,1999-01-08T04:05:06Z\n"
+                           "1/8/1999,1/8/1999 4:05\n"
+                           "0044-03-15 BC,0044-03-15 12:00 BC\n");
+  auto rows = ReadFile(path, schema, DelimitedOptions::Csv());
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<std::string>{
+                       "1998-12-01|1998-12-01 10:00:00.123456",  // rounded half to even
+                       "1999-01-08|1999-01-08 04:05:06",
+                       "1999-01-08|1999-01-08 04:05:00",
+                       "0044-03-15 BC|0044-03-15 12:00:00 BC",
+                   }));
+  path = Write("year0.csv", "0000-01-01,2000-01-01\n");
+  std::string error = ErrorOf(ReadFile(path, schema, DelimitedOptions::Csv()));
+  EXPECT_NE(error.find("line 1, column 1 (d): cannot parse as date"), std::string::npos) << error;
+}
+
 TEST_F(DelimitedTest, ErrorsNameFileLineColumnAndValue) {
   auto schema = MakeSchema({Field("id", DataType::Int32()), Field("d", DataType::Date32()),
                             Field("p", DataType::Decimal(5, 2))});

@@ -16,17 +16,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "shoal/common/text.h"
+
 namespace shoal::distributed {
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 Result<int> ParsePort(std::string_view text, std::string_view what) {
   int port = 0;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "shoal/columnar/ipc/compression_name.h"
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/distributed/transport/worker_channel.h"
 
@@ -27,14 +28,11 @@ Result<columnar::ipc::Compression> ParseCompression(const std::string& name,
   if (name == "auto")
     return IsLoopbackAddress(peer) ? columnar::ipc::Compression::kNone
                                    : columnar::ipc::Compression::kLz4Frame;
-  if (name == "none")
-    return columnar::ipc::Compression::kNone;
-  if (name == "lz4")
-    return columnar::ipc::Compression::kLz4Frame;
-  if (name == "zstd")
-    return columnar::ipc::Compression::kZstd;
-  return Status::InvalidArgument("unknown compression '{}' (expected auto, none, lz4 or zstd)",
-                                 name);
+  auto compression = columnar::ipc::ParseCompression(name);
+  if (!compression.ok())
+    return Status::InvalidArgument("unknown compression '{}' (valid: auto, {})", name,
+                                   columnar::ipc::kCompressionNames);
+  return compression;
 }
 
 // Collects what the IPC writer writes until the encoder takes it.

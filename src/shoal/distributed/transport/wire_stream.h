@@ -34,9 +34,9 @@ namespace shoal::distributed {
 /// Whether `address` ("HOST:PORT", "[V6]:PORT" or a host) names this machine's loopback.
 bool IsLoopbackAddress(std::string_view address);
 
-/// "auto", "none", "lz4" or "zstd" (the dist_compression setting) to an IPC compression for
-/// batches coming from `peer`. "auto" sends uncompressed over loopback, where bandwidth is memory
-/// bandwidth and compressing only costs CPU, and LZ4 between machines.
+/// "auto" or a name columnar::ipc::ParseCompression takes (the dist_compression setting) to an
+/// IPC compression for batches coming from `peer`. "auto" sends uncompressed over loopback, where
+/// bandwidth is memory bandwidth and compressing only costs CPU, and LZ4 between machines.
 Result<columnar::ipc::Compression> ParseCompression(const std::string& name,
                                                     std::string_view peer = {});
 

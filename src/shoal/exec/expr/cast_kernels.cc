@@ -6,26 +6,15 @@
 #include <limits>
 
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/columnar/sql_type_name.h"
+#include "shoal/common/date_text.h"
+#include "shoal/common/text.h"
 #include "shoal/exec/expr/kernel_util.h"
 
 namespace shoal::exec {
 namespace {
 
 using namespace kernels;  // NOLINT(google-build-using-namespace)
-
-std::string SqlTypeName(const DataType& t) {
-  switch (t.id()) {
-    case TypeId::kInt16: return "smallint";
-    case TypeId::kInt32: return "integer";
-    case TypeId::kInt64: return "bigint";
-    case TypeId::kFloat32: return "real";
-    case TypeId::kFloat64: return "double precision";
-    case TypeId::kDecimal: return fmt::format("numeric({},{})", t.precision(), t.scale());
-    case TypeId::kDate32: return "date";
-    case TypeId::kBoolean: return "boolean";
-    default: return t.ToString();
-  }
-}
 
 Status OutOfRange(const DataType& to) {
   return Status::OutOfRange("value out of range for type {}", to.ToString()).WithSqlState("22003");
@@ -181,48 +170,36 @@ Result<KernelPtr> NumericCast(const DataType& from, const DataType& to, bool try
 
 // ---- text to values --------------------------------------------------------------------------
 
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
-}
-
-bool ParseDate(std::string_view s, int32_t* out) {
-  s = TrimSpace(s);
-  int64_t y = 0, m = 0, d = 0;
-  auto parse = [&](int64_t* v) {
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
-    if (ec != std::errc() || p == s.data())
-      return false;
-    s.remove_prefix(static_cast<size_t>(p - s.data()));
-    return true;
-  };
-  if (!parse(&y) || s.empty() || s[0] != '-')
-    return false;
-  s.remove_prefix(1);
-  if (!parse(&m) || s.empty() || s[0] != '-')
-    return false;
-  s.remove_prefix(1);
-  if (!parse(&d) || !s.empty())
-    return false;
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m < 1 || m > 12 || d < 1)
-    return false;
-  int last = kDays[m - 1];
-  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-    last = 29;
-  if (d > last)
-    return false;
-  *out = static_cast<int32_t>(
-      columnar::DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d)));
-  return true;
-}
-
 Status InvalidInput(const DataType& to, std::string_view text) {
-  return Status::InvalidArgument("invalid input syntax for type {}: \"{}\"", SqlTypeName(to), text)
+  return Status::InvalidArgument("invalid input syntax for type {}: \"{}\"",
+                                 columnar::SqlTypeName(to), text)
       .WithSqlState("22P02");
+}
+
+// A decimal's unscaled value from text; flags overflow and invalid text.
+int128_t ParseDecimalText(std::string_view s, int precision, int scale, uint8_t& f) {
+  auto r = columnar::ParseDecimal(s, precision, scale);
+  if (!r.ok()) {
+    f |= r.status().code() == StatusCode::kOutOfRange ? kOverflowFlag : kInvalidFlag;
+    return 0;
+  }
+  return *r;
+}
+
+// An integer or floating-point number in from_chars' syntax, with an optional leading '+'.
+template <typename Out>
+Out ParseNumberText(std::string_view t, uint8_t& f) {
+  if (!t.empty() && t[0] == '+')
+    t.remove_prefix(1);
+  Out v{};
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    f |= kOverflowFlag;
+    return 0;
+  }
+  if (ec != std::errc() || p != t.data() + t.size() || t.empty())
+    f |= kInvalidFlag;
+  return v;
 }
 
 template <typename Out>
@@ -233,65 +210,37 @@ Result<KernelPtr> ParseCast(const DataType& to, bool try_cast) {
     const int scale = to.id() == TypeId::kDecimal ? to.scale() : 0;
     const int precision = to.precision();
     auto op = [&](std::string_view text, uint8_t& f) -> Out {
-      std::string_view s = TrimSpace(text);
+      std::string_view s = Trim(text);
       if constexpr (std::is_same_v<Out, int128_t>) {
-        auto r = columnar::ParseDecimal(s, precision, scale);
-        if (!r.ok()) {
-          f |= r.status().code() == StatusCode::kOutOfRange ? kOverflowFlag : kInvalidFlag;
-          return 0;
-        }
-        return *r;
+        return ParseDecimalText(s, precision, scale, f);
       } else if constexpr (std::is_floating_point_v<Out>) {
-        std::string_view t = s;
-        if (!t.empty() && t[0] == '+')
-          t.remove_prefix(1);
-        Out v{};
-        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-        if (ec == std::errc::result_out_of_range) {
-          f |= kOverflowFlag;
-          return 0;
-        }
-        if (ec != std::errc() || p != t.data() + t.size() || t.empty())
-          f |= kInvalidFlag;
-        return v;
+        return ParseNumberText<Out>(s, f);
       } else {
         if (to.id() == TypeId::kDate32) {
-          int32_t d = 0;
-          if (!ParseDate(s, &d))
-            f |= kInvalidFlag;
-          return static_cast<Out>(d);
-        }
-        if (to.id() == TypeId::kDecimal) {
-          auto r = columnar::ParseDecimal(s, precision, scale);
-          if (!r.ok()) {
-            f |= r.status().code() == StatusCode::kOutOfRange ? kOverflowFlag : kInvalidFlag;
+          auto d = ParseDate(s);
+          if (!d.ok()) {
+            f |= d.status().code() == StatusCode::kOutOfRange ? kOverflowFlag : kInvalidFlag;
             return 0;
           }
-          return static_cast<Out>(*r);
+          return static_cast<Out>(*d);
         }
-        std::string_view t = s;
-        if (!t.empty() && t[0] == '+')
-          t.remove_prefix(1);
-        Out v{};
-        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-        if (ec == std::errc::result_out_of_range) {
-          f |= kOverflowFlag;
-          return 0;
-        }
-        if (ec != std::errc() || p != t.data() + t.size() || t.empty())
-          f |= kInvalidFlag;
-        return v;
+        if (to.id() == TypeId::kDecimal)
+          return static_cast<Out>(ParseDecimalText(s, precision, scale, f));
+        return ParseNumberText<Out>(s, f);
       }
     };
     auto describe = [&](std::string_view text, uint8_t f) -> Status {
+      if (to.id() == TypeId::kDate32)
+        return ParseDate(text).status();  // PostgreSQL's date messages and SQLSTATEs
       if (f & kInvalidFlag)
         return InvalidInput(to, text);
       if (to.id() == TypeId::kDecimal) {
         return Status::OutOfRange("numeric field overflow: \"{}\" does not fit {}", text,
-                                  SqlTypeName(to))
+                                  columnar::SqlTypeName(to))
             .WithSqlState("22003");
       }
-      return Status::OutOfRange("value \"{}\" is out of range for type {}", text, SqlTypeName(to))
+      return Status::OutOfRange("value \"{}\" is out of range for type {}", text,
+                                columnar::SqlTypeName(to))
           .WithSqlState("22003");
     };
     if (in.is_scalar) {
@@ -313,9 +262,7 @@ Result<KernelPtr> ParseBoolCast(bool try_cast) {
     for (int64_t i = 0; i < n; ++i) {
       if (in.array->IsNull(i))
         continue;
-      std::string s(TrimSpace(in.array->StringValue(i)));
-      for (char& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string s = AsciiLower(Trim(in.array->StringValue(i)));
       if (s == "t" || s == "true" || s == "yes" || s == "y" || s == "on" || s == "1") {
         bytes[static_cast<size_t>(i)] = 1;
       } else if (!(s == "f" || s == "false" || s == "no" || s == "n" || s == "off" || s == "0")) {

@@ -3,7 +3,8 @@
 // evaluator is built so every batch of a statement sees the same day).
 #include <chrono>
 
-#include "shoal/columnar/pretty_print.h"
+#include "shoal/common/calendar.h"
+#include "shoal/common/text.h"
 #include "shoal/exec/expr/kernel_util.h"
 
 namespace shoal::exec {
@@ -14,8 +15,7 @@ using namespace kernels;  // NOLINT(google-build-using-namespace)
 enum class TruncUnit : uint8_t { kYear, kQuarter, kMonth, kWeek, kDay, kHour, kMinute, kSecond };
 
 Result<TruncUnit> ParseTruncUnit(std::string name, const DataType& type) {
-  for (char& c : name)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  name = AsciiLower(name);
   if (name == "year")
     return TruncUnit::kYear;
   if (name == "quarter")
@@ -49,12 +49,12 @@ int64_t TruncDays(TruncUnit unit, int64_t days) {
     return days;
   int64_t y;
   unsigned m, d;
-  columnar::CivilFromDays(days, &y, &m, &d);
+  CivilFromDays(days, &y, &m, &d);
   if (unit == TruncUnit::kYear)
     m = 1;
   else if (unit == TruncUnit::kQuarter)
     m = (m - 1) / 3 * 3 + 1;
-  return columnar::DaysFromCivil(y, m, 1);
+  return DaysFromCivil(y, m, 1);
 }
 
 int64_t PerSecond(columnar::TimeUnit unit) {
@@ -115,13 +115,7 @@ bool ValidCivil(int64_t y, int64_t m, int64_t d) {
     return false;
   if (y < -4713 || y > 5874897)
     return false;
-  const int64_t year = y < 0 ? y + 1 : y;  // 1 BC is year 0
-  int64_t y2;
-  unsigned m2, d2;
-  columnar::CivilFromDays(
-      columnar::DaysFromCivil(year, static_cast<unsigned>(m), static_cast<unsigned>(d)), &y2, &m2,
-      &d2);
-  return y2 == year && m2 == m && d2 == d;
+  return IsValidCivil(y < 0 ? y + 1 : y, m, d);  // 1 BC is year 0
 }
 
 Result<KernelPtr> MakeMakeDate(const KernelSignature& sig) {
@@ -154,8 +148,8 @@ Result<KernelPtr> MakeMakeDate(const KernelSignature& sig) {
             return Status::OutOfRange("date field value out of range: {}-{:02}-{:02}", y, m, d)
                 .WithSqlState("22008");
           }
-          out[i] = static_cast<int32_t>(columnar::DaysFromCivil(
-              y < 0 ? y + 1 : y, static_cast<unsigned>(m), static_cast<unsigned>(d)));
+          out[i] = static_cast<int32_t>(
+              DaysFromCivil(y < 0 ? y + 1 : y, static_cast<unsigned>(m), static_cast<unsigned>(d)));
         }
         return MakeResult(type, n, std::move(validity), {std::move(values)}, scalar);
       });

@@ -10,13 +10,12 @@
 #include <zstd.h>
 
 #include "shoal/common/status.h"
+#include "shoal/common/text.h"
 
 namespace shoal::io::parquet {
 
 Result<ParquetCompression> ParseParquetCompression(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = AsciiLower(name);
   if (lower == "none" || lower == "uncompressed") {
     return ParquetCompression::kNone;
   }

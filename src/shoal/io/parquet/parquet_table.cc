@@ -1,17 +1,14 @@
 #include "shoal/io/parquet/parquet_table.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstring>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "shoal/columnar/record_batch.h"
 #include "shoal/io/parquet/column_chunk_reader.h"
 #include "shoal/io/parquet/rle_decoder.h"
 #include "shoal/io/parquet/thrift_codec.h"
+#include "shoal/io/random_access_file.h"
 
 namespace shoal::io::parquet {
 
@@ -23,46 +20,6 @@ using columnar::Scalar;
 
 constexpr char kMagic[4] = {'P', 'A', 'R', '1'};
 constexpr char kEncryptedMagic[4] = {'P', 'A', 'R', 'E'};
-
-// An open file read with pread; closes on destruction.
-class File {
- public:
-  static Result<std::unique_ptr<File>> Open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      return Status::IoError("cannot open {}: {}", path, std::strerror(errno));
-    return std::unique_ptr<File>(new File(fd, path));
-  }
-  ~File() { ::close(fd_); }
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-
-  Status ReadAt(int64_t offset, int64_t length, uint8_t* out) const {
-    int64_t done = 0;
-    while (done < length) {
-      const ssize_t n = ::pread(fd_, out + done, static_cast<size_t>(length - done),
-                                static_cast<off_t>(offset + done));
-      if (n < 0) {
-        if (errno == EINTR)
-          continue;
-        return Status::IoError("cannot read {} bytes at offset {} of {}: {}", length, offset, path_,
-                               std::strerror(errno));
-      }
-      if (n == 0)
-        return Status::IoError(
-            "{} ended at offset {} while reading {} bytes at offset {} (was it "
-            "changed while being read?)",
-            path_, offset + done, length, offset);
-      done += n;
-    }
-    return Status::OK();
-  }
-
- private:
-  File(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  int fd_;
-  std::string path_;
-};
 
 // Payload: "<row group> <row groups total> <row groups pruned> <path>"; row group -1 reads nothing
 // (it only carries the metrics).
@@ -138,7 +95,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     const int64_t num_rows = rg.num_rows;
     std::vector<columnar::ArrayPtr> columns;
     columns.reserve(projection_.size());
-    std::unique_ptr<File> file;
+    std::unique_ptr<RandomAccessFile> file;
     for (int column : projection_) {
       const ColumnDescriptor& descriptor = file_->columns[static_cast<size_t>(column)];
       const std::string where =
@@ -146,13 +103,13 @@ class RowGroupReader final : public columnar::RecordBatchReader {
       const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(column)];
       SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
       if (file == nullptr) {
-        SHOAL_ASSIGN_OR_RETURN(file, File::Open(file_->path));
+        SHOAL_ASSIGN_OR_RETURN(file, RandomAccessFile::Open(file_->path));
       }
       SHOAL_ASSIGN_OR_RETURN(
           BufferPtr bytes,
           Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
       std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
-      SHOAL_RETURN_IF_ERROR(file->ReadAt(range.offset, range.size, bytes->mutable_data()));
+      SHOAL_RETURN_IF_ERROR(file->ReadExactly(range.offset, range.size, bytes->mutable_data()));
       SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr array,
                              DecodeColumnChunk(descriptor, chunk.meta_data, num_rows, bytes->data(),
                                                range.size, range.offset, pool_, where));
@@ -179,11 +136,11 @@ Result<ParquetFileInfo> ReadParquetFooter(const std::string& path, int64_t size)
   if (size < 12)
     return Status::InvalidData("{} is {} bytes, too small to be a Parquet file (at least 12)", path,
                                size);
-  SHOAL_ASSIGN_OR_RETURN(auto file, File::Open(path));
+  SHOAL_ASSIGN_OR_RETURN(auto file, RandomAccessFile::Open(path));
   uint8_t head[4];
   uint8_t tail[8];
-  SHOAL_RETURN_IF_ERROR(file->ReadAt(0, 4, head));
-  SHOAL_RETURN_IF_ERROR(file->ReadAt(size - 8, 8, tail));
+  SHOAL_RETURN_IF_ERROR(file->ReadExactly(0, 4, head));
+  SHOAL_RETURN_IF_ERROR(file->ReadExactly(size - 8, 8, tail));
   if (std::memcmp(tail + 4, kEncryptedMagic, 4) == 0)
     return Status::NotImplemented("{} is an encrypted Parquet file; encryption is not supported",
                                   path);
@@ -205,7 +162,7 @@ Result<ParquetFileInfo> ReadParquetFooter(const std::string& path, int64_t size)
         "corrupted file?)",
         path, footer_length, size);
   std::vector<uint8_t> footer(footer_length);
-  SHOAL_RETURN_IF_ERROR(file->ReadAt(size - 8 - footer_length, footer_length, footer.data()));
+  SHOAL_RETURN_IF_ERROR(file->ReadExactly(size - 8 - footer_length, footer_length, footer.data()));
   auto metadata = std::make_shared<format::FileMetaData>();
   Result<size_t> parsed = DeserializeThrift(footer.data(), footer.size(), metadata.get());
   if (!parsed.ok())

@@ -3,17 +3,14 @@
 #include <array>
 #include <cstddef>
 
+#include "shoal/common/calendar.h"
+
 namespace shoal::io::tpch::dates {
 namespace {
 
 using DateTable = std::array<std::array<char, 10>, kDayCount>;
 
-constexpr bool IsLeap(int year) {
-  return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-}
-
 constexpr DateTable MakeDateTable() {
-  constexpr int kMonthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   DateTable table{};
   int year = 1992;
   int month = 1;
@@ -33,8 +30,7 @@ constexpr DateTable MakeDateTable() {
       }
       pos += widths[f];
     }
-    const int month_days = kMonthDays[month - 1] + (month == 2 && IsLeap(year) ? 1 : 0);
-    if (++day > month_days) {
+    if (++day > static_cast<int>(DaysInMonth(year, static_cast<unsigned>(month)))) {
       day = 1;
       if (++month > 12) {
         month = 1;
@@ -48,6 +44,8 @@ constexpr DateTable MakeDateTable() {
 constexpr DateTable kDateTable = MakeDateTable();
 
 static_assert(kDateTable[0][0] == '1' && kDateTable[0][3] == '2' && kDateTable[0][9] == '1');
+static_assert(DaysFromCivil(1992, 1, 1) == kStartDate);
+static_assert(DaysFromCivil(1998, 12, 31) == kStartDate + kDayCount - 1);
 static_assert(kDateTable[kDayCount - 1][3] == '8' && kDateTable[kDayCount - 1][5] == '1' &&
               kDateTable[kDayCount - 1][6] == '2' && kDateTable[kDayCount - 1][8] == '3');
 

@@ -1,0 +1,377 @@
+#include <algorithm>
+#include <cstring>
+
+#include <zlib.h>
+
+#include "shoal/columnar/bitmap.h"
+#include "shoal/io/parquet/chunk_decoder_internal.h"
+#include "shoal/io/parquet/page_decompressor.h"
+#include "shoal/io/parquet/thrift_codec.h"
+
+namespace shoal::io::parquet::internal {
+namespace {
+
+constexpr int64_t kMaxPageBytes = int64_t{1} << 30;
+
+// Moves `dense` values (the first popcount(defs) slots of dst) to their row slots, back to front
+// so the move is in place; null slots are zeroed.
+template <int kWidth>
+void ScatterFixed(const uint8_t* defs, int64_t rows, int64_t dense, uint8_t* dst) {
+  int64_t j = dense;
+  for (int64_t i = rows - 1; i >= 0; --i) {
+    if (defs[i]) {
+      --j;
+      if (j != i)
+        std::memcpy(dst + i * kWidth, dst + j * kWidth, kWidth);
+    } else {
+      std::memset(dst + i * kWidth, 0, kWidth);
+    }
+  }
+}
+
+// Sets bits [start, start + n) of a zero-initialised bitmap, whole bytes at a time in the middle.
+void SetBitRange(uint8_t* bits, int64_t start, int64_t n) {
+  int64_t i = start;
+  const int64_t end = start + n;
+  for (; i < end && (i & 7) != 0; ++i)
+    columnar::bitmap::SetBit(bits, i);
+  const int64_t whole = (end - i) / 8;
+  if (whole > 0) {
+    std::memset(bits + i / 8, 0xFF, static_cast<size_t>(whole));
+    i += whole * 8;
+  }
+  for (; i < end; ++i)
+    columnar::bitmap::SetBit(bits, i);
+}
+
+}  // namespace
+
+const char* EncodingName(Encoding::type e) {
+  switch (e) {
+    case Encoding::PLAIN: return "PLAIN";
+    case Encoding::PLAIN_DICTIONARY: return "PLAIN_DICTIONARY";
+    case Encoding::RLE: return "RLE";
+    case Encoding::BIT_PACKED: return "BIT_PACKED";
+    case Encoding::DELTA_BINARY_PACKED: return "DELTA_BINARY_PACKED";
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY: return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::DELTA_BYTE_ARRAY: return "DELTA_BYTE_ARRAY";
+    case Encoding::RLE_DICTIONARY: return "RLE_DICTIONARY";
+    case Encoding::BYTE_STREAM_SPLIT: return "BYTE_STREAM_SPLIT";
+  }
+  return "unknown encoding";
+}
+
+Status ChunkDecoder::Init() {
+  if (num_rows_ < 0 || num_rows_ > INT32_MAX)
+    return Status::InvalidData("row group of {} rows (Shoal reads at most 2^31-1 per group)",
+                               num_rows_);
+  if (c_.type.id() == TypeId::kBoolean) {
+    target_ = Target::kBool;
+    SHOAL_ASSIGN_OR_RETURN(
+        values_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(num_rows_), pool_));
+  } else if (c_.type.is_binary_like()) {
+    target_ = Target::kVar;
+    SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate((num_rows_ + 1) * 4, pool_));
+    values_->mutable_data_as<int32_t>()[0] = 0;
+    SHOAL_ASSIGN_OR_RETURN(data_, Buffer::Allocate(0, pool_));
+  } else {
+    target_ = Target::kFixed;
+    width_ = c_.type.byte_width();
+    SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate(num_rows_ * width_, pool_));
+  }
+  if (c_.optional) {
+    SHOAL_ASSIGN_OR_RETURN(
+        validity_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(num_rows_), pool_));
+  }
+  SHOAL_ASSIGN_OR_RETURN(page_, Buffer::Allocate(0, pool_));
+  SHOAL_ASSIGN_OR_RETURN(dict_page_, Buffer::Allocate(0, pool_));
+  return Status::OK();
+}
+
+Status ChunkDecoder::Run(const uint8_t* chunk, int64_t size, int64_t file_offset) {
+  int64_t pos = 0;
+  int page = 0;
+  while (rows_ < num_rows_ && pos < size) {
+    const int64_t page_offset = file_offset + pos;
+    Status st = DecodePage(chunk, size, &pos);
+    if (!st.ok())
+      return std::move(st).WithContext(fmt::format("page {} at file offset {}", page, page_offset));
+    ++page;
+  }
+  if (rows_ != num_rows_)
+    return Status::InvalidData("the column chunk holds {} values but the row group has {} rows",
+                               rows_, num_rows_);
+  return Status::OK();
+}
+
+Result<ArrayPtr> ChunkDecoder::Finish() {
+  BufferPtr validity = null_count_ > 0 ? validity_ : nullptr;
+  ArrayPtr array;
+  if (target_ == Target::kVar) {
+    SHOAL_RETURN_IF_ERROR(data_->Resize(data_size_));
+    array = columnar::Array::Make(c_.type, num_rows_, {validity, values_, data_}, null_count_);
+    // Offsets are built here and monotonic by construction; UTF-8 was checked per page (and
+    // once per dictionary entry), so no Validate pass over the whole array is needed.
+  } else {
+    array = columnar::Array::Make(c_.type, num_rows_, {validity, values_}, null_count_);
+  }
+  return array;
+}
+
+Status ChunkDecoder::Body(const uint8_t* src, int64_t src_size, int64_t raw_size, bool compressed,
+                          const BufferPtr& out, const uint8_t** data, int64_t* size) {
+  if (!compressed || codec_ == CompressionCodec::UNCOMPRESSED) {
+    *data = src;
+    *size = src_size;
+    return Status::OK();
+  }
+  if (raw_size < 0 || raw_size > kMaxPageBytes)
+    return Status::InvalidData("uncompressed page size {} is out of range", raw_size);
+  SHOAL_RETURN_IF_ERROR(out->Resize(raw_size + static_cast<int64_t>(kDecodePadding)));
+  std::memset(out->mutable_data() + raw_size, 0, kDecodePadding);
+  SHOAL_RETURN_IF_ERROR(DecompressPage(codec_, src, static_cast<size_t>(src_size),
+                                       out->mutable_data(), static_cast<size_t>(raw_size)));
+  *data = out->data();
+  *size = raw_size;
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos) {
+  format::PageHeader h;
+  SHOAL_ASSIGN_OR_RETURN(size_t header_bytes,
+                         DeserializeThrift(chunk + *pos, static_cast<size_t>(size - *pos), &h));
+  SHOAL_RETURN_IF_ERROR(CheckEnumRanges(h));
+  const int64_t body = *pos + static_cast<int64_t>(header_bytes);
+  if (h.compressed_page_size < 0 || h.compressed_page_size > size - body)
+    return Status::InvalidData("the page claims {} bytes but only {} remain in the column chunk",
+                               h.compressed_page_size, size - body);
+  if (h.uncompressed_page_size < 0)
+    return Status::InvalidData("negative uncompressed page size {}", h.uncompressed_page_size);
+  *pos = body + h.compressed_page_size;
+  const uint8_t* src = chunk + body;
+  if (h.__isset.crc) {
+    // CRC-32 (zlib's polynomial) of the page bytes as stored, when the writer recorded one.
+    const uLong crc = crc32(crc32(0L, Z_NULL, 0), src, static_cast<uInt>(h.compressed_page_size));
+    if (static_cast<uint32_t>(crc) != static_cast<uint32_t>(h.crc))
+      return Status::InvalidData("page checksum mismatch: the page is corrupted");
+  }
+  switch (h.type) {
+    case PageType::DICTIONARY_PAGE: return DictionaryPage(h, src);
+    case PageType::DATA_PAGE: return DataPageV1(h, src);
+    case PageType::DATA_PAGE_V2: return DataPageV2(h, src);
+    default: return Status::OK();  // index pages and unknown page types carry no values
+  }
+}
+
+Status ChunkDecoder::DictionaryPage(const format::PageHeader& h, const uint8_t* src) {
+  if (!h.__isset.dictionary_page_header)
+    return Status::InvalidData("dictionary page without a dictionary page header");
+  if (have_dictionary_)
+    return Status::InvalidData("a second dictionary page in the column chunk");
+  const auto& d = h.dictionary_page_header;
+  if (d.encoding != Encoding::PLAIN && d.encoding != Encoding::PLAIN_DICTIONARY)
+    return Status::NotImplemented("dictionary page encoding {}", EncodingName(d.encoding));
+  if (d.num_values < 0)
+    return Status::InvalidData("dictionary of {} values", d.num_values);
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+  SHOAL_RETURN_IF_ERROR(
+      Body(src, h.compressed_page_size, h.uncompressed_page_size, true, dict_page_, &data, &size));
+  dict_size_ = d.num_values;
+  if (target_ == Target::kVar) {
+    SHOAL_RETURN_IF_ERROR(
+        DecodeValues(Encoding::PLAIN, data, size, dict_size_, nullptr, &dict_views_));
+  } else {
+    const int w = target_ == Target::kBool ? 1 : width_;
+    dict_fixed_.assign(static_cast<size_t>(dict_size_) * static_cast<size_t>(w), 0);
+    SHOAL_RETURN_IF_ERROR(
+        DecodeValues(Encoding::PLAIN, data, size, dict_size_, dict_fixed_.data(), &views_));
+  }
+  if (target_ == Target::kVar)
+    SHOAL_RETURN_IF_ERROR(CheckUtf8(dict_views_, data, size, "dictionary"));
+  have_dictionary_ = true;
+  return Status::OK();
+}
+
+Status ChunkDecoder::CheckValueCount(int64_t num_values) {
+  if (num_values < 0 || num_values > num_rows_ - rows_)
+    return Status::InvalidData("the page holds {} values but only {} rows of the row group remain",
+                               num_values, num_rows_ - rows_);
+  return Status::OK();
+}
+
+Status ChunkDecoder::DataPageV1(const format::PageHeader& h, const uint8_t* src) {
+  if (!h.__isset.data_page_header)
+    return Status::InvalidData("data page without a data page header");
+  const auto& dp = h.data_page_header;
+  SHOAL_RETURN_IF_ERROR(CheckValueCount(dp.num_values));
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+  SHOAL_RETURN_IF_ERROR(
+      Body(src, h.compressed_page_size, h.uncompressed_page_size, true, page_, &data, &size));
+  const int64_t n = dp.num_values;
+  if (c_.optional) {
+    defs_.resize(static_cast<size_t>(n));
+    if (dp.definition_level_encoding == Encoding::RLE) {
+      if (size < 4)
+        return Status::InvalidData("definition levels cut off");
+      uint32_t len;
+      std::memcpy(&len, data, 4);
+      if (len > static_cast<uint64_t>(size - 4))
+        return Status::InvalidData("definition levels claim {} bytes, the page has {}", len,
+                                   size - 4);
+      RleBitPackedDecoder levels(data + 4, len, 1);
+      SHOAL_RETURN_IF_ERROR(levels.Decode(defs_.data(), n));
+      data += 4 + len;
+      size -= 4 + static_cast<int64_t>(len);
+    } else if (dp.definition_level_encoding == Encoding::BIT_PACKED) {
+      // Deprecated: most significant bit first, no length prefix.
+      const int64_t bytes = (n + 7) / 8;
+      if (bytes > size)
+        return Status::InvalidData("BIT_PACKED definition levels cut off");
+      for (int64_t i = 0; i < n; ++i)
+        defs_[static_cast<size_t>(i)] = (data[i / 8] >> (7 - i % 8)) & 1;
+      data += bytes;
+      size -= bytes;
+    } else {
+      return Status::InvalidData("definition levels encoded as {}",
+                                 EncodingName(dp.definition_level_encoding));
+    }
+  }
+  return Values(dp.encoding, data, size, n);
+}
+
+Status ChunkDecoder::DataPageV2(const format::PageHeader& h, const uint8_t* src) {
+  if (!h.__isset.data_page_header_v2)
+    return Status::InvalidData("data page v2 without its header");
+  const auto& dp = h.data_page_header_v2;
+  SHOAL_RETURN_IF_ERROR(CheckValueCount(dp.num_values));
+  const int64_t rep_len = dp.repetition_levels_byte_length;
+  const int64_t def_len = dp.definition_levels_byte_length;
+  if (rep_len < 0 || def_len < 0 || rep_len + def_len > h.compressed_page_size ||
+      rep_len + def_len > h.uncompressed_page_size)
+    return Status::InvalidData("level lengths {} and {} do not fit the page", rep_len, def_len);
+  const int64_t n = dp.num_values;
+  if (c_.optional) {
+    defs_.resize(static_cast<size_t>(n));
+    RleBitPackedDecoder levels(src + rep_len, static_cast<size_t>(def_len), 1);
+    SHOAL_RETURN_IF_ERROR(levels.Decode(defs_.data(), n));
+  }
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+  SHOAL_RETURN_IF_ERROR(Body(src + rep_len + def_len, h.compressed_page_size - rep_len - def_len,
+                             h.uncompressed_page_size - rep_len - def_len, dp.is_compressed, page_,
+                             &data, &size));
+  return Values(dp.encoding, data, size, n);
+}
+
+Status ChunkDecoder::Values(Encoding::type encoding, const uint8_t* data, int64_t size, int64_t n) {
+  int64_t dense = n;
+  if (c_.optional) {
+    dense = 0;
+    for (int64_t i = 0; i < n; ++i)
+      dense += defs_[static_cast<size_t>(i)];
+  }
+  const uint8_t* defs = c_.optional ? defs_.data() : nullptr;
+  switch (target_) {
+    case Target::kFixed: {
+      uint8_t* dst = values_->mutable_data() + rows_ * width_;
+      SHOAL_RETURN_IF_ERROR(DecodeValues(encoding, data, size, dense, dst, &views_));
+      if (dense != n) {
+        switch (width_) {
+          case 1: ScatterFixed<1>(defs, n, dense, dst); break;
+          case 2: ScatterFixed<2>(defs, n, dense, dst); break;
+          case 4: ScatterFixed<4>(defs, n, dense, dst); break;
+          case 8: ScatterFixed<8>(defs, n, dense, dst); break;
+          case 16: ScatterFixed<16>(defs, n, dense, dst); break;
+          default: return Status::Internal("unexpected value width {}", width_);
+        }
+      }
+      break;
+    }
+    case Target::kBool: {
+      bools_.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
+      SHOAL_RETURN_IF_ERROR(DecodeValues(encoding, data, size, dense, bools_.data(), &views_));
+      if (dense != n)
+        ScatterFixed<1>(defs, n, dense, bools_.data());
+      uint8_t* bits = values_->mutable_data();
+      for (int64_t i = 0; i < n; ++i)
+        if (bools_[static_cast<size_t>(i)])
+          columnar::bitmap::SetBit(bits, rows_ + i);
+      break;
+    }
+    case Target::kVar: {
+      SHOAL_RETURN_IF_ERROR(DecodeValues(encoding, data, size, dense, nullptr, &views_));
+      // Dictionary pages hold values already checked.
+      if (encoding != Encoding::PLAIN_DICTIONARY && encoding != Encoding::RLE_DICTIONARY)
+        SHOAL_RETURN_IF_ERROR(CheckUtf8(views_, data, size, "value"));
+      SHOAL_RETURN_IF_ERROR(AppendViews(defs, n));
+      break;
+    }
+  }
+  if (c_.optional) {
+    uint8_t* valid = validity_->mutable_data();
+    if (dense == n) {
+      SetBitRange(valid, rows_, n);  // the common case: a nullable column without nulls
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        if (defs_[static_cast<size_t>(i)])
+          columnar::bitmap::SetBit(valid, rows_ + i);
+    }
+    null_count_ += n - dense;
+  }
+  rows_ += n;
+  return Status::OK();
+}
+
+Status ChunkDecoder::CheckUtf8(const std::vector<ByteView>& views, const uint8_t* page,
+                               int64_t page_size, const char* what) const {
+  if (c_.type.id() != TypeId::kUtf8)
+    return Status::OK();
+  uint64_t high = 0;
+  int64_t i = 0;
+  for (; i + 8 <= page_size; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, page + i, 8);
+    high |= w;
+  }
+  for (; i < page_size; ++i)
+    high |= page[i];
+  if ((high & 0x8080808080808080ULL) == 0)
+    return Status::OK();
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (!columnar::IsValidUtf8(reinterpret_cast<const uint8_t*>(views[i].data()),
+                               static_cast<int64_t>(views[i].size())))
+      return Status::InvalidData("{} {} of a string column is not valid UTF-8", what, i);
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::AppendViews(const uint8_t* defs, int64_t n) {
+  uint64_t total = 0;
+  for (const ByteView& v : views_)
+    total += v.size();
+  if (static_cast<uint64_t>(data_size_) + total > static_cast<uint64_t>(INT32_MAX))
+    return Status::NotImplemented(
+        "the column chunk holds over 2 GiB of string data in one row group");
+  const int64_t need = data_size_ + static_cast<int64_t>(total);
+  if (need > data_->size())
+    SHOAL_RETURN_IF_ERROR(data_->Resize(std::max(need, data_->size() * 2)));
+  uint8_t* out = data_->mutable_data();
+  int32_t* offsets = values_->mutable_data_as<int32_t>() + rows_;
+  int64_t pos = data_size_;
+  size_t j = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (defs == nullptr || defs[i]) {
+      const ByteView& v = views_[j++];
+      if (!v.empty())
+        std::memcpy(out + pos, v.data(), v.size());
+      pos += static_cast<int64_t>(v.size());
+    }
+    offsets[i + 1] = static_cast<int32_t>(pos);
+  }
+  data_size_ = pos;
+  return Status::OK();
+}
+
+}  // namespace shoal::io::parquet::internal
