@@ -87,6 +87,13 @@ std::optional<FunctionResolution> ComparisonRule(const std::vector<DataType>& ar
   return Res({*common, *common}, DataType::Boolean());
 }
 
+/// One argument of any type, which is also the result's (min, max, first_value, last_value).
+std::optional<FunctionResolution> AnyOneArgumentRule(const std::vector<DataType>& args) {
+  if (args.size() != 1)
+    return std::nullopt;
+  return Res(args, args[0]);
+}
+
 std::optional<FunctionResolution> AddSubRule(std::string_view op,
                                              const std::vector<DataType>& args) {
   if (args.size() != 2)
@@ -373,14 +380,7 @@ void RegisterBuiltins(FunctionRegistry& r) {
       },
       "avg(numeric)");
   for (const char* name : {"min", "max"}) {
-    aggregate(
-        name,
-        [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
-          if (a.size() != 1)
-            return std::nullopt;
-          return Res(a, a[0]);
-        },
-        std::string(name) + "(any)");
+    aggregate(name, AnyOneArgumentRule, std::string(name) + "(any)");
   }
   for (const char* name : {"stddev_samp", "stddev_pop", "var_samp", "var_pop"})
     aggregate(name, Fixed({kF64}, kF64), std::string(name) + "(double)");
@@ -427,14 +427,7 @@ void RegisterBuiltins(FunctionRegistry& r) {
       },
       "nth_value(any, bigint)");
   for (const char* name : {"first_value", "last_value"}) {
-    window(
-        name,
-        [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
-          if (a.size() != 1)
-            return std::nullopt;
-          return Res(a, a[0]);
-        },
-        std::string(name) + "(any)");
+    window(name, AnyOneArgumentRule, std::string(name) + "(any)");
   }
 }
 
