@@ -1,0 +1,537 @@
+// Binding of expressions: column references (name resolution through the scopes, with the
+// "did you mean" hint), constants, operators, boolean connectives, casts, CASE, subqueries and
+// sort lists. Function calls are in binder_function.cc.
+
+#include <unordered_set>
+
+#include "shoal/common/edit_distance.h"
+#include "shoal/sql/binder_internal.h"
+#include "shoal/sql/function_registry.h"
+#include "shoal/sql/literal_parsing.h"
+
+namespace shoal::sql::internal {
+
+Result<ExprPtr> StatementBinder::BindConst(const pg_query::A_Const& c) {
+  if (c.isnull())
+    return MakeLiteral(Scalar());
+  switch (c.val_case()) {
+    case pg_query::A_Const::kIval: return MakeLiteral(Scalar::Int32(c.ival().ival()));
+    case pg_query::A_Const::kFval: {
+      auto v = ParseNumericLiteral(c.fval().fval());
+      if (!v.ok())
+        return At(v.status(), c.location());
+      return MakeLiteral(*v);
+    }
+    case pg_query::A_Const::kBoolval: return MakeLiteral(Scalar::Boolean(c.boolval().boolval()));
+    case pg_query::A_Const::kSval: {
+      ExprPtr e = MakeLiteral(Scalar::Utf8(c.sval().sval()));
+      unknown_literals_.emplace(e.get(), e);
+      return e;
+    }
+    default: break;
+  }
+  return At(Status::NotImplemented("bit-string constants are not supported"), c.location());
+}
+
+Result<ExprPtr> StatementBinder::BindColumnRef(const pg_query::ColumnRef& ref, ExprContext& ctx) {
+  std::vector<std::string> parts;
+  for (const auto& f : ref.fields()) {
+    if (f.has_a_star())
+      return At(Status::InvalidArgument("\"*\" is not allowed here").WithSqlState("42601"),
+                ref.location());
+    parts.push_back(Str(f));
+  }
+  if (parts.empty() || parts.size() > 3)
+    return At(Status::NotImplemented("column reference with {} parts", parts.size()),
+              ref.location());
+  std::string name = parts.back();
+  std::string qualifier = parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  bool qualifier_seen = false;
+  int depth = 0;
+  for (const Scope* s = ctx.scope; s != nullptr; s = s->outer, ++depth) {
+    const ScopeColumn* match = nullptr;
+    int matches = 0;
+    for (const auto& c : s->columns) {
+      if (!qualifier.empty() && c.qualifier == qualifier)
+        qualifier_seen = true;
+      if (c.name != name)
+        continue;
+      if (qualifier.empty() ? c.hidden : c.qualifier != qualifier)
+        continue;
+      if (match != nullptr && match->id == c.id)
+        continue;
+      match = &c;
+      ++matches;
+    }
+    if (matches > 1) {
+      return At(Status::InvalidArgument("column reference \"{}\" is ambiguous",
+                                        qualifier.empty() ? name : qualifier + "." + name)
+                    .WithSqlState("42702"),
+                ref.location());
+    }
+    if (match != nullptr)
+      return MakeColumnRef(match->id, match->name, match->type, match->nullable, depth);
+    if (qualifier_seen)
+      break;
+  }
+  if (!qualifier.empty() && !qualifier_seen) {
+    return At(Status::NotFound("missing FROM-clause entry for table \"{}\"", qualifier)
+                  .WithSqlState("42P01"),
+              ref.location());
+  }
+  std::vector<std::string> candidates;
+  for (const Scope* s = ctx.scope; s != nullptr; s = s->outer) {
+    for (const auto& c : s->columns) {
+      if (qualifier.empty() || c.qualifier == qualifier)
+        candidates.push_back(c.name);
+    }
+  }
+  std::string shown = qualifier.empty() ? name : qualifier + "." + name;
+  Status status = At(Status::NotFound("column \"{}\" does not exist", shown).WithSqlState("42703"),
+                     ref.location());
+  std::string close = ClosestMatch(name, candidates);
+  if (!close.empty()) {
+    return std::move(status).WithHint(
+        fmt::format("Perhaps you meant to reference the column \"{}\".",
+                    qualifier.empty() ? close : qualifier + "." + close));
+  }
+  return status;
+}
+
+Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) {
+  switch (node.node_case()) {
+    case PgNode::kColumnRef: return BindColumnRef(node.column_ref(), ctx);
+    case PgNode::kAConst: return BindConst(node.a_const());
+    case PgNode::kAExpr: return BindAExpr(node.a_expr(), ctx);
+    case PgNode::kBoolExpr: return BindBool(node.bool_expr(), ctx);
+    case PgNode::kFuncCall: return BindFuncCall(node.func_call(), ctx);
+    case PgNode::kTypeCast: return BindTypeCast(node.type_cast(), ctx);
+    case PgNode::kCaseExpr: return BindCase(node.case_expr(), ctx);
+    case PgNode::kSubLink: return BindSubLink(node.sub_link(), false, ctx);
+    case PgNode::kNullTest: {
+      const auto& t = node.null_test();
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(t.arg(), ctx));
+      if (IsUnknownLiteral(arg))
+        unknown_literals_.erase(arg.get());
+      return MakeResolvedCall(t.nulltesttype() == pg_query::IS_NULL ? "is_null" : "is_not_null",
+                              {arg}, t.location());
+    }
+    case PgNode::kBooleanTest: {
+      const auto& t = node.boolean_test();
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(t.arg(), ctx));
+      SHOAL_ASSIGN_OR_RETURN(arg, CoerceToBoolean(arg, "IS TRUE", t.location()));
+      std::string name;
+      bool negate = false;
+      switch (t.booltesttype()) {
+        case pg_query::IS_TRUE: name = "is_true"; break;
+        case pg_query::IS_NOT_TRUE:
+          name = "is_true";
+          negate = true;
+          break;
+        case pg_query::IS_FALSE: name = "is_false"; break;
+        case pg_query::IS_NOT_FALSE:
+          name = "is_false";
+          negate = true;
+          break;
+        case pg_query::IS_UNKNOWN: name = "is_null"; break;
+        default: name = "is_not_null"; break;
+      }
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr call, MakeResolvedCall(name, {arg}, t.location()));
+      if (negate)
+        return MakeResolvedCall("not", {call}, t.location());
+      return call;
+    }
+    case PgNode::kCoalesceExpr:
+    case PgNode::kMinMaxExpr: {
+      bool coalesce = node.has_coalesce_expr();
+      const auto& list = coalesce ? node.coalesce_expr().args() : node.min_max_expr().args();
+      int location = coalesce ? node.coalesce_expr().location() : node.min_max_expr().location();
+      std::vector<ExprPtr> args;
+      for (const auto& a : list) {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+        args.push_back(e);
+      }
+      SHOAL_ASSIGN_OR_RETURN(DataType type,
+                             CommonType(args, coalesce ? "COALESCE" : "GREATEST", location));
+      bool nullable = coalesce;
+      for (auto& a : args) {
+        SHOAL_ASSIGN_OR_RETURN(a, Coerce(a, type, location));
+        nullable = coalesce ? nullable && a->nullable : nullable || a->nullable;
+      }
+      std::string name = coalesce                                            ? "coalesce"
+                         : node.min_max_expr().op() == pg_query::IS_GREATEST ? "greatest"
+                                                                             : "least";
+      return MakeCall(name, std::move(args), type, nullable);
+    }
+    case PgNode::kSqlvalueFunction: {
+      const auto& f = node.sqlvalue_function();
+      if (f.op() == pg_query::SVFOP_CURRENT_DATE)
+        return MakeCall("current_date", {}, DataType::Date32(), false);
+      return At(Status::NotImplemented("this SQL value function is not supported"), f.location());
+    }
+    case PgNode::kParamRef:
+      return At(Status::NotImplemented("query parameters ($n) are not supported"),
+                node.param_ref().location());
+    case PgNode::kAArrayExpr:
+      return At(Status::NotImplemented("arrays are not supported"), node.a_array_expr().location());
+    case PgNode::kRowExpr:
+      return At(Status::NotImplemented("row constructors are not supported"),
+                node.row_expr().location());
+    case PgNode::kCollateClause:
+      return At(Status::NotImplemented("COLLATE is not supported"),
+                node.collate_clause().location());
+    case PgNode::kGroupingFunc: {
+      // Bound as a "grouping" call over the keys; BindSelect turns it into the set's bitmask
+      // once the aggregate's grouping sets are known.
+      const auto& g = node.grouping_func();
+      if (!ctx.allow_aggregates)
+        return At(Status::InvalidArgument("grouping operations are not allowed in {}", ctx.clause)
+                      .WithSqlState("42803"),
+                  g.location());
+      if (g.args_size() > 31)
+        return At(Status::InvalidArgument("GROUPING must have fewer than 32 arguments")
+                      .WithSqlState("54011"),
+                  g.location());
+      ExprContext inner = ctx;
+      inner.allow_aggregates = false;
+      inner.allow_windows = false;
+      std::vector<ExprPtr> args;
+      for (const auto& a : g.args()) {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, inner));
+        args.push_back(std::move(e));
+      }
+      return MakeCall("grouping", std::move(args), DataType::Int32(), false);
+    }
+    default: break;
+  }
+  return Status::NotImplemented("expression of kind {} is not supported",
+                                static_cast<int>(node.node_case()));
+}
+
+Result<ExprPtr> StatementBinder::BindBool(const pg_query::BoolExpr& b, ExprContext& ctx) {
+  if (b.boolop() == pg_query::NOT_EXPR && b.args_size() == 1) {
+    const PgNode& arg = b.args(0);
+    // NOT IN (subquery) / NOT EXISTS stay one subquery node for the decorrelation rules.
+    if (arg.has_sub_link()) {
+      const auto& sl = arg.sub_link();
+      if (sl.sub_link_type() == pg_query::EXISTS_SUBLINK ||
+          (sl.sub_link_type() == pg_query::ANY_SUBLINK && sl.oper_name().empty()))
+        return BindSubLink(sl, true, ctx);
+    }
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(arg, ctx));
+    SHOAL_ASSIGN_OR_RETURN(e, CoerceToBoolean(e, "NOT", b.location()));
+    return MakeResolvedCall("not", {e}, b.location());
+  }
+  const char* name = b.boolop() == pg_query::AND_EXPR ? "and" : "or";
+  std::vector<ExprPtr> args;
+  for (const auto& a : b.args()) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+    SHOAL_ASSIGN_OR_RETURN(
+        e, CoerceToBoolean(e, b.boolop() == pg_query::AND_EXPR ? "AND" : "OR", b.location()));
+    // Flatten nested ANDs / ORs: the rules see one conjunction.
+    if (e->kind == ExprKind::kCall && e->name == name)
+      args.insert(args.end(), e->args.begin(), e->args.end());
+    else
+      args.push_back(e);
+  }
+  return MakeResolvedCall(name, std::move(args), b.location());
+}
+
+Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContext& ctx) {
+  std::string op = LastName(e.name());
+  int loc = e.location();
+  auto bind = [&](const PgNode& n) { return BindExpr(n, ctx); };
+  switch (e.kind()) {
+    case pg_query::AEXPR_OP: {
+      if (!e.has_lexpr()) {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+        if (op == "+")
+          return r;
+        if (op == "-") {
+          // Fold negative numeric literals right away so that -1 is a literal.
+          if (r->kind == ExprKind::kLiteral && !r->value.is_null() && IsNumeric(r->type)) {
+            const Scalar& v = r->value;
+            if (r->type.is_integer())
+              return MakeLiteral(Scalar::FromInt(r->type, -v.int_value()));
+            if (r->type.id() == TypeId::kDecimal)
+              return MakeLiteral(
+                  Scalar::Decimal(-v.decimal_value(), r->type.precision(), r->type.scale()));
+            return MakeLiteral(Scalar::FromFloat(r->type, -v.float_value()));
+          }
+          return MakeResolvedCall("negate", {r}, loc);
+        }
+        return At(Status::NotImplemented("prefix operator {} is not supported", op), loc);
+      }
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+      if (op == "||") {
+        for (auto* x : {&l, &r}) {
+          if (IsUnknownLiteral(*x))
+            unknown_literals_.erase(x->get());
+        }
+        return MakeResolvedCall("||", {l, r}, loc);
+      }
+      if (op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*") {
+        SHOAL_ASSIGN_OR_RETURN(
+            ExprPtr like,
+            MakeResolvedCall(op.find('*') != std::string::npos ? "ilike" : "like", {l, r}, loc));
+        return op[0] == '!' ? MakeResolvedCall("not", {like}, loc) : Result<ExprPtr>(like);
+      }
+      // date +/- interval with a time part is a timestamp operation.
+      if ((op == "+" || op == "-") && l->type.id() == TypeId::kDate32 &&
+          r->kind == ExprKind::kLiteral && r->type.id() == TypeId::kInterval &&
+          !r->value.is_null() && r->value.interval_value().nanoseconds != 0) {
+        l = MakeCast(l, DataType::Timestamp(columnar::TimeUnit::kMicro));
+      }
+      static const std::unordered_set<std::string> kKnown = {"+",  "-", "*",  "/", "%", "=",
+                                                             "<>", "<", "<=", ">", ">="};
+      if (kKnown.count(op) == 0)
+        return At(Status::NotImplemented("operator {} is not supported", op).WithSqlState("42883"),
+                  loc);
+      return MakeResolvedCall(op, {l, r}, loc);
+    }
+    case pg_query::AEXPR_DISTINCT:
+    case pg_query::AEXPR_NOT_DISTINCT: {
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+      return MakeResolvedCall(
+          e.kind() == pg_query::AEXPR_DISTINCT ? "is_distinct_from" : "is_not_distinct_from",
+          {l, r}, loc);
+    }
+    case pg_query::AEXPR_NULLIF: {
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr call, MakeResolvedCall("nullif", {l, r}, loc));
+      std::const_pointer_cast<Expr>(call)->nullable = true;
+      return call;
+    }
+    case pg_query::AEXPR_IN: {
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      std::vector<ExprPtr> args = {l};
+      if (!e.rexpr().has_list())
+        return At(Status::NotImplemented("IN over a non-list"), loc);
+      for (const auto& item : e.rexpr().list().items()) {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr x, bind(item));
+        args.push_back(x);
+      }
+      SHOAL_ASSIGN_OR_RETURN(DataType type, CommonType(args, "IN", loc));
+      bool nullable = false;
+      for (auto& a : args) {
+        SHOAL_ASSIGN_OR_RETURN(a, Coerce(a, type, loc));
+        nullable = nullable || a->nullable;
+      }
+      ExprPtr in = MakeCall("in", std::move(args), DataType::Boolean(), nullable);
+      if (op == "<>")
+        return MakeResolvedCall("not", {in}, loc);
+      return in;
+    }
+    case pg_query::AEXPR_LIKE:
+    case pg_query::AEXPR_ILIKE: {
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      std::vector<ExprPtr> args = {l};
+      // LIKE ... ESCAPE arrives as a call of like_escape(pattern, escape).
+      if (e.rexpr().has_func_call() &&
+          LastName(e.rexpr().func_call().funcname()) == "like_escape") {
+        for (const auto& a : e.rexpr().func_call().args()) {
+          SHOAL_ASSIGN_OR_RETURN(ExprPtr x, bind(a));
+          args.push_back(x);
+        }
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+        args.push_back(r);
+      }
+      SHOAL_ASSIGN_OR_RETURN(
+          ExprPtr like,
+          MakeResolvedCall(e.kind() == pg_query::AEXPR_LIKE ? "like" : "ilike", args, loc));
+      if (op[0] == '!')
+        return MakeResolvedCall("not", {like}, loc);
+      return like;
+    }
+    case pg_query::AEXPR_BETWEEN:
+    case pg_query::AEXPR_NOT_BETWEEN:
+    case pg_query::AEXPR_BETWEEN_SYM:
+    case pg_query::AEXPR_NOT_BETWEEN_SYM: {
+      if (e.kind() == pg_query::AEXPR_BETWEEN_SYM || e.kind() == pg_query::AEXPR_NOT_BETWEEN_SYM)
+        return At(Status::NotImplemented("BETWEEN SYMMETRIC is not supported"), loc);
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr x, bind(e.lexpr()));
+      const auto& items = e.rexpr().list().items();
+      if (items.size() != 2)
+        return At(Status::InvalidArgument("malformed BETWEEN"), loc);
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr lo, bind(items[0]));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr hi, bind(items[1]));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr ge, MakeResolvedCall(">=", {x, lo}, loc));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr le, MakeResolvedCall("<=", {x, hi}, loc));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr both, MakeResolvedCall("and", {ge, le}, loc));
+      if (e.kind() == pg_query::AEXPR_NOT_BETWEEN)
+        return MakeResolvedCall("not", {both}, loc);
+      return both;
+    }
+    case pg_query::AEXPR_OP_ANY:
+    case pg_query::AEXPR_OP_ALL:
+      return At(Status::NotImplemented("ANY / ALL over arrays is not supported"), loc);
+    case pg_query::AEXPR_SIMILAR:
+      return At(Status::NotImplemented("SIMILAR TO is not supported"), loc);
+    default: break;
+  }
+  return At(Status::NotImplemented("operator expression of kind {}", static_cast<int>(e.kind())),
+            loc);
+}
+
+Result<ExprPtr> StatementBinder::BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx) {
+  SHOAL_ASSIGN_OR_RETURN(DataType type, ResolveTypeName(c.type_name()));
+  // INTERVAL '90' DAY: the typmod names the unit of a bare number.
+  if (type.id() == TypeId::kInterval && c.arg().has_a_const() && c.arg().a_const().has_sval()) {
+    std::string unit = "second";
+    if (!c.type_name().typmods().empty() && c.type_name().typmods(0).has_a_const() &&
+        c.type_name().typmods(0).a_const().has_ival()) {
+      int mask = c.type_name().typmods(0).a_const().ival().ival();
+      if (mask & (1 << 12))
+        unit = "second";
+      else if (mask & (1 << 11))
+        unit = "minute";
+      else if (mask & (1 << 10))
+        unit = "hour";
+      else if (mask & (1 << 3))
+        unit = "day";
+      else if (mask & (1 << 1))
+        unit = "month";
+      else if (mask & (1 << 2))
+        unit = "year";
+    }
+    auto v = ParseInterval(c.arg().a_const().sval().sval(), unit);
+    if (!v.ok())
+      return At(v.status(), c.location());
+    return MakeLiteral(Scalar::Interval(*v));
+  }
+  SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(c.arg(), ctx));
+  if (arg->kind == ExprKind::kLiteral) {
+    // Constant casts are done now, so that DATE '1998-12-01' is a date literal.
+    auto v = IsUnknownLiteral(arg) ? CastTextToType(arg->value.string_value(), type)
+                                   : CastScalar(arg->value, type);
+    if (v.ok())
+      return MakeLiteral(*v);
+    if (v.status().code() != StatusCode::kNotImplemented)
+      return At(v.status(), c.location());
+  }
+  if (arg->type == type)
+    return arg;
+  return MakeCast(arg, type);
+}
+
+Result<ExprPtr> StatementBinder::BindCase(const pg_query::CaseExpr& c, ExprContext& ctx) {
+  ExprPtr operand;
+  if (c.has_arg()) {
+    SHOAL_ASSIGN_OR_RETURN(operand, BindExpr(c.arg(), ctx));
+  }
+  std::vector<ExprPtr> conditions;
+  std::vector<ExprPtr> results;
+  for (const auto& w : c.args()) {
+    const auto& when = w.case_when();
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(when.expr(), ctx));
+    if (operand) {
+      SHOAL_ASSIGN_OR_RETURN(cond, MakeResolvedCall("=", {operand, cond}, when.location()));
+    } else {
+      SHOAL_ASSIGN_OR_RETURN(cond, CoerceToBoolean(cond, "CASE/WHEN", when.location()));
+    }
+    conditions.push_back(cond);
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr result, BindExpr(when.result(), ctx));
+    results.push_back(result);
+  }
+  ExprPtr else_result;
+  if (c.has_defresult()) {
+    SHOAL_ASSIGN_OR_RETURN(else_result, BindExpr(c.defresult(), ctx));
+    results.push_back(else_result);
+  }
+  SHOAL_ASSIGN_OR_RETURN(DataType type, CommonType(results, "CASE", c.location()));
+  bool nullable = !else_result;
+  std::vector<ExprPtr> args;
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    args.push_back(conditions[i]);
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr r, Coerce(results[i], type, c.location()));
+    nullable = nullable || r->nullable;
+    args.push_back(r);
+  }
+  if (else_result) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr r, Coerce(else_result, type, c.location()));
+    nullable = nullable || r->nullable;
+    args.push_back(r);
+  }
+  return MakeCase(std::move(args), else_result != nullptr, type, nullable);
+}
+
+Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool negated,
+                                             ExprContext& ctx) {
+  SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(s.subselect(), ctx.scope, ctx.ctes));
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kSubquery;
+  e->negated = negated;
+  e->type = DataType::Boolean();
+  e->nullable = true;
+  switch (s.sub_link_type()) {
+    case pg_query::EXISTS_SUBLINK:
+      e->subquery_kind = SubqueryKind::kExists;
+      e->nullable = false;
+      e->subquery = q.plan;
+      return ExprPtr(e);
+    case pg_query::EXPR_SUBLINK:
+      if (q.plan->output.size() != 1)
+        return At(
+            Status::InvalidArgument("subquery must return only one column").WithSqlState("42601"),
+            s.location());
+      e->subquery_kind = SubqueryKind::kScalar;
+      e->type = q.plan->output[0].type;
+      e->subquery = q.plan;
+      return ExprPtr(e);
+    case pg_query::ANY_SUBLINK:
+    case pg_query::ALL_SUBLINK: {
+      if (q.plan->output.size() != 1)
+        return At(Status::InvalidArgument("subquery has too many columns").WithSqlState("42601"),
+                  s.location());
+      std::string op = s.oper_name().empty() ? "=" : LastName(s.oper_name());
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr left, BindExpr(s.testexpr(), ctx));
+      const DataType& right_type = q.plan->output[0].type;
+      DataType type = right_type;
+      if (!IsUnknownLiteral(left)) {
+        auto common = CommonSuperType(left->type, right_type);
+        if (!common)
+          return At(Status::TypeError("operator does not exist: {} {} {}", SqlTypeName(left->type),
+                                      op, SqlTypeName(right_type))
+                        .WithSqlState("42883"),
+                    s.location());
+        type = *common;
+      }
+      SHOAL_ASSIGN_OR_RETURN(left, Coerce(left, type, s.location()));
+      SHOAL_ASSIGN_OR_RETURN(e->subquery, CastPlanColumns(q.plan, {type}));
+      e->args.push_back(left);
+      if (s.sub_link_type() == pg_query::ANY_SUBLINK && s.oper_name().empty()) {
+        e->subquery_kind = SubqueryKind::kIn;
+      } else {
+        e->subquery_kind =
+            s.sub_link_type() == pg_query::ANY_SUBLINK ? SubqueryKind::kAny : SubqueryKind::kAll;
+        e->comparison = op;
+      }
+      return ExprPtr(e);
+    }
+    default: break;
+  }
+  return At(Status::NotImplemented("this kind of subquery is not supported"), s.location());
+}
+
+Result<std::vector<SortKey>> StatementBinder::BindSortList(const NodeList& list, ExprContext& ctx) {
+  std::vector<SortKey> keys;
+  for (const auto& item : list) {
+    const auto& sb = item.sort_by();
+    SortKey key;
+    SHOAL_ASSIGN_OR_RETURN(key.expr, BindExpr(sb.node(), ctx));
+    key.ascending = sb.sortby_dir() != pg_query::SORTBY_DESC;
+    if (sb.sortby_dir() == pg_query::SORTBY_USING)
+      return At(Status::NotImplemented("ORDER BY USING is not supported"), sb.location());
+    key.nulls_first = sb.sortby_nulls() == pg_query::SORTBY_NULLS_DEFAULT
+                          ? !key.ascending
+                          : sb.sortby_nulls() == pg_query::SORTBY_NULLS_FIRST;
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+}  // namespace shoal::sql::internal

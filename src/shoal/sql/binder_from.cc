@@ -1,0 +1,241 @@
+// Binding of the FROM clause: tables, views (parsed and bound at each reference), CTE
+// references, joins with ON / USING / NATURAL, derived tables, and the comma list that chains
+// them as cross joins.
+
+#include <algorithm>
+
+#include "shoal/sql/binder_internal.h"
+
+namespace shoal::sql::internal {
+
+BoundRelation StatementBinder::Requalify(BoundRelation rel, const std::string& alias,
+                                         const NodeList* colnames) {
+  for (size_t i = 0; i < rel.columns.size(); ++i) {
+    if (!alias.empty())
+      rel.columns[i].qualifier = alias;
+    if (colnames != nullptr && static_cast<int>(i) < colnames->size())
+      rel.columns[i].name = Str((*colnames)[static_cast<int>(i)]);
+  }
+  return rel;
+}
+
+Result<BoundRelation> StatementBinder::RelationFromQuery(QueryResult q,
+                                                         const std::string& qualifier) {
+  BoundRelation rel;
+  rel.plan = q.plan;
+  for (size_t i = 0; i < q.plan->output.size(); ++i) {
+    const auto& c = q.plan->output[i];
+    rel.columns.push_back({qualifier, q.names[i], c.id, c.type, c.nullable, false});
+  }
+  return rel;
+}
+
+Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv,
+                                                    const CteScope* ctes) {
+  std::string alias = rv.has_alias() ? rv.alias().aliasname() : rv.relname();
+  const NodeList* colnames = rv.has_alias() ? &rv.alias().colnames() : nullptr;
+  if (rv.schemaname().empty()) {
+    for (const CteScope* s = ctes; s != nullptr; s = s->outer) {
+      auto it = s->ctes.find(rv.relname());
+      if (it == s->ctes.end())
+        continue;
+      const auto* cte = it->second.cte;
+      // Bound at each reference, so every use has its own column ids.
+      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(cte->ctequery(), nullptr, s));
+      for (int i = 0; i < cte->aliascolnames_size() && i < static_cast<int>(q.names.size()); ++i)
+        q.names[static_cast<size_t>(i)] = Str(cte->aliascolnames(i));
+      SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
+      return Requalify(std::move(rel), alias, colnames);
+    }
+  }
+  auto object = catalog_.Lookup(rv.schemaname(), rv.relname());
+  if (!object.ok())
+    return At(object.status(), rv.location());
+  if (object->view) {
+    const ViewEntry& view = *object->view;
+    if (view_depth_ > 32)
+      return Status::InvalidArgument("views nested too deeply (a view refers to itself?)");
+    SHOAL_ASSIGN_OR_RETURN(ParsedScript parsed, ParseSql(view.sql));
+    if (parsed.statements.size() != 1)
+      return Status::InvalidData("view \"{}\" does not hold one query", view.name);
+    auto keep = std::make_shared<const ParsedScript>(std::move(parsed));
+    keep_alive_.push_back(keep);
+    bool saved_positions = positions_valid_;
+    positions_valid_ = false;
+    ++view_depth_;
+    auto q = BindQuery(*keep->statements[0].node, nullptr, nullptr);
+    --view_depth_;
+    positions_valid_ = saved_positions;
+    if (!q.ok())
+      return q.status().WithContext(fmt::format("in view \"{}\"", view.name));
+    for (size_t i = 0; i < view.column_names.size() && i < q->names.size(); ++i)
+      q->names[i] = view.column_names[i];
+    SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(*q), alias));
+    return Requalify(std::move(rel), alias, colnames);
+  }
+  const TableEntry& table = *object->table;
+  auto scan = NewNode(LogicalKind::kScan);
+  scan->table = table.provider;
+  scan->table_name = table.schema == kDefaultSchema ? table.name : table.schema + "." + table.name;
+  BoundRelation rel;
+  const auto& schema = *table.provider->schema();
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    const Field& field = schema.field(i);
+    ColumnId id = NewId();
+    scan->projection.push_back(i);
+    scan->output.push_back({id, field.name, alias, field.type, field.nullable});
+    rel.columns.push_back({alias, field.name, id, field.type, field.nullable, false});
+  }
+  rel.plan = scan;
+  return Requalify(std::move(rel), alias, colnames);
+}
+
+Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
+                                                const CteScope* ctes) {
+  SHOAL_ASSIGN_OR_RETURN(BoundRelation left, BindFromItem(j.larg(), outer, ctes));
+  SHOAL_ASSIGN_OR_RETURN(BoundRelation right, BindFromItem(j.rarg(), outer, ctes));
+  auto join = NewNode(LogicalKind::kJoin);
+  switch (j.jointype()) {
+    case pg_query::JOIN_INNER: join->join_type = JoinType::kInner; break;
+    case pg_query::JOIN_LEFT: join->join_type = JoinType::kLeft; break;
+    case pg_query::JOIN_RIGHT: join->join_type = JoinType::kRight; break;
+    case pg_query::JOIN_FULL: join->join_type = JoinType::kFull; break;
+    default: return Status::NotImplemented("join type {}", static_cast<int>(j.jointype()));
+  }
+  bool left_nullable = join->join_type == JoinType::kRight || join->join_type == JoinType::kFull;
+  bool right_nullable = join->join_type == JoinType::kLeft || join->join_type == JoinType::kFull;
+  BoundRelation rel;
+  for (auto c : left.columns) {
+    c.nullable = c.nullable || left_nullable;
+    rel.columns.push_back(c);
+  }
+  for (auto c : right.columns) {
+    c.nullable = c.nullable || right_nullable;
+    rel.columns.push_back(c);
+  }
+  // USING / NATURAL: equalities on the shared names; the duplicate is reachable only qualified.
+  std::vector<std::string> using_names;
+  if (j.is_natural()) {
+    for (const auto& l : left.columns) {
+      if (l.hidden)
+        continue;
+      for (const auto& r : right.columns) {
+        if (!r.hidden && r.name == l.name &&
+            std::find(using_names.begin(), using_names.end(), l.name) == using_names.end())
+          using_names.push_back(l.name);
+      }
+    }
+  }
+  for (const auto& u : j.using_clause())
+    using_names.push_back(Str(u));
+  if (!using_names.empty() && join->join_type == JoinType::kFull)
+    return Status::NotImplemented("FULL JOIN with USING / NATURAL is not supported");
+  std::vector<ExprPtr> conjuncts;
+  for (const auto& name : using_names) {
+    const ScopeColumn* l = nullptr;
+    const ScopeColumn* r = nullptr;
+    for (const auto& c : left.columns)
+      if (!c.hidden && c.name == name)
+        l = &c;
+    for (const auto& c : right.columns)
+      if (!c.hidden && c.name == name)
+        r = &c;
+    if (l == nullptr || r == nullptr)
+      return Status::NotFound("column \"{}\" specified in USING clause does not exist in {} table",
+                              name, l == nullptr ? "left" : "right")
+          .WithSqlState("42703");
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr eq,
+                           MakeResolvedCall("=",
+                                            {MakeColumnRef(l->id, l->name, l->type, l->nullable),
+                                             MakeColumnRef(r->id, r->name, r->type, r->nullable)},
+                                            -1));
+    conjuncts.push_back(eq);
+    ColumnId hide = join->join_type == JoinType::kRight ? l->id : r->id;
+    for (auto& c : rel.columns) {
+      if (c.id == hide)
+        c.hidden = true;
+    }
+  }
+  if (j.has_quals()) {
+    Scope scope{rel.columns, outer};
+    ExprContext ctx;
+    ctx.scope = &scope;
+    ctx.ctes = ctes;
+    ctx.clause = "JOIN conditions";
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr cond, BindExpr(j.quals(), ctx));
+    SHOAL_ASSIGN_OR_RETURN(cond, CoerceToBoolean(cond, "JOIN/ON", -1));
+    conjuncts.push_back(cond);
+  }
+  if (conjuncts.size() == 1) {
+    join->predicate = conjuncts[0];
+  } else if (conjuncts.size() > 1) {
+    SHOAL_ASSIGN_OR_RETURN(join->predicate, MakeResolvedCall("and", conjuncts, -1));
+  }
+  join->children = {left.plan, right.plan};
+  for (const auto& c : rel.columns)
+    join->output.push_back({c.id, c.name, c.qualifier, c.type, c.nullable});
+  rel.plan = join;
+  if (j.has_alias())
+    return Requalify(std::move(rel), j.alias().aliasname(), &j.alias().colnames());
+  return rel;
+}
+
+Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Scope* outer,
+                                                    const CteScope* ctes) {
+  switch (node.node_case()) {
+    case PgNode::kRangeVar: return BindRangeVar(node.range_var(), ctes);
+    case PgNode::kJoinExpr: return BindJoin(node.join_expr(), outer, ctes);
+    case PgNode::kRangeSubselect: {
+      const auto& rs = node.range_subselect();
+      if (rs.lateral())
+        return Status::NotImplemented("LATERAL subqueries are not supported");
+      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(rs.subquery(), nullptr, ctes));
+      std::string alias = rs.has_alias() ? rs.alias().aliasname() : "";
+      SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
+      return Requalify(std::move(rel), alias, rs.has_alias() ? &rs.alias().colnames() : nullptr);
+    }
+    case PgNode::kRangeFunction:
+      return Status::NotImplemented("functions in FROM are not supported");
+    default: break;
+  }
+  return Status::NotImplemented("FROM item of kind {}", static_cast<int>(node.node_case()));
+}
+
+Result<BoundRelation> StatementBinder::BindFromList(const pg_query::SelectStmt& s,
+                                                    const Scope* outer, const CteScope* ctes) {
+  // FROM: a comma list is a chain of cross joins (the optimizer turns them into equi-joins).
+  BoundRelation from;
+  if (s.from_clause().empty()) {
+    auto values = NewNode(LogicalKind::kValues);
+    values->rows.emplace_back();
+    from.plan = values;
+  } else {
+    for (const auto& item : s.from_clause()) {
+      SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, BindFromItem(item, outer, ctes));
+      if (!from.plan) {
+        from = std::move(rel);
+        continue;
+      }
+      // Two FROM items with the same name would make every qualified reference ambiguous.
+      for (const auto& c : rel.columns) {
+        for (const auto& d : from.columns) {
+          if (!c.qualifier.empty() && c.qualifier == d.qualifier && c.id != d.id &&
+              c.name == d.name)
+            return Status::InvalidArgument("table name \"{}\" specified more than once",
+                                           c.qualifier)
+                .WithSqlState("42712");
+        }
+      }
+      auto join = NewNode(LogicalKind::kJoin);
+      join->join_type = JoinType::kInner;
+      join->children = {from.plan, rel.plan};
+      join->output = from.plan->output;
+      join->output.insert(join->output.end(), rel.plan->output.begin(), rel.plan->output.end());
+      from.columns.insert(from.columns.end(), rel.columns.begin(), rel.columns.end());
+      from.plan = join;
+    }
+  }
+  return from;
+}
+
+}  // namespace shoal::sql::internal

@@ -1,0 +1,222 @@
+// Binding of function calls: PostgreSQL spellings to canonical names, the rules on where
+// aggregates and window functions may appear, aggregate calls (DISTINCT, FILTER, ORDER BY) and
+// window calls with their PARTITION BY / ORDER BY / frame.
+
+#include "shoal/sql/binder_internal.h"
+#include "shoal/sql/function_registry.h"
+
+namespace shoal::sql::internal {
+
+namespace {
+
+bool IsAggregateName(std::string_view name) {
+  return FunctionRegistry::Global().Find(name, FunctionKind::kAggregate) != nullptr;
+}
+
+/// Canonical function name for PostgreSQL spellings.
+std::string CanonicalFunctionName(std::string name) {
+  static const std::map<std::string, std::string> kAliases = {
+      {"substr", "substring"},   {"char_length", "length"}, {"character_length", "length"},
+      {"date_part", "extract"},  {"ceiling", "ceil"},       {"pow", "power"},
+      {"stddev", "stddev_samp"}, {"variance", "var_samp"},  {"btrim", "trim"},
+      {"every", "bool_and"},     {"strpos", "position"},    {"textcat", "||"},
+  };
+  auto it = kAliases.find(name);
+  return it == kAliases.end() ? name : it->second;
+}
+
+}  // namespace
+
+Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprContext& ctx) {
+  std::string name = CanonicalFunctionName(LastName(f.funcname()));
+  int loc = f.location();
+  if (f.agg_within_group())
+    return At(Status::NotImplemented("WITHIN GROUP is not supported"), loc);
+  if (f.func_variadic())
+    return At(Status::NotImplemented("VARIADIC is not supported"), loc);
+  bool is_aggregate = IsAggregateName(name);
+  bool is_window = f.has_over();
+  if (is_window && ctx.in_window)
+    return At(
+        Status::InvalidArgument("window function calls cannot be nested").WithSqlState("42P20"),
+        loc);
+  if (is_window && ctx.in_aggregate)
+    return At(Status::InvalidArgument("aggregate function calls cannot contain window function "
+                                      "calls")
+                  .WithSqlState("42803"),
+              loc);
+  if ((is_aggregate || is_window) && ctx.in_aggregate) {
+    return At(
+        Status::InvalidArgument("aggregate function calls cannot be nested").WithSqlState("42803"),
+        loc);
+  }
+  if (is_window && !ctx.allow_windows) {
+    return At(Status::InvalidArgument("window functions are not allowed in {}", ctx.clause)
+                  .WithSqlState("42P20"),
+              loc);
+  }
+  if (is_aggregate && !is_window && !ctx.allow_aggregates) {
+    return At(Status::InvalidArgument("aggregate functions are not allowed in {}", ctx.clause)
+                  .WithSqlState("42803"),
+              loc);
+  }
+  ExprContext inner = ctx;
+  if (is_window) {
+    // A window function's arguments may hold aggregates (sum(sum(x)) OVER ...): they are
+    // computed by the aggregate below the window.
+    inner.in_window = true;
+    inner.allow_windows = false;
+  } else if (is_aggregate) {
+    inner.in_aggregate = true;
+    inner.allow_aggregates = false;
+    inner.allow_windows = false;
+  }
+  std::vector<ExprPtr> args;
+  for (const auto& a : f.args()) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, inner));
+    args.push_back(e);
+  }
+  if (is_window)
+    return BindWindow(f, std::move(args), ctx);
+  if (is_aggregate) {
+    if (f.agg_star() && name != "count")
+      return At(Status::InvalidArgument("{}(*) is not allowed", name).WithSqlState("42809"), loc);
+    std::vector<DataType> types;
+    for (const auto& a : args)
+      types.push_back(IsUnknownLiteral(a) ? DataType::Utf8() : a->type);
+    auto res = FunctionRegistry::Global().Resolve(name, FunctionKind::kAggregate, types);
+    if (!res.ok())
+      return At(res.status(), loc);
+    for (size_t i = 0; i < args.size(); ++i) {
+      SHOAL_ASSIGN_OR_RETURN(args[i], Coerce(args[i], res->arg_types[i], loc));
+    }
+    ExprPtr filter;
+    if (f.has_agg_filter()) {
+      SHOAL_ASSIGN_OR_RETURN(filter, BindExpr(f.agg_filter(), inner));
+      SHOAL_ASSIGN_OR_RETURN(filter, CoerceToBoolean(filter, "FILTER", loc));
+    }
+    // sum / min / max / avg of no rows is NULL; count never is.
+    auto agg = std::const_pointer_cast<Expr>(MakeAggregate(
+        name, std::move(args), res->result_type, res->nullable_result, f.agg_distinct(), filter));
+    if (!f.agg_order().empty()) {
+      SHOAL_ASSIGN_OR_RETURN(agg->order_by, BindSortList(f.agg_order(), inner));
+    }
+    return ExprPtr(agg);
+  }
+  if (f.agg_star() || f.agg_distinct() || f.has_agg_filter() || !f.agg_order().empty()) {
+    return At(
+        Status::InvalidArgument("{} is not an aggregate function", name).WithSqlState("42809"),
+        loc);
+  }
+  if (name == "extract" && !args.empty() && IsUnknownLiteral(args[0])) {
+    // Field names are case-insensitive; normalise them for the kernels.
+    std::string field = args[0]->value.string_value();
+    for (char& ch : field)
+      ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    args[0] = MakeLiteral(Scalar::Utf8(field));
+  }
+  if (name == "concat") {
+    for (auto& a : args) {
+      if (IsUnknownLiteral(a))
+        unknown_literals_.erase(a.get());
+    }
+  }
+  if (name == "coalesce" || name == "greatest" || name == "least") {
+    SHOAL_ASSIGN_OR_RETURN(DataType type, CommonType(args, "COALESCE", loc));
+    for (auto& a : args) {
+      SHOAL_ASSIGN_OR_RETURN(a, Coerce(a, type, loc));
+    }
+  }
+  if (FunctionRegistry::Global().Find(name, FunctionKind::kScalar) == nullptr &&
+      FunctionRegistry::Global().Find(name, FunctionKind::kWindow) != nullptr) {
+    return At(Status::InvalidArgument("window function {} requires an OVER clause", name)
+                  .WithSqlState("42809"),
+              loc);
+  }
+  if (LastName(f.funcname()) == "date_part") {
+    // PostgreSQL's date_part returns double precision where EXTRACT returns a number that
+    // prints as an integer (numeric); both share the extract kernels.
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr call, MakeResolvedCall(name, std::move(args), loc));
+    return MakeCast(std::move(call), DataType::Float64());
+  }
+  return MakeResolvedCall(name, std::move(args), loc);
+}
+
+Result<ExprPtr> StatementBinder::BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,
+                                            ExprContext& ctx) {
+  std::string name = CanonicalFunctionName(LastName(f.funcname()));
+  int loc = f.location();
+  FunctionKind kind = IsAggregateName(name) ? FunctionKind::kAggregate : FunctionKind::kWindow;
+  std::vector<DataType> types;
+  for (const auto& a : args)
+    types.push_back(IsUnknownLiteral(a) ? DataType::Utf8() : a->type);
+  auto res = FunctionRegistry::Global().Resolve(name, kind, types);
+  if (!res.ok())
+    return At(res.status(), loc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(args[i], Coerce(args[i], res->arg_types[i], loc));
+  }
+  // A named window (OVER w) comes from the WINDOW clause.
+  const pg_query::WindowDef* def = &f.over();
+  if (!def->name().empty() && def->partition_clause().empty() && def->order_clause().empty() &&
+      def->refname().empty()) {
+    const pg_query::WindowDef* named = nullptr;
+    if (ctx.window_clause != nullptr) {
+      for (const auto& w : *ctx.window_clause) {
+        if (w.window_def().name() == def->name())
+          named = &w.window_def();
+      }
+    }
+    if (named == nullptr)
+      return At(Status::NotFound("window \"{}\" does not exist", def->name()).WithSqlState("42704"),
+                loc);
+    def = named;
+  }
+  // PARTITION BY / ORDER BY may hold aggregates of the query level, like the arguments.
+  ExprContext inner = ctx;
+  inner.in_window = true;
+  inner.allow_windows = false;
+  auto w = std::make_shared<Expr>();
+  w->kind = ExprKind::kWindow;
+  w->name = name;
+  w->args = std::move(args);
+  w->type = res->result_type;
+  w->nullable = res->nullable_result;
+  w->distinct = f.agg_distinct();
+  if (f.has_agg_filter()) {
+    SHOAL_ASSIGN_OR_RETURN(w->filter, BindExpr(f.agg_filter(), inner));
+  }
+  for (const auto& p : def->partition_clause()) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(p, inner));
+    w->partition_by.push_back(e);
+  }
+  SHOAL_ASSIGN_OR_RETURN(w->order_by, BindSortList(def->order_clause(), inner));
+  int o = def->frame_options();
+  if (o & 0x1) {  // FRAMEOPTION_NONDEFAULT
+    w->frame.units = (o & 0x4)   ? WindowFrame::Units::kRows
+                     : (o & 0x8) ? WindowFrame::Units::kGroups
+                                 : WindowFrame::Units::kRange;
+    using BK = WindowFrame::BoundKind;
+    w->frame.start = (o & 0x20)     ? BK::kUnboundedPreceding
+                     : (o & 0x200)  ? BK::kCurrentRow
+                     : (o & 0x800)  ? BK::kPreceding
+                     : (o & 0x2000) ? BK::kFollowing
+                                    : BK::kUnboundedPreceding;
+    w->frame.end = (o & 0x100)    ? BK::kUnboundedFollowing
+                   : (o & 0x400)  ? BK::kCurrentRow
+                   : (o & 0x1000) ? BK::kPreceding
+                   : (o & 0x4000) ? BK::kFollowing
+                                  : BK::kCurrentRow;
+    if (def->has_start_offset()) {
+      SHOAL_ASSIGN_OR_RETURN(w->frame.start_offset, BindExpr(def->start_offset(), inner));
+    }
+    if (def->has_end_offset()) {
+      SHOAL_ASSIGN_OR_RETURN(w->frame.end_offset, BindExpr(def->end_offset(), inner));
+    }
+    if (o & (0x8000 | 0x10000 | 0x20000))
+      return At(Status::NotImplemented("frame EXCLUDE is not supported"), loc);
+  }
+  return ExprPtr(w);
+}
+
+}  // namespace shoal::sql::internal

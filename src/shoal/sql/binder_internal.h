@@ -1,0 +1,285 @@
+// What the pieces of the binder share: the name scopes, the helpers over parse trees, and the
+// StatementBinder class that binder.cc drives (one object per statement). The class's methods are
+// defined by clause, one file each:
+//   binder.cc             statement dispatch and the public entry points (binder.h)
+//   binder_types.cc       type names, coercion to a type, common types, resolved calls
+//   binder_expr.cc        expressions: columns, constants, operators, CASE, casts, subqueries
+//   binder_function.cc    function calls: scalar, aggregate and window (OVER) calls
+//   binder_from.cc        FROM: tables, views, CTE references, joins, derived tables
+//   binder_select.cc      SELECT, step by step in clause order (WHERE ... ORDER BY / LIMIT)
+//   binder_grouping.cc    GROUP BY / grouping sets and the aggregation they imply
+//   binder_set_ops.cc     UNION / INTERSECT / EXCEPT, VALUES, and ORDER BY / LIMIT over them
+//   binder_statements.cc  DDL, INSERT, COPY, EXPLAIN, SET
+// Private to the sql layer (libpg_query's classes must not leak out of it).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "shoal/sql/binder.h"
+#include "shoal/sql/pg_query_proto/pg_query.pb.h"
+
+namespace shoal::sql::internal {
+
+using columnar::Field;
+using columnar::Schema;
+using columnar::TypeId;
+using PgNode = pg_query::Node;
+using NodeList = google::protobuf::RepeatedPtrField<pg_query::Node>;
+
+// ---------------------------------------------------------------------------------------------
+// Scopes
+
+struct ScopeColumn {
+  std::string qualifier;
+  std::string name;
+  ColumnId id = kInvalidColumnId;
+  DataType type;
+  bool nullable = true;
+  bool hidden = false;  // merged away by USING / NATURAL: only reachable qualified
+};
+
+struct Scope {
+  std::vector<ScopeColumn> columns;
+  const Scope* outer = nullptr;
+};
+
+struct CteDefinition {
+  const pg_query::CommonTableExpr* cte = nullptr;
+};
+
+/// CTEs visible to a query: its own WITH list, then those of the enclosing queries.
+struct CteScope {
+  std::map<std::string, CteDefinition> ctes;
+  const CteScope* outer = nullptr;
+};
+
+struct BoundRelation {
+  LogicalPlanPtr plan;
+  std::vector<ScopeColumn> columns;
+};
+
+inline std::string Str(const PgNode& n) {
+  if (n.has_string())
+    return n.string().sval();
+  return "";
+}
+
+inline std::string LastName(const NodeList& names) {
+  return names.empty() ? std::string() : Str(names[names.size() - 1]);
+}
+
+inline std::shared_ptr<LogicalPlan> NewNode(LogicalKind kind) {
+  auto n = std::make_shared<LogicalPlan>();
+  n->kind = kind;
+  return n;
+}
+
+inline void CollectKind(const ExprPtr& e, ExprKind kind, std::vector<ExprPtr>* out) {
+  if (!e)
+    return;
+  if (e->kind == kind) {
+    for (const auto& x : *out) {
+      if (ExprEquals(*x, *e))
+        return;
+    }
+    out->push_back(e);
+    return;
+  }
+  for (const auto& a : e->args)
+    CollectKind(a, kind, out);
+  CollectKind(e->filter, kind, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binder proper
+
+class StatementBinder {
+ public:
+  StatementBinder(Session* session, std::string_view text)
+      : session_(session), catalog_(*session->catalog()), text_(text) {}
+
+  Result<BoundStatement> BindStatement(const PgNode& node);
+
+ private:
+  struct QueryResult {
+    LogicalPlanPtr plan;
+    std::vector<std::string> names;
+  };
+
+  /// Everything expression binding needs to know about where it is.
+  struct ExprContext {
+    const Scope* scope = nullptr;
+    const CteScope* ctes = nullptr;
+    const char* clause = "";  // for errors: "WHERE", "GROUP BY", ...
+    bool allow_aggregates = false;
+    bool allow_windows = false;
+    bool in_aggregate = false;
+    bool in_window = false;  // inside a window function's arguments or window definition
+    const NodeList* window_clause = nullptr;
+  };
+
+  /// One ORDER BY item of a SELECT.
+  struct OrderItem {
+    SortKey key;
+    int target = -1;  // index into targets, or -1 for a hidden expression
+  };
+
+  /// One SELECT while its clauses are bound: BindSelect hands it from step to step, in the
+  /// order PostgreSQL binds the clauses (so errors are reported in the same order).
+  struct SelectState {
+    SelectState(const pg_query::SelectStmt& stmt, const CteScope* cte_scope)
+        : s(stmt), ctes(cte_scope) {}
+
+    /// The context for expressions of `clause` of this SELECT.
+    ExprContext Context(const char* clause, bool aggregates, bool windows) const {
+      ExprContext ctx;
+      ctx.scope = &scope;
+      ctx.ctes = ctes;
+      ctx.clause = clause;
+      ctx.allow_aggregates = aggregates;
+      ctx.allow_windows = windows;
+      ctx.window_clause = &s.window_clause();
+      return ctx;
+    }
+
+    const pg_query::SelectStmt& s;
+    const CteScope* ctes;
+    BoundRelation from;
+    Scope scope;  // the FROM columns, then the enclosing queries'
+    LogicalPlanPtr plan;
+    std::vector<ExprPtr> targets;  // the select list
+    std::vector<std::string> names;
+    std::vector<ExprPtr> group_keys;
+    std::vector<GroupingSet> grouping_sets{GroupingSet{}};
+    bool has_grouping_sets = false;
+    ExprPtr having;
+    bool distinct = false;
+    std::vector<OrderItem> order;
+  };
+
+  // Positions -------------------------------------------------------------------------------
+  int Pos(int location) const {
+    if (!positions_valid_ || location < 0)
+      return 0;
+    return BytePositionToCharPosition(text_, location);
+  }
+
+  Status At(Status status, int location) const {
+    if (status.ok() || status.position() != 0)
+      return status;
+    int pos = Pos(location);
+    if (pos == 0)
+      return status;
+    return std::move(status).WithPosition(pos);
+  }
+
+  ColumnId NewId() { return session_->column_ids().Next(); }
+
+  /// The index of select-list position `ordinal` (GROUP BY 2, ORDER BY 1) among `num_outputs`
+  /// columns; 42P10 when there is no such column.
+  Result<size_t> OutputOrdinal(int ordinal, size_t num_outputs, const char* clause,
+                               int location) const {
+    if (ordinal < 1 || ordinal > static_cast<int>(num_outputs))
+      return At(Status::InvalidArgument("{} position {} is not in select list", clause, ordinal)
+                    .WithSqlState("42P10"),
+                location);
+    return static_cast<size_t>(ordinal - 1);
+  }
+
+  // Statements ------------------------------------------------------------------------------
+  Result<QueryResult> BindQuery(const PgNode& node, const Scope* outer, const CteScope* ctes);
+  Result<QueryResult> BindSelect(const pg_query::SelectStmt& s, const Scope* outer,
+                                 const CteScope* ctes);
+  Result<QueryResult> BindSetOp(const pg_query::SelectStmt& s, const Scope* outer,
+                                const CteScope* ctes);
+  Result<QueryResult> BindValues(const pg_query::SelectStmt& s, const Scope* outer,
+                                 const CteScope* ctes, const std::vector<DataType>* target_types);
+  Result<QueryResult> ApplySortLimit(QueryResult input, const pg_query::SelectStmt& s,
+                                     const CteScope* ctes);
+  Result<LogicalPlanPtr> ApplyLimit(LogicalPlanPtr plan, const pg_query::SelectStmt& s);
+  Result<BoundStatement> BindCreateTable(const pg_query::CreateStmt& s);
+  Result<BoundStatement> BindCreateTableAs(const pg_query::CreateTableAsStmt& s);
+  Result<BoundStatement> BindInsert(const pg_query::InsertStmt& s);
+  Result<BoundStatement> BindCreateView(const pg_query::ViewStmt& s);
+  Result<BoundStatement> BindDrop(const pg_query::DropStmt& s);
+  Result<BoundStatement> BindSet(const pg_query::VariableSetStmt& s);
+  Result<BoundStatement> BindExplain(const pg_query::ExplainStmt& s);
+  Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
+
+  // FROM --------------------------------------------------------------------------------------
+  Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes);
+  Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes);
+  Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
+                                 const CteScope* ctes);
+  BoundRelation Requalify(BoundRelation rel, const std::string& alias, const NodeList* colnames);
+  Result<BoundRelation> RelationFromQuery(QueryResult q, const std::string& qualifier);
+
+  // Expressions -------------------------------------------------------------------------------
+  Result<ExprPtr> BindExpr(const PgNode& node, ExprContext& ctx);
+  Result<ExprPtr> BindColumnRef(const pg_query::ColumnRef& ref, ExprContext& ctx);
+  Result<ExprPtr> BindConst(const pg_query::A_Const& c);
+  Result<ExprPtr> BindAExpr(const pg_query::A_Expr& e, ExprContext& ctx);
+  Result<ExprPtr> BindFuncCall(const pg_query::FuncCall& f, ExprContext& ctx);
+  Result<ExprPtr> BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,
+                             ExprContext& ctx);
+  Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);
+  Result<ExprPtr> BindCase(const pg_query::CaseExpr& c, ExprContext& ctx);
+  Result<ExprPtr> BindSubLink(const pg_query::SubLink& s, bool negated, ExprContext& ctx);
+  Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
+  Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
+
+  /// Resolves a call of a scalar function / operator and inserts the casts.
+  Result<ExprPtr> MakeResolvedCall(const std::string& name, std::vector<ExprPtr> args,
+                                   int location);
+  /// Casts `e` to `type`; unknown-typed and NULL literals are converted at bind time.
+  Result<ExprPtr> Coerce(const ExprPtr& e, const DataType& type, int location = -1);
+  Result<ExprPtr> CoerceToBoolean(ExprPtr e, const char* clause, int location);
+  Result<DataType> ResolveTypeName(const pg_query::TypeName& t);
+  bool IsUnknownLiteral(const ExprPtr& e) const {
+    return e && e->kind == ExprKind::kLiteral && unknown_literals_.count(e.get()) > 0;
+  }
+  /// Common type of several expressions for CASE / COALESCE / VALUES / set operations, with the
+  /// unknown-literal rule: all-unknown gives text.
+  Result<DataType> CommonType(const std::vector<ExprPtr>& exprs, const char* context, int location);
+  Result<LogicalPlanPtr> CastPlanColumns(LogicalPlanPtr plan, const std::vector<DataType>& types);
+
+  // SELECT, step by step ----------------------------------------------------------------------
+  /// WITH: the CTE scope of the query (kept in *storage), or `outer` without a WITH clause.
+  Result<const CteScope*> BindWith(const pg_query::SelectStmt& s, const CteScope* outer,
+                                   CteScope* storage);
+  Result<BoundRelation> BindFromList(const pg_query::SelectStmt& s, const Scope* outer,
+                                     const CteScope* ctes);
+  Status BindWhere(SelectState& st);
+  Status BindSelectList(SelectState& st);
+  Status BindGroupBy(SelectState& st);
+  Status BindHaving(SelectState& st);
+  Status BindDistinct(SelectState& st);
+  Status BindOrderBy(SelectState& st);
+  /// The Aggregate node (and HAVING's filter) when the query groups or aggregates.
+  Status PlanAggregate(SelectState& st);
+  void PlanWindows(SelectState& st);
+  /// The projection, DISTINCT, ORDER BY, LIMIT and the drop of hidden ORDER BY columns.
+  Result<QueryResult> PlanOutput(SelectState& st);
+
+  // Aggregation -------------------------------------------------------------------------------
+  Result<ExprPtr> ReplaceWithAggregateOutputs(const ExprPtr& e, const std::vector<ExprPtr>& keys,
+                                              const std::vector<ColumnInfo>& key_cols,
+                                              const std::vector<ExprPtr>& aggs,
+                                              const std::vector<ColumnInfo>& agg_cols);
+
+  Session* session_;
+  Catalog& catalog_;
+  std::string_view text_;
+  bool positions_valid_ = true;
+  // Holds the literals too: a freed node's address must never be mistaken for an unknown literal.
+  std::unordered_map<const Expr*, ExprPtr> unknown_literals_;
+  std::vector<std::shared_ptr<const ParsedScript>> keep_alive_;
+  int view_depth_ = 0;
+};
+
+}  // namespace shoal::sql::internal

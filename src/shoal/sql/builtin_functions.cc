@@ -1,0 +1,434 @@
+// The built-in functions: the signature table (name, kind, type rule, signature text) of every
+// scalar function, operator, aggregate and window function, and the rule builders it is
+// written with.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shoal/sql/function_registry_internal.h"
+
+namespace shoal::sql::internal {
+
+namespace {
+
+bool IsString(const DataType& t) {
+  return t.id() == TypeId::kUtf8;
+}
+
+/// Accepts exactly the arity of `sig` with each argument implicitly castable.
+TypeRule Fixed(std::vector<DataType> sig, DataType result, bool nullable = true) {
+  return [sig, result,
+          nullable](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
+    if (args.size() != sig.size())
+      return std::nullopt;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!CanImplicitCast(args[i], sig[i]))
+        return std::nullopt;
+    }
+    return Res(sig, result, nullable);
+  };
+}
+
+/// Like Fixed, for functions with text parameters: the binder gives unknown-typed literals ('a,b')
+/// the type of the first typed argument, so a text parameter also accepts the type of an argument
+/// at a non-text parameter (the literal is then read as text, as PostgreSQL reads `unknown`).
+TypeRule FixedText(std::vector<DataType> sig, DataType result) {
+  return [sig, result](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
+    if (args.size() != sig.size())
+      return std::nullopt;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (CanImplicitCast(args[i], sig[i]))
+        continue;
+      bool hinted = false;
+      for (size_t j = 0; j < args.size() && sig[i].id() == TypeId::kUtf8; ++j)
+        hinted = hinted || (sig[j].id() != TypeId::kUtf8 && args[j] == args[i]);
+      if (!hinted)
+        return std::nullopt;
+    }
+    return Res(sig, result);
+  };
+}
+
+/// Tries each rule in order.
+TypeRule AnyOf(std::vector<TypeRule> rules) {
+  return [rules](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
+    for (const auto& rule : rules) {
+      if (auto r = rule(args))
+        return r;
+    }
+    return std::nullopt;
+  };
+}
+
+std::optional<DataType> CommonOfAll(const std::vector<DataType>& args, size_t from = 0) {
+  if (args.size() <= from)
+    return std::nullopt;
+  DataType common = args[from];
+  for (size_t i = from + 1; i < args.size(); ++i) {
+    auto next = CommonSuperType(common, args[i]);
+    if (!next)
+      return std::nullopt;
+    common = *next;
+  }
+  return common;
+}
+
+bool IsComparable(const DataType& t) {
+  return t.id() != TypeId::kDictionary;
+}
+
+std::optional<FunctionResolution> ComparisonRule(const std::vector<DataType>& args) {
+  if (args.size() != 2)
+    return std::nullopt;
+  auto common = CommonSuperType(args[0], args[1]);
+  if (!common || !IsComparable(*common))
+    return std::nullopt;
+  return Res({*common, *common}, DataType::Boolean());
+}
+
+/// One argument of any type, which is also the result's (min, max, first_value, last_value).
+std::optional<FunctionResolution> AnyOneArgumentRule(const std::vector<DataType>& args) {
+  if (args.size() != 1)
+    return std::nullopt;
+  return Res(args, args[0]);
+}
+
+std::optional<FunctionResolution> AddSubRule(std::string_view op,
+                                             const std::vector<DataType>& args) {
+  if (args.size() != 2)
+    return std::nullopt;
+  const DataType& a = args[0];
+  const DataType& b = args[1];
+  if (a.id() == TypeId::kNull && b.id() == TypeId::kNull)
+    return Res({DataType::Int32(), DataType::Int32()}, DataType::Int32());
+  // Date arithmetic: date +/- integer days, date - date, date/timestamp +/- interval.
+  auto is_int = [](const DataType& t) { return t.is_integer() || t.id() == TypeId::kNull; };
+  if (a.id() == TypeId::kDate32 && is_int(b))
+    return Res({a, DataType::Int32()}, a);
+  if (op == "+" && is_int(a) && b.id() == TypeId::kDate32)
+    return Res({DataType::Int32(), b}, b);
+  if (op == "-" && a.id() == TypeId::kDate32 && b.id() == TypeId::kDate32)
+    return Res({a, b}, DataType::Int32());
+  if (IsTemporal(a) && (b.id() == TypeId::kInterval || b.id() == TypeId::kNull))
+    return Res({a, DataType::Interval()}, a);
+  if (op == "+" && a.id() == TypeId::kInterval && IsTemporal(b))
+    return Res({a, b}, b);
+  if (a.id() == TypeId::kInterval && b.id() == TypeId::kInterval)
+    return Res({a, b}, a);
+  if (op == "-" && a.id() == TypeId::kTimestamp && b.id() == TypeId::kTimestamp)
+    return Res({a, b}, DataType::Interval());
+  return ResolveArithmetic(op, a, b);
+}
+
+}  // namespace
+
+void RegisterBuiltins(FunctionRegistry& r) {
+  auto scalar = [&r](std::string name, TypeRule rule, std::string sig) {
+    r.Register({std::move(name), FunctionKind::kScalar, std::move(rule), std::move(sig)});
+  };
+  auto aggregate = [&r](std::string name, TypeRule rule, std::string sig) {
+    r.Register({std::move(name), FunctionKind::kAggregate, std::move(rule), std::move(sig)});
+  };
+  auto window = [&r](std::string name, TypeRule rule, std::string sig) {
+    r.Register({std::move(name), FunctionKind::kWindow, std::move(rule), std::move(sig)});
+  };
+  const DataType kBool = DataType::Boolean();
+  const DataType kI64 = DataType::Int64();
+  const DataType kF64 = DataType::Float64();
+  const DataType kText = DataType::Utf8();
+
+  for (const char* op : {"+", "-"}) {
+    std::string name = op;
+    scalar(
+        name, [name](const std::vector<DataType>& a) { return AddSubRule(name, a); },
+        "numeric " + name + " numeric, date " + name + " integer, date " + name + " interval");
+  }
+  for (const char* op : {"*", "/", "%"}) {
+    std::string name = op;
+    scalar(
+        name,
+        [name](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.size() != 2)
+            return std::nullopt;
+          return ResolveArithmetic(name, a[0], a[1]);
+        },
+        "numeric " + name + " numeric");
+  }
+  scalar(
+      "mod",
+      [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2)
+          return std::nullopt;
+        return ResolveArithmetic("%", a[0], a[1]);
+      },
+      "mod(numeric, numeric)");
+  scalar(
+      "negate",
+      [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 1)
+          return std::nullopt;
+        DataType t = a[0].id() == TypeId::kNull ? DataType::Int32() : a[0];
+        if (!IsNumeric(t) && t.id() != TypeId::kInterval)
+          return std::nullopt;
+        return Res({t}, t);
+      },
+      "-numeric, -interval");
+  for (const char* op : {"=", "<>", "<", "<=", ">", ">="})
+    scalar(op, ComparisonRule, std::string("any ") + op + " any (of comparable types)");
+  for (const char* op : {"is_distinct_from", "is_not_distinct_from"}) {
+    scalar(
+        op,
+        [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          auto r = ComparisonRule(a);
+          if (r)
+            r->nullable_result = false;
+          return r;
+        },
+        "any IS [NOT] DISTINCT FROM any");
+  }
+  for (const char* op : {"and", "or"}) {
+    scalar(
+        op,
+        [kBool](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.size() < 2)
+            return std::nullopt;
+          for (const auto& t : a) {
+            if (!CanImplicitCast(t, kBool))
+              return std::nullopt;
+          }
+          return Res(std::vector<DataType>(a.size(), kBool), kBool);
+        },
+        std::string("boolean ") + op + " boolean");
+  }
+  scalar("not", Fixed({kBool}, kBool), "NOT boolean");
+  for (const char* op : {"is_null", "is_not_null"}) {
+    scalar(
+        op,
+        [kBool](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.size() != 1)
+            return std::nullopt;
+          return Res(a, kBool, false);
+        },
+        "any IS [NOT] NULL");
+  }
+  for (const char* op : {"is_true", "is_false"})
+    scalar(op, Fixed({kBool}, kBool, false), "boolean IS [NOT] TRUE/FALSE");
+  scalar(
+      "in",
+      [kBool](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() < 2)
+          return std::nullopt;
+        auto common = CommonOfAll(a);
+        if (!common)
+          return std::nullopt;
+        return Res(std::vector<DataType>(a.size(), *common), kBool);
+      },
+      "any IN (any, ...)");
+  for (const char* op : {"like", "ilike"}) {
+    scalar(op, AnyOf({Fixed({kText, kText}, kBool), Fixed({kText, kText, kText}, kBool)}),
+           std::string("text ") + op + " text [ESCAPE text]");
+  }
+  for (const char* name : {"coalesce", "greatest", "least"}) {
+    scalar(
+        name,
+        [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          auto common = CommonOfAll(a);
+          if (!common)
+            return std::nullopt;
+          return Res(std::vector<DataType>(a.size(), *common), *common);
+        },
+        std::string(name) + "(any, ...)");
+  }
+  scalar(
+      "nullif",
+      [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2)
+          return std::nullopt;
+        auto common = CommonSuperType(a[0], a[1]);
+        if (!common)
+          return std::nullopt;
+        return Res({*common, *common}, *common);
+      },
+      "nullif(any, any)");
+  // Strings.
+  scalar(
+      "concat",
+      [kText](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.empty())
+          return std::nullopt;
+        return Res(std::vector<DataType>(a.size(), kText), kText);
+      },
+      "concat(any, ...), text || text");
+  // The || operator: strict, unlike concat().
+  scalar(
+      "||",
+      [kText](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2)
+          return std::nullopt;
+        return Res({kText, kText}, kText);
+      },
+      "text || text");
+  scalar("substring", AnyOf({Fixed({kText, kI64}, kText), Fixed({kText, kI64, kI64}, kText)}),
+         "substring(text, bigint[, bigint])");
+  scalar("position", Fixed({kText, kText}, kI64), "position(text IN text)");
+  for (const char* name : {"upper", "lower"})
+    scalar(name, Fixed({kText}, kText), std::string(name) + "(text)");
+  for (const char* name : {"trim", "ltrim", "rtrim"}) {
+    scalar(name, AnyOf({Fixed({kText}, kText), Fixed({kText, kText}, kText)}),
+           std::string(name) + "(text[, characters text])");
+  }
+  scalar("length", Fixed({kText}, kI64), "length(text)");
+  scalar("replace", Fixed({kText, kText, kText}, kText), "replace(text, text, text)");
+  scalar("split_part", FixedText({kText, kText, kI64}, kText), "split_part(text, text, bigint)");
+  scalar("starts_with", Fixed({kText, kText}, kBool), "starts_with(text, text)");
+  for (const char* name : {"lpad", "rpad"}) {
+    scalar(name, AnyOf({FixedText({kText, kI64}, kText), FixedText({kText, kI64, kText}, kText)}),
+           std::string(name) + "(text, bigint[, text])");
+  }
+  // Dates.
+  scalar(
+      "extract",
+      [kText, kI64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2 || !IsString(a[0]))
+          return std::nullopt;
+        if (!IsTemporal(a[1]) && a[1].id() != TypeId::kInterval)
+          return std::nullopt;
+        return Res({kText, a[1]}, kI64);
+      },
+      "extract(field FROM date | timestamp | interval)");
+  scalar(
+      "date_trunc",
+      [kText](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2 || !IsString(a[0]) || !IsTemporal(a[1]))
+          return std::nullopt;
+        return Res({kText, a[1]}, a[1]);
+      },
+      "date_trunc(text, date | timestamp)");
+  scalar("current_date", Fixed({}, DataType::Date32(), false), "current_date");
+  scalar("make_date", Fixed({kI64, kI64, kI64}, DataType::Date32()),
+         "make_date(bigint, bigint, bigint)");
+  // Numbers.
+  auto same_numeric = [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+    if (a.size() != 1 || !IsNumeric(a[0]))
+      return std::nullopt;
+    return Res(a, a[0]);
+  };
+  scalar("abs", same_numeric, "abs(numeric)");
+  // Rounding a decimal to an integer gives scale 0 and may need one more digit (9.5 -> 10), as
+  // PostgreSQL prints round(9.5) as 10. With a digits argument the scale stays (the digits are
+  // only known per row) and one digit is added for the carry.
+  auto to_integral =
+      [same_numeric](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+    auto r = same_numeric(a);
+    if (r && a[0].id() == TypeId::kDecimal)
+      r->result_type = CappedDecimal(a[0].precision() - a[0].scale() + 1, 0);
+    return r;
+  };
+  for (const char* name : {"floor", "ceil"})
+    scalar(name, to_integral, std::string(name) + "(numeric)");
+  for (const char* name : {"round", "trunc"}) {
+    scalar(
+        name,
+        [to_integral](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.size() == 2 && IsNumeric(a[0]) && CanImplicitCast(a[1], DataType::Int32())) {
+            DataType result = a[0];
+            if (a[0].id() == TypeId::kDecimal)
+              result = CappedDecimal(a[0].precision() + 1, a[0].scale());
+            return Res({a[0], DataType::Int32()}, result);
+          }
+          return to_integral(a);
+        },
+        std::string(name) + "(numeric[, integer])");
+  }
+  scalar("power", Fixed({kF64, kF64}, kF64), "power(double, double)");
+  for (const char* name : {"sqrt", "ln", "log", "exp"})
+    scalar(name, Fixed({kF64}, kF64), std::string(name) + "(double)");
+
+  // Aggregates.
+  aggregate(
+      "count",
+      [kI64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() > 1)
+          return std::nullopt;
+        return Res(a, kI64, false);
+      },
+      "count(*), count(any)");
+  aggregate(
+      "sum",
+      [](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 1)
+          return std::nullopt;
+        const DataType& t = a[0];
+        if (t.is_integer() || t.id() == TypeId::kNull)
+          return Res({t.id() == TypeId::kNull ? DataType::Int64() : t}, DataType::Int64());
+        if (t.id() == TypeId::kDecimal)
+          return Res(a, DataType::Decimal(DataType::kMaxDecimalPrecision, t.scale()));
+        if (IsFloat(t))
+          return Res(a, DataType::Float64());
+        if (t.id() == TypeId::kInterval)
+          return Res(a, t);
+        return std::nullopt;
+      },
+      "sum(numeric)");
+  aggregate(
+      "avg",
+      [kF64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 1 || !(IsNumeric(a[0]) || a[0].id() == TypeId::kNull))
+          return std::nullopt;
+        return Res({a[0].id() == TypeId::kNull ? kF64 : a[0]}, kF64);
+      },
+      "avg(numeric)");
+  for (const char* name : {"min", "max"}) {
+    aggregate(name, AnyOneArgumentRule, std::string(name) + "(any)");
+  }
+  for (const char* name : {"stddev_samp", "stddev_pop", "var_samp", "var_pop"})
+    aggregate(name, Fixed({kF64}, kF64), std::string(name) + "(double)");
+  for (const char* name : {"bool_and", "bool_or"})
+    aggregate(name, Fixed({kBool}, kBool), std::string(name) + "(boolean)");
+  aggregate("string_agg", Fixed({kText, kText}, kText), "string_agg(text, text)");
+
+  // Window-only functions (aggregates work as window functions too).
+  for (const char* name : {"row_number", "rank", "dense_rank"})
+    window(name, Fixed({}, kI64, false), std::string(name) + "()");
+  window("ntile", Fixed({kI64}, kI64), "ntile(bigint)");
+  for (const char* name : {"lag", "lead"}) {
+    window(
+        name,
+        [kI64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.empty() || a.size() > 3)
+            return std::nullopt;
+          if (a.size() >= 2 && !CanImplicitCast(a[1], kI64))
+            return std::nullopt;
+          std::vector<DataType> args = {a[0]};
+          if (a.size() >= 2)
+            args.push_back(kI64);
+          DataType result = a[0];
+          if (a.size() == 3) {
+            auto common = CommonSuperType(a[0], a[2]);
+            if (!common)
+              return std::nullopt;
+            result = *common;
+            args[0] = result;
+            args.push_back(result);
+          }
+          return Res(args, result);
+        },
+        std::string(name) + "(any[, bigint[, any]])");
+  }
+  for (const char* name : {"percent_rank", "cume_dist"})
+    window(name, Fixed({}, kF64, false), std::string(name) + "()");
+  window(
+      "nth_value",
+      [kI64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() != 2 || !CanImplicitCast(a[1], kI64))
+          return std::nullopt;
+        return Res({a[0], kI64}, a[0]);
+      },
+      "nth_value(any, bigint)");
+  for (const char* name : {"first_value", "last_value"}) {
+    window(name, AnyOneArgumentRule, std::string(name) + "(any)");
+  }
+}
+
+}  // namespace shoal::sql::internal
