@@ -7,7 +7,6 @@
 
 namespace shoal::sql {
 
-using columnar::TypeId;
 
 FunctionRegistry& FunctionRegistry::Global() {
   static FunctionRegistry* registry = [] {
