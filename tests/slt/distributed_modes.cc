@@ -1,6 +1,5 @@
 #include "tests/slt/distributed_modes.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>

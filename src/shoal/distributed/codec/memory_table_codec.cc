@@ -1,9 +1,12 @@
 #include "shoal/distributed/codec/memory_table_codec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/columnar/ipc/writer.h"
