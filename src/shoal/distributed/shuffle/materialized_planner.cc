@@ -3,27 +3,22 @@
 #include <algorithm>
 #include <map>
 
-#include "shoal/exec/operators/coalesce_partitions_exec.h"
-#include "shoal/exec/operators/repartition_exec.h"
-#include "shoal/exec/operators/sort_preserving_merge_exec.h"
-
 namespace shoal::distributed::shuffle {
 
 namespace {
 
 bool IsHashRepartition(const exec::ExecutionPlan& node) {
-  return dynamic_cast<const exec::RepartitionExec*>(&node) != nullptr &&
+  return node.distribution().boundary == exec::StageBoundary::kShuffle &&
          node.output_partitioning().kind == exec::PartitioningKind::kHash;
 }
 
 bool IsCoalescePoint(const exec::ExecutionPlan& node) {
-  return dynamic_cast<const exec::CoalescePartitionsExec*>(&node) != nullptr ||
-         dynamic_cast<const exec::SortPreservingMergeExec*>(&node) != nullptr;
+  return node.distribution().boundary == exec::StageBoundary::kCoalesce;
 }
 
 void CollectStages(const exec::ExecPlanPtr& node,
                    std::vector<std::shared_ptr<const StageFileExec>>* out) {
-  if (auto stage = std::dynamic_pointer_cast<const StageFileExec>(node)) {
+  if (auto stage = exec::PlanAs<StageFileExec>(node)) {
     out->push_back(std::move(stage));
     return;
   }
