@@ -66,6 +66,36 @@ void FormatNode(const ExecutionPlan& plan, bool verbose, const TaskContext* anal
 
 }  // namespace
 
+std::string_view PlanKindName(PlanKind kind) {
+  switch (kind) {
+    case PlanKind::kTableScan: return "TableScanExec";
+    case PlanKind::kValues: return "ValuesExec";
+    case PlanKind::kFilter: return "FilterExec";
+    case PlanKind::kProjection: return "ProjectionExec";
+    case PlanKind::kHashAggregate: return "HashAggregateExec";
+    case PlanKind::kHashJoin: return "HashJoinExec";
+    case PlanKind::kNestedLoopJoin: return "NestedLoopJoinExec";
+    case PlanKind::kSort: return "SortExec";
+    case PlanKind::kSortPreservingMerge: return "SortPreservingMergeExec";
+    case PlanKind::kLimit: return "LimitExec";
+    case PlanKind::kRepartition: return "RepartitionExec";
+    case PlanKind::kCoalescePartitions: return "CoalescePartitionsExec";
+    case PlanKind::kUnion: return "UnionExec";
+    case PlanKind::kWindow: return "WindowExec";
+    case PlanKind::kExpand: return "ExpandExec";
+    case PlanKind::kNetworkExchange: return "NetworkExchangeExec";
+    case PlanKind::kWorkUnitFeedScan: return "WorkUnitFeedScanExec";
+    case PlanKind::kLoadSample: return "SampledExec";
+    case PlanKind::kStageFile: return "StageFileExec";
+    case PlanKind::kShuffleQuery: return "ShuffleQueryExec";
+  }
+  return "?";
+}
+
+Result<ExecPlanPtr> ExecutionPlan::WithRowLimit(int64_t) const {
+  return ExecPlanPtr();
+}
+
 std::string Partitioning::ToString() const {
   switch (kind) {
     case PartitioningKind::kUnknown: return fmt::format("Unknown({})", num_partitions);

@@ -68,7 +68,7 @@ AdaptiveDispatch::AdaptiveDispatch(DistributedPlanPtr plan, AdaptiveDispatchOpti
     : plan_(std::move(plan)), options_(std::move(options)) {}
 
 int64_t AdaptiveDispatch::LeafRows(const exec::ExecutionPlan& node) const {
-  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&node)) {
+  if (const auto* scan = node.TryAs<exec::TableScanExec>()) {
     int64_t rows = 0;
     for (const auto& group : scan->unit_groups()) {
       for (const auto& unit : group) {
@@ -79,7 +79,7 @@ int64_t AdaptiveDispatch::LeafRows(const exec::ExecutionPlan& node) const {
     }
     return rows;
   }
-  if (const auto* exchange = dynamic_cast<const NetworkExchangeExec*>(&node)) {
+  if (const auto* exchange = node.TryAs<NetworkExchangeExec>()) {
     const ExchangeSpec& spec = exchange->spec();
     auto it = estimates_.find(spec.stage_id);
     if (it == estimates_.end() || !it->second.known)

@@ -184,9 +184,7 @@ LoadInfo SampleStats::ToLoadInfo(int partition) const {
 }
 
 int64_t LeafRowsPulled(const exec::ExecutionPlan& plan, const exec::TaskContext& context) {
-  const bool leaf = plan.children().empty() ||
-                    dynamic_cast<const exec::TableScanExec*>(&plan) != nullptr ||
-                    dynamic_cast<const NetworkExchangeExec*>(&plan) != nullptr;
+  const bool leaf = plan.children().empty() || plan.distribution().reads_outside_plan;
   if (leaf)
     return context.metrics().Sum(&plan).output_rows;
   int64_t total = 0;
@@ -300,8 +298,10 @@ class ReplayStream final : public exec::RecordBatchStream {
 // The task plan as consumers see it: the first Execute of a partition takes over its sample.
 class SampledExec final : public exec::ExecutionPlan {
  public:
+  static constexpr exec::PlanKind kKind = exec::PlanKind::kLoadSample;
+
   explicit SampledExec(std::shared_ptr<LoadSampler::State> state)
-      : exec::ExecutionPlan(state->plan->schema()), state_(std::move(state)) {}
+      : exec::ExecutionPlan(kKind, state->plan->schema()), state_(std::move(state)) {}
 
   std::string_view name() const override { return "LoadSample"; }
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/codec/type_codec.h"
 #include "shoal/io/arrow_table.h"
 #include "shoal/io/parquet/parquet_table.h"
 
@@ -92,6 +92,7 @@ class ShippedFileTable final : public io::TableProvider {
       std::vector<io::parquet::ParquetFileInfo> infos;
       for (const auto& f : files_) {
         SHOAL_ASSIGN_OR_RETURN(io::TableProviderPtr file, FileTable(f.path));
+        // A provider cast, not a plan node: FileTable(path) built this ParquetTable just above.
         infos.push_back(dynamic_cast<const io::parquet::ParquetTable&>(*file).files().front());
       }
       whole = std::make_shared<io::parquet::ParquetTable>(std::move(infos), schema_);
@@ -160,6 +161,8 @@ std::string FileTableCodec::id() const {
   return format_ == Format::kParquet ? "shoal.parquet/1" : "shoal.arrow/1";
 }
 
+// Provider casts, not plan nodes: io::TableProvider offers no format id or file list to ask for
+// (io/ is not the distributed layer's to change here), and each cast names the one class it ships.
 bool FileTableCodec::CanEncode(const io::TableProvider& table) const {
   // A table decoded here travels on as it came (a task that hands a plan on).
   if (const auto* shipped = dynamic_cast<const ShippedFileTable*>(&table))

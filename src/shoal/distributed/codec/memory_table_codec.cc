@@ -10,7 +10,7 @@
 
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/columnar/ipc/writer.h"
-#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/codec/type_codec.h"
 #include "shoal/distributed/proto/distributed.pb.h"
 #include "shoal/io/memory_table.h"
 

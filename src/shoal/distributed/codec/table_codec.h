@@ -42,7 +42,8 @@ class TableCodec {
 class TableCodecRegistry {
  public:
   /// The built-in codecs; `catalog` (may be null: in-memory tables cannot be decoded) resolves
-  /// "shoal.catalog/1" payloads.
+  /// "shoal.catalog/1" payloads. Defined in builtin_table_codecs.cc, the one file that knows every
+  /// built-in codec.
   static std::shared_ptr<TableCodecRegistry> Builtin(std::shared_ptr<const sql::Catalog> catalog);
 
   void Add(std::shared_ptr<const TableCodec> codec);

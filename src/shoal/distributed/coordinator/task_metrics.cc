@@ -79,8 +79,7 @@ std::string ShapeMismatch(const std::vector<const exec::ExecutionPlan*>& nodes,
   if (nodes.size() != operators.size())
     return fmt::format("{} operators reported for a plan of {}", operators.size(), nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const bool leaf = dynamic_cast<const NetworkExchangeExec*>(nodes[i]) == nullptr &&
-                      nodes[i]->children().empty();
+    const bool leaf = !nodes[i]->Is<NetworkExchangeExec>() && nodes[i]->children().empty();
     if (!leaf && nodes[i]->name() != operators[i].name)
       return fmt::format("operator {} is {} on the worker and {} here", i, operators[i].name,
                          nodes[i]->name());
@@ -94,7 +93,7 @@ std::vector<const exec::ExecutionPlan*> TaskPlanOperators(const exec::ExecutionP
   std::vector<const exec::ExecutionPlan*> out;
   std::function<void(const exec::ExecutionPlan&)> visit = [&](const exec::ExecutionPlan& node) {
     out.push_back(&node);
-    if (dynamic_cast<const NetworkExchangeExec*>(&node) != nullptr)
+    if (node.Is<NetworkExchangeExec>())
       return;
     for (const auto& child : node.children())
       visit(*child);
@@ -229,7 +228,7 @@ void FoldStageMetrics(const StageDisplay& stage, const std::vector<TaskReport>& 
 std::vector<StageDisplay> FindStageDisplays(const exec::ExecPlanPtr& head) {
   std::vector<StageDisplay> out;
   std::function<void(const exec::ExecPlanPtr&)> visit = [&](const exec::ExecPlanPtr& node) {
-    const auto* x = dynamic_cast<const NetworkExchangeExec*>(node.get());
+    const auto* x = node->TryAs<NetworkExchangeExec>();
     std::vector<exec::ExecPlanPtr> children = node->children();
     for (const auto& child : children)
       visit(child);

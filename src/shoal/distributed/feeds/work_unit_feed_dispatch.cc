@@ -37,9 +37,9 @@ int64_t NowNs() {
 // The scans of a task plan in pre-order; exchanges are leaves (what is below them is another
 // stage, shown for EXPLAIN only).
 void CollectScans(const exec::ExecPlanPtr& node, std::vector<const exec::TableScanExec*>* out) {
-  if (dynamic_cast<const NetworkExchangeExec*>(node.get()) != nullptr)
+  if (node->Is<NetworkExchangeExec>())
     return;
-  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(node.get())) {
+  if (const auto* scan = node->TryAs<exec::TableScanExec>()) {
     out->push_back(scan);
     return;
   }
@@ -51,9 +51,9 @@ void CollectScans(const exec::ExecPlanPtr& node, std::vector<const exec::TableSc
 Result<exec::ExecPlanPtr> ReplaceScans(const exec::ExecPlanPtr& node,
                                        const std::vector<exec::ExecPlanPtr>& replacements,
                                        size_t* next) {
-  if (dynamic_cast<const NetworkExchangeExec*>(node.get()) != nullptr)
+  if (node->Is<NetworkExchangeExec>())
     return node;
-  if (dynamic_cast<const exec::TableScanExec*>(node.get()) != nullptr)
+  if (node->Is<exec::TableScanExec>())
     return replacements[(*next)++];
   std::vector<exec::ExecPlanPtr> children = node->children();
   if (children.empty())

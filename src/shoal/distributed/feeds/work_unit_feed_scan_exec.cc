@@ -5,88 +5,51 @@
 #include <fmt/format.h>
 
 #include "shoal/distributed/proto/distributed.pb.h"
-#include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/scan_unit_stream.h"
 #include "shoal/exec/task_context.h"
 
 namespace shoal::distributed {
 
 namespace {
 
-class FeedScanStream final : public exec::OperatorStream {
+// The units of one partition of a work-unit feed, as the feed hands them out.
+class FeedUnitSource final : public exec::ScanUnitSource {
  public:
-  FeedScanStream(const WorkUnitFeedScanExec* node, int partition,
-                 std::shared_ptr<exec::TaskContext> context, WorkUnitFeedsPtr feeds)
-      : OperatorStream(node, partition, std::move(context)),
-        table_(node->table()),
-        request_(node->request()),
-        feed_id_(node->feed_id()),
-        feeds_(std::move(feeds)) {
-    request_.batch_size = this->context()->batch_size();
-    scan_context_.pool = pool();
-    exec::OperatorMetrics* m = metrics();
-    scan_context_.add_metric = [m](const std::string& name, int64_t value) {
-      m->AddExtra(name, value);
-    };
+  FeedUnitSource(std::string feed_id, WorkUnitFeedsPtr feeds)
+      : feed_id_(std::move(feed_id)), feeds_(std::move(feeds)) {}
+
+  Result<std::optional<io::ScanUnit>> Next(const exec::ScanUnitStreamEnv& env) override {
+    SHOAL_ASSIGN_OR_RETURN(std::optional<std::string> body,
+                           feeds_->Next(feed_id_, env.partition, env.context));
+    if (!body.has_value())
+      return std::optional<io::ScanUnit>();
+    Result<io::ScanUnit> unit = DecodeScanUnitBody(*body);
+    if (!unit.ok()) {
+      return std::move(unit).status().WithContext(
+          Label(fmt::format("a {}-byte unit", body->size()), env));
+    }
+    env.metrics->AddExtra("work_units", 1);
+    return std::optional<io::ScanUnit>(std::move(unit).MoveValueUnsafe());
   }
 
- protected:
-  Result<columnar::RecordBatchPtr> NextImpl() override {
-    for (;;) {
-      if (request_.limit >= 0 && produced_ >= request_.limit)
-        return columnar::RecordBatchPtr();
-      if (!reader_) {
-        Result<std::optional<std::string>> body =
-            feeds_->Next(feed_id_, partition(), context().get());
-        if (!body.ok())
-          return std::move(body).status();
-        if (!body->has_value())
-          return columnar::RecordBatchPtr();
-        SHOAL_RETURN_IF_ERROR(Open(**body));
-        metrics()->AddExtra("work_units", 1);
-      }
-      Result<columnar::RecordBatchPtr> batch = reader_->Next();
-      if (!batch.ok())
-        return std::move(batch).status().WithContext(UnitLabel());
-      if (!*batch) {
-        reader_.reset();
-        continue;
-      }
-      if ((*batch)->num_rows() == 0)
-        continue;
-      produced_ += (*batch)->num_rows();
-      return std::move(batch).MoveValueUnsafe();
-    }
+  std::string OpenErrorContext(const io::ScanUnit& unit,
+                               const exec::ScanUnitStreamEnv& env) const override {
+    return Label(unit.description, env);
+  }
+
+  std::string ReadErrorContext(const io::ScanUnit& unit,
+                               const exec::ScanUnitStreamEnv& env) const override {
+    return Label(unit.description, env);
   }
 
  private:
-  Status Open(const std::string& body) {
-    Result<io::ScanUnit> unit = DecodeScanUnitBody(body);
-    if (!unit.ok()) {
-      unit_description_ = fmt::format("a {}-byte unit", body.size());
-      return std::move(unit).status().WithContext(UnitLabel());
-    }
-    unit_description_ = unit->description;
-    Result<columnar::RecordBatchReaderPtr> opened =
-        table_->OpenUnit(*unit, request_, scan_context_);
-    if (!opened.ok())
-      return std::move(opened).status().WithContext(UnitLabel());
-    reader_ = std::move(opened).MoveValueUnsafe();
-    return Status::OK();
+  std::string Label(const std::string& unit, const exec::ScanUnitStreamEnv& env) const {
+    return fmt::format("scanning {} from partition {} of work-unit feed '{}'", unit, env.partition,
+                       feed_id_);
   }
 
-  std::string UnitLabel() const {
-    return fmt::format("scanning {} from partition {} of work-unit feed '{}'", unit_description_,
-                       partition(), feed_id_);
-  }
-
-  io::TableProviderPtr table_;
-  io::ScanRequest request_;
   std::string feed_id_;
   WorkUnitFeedsPtr feeds_;
-  io::ScanContext scan_context_;
-  std::string unit_description_;
-  int64_t produced_ = 0;
-  columnar::RecordBatchReaderPtr reader_;
 };
 
 }  // namespace
@@ -111,7 +74,7 @@ WorkUnitFeedScanExec::WorkUnitFeedScanExec(columnar::SchemaPtr schema, io::Table
                                            std::string table_name, io::ScanRequest request,
                                            std::string feed_id, int partitions,
                                            WorkUnitFeedsPtr feeds)
-    : ExecutionPlan(std::move(schema)),
+    : ExecutionPlan(kKind, std::move(schema)),
       table_(std::move(table)),
       table_name_(std::move(table_name)),
       request_(std::move(request)),
@@ -152,20 +115,15 @@ Result<exec::StreamPtr> WorkUnitFeedScanExec::Execute(
     return Status::Internal("WorkUnitFeedScan partition {} of {}", partition, partitions_);
   if (!feeds_)
     return Status::Internal("work-unit feed '{}' is not connected to a task's feeds", feed_id_);
-  return exec::StreamPtr(new FeedScanStream(this, partition, context, feeds_));
+  return exec::StreamPtr(
+      new exec::ScanUnitStream(this, partition, context, table_, request_,
+                               std::make_unique<FeedUnitSource>(feed_id_, feeds_)));
 }
 
 std::string WorkUnitFeedScanExec::Describe(bool) const {
   std::string out = fmt::format("{} ({}), feed={}, partitions={}", table_name_, table_->kind(),
                                 feed_id_, partitions_);
-  std::string columns;
-  for (int i = 0; i < schema()->num_fields(); ++i)
-    columns += (i > 0 ? ", " : "") + schema()->field(i).name;
-  out += ", columns=[" + columns + "]";
-  if (!request_.predicates.empty())
-    out += fmt::format(", pruning_predicates={}", request_.predicates.size());
-  if (request_.limit >= 0)
-    out += fmt::format(", limit={}", request_.limit);
+  out += exec::DescribeScanRequest(*schema(), request_);
   return out;
 }
 

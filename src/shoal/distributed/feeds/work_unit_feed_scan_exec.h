@@ -22,6 +22,8 @@ namespace shoal::distributed {
 
 class WorkUnitFeedScanExec final : public exec::ExecutionPlan {
  public:
+  static constexpr exec::PlanKind kKind = exec::PlanKind::kWorkUnitFeedScan;
+
   /// The scan of `scan`'s table, projection, predicates and limit, fed through feed `feed_id` of
   /// `partitions` partitions. `feeds` may be null (not executable).
   static Result<std::shared_ptr<WorkUnitFeedScanExec>> Make(const exec::TableScanExec& scan,
@@ -37,6 +39,9 @@ class WorkUnitFeedScanExec final : public exec::ExecutionPlan {
   Result<exec::StreamPtr> Execute(int partition,
                                   const std::shared_ptr<exec::TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  exec::DistributionTraits distribution() const override {
+    return {.partition_wise = true, .reads_outside_plan = true};
+  }
 
   const io::TableProviderPtr& table() const { return table_; }
 

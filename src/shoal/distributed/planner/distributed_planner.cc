@@ -9,24 +9,21 @@
 
 #include "shoal/common/settings.h"
 #include "shoal/distributed/adaptive/load_sampler.h"
-#include "shoal/exec/operators/coalesce_partitions_exec.h"
-#include "shoal/exec/operators/filter_exec.h"
-#include "shoal/exec/operators/hash_aggregate_exec.h"
-#include "shoal/exec/operators/hash_join_exec.h"
+#include "shoal/distributed/planner/stage_walk_internal.h"
 #include "shoal/exec/operators/limit_exec.h"
-#include "shoal/exec/operators/nested_loop_join_exec.h"
-#include "shoal/exec/operators/projection_exec.h"
-#include "shoal/exec/operators/repartition_exec.h"
-#include "shoal/exec/operators/sort_exec.h"
-#include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
-#include "shoal/exec/operators/window_exec.h"
 
 namespace shoal::distributed {
 
 namespace {
+
+using internal::IsPlaceholder;
+using internal::IsSelfContained;
+using internal::MapPlan;
+using internal::PartitionWise;
+using internal::VisitStage;
 
 Status DoRegister() {
   SettingsRegistry& registry = SettingsRegistry::Global();
@@ -66,84 +63,6 @@ Status DoRegister() {
       "between machines)";
   SHOAL_RETURN_IF_ERROR(registry.Register(std::move(compression)));
   return RegisterAdaptiveSettings();
-}
-
-bool IsPlaceholder(const exec::ExecutionPlan& node) {
-  return dynamic_cast<const NetworkExchangeExec*>(&node) != nullptr;
-}
-
-// A subtree that produces the same rows wherever it runs and reads nothing remote (VALUES).
-bool IsSelfContained(const exec::ExecutionPlan& node) {
-  if (IsPlaceholder(node) || dynamic_cast<const exec::TableScanExec*>(&node) != nullptr)
-    return false;
-  for (const auto& c : node.children()) {
-    if (!IsSelfContained(*c))
-      return false;
-  }
-  return true;
-}
-
-bool EmitsUnmatchedBuildRows(sql::JoinType type) {
-  return type == sql::JoinType::kRight || type == sql::JoinType::kFull;
-}
-
-// Every operator of the stage gives the same rows when its input is split across tasks.
-bool PartitionWise(const exec::ExecutionPlan& node) {
-  if (const auto* x = dynamic_cast<const NetworkExchangeExec*>(&node))
-    return x->spec().kind != ExchangeKind::kCoalesce;
-  bool ok = false;
-  if (dynamic_cast<const exec::TableScanExec*>(&node) != nullptr ||
-      dynamic_cast<const exec::FilterExec*>(&node) != nullptr ||
-      dynamic_cast<const exec::ProjectionExec*>(&node) != nullptr ||
-      dynamic_cast<const exec::UnionExec*>(&node) != nullptr ||
-      dynamic_cast<const exec::SortExec*>(&node) != nullptr) {
-    ok = true;
-  } else if (const auto* x = dynamic_cast<const exec::LimitExec*>(&node)) {
-    ok = !x->global();
-  } else if (const auto* x = dynamic_cast<const exec::HashAggregateExec*>(&node)) {
-    ok = x->mode() == exec::AggregateMode::kPartial ||
-         x->children()[0]->output_partitioning().kind == exec::PartitioningKind::kHash;
-  } else if (const auto* x = dynamic_cast<const exec::HashJoinExec*>(&node)) {
-    ok = x->mode() == exec::HashJoinExec::Mode::kPartitioned ||
-         !EmitsUnmatchedBuildRows(x->join_type());
-  } else if (const auto* x = dynamic_cast<const exec::NestedLoopJoinExec*>(&node)) {
-    ok = !EmitsUnmatchedBuildRows(x->join_type());
-  } else if (const auto* x = dynamic_cast<const exec::WindowExec*>(&node)) {
-    // Partitions hold whole window partitions only when the input is hash-partitioned.
-    ok = x->children()[0]->output_partitioning().kind == exec::PartitioningKind::kHash;
-  }
-  if (!ok)
-    return false;
-  for (const auto& c : node.children()) {
-    if (!PartitionWise(*c))
-      return false;
-  }
-  return true;
-}
-
-// Replaces every node of `node`'s tree for which `fn` returns a plan; `fn` returns null to descend.
-Result<exec::ExecPlanPtr> MapPlan(
-    const exec::ExecPlanPtr& node,
-    const std::function<Result<exec::ExecPlanPtr>(const exec::ExecPlanPtr&)>& fn) {
-  SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr replaced, fn(node));
-  if (replaced)
-    return replaced;
-  std::vector<exec::ExecPlanPtr> children = node->children();
-  if (children.empty())
-    return node;
-  for (auto& c : children) {
-    SHOAL_ASSIGN_OR_RETURN(c, MapPlan(c, fn));
-  }
-  return node->WithNewChildren(std::move(children));
-}
-
-void VisitStage(const exec::ExecutionPlan& node,
-                const std::function<void(const exec::ExecutionPlan&)>& fn) {
-  fn(node);
-  if (IsPlaceholder(node))
-    return;  // its (display) child is another stage
-  for (const auto& c : node.children())
-    VisitStage(*c, fn);
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) {
@@ -206,16 +125,10 @@ struct DistributedPlan::State {
   // them: the producer stage keeps only those (a sort becomes a top-k), so tasks send no more.
   Status PushLimit(int stage_id, int64_t rows) {
     exec::ExecPlanPtr& root = At(stage_id).root;
-    if (const auto* x = dynamic_cast<const exec::SortExec*>(root.get())) {
-      if (x->fetch() >= 0 && x->fetch() <= rows)
-        return Status::OK();
-      SHOAL_ASSIGN_OR_RETURN(auto top, exec::SortExec::Make(x->children()[0], x->keys(), rows));
-      root = std::move(top);
+    SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr limited, root->WithRowLimit(rows));
+    if (limited) {
+      root = std::move(limited);
       return Status::OK();
-    }
-    if (const auto* x = dynamic_cast<const exec::LimitExec*>(root.get())) {
-      if (!x->global() && x->offset() == 0 && x->fetch() >= 0 && x->fetch() <= rows)
-        return Status::OK();
     }
     SHOAL_ASSIGN_OR_RETURN(auto limit, exec::LimitExec::Make(root, 0, rows, false));
     root = std::move(limit);
@@ -224,28 +137,22 @@ struct DistributedPlan::State {
 
   // Replaces in-process boundaries with placeholder exchanges, creating a stage for each.
   Result<exec::ExecPlanPtr> Cut(const exec::ExecPlanPtr& node) {
-    if (const auto* x = dynamic_cast<const exec::LimitExec*>(node.get());
-        x != nullptr && x->global() && x->fetch() >= 0) {
-      SHOAL_ASSIGN_OR_RETURN(auto merge, Cut(x->children()[0]));
-      const bool merges =
-          dynamic_cast<const exec::CoalescePartitionsExec*>(merge.get()) != nullptr ||
-          dynamic_cast<const exec::SortPreservingMergeExec*>(merge.get()) != nullptr;
-      if (merges) {
-        const auto* exchange = dynamic_cast<const NetworkExchangeExec*>(merge->children()[0].get());
+    const exec::DistributionTraits traits = node->distribution();
+    if (traits.row_limit >= 0 && node->children().size() == 1) {
+      SHOAL_ASSIGN_OR_RETURN(auto merge, Cut(node->children()[0]));
+      if (merge->distribution().boundary == exec::StageBoundary::kCoalesce) {
+        const auto* exchange = merge->children()[0]->TryAs<NetworkExchangeExec>();
         if (exchange != nullptr && exchange->spec().kind == ExchangeKind::kCoalesce)
-          SHOAL_RETURN_IF_ERROR(PushLimit(exchange->spec().stage_id, x->offset() + x->fetch()));
+          SHOAL_RETURN_IF_ERROR(PushLimit(exchange->spec().stage_id, traits.row_limit));
       }
       return node->WithNewChildren({std::move(merge)});
     }
-    if (const auto* x = dynamic_cast<const exec::RepartitionExec*>(node.get())) {
-      SHOAL_ASSIGN_OR_RETURN(auto input, Cut(x->children()[0]));
-      return Placeholder(ExchangeKind::kShuffle, input, x->output_partitioning(), node);
+    if (traits.boundary == exec::StageBoundary::kShuffle) {
+      SHOAL_ASSIGN_OR_RETURN(auto input, Cut(node->children()[0]));
+      return Placeholder(ExchangeKind::kShuffle, input, node->output_partitioning(), node);
     }
-    const bool merge = dynamic_cast<const exec::CoalescePartitionsExec*>(node.get()) != nullptr ||
-                       dynamic_cast<const exec::SortPreservingMergeExec*>(node.get()) != nullptr;
-    bool build = dynamic_cast<const exec::NestedLoopJoinExec*>(node.get()) != nullptr;
-    if (const auto* j = dynamic_cast<const exec::HashJoinExec*>(node.get()))
-      build = j->mode() == exec::HashJoinExec::Mode::kCollectBuild;
+    const bool merge = traits.boundary == exec::StageBoundary::kCoalesce;
+    const bool build = traits.boundary == exec::StageBoundary::kBroadcastBuild;
     std::vector<exec::ExecPlanPtr> children = node->children();
     if (children.empty())
       return node;
@@ -268,7 +175,7 @@ struct DistributedPlan::State {
     if (!consumer_single)
       return root;
     return MapPlan(root, [&](const exec::ExecPlanPtr& n) -> Result<exec::ExecPlanPtr> {
-      const auto* x = dynamic_cast<const NetworkExchangeExec*>(n.get());
+      const auto* x = n->TryAs<NetworkExchangeExec>();
       if (x == nullptr)
         return exec::ExecPlanPtr();
       StageState& producer = At(x->spec().stage_id);
@@ -296,7 +203,7 @@ struct DistributedPlan::State {
       SHOAL_ASSIGN_OR_RETURN(
           stage.root,
           MapPlan(stage.root, [&](const exec::ExecPlanPtr& n) -> Result<exec::ExecPlanPtr> {
-            const auto* x = dynamic_cast<const NetworkExchangeExec*>(n.get());
+            const auto* x = n->TryAs<NetworkExchangeExec>();
             if (x == nullptr)
               return exec::ExecPlanPtr();
             ExchangeSpec spec = x->spec();
@@ -314,14 +221,12 @@ struct DistributedPlan::State {
   // Bytes a stage's output is estimated at: what its scans read plus what its inputs send,
   // except that an aggregation without keys sends one row.
   int64_t EstimatedBytes(const exec::ExecutionPlan& node) const {
-    if (const auto* x = dynamic_cast<const NetworkExchangeExec*>(&node))
+    if (const auto* x = node.TryAs<NetworkExchangeExec>())
       return EstimatedBytes(*At(x->spec().stage_id).root);
-    if (const auto* x = dynamic_cast<const exec::HashAggregateExec*>(&node)) {
-      if (x->group_by().empty())
-        return 0;
-    }
+    if (node.distribution().at_most_one_row)
+      return 0;
     int64_t bytes = 0;
-    if (const auto* x = dynamic_cast<const exec::TableScanExec*>(&node)) {
+    if (const auto* x = node.TryAs<exec::TableScanExec>()) {
       for (const auto& g : x->unit_groups()) {
         for (const auto& u : g)
           bytes += std::max<int64_t>(0, u.bytes);
@@ -342,7 +247,7 @@ struct DistributedPlan::State {
       bool big_broadcast = false;
       int64_t streamed_in = 0;  // from shuffles and coalesces; broadcasts are replicated
       VisitStage(root, [&](const exec::ExecutionPlan& n) {
-        if (const auto* x = dynamic_cast<const NetworkExchangeExec*>(&n)) {
+        if (const auto* x = n.TryAs<NetworkExchangeExec>()) {
           d.input_stage_ids.push_back(x->spec().stage_id);
           const int64_t in = EstimatedBytes(*At(x->spec().stage_id).root);
           d.estimated_input_bytes += in;
@@ -350,7 +255,7 @@ struct DistributedPlan::State {
             streamed_in += in;
           else if (in > options.broadcast_max_bytes)
             big_broadcast = true;
-        } else if (const auto* x = dynamic_cast<const exec::TableScanExec*>(&n)) {
+        } else if (const auto* x = n.TryAs<exec::TableScanExec>()) {
           int64_t units = 0;
           for (const auto& g : x->unit_groups()) {
             units += static_cast<int64_t>(g.size());
@@ -391,7 +296,7 @@ struct DistributedPlan::State {
     const int top = std::clamp(wanted, 1, d.max_task_count);
     std::vector<int> shuffles;
     VisitStage(*At(stage_id).root, [&](const exec::ExecutionPlan& n) {
-      if (const auto* x = dynamic_cast<const NetworkExchangeExec*>(&n)) {
+      if (const auto* x = n.TryAs<NetworkExchangeExec>()) {
         if (x->spec().kind == ExchangeKind::kShuffle)
           shuffles.push_back(x->spec().partitioning.num_partitions);
       }
@@ -414,7 +319,7 @@ struct DistributedPlan::State {
   // as its first task runs it).
   Result<exec::ExecPlanPtr> Specialise(const exec::ExecPlanPtr& node, int task, int tasks,
                                        bool head, bool display = false) {
-    if (const auto* x = dynamic_cast<const NetworkExchangeExec*>(node.get())) {
+    if (const auto* x = node->TryAs<NetworkExchangeExec>()) {
       ExchangeSpec spec = x->spec();
       const StageState& producer = At(spec.stage_id);
       exec::ExecPlanPtr shown;
@@ -441,7 +346,7 @@ struct DistributedPlan::State {
                                               std::move(shown)));
       return exec::ExecPlanPtr(std::move(out));
     }
-    if (const auto* x = dynamic_cast<const exec::TableScanExec*>(node.get())) {
+    if (const auto* x = node->TryAs<exec::TableScanExec>()) {
       if (tasks == 1)
         return node;
       std::vector<io::ScanUnit> units;
@@ -463,8 +368,7 @@ struct DistributedPlan::State {
     std::vector<exec::ExecPlanPtr> children = node->children();
     if (children.empty())
       return node;
-    if (tasks > 1 && children.size() > 1 &&
-        dynamic_cast<const exec::UnionExec*>(node.get()) != nullptr) {
+    if (tasks > 1 && children.size() > 1 && node->distribution().splits_inputs_across_tasks) {
       // Disjoint tasks per input: input i on tasks [i*T/k, (i+1)*T/k) when T >= k, else the
       // inputs i with i*T/k == task all on this task.
       const int k = static_cast<int>(children.size());
@@ -496,8 +400,7 @@ struct DistributedPlan::State {
   static bool HasUnion(const exec::ExecutionPlan& root) {
     bool found = false;
     VisitStage(root, [&](const exec::ExecutionPlan& n) {
-      found =
-          found || (dynamic_cast<const exec::UnionExec*>(&n) != nullptr && n.children().size() > 1);
+      found = found || (n.distribution().splits_inputs_across_tasks && n.children().size() > 1);
     });
     return found;
   }

@@ -108,6 +108,8 @@ class ExchangeStream final : public exec::OperatorStream {
 
   // Adds input i's received bytes and messages, once, before the input is dropped.
   void AccountReceived(size_t i) {
+    // Not a plan node: wire counters are an optional capability of the streams a channel returns
+    // (in-process streams have none), and columnar's reader interface cannot name them.
     if (const auto* stats = dynamic_cast<const NetworkStreamStats*>(inputs_[i].get())) {
       received_bytes_ += stats->received_bytes();
       received_messages_ += stats->received_messages();
@@ -120,7 +122,7 @@ class ExchangeStream final : public exec::OperatorStream {
 NetworkExchangeExec::NetworkExchangeExec(ExchangeSpec spec, ChannelResolverPtr channels,
                                          std::shared_ptr<QueryDispatch> dispatch,
                                          exec::ExecPlanPtr display_input)
-    : ExecutionPlan(spec.schema),
+    : ExecutionPlan(kKind, spec.schema),
       spec_(std::move(spec)),
       channels_(std::move(channels)),
       dispatch_(std::move(dispatch)),

@@ -98,6 +98,8 @@ class QueryDispatch {
 
 class NetworkExchangeExec final : public exec::ExecutionPlan {
  public:
+  static constexpr exec::PlanKind kKind = exec::PlanKind::kNetworkExchange;
+
   static Result<std::shared_ptr<NetworkExchangeExec>> Make(
       ExchangeSpec spec, ChannelResolverPtr channels,
       std::shared_ptr<QueryDispatch> dispatch = nullptr, exec::ExecPlanPtr display_input = nullptr);
@@ -111,6 +113,10 @@ class NetworkExchangeExec final : public exec::ExecutionPlan {
   Result<exec::StreamPtr> Execute(int partition,
                                   const std::shared_ptr<exec::TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  /// Reads another stage; shuffles and broadcasts run per task, a coalesce gathers everything.
+  exec::DistributionTraits distribution() const override {
+    return {.partition_wise = spec_.kind != ExchangeKind::kCoalesce, .reads_outside_plan = true};
+  }
 
   const ExchangeSpec& spec() const { return spec_; }
 

@@ -3,24 +3,20 @@
 #include <algorithm>
 #include <map>
 
-#include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/hash_join_exec.h"
 #include "shoal/exec/operators/nested_loop_join_exec.h"
-#include "shoal/exec/operators/repartition_exec.h"
-#include "shoal/exec/operators/sort_preserving_merge_exec.h"
 
 namespace shoal::distributed::shuffle {
 
 namespace {
 
 bool IsHashRepartition(const exec::ExecutionPlan& node) {
-  return dynamic_cast<const exec::RepartitionExec*>(&node) != nullptr &&
+  return node.distribution().boundary == exec::StageBoundary::kShuffle &&
          node.output_partitioning().kind == exec::PartitioningKind::kHash;
 }
 
 bool IsCoalescePoint(const exec::ExecutionPlan& node) {
-  return dynamic_cast<const exec::CoalescePartitionsExec*>(&node) != nullptr ||
-         dynamic_cast<const exec::SortPreservingMergeExec*>(&node) != nullptr;
+  return node.distribution().boundary == exec::StageBoundary::kCoalesce;
 }
 
 // A join that emits its unmatched build rows once, from the probe partition that ends last
@@ -29,10 +25,10 @@ bool SharesStateAcrossPartitions(const exec::ExecutionPlan& node) {
   auto emits_unmatched_build = [](sql::JoinType type) {
     return type == sql::JoinType::kRight || type == sql::JoinType::kFull;
   };
-  if (const auto* x = dynamic_cast<const exec::HashJoinExec*>(&node))
+  if (const auto* x = node.TryAs<exec::HashJoinExec>())
     return x->mode() == exec::HashJoinExec::Mode::kCollectBuild &&
            emits_unmatched_build(x->join_type());
-  if (const auto* x = dynamic_cast<const exec::NestedLoopJoinExec*>(&node))
+  if (const auto* x = node.TryAs<exec::NestedLoopJoinExec>())
     return emits_unmatched_build(x->join_type());
   return false;
 }
@@ -52,7 +48,7 @@ bool PartitionsAreIndependent(const exec::ExecutionPlan& node) {
 
 void CollectStages(const exec::ExecPlanPtr& node,
                    std::vector<std::shared_ptr<const StageFileExec>>* out) {
-  if (auto stage = std::dynamic_pointer_cast<const StageFileExec>(node)) {
+  if (auto stage = exec::PlanAs<StageFileExec>(node)) {
     out->push_back(std::move(stage));
     return;
   }

@@ -27,6 +27,7 @@
 #include "shoal/common/settings.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/shuffle/shuffle_query_exec.h"
 #include "shoal/distributed/shuffle/shuffle_settings.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_client.h"
@@ -260,94 +261,6 @@ std::string EnvelopePath(const std::string& tasks_dir, int stage_id, int partiti
   return fmt::format("{}/task-{}-{}.envelope", tasks_dir, stage_id, partition);
 }
 
-// The root of a staged plan: runs every stage's tasks the first time the plan executes, then
-// executes the staged plan, whose stage nodes now find their files.
-class ShuffleQueryExec final : public exec::ExecutionPlan {
- public:
-  ShuffleQueryExec(std::shared_ptr<const ShuffleDriver> driver, MaterializedPlan plan,
-                   std::string dir)
-      : ExecutionPlan(plan.root->schema()),
-        driver_(std::move(driver)),
-        plan_(std::move(plan)),
-        dir_(std::move(dir)),
-        state_(std::make_shared<State>()) {
-    state_->dir = dir_;
-  }
-
-  std::string_view name() const override { return "MaterializedShuffle"; }
-
-  std::vector<exec::ExecPlanPtr> children() const override { return {plan_.root}; }
-
-  Result<exec::ExecPlanPtr> WithNewChildren(
-      std::vector<exec::ExecPlanPtr> children) const override {
-    if (children.size() != 1)
-      return Status::Internal("MaterializedShuffle takes one child");
-    MaterializedPlan plan = plan_;
-    plan.root = std::move(children[0]);
-    return exec::ExecPlanPtr(std::make_shared<ShuffleQueryExec>(driver_, std::move(plan), dir_));
-  }
-
-  exec::Partitioning output_partitioning() const override {
-    return plan_.root->output_partitioning();
-  }
-
-  std::vector<sql::SortKey> output_ordering() const override {
-    return plan_.root->output_ordering();
-  }
-
-  Result<exec::StreamPtr> Execute(
-      int partition, const std::shared_ptr<exec::TaskContext>& context) const override {
-    {
-      std::lock_guard<std::mutex> lock(state_->mutex);
-      if (!state_->ran) {
-        state_->ran = true;
-        state_->status = driver_->RunStages(plan_, dir_, context, &state_->reports);
-      }
-      SHOAL_RETURN_IF_ERROR(state_->status);
-    }
-    return plan_.root->Execute(partition, context);
-  }
-
-  std::string Describe(bool) const override {
-    int tasks = 0;
-    for (const auto& s : plan_.stages)
-      tasks += s.node->num_partitions();
-    std::string out = fmt::format("dir={}, stages={}, tasks={}", dir_, plan_.stages.size(), tasks);
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    if (state_->ran && state_->status.ok()) {
-      int64_t rows = 0;
-      int processes = 0;
-      for (const auto& r : state_->reports) {
-        rows += r.rows;
-        processes += r.attempts;
-      }
-      out += fmt::format(", task_processes={}, task_rows={}", processes, rows);
-    }
-    return out;
-  }
-
- private:
-  struct State {
-    // The query is over when the last copy of the plan goes: files its tasks left on workers are
-    // not needed any more (after a failure they stay, with the tasks' output, for diagnosis).
-    ~State() {
-      if (ran && status.ok())
-        DropRemoteStageFiles(dir);
-    }
-
-    std::mutex mutex;
-    bool ran = false;
-    Status status;
-    std::vector<ShuffleTaskReport> reports;
-    std::string dir;
-  };
-
-  std::shared_ptr<const ShuffleDriver> driver_;
-  MaterializedPlan plan_;
-  std::string dir_;
-  std::shared_ptr<State> state_;
-};
-
 }  // namespace
 
 Status RequireNoStageOutput(const std::string& dir) {
@@ -437,8 +350,14 @@ Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
   SHOAL_ASSIGN_OR_RETURN(MaterializedPlan staged, PlanMaterialized(plan, planner));
   if (staged.stages.empty())
     return staged.root;  // no shuffle point: nothing to hand to tasks
-  return exec::ExecPlanPtr(std::make_shared<ShuffleQueryExec>(shared_from_this(), std::move(staged),
-                                                              planner.shuffle_dir));
+  std::shared_ptr<const ShuffleDriver> self = shared_from_this();
+  StageRunner run = [self](const MaterializedPlan& staged_plan, const std::string& stage_dir,
+                           const std::shared_ptr<exec::TaskContext>& task_context,
+                           std::vector<ShuffleTaskReport>* reports) {
+    return self->RunStages(staged_plan, stage_dir, task_context, reports);
+  };
+  return exec::ExecPlanPtr(
+      std::make_shared<ShuffleQueryExec>(std::move(run), std::move(staged), planner.shuffle_dir));
 }
 
 exec::PlanTransform ShuffleDriver::AsPlanTransform() {

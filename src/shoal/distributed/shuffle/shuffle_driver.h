@@ -29,6 +29,7 @@
 #include "shoal/common/result.h"
 #include "shoal/distributed/codec/table_codec.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
+#include "shoal/distributed/shuffle/shuffle_query_exec.h"
 #include "shoal/exec/plan_transform.h"
 #include "shoal/exec/task_context.h"
 
@@ -46,14 +47,6 @@ struct ShuffleDriverOptions {
   /// worker) and stage nodes fetch the files from the worker that wrote them. Empty: tasks are
   /// local processes sharing the driver's directory.
   std::vector<std::string> workers;
-};
-
-/// One (stage, partition) the driver ran.
-struct ShuffleTaskReport {
-  int stage_id = 0;
-  int partition = 0;
-  int64_t rows = 0;
-  int attempts = 0;  // processes started (0: its file existed already)
 };
 
 /// Refuses `dir` when it holds files matching the stage-file pattern (other files are fine; a

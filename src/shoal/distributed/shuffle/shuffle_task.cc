@@ -195,7 +195,7 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
   if (!decoded.ok())
     return std::move(decoded).status().WithContext(
         fmt::format("decoding {}", envelope.plan_path()));
-  const auto* stage = dynamic_cast<const StageFileExec*>(decoded->get());
+  const auto* stage = (*decoded)->TryAs<StageFileExec>();
   if (stage == nullptr || stage->stage_id() != envelope.stage_id())
     return Status::InvalidData("{} does not hold shuffle stage {} (its root is {})",
                                envelope.plan_path(), envelope.stage_id(), (*decoded)->name());

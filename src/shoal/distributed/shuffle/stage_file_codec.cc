@@ -1,6 +1,7 @@
 #include "shoal/distributed/shuffle/stage_file_codec.h"
 
-#include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/codec/expr_codec.h"
+#include "shoal/distributed/codec/type_codec.h"
 
 namespace shoal::distributed::shuffle {
 

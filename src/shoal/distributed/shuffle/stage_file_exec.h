@@ -38,6 +38,8 @@ bool IsStageTemporaryName(std::string_view name);
 
 class StageFileExec final : public exec::ExecutionPlan {
  public:
+  static constexpr exec::PlanKind kKind = exec::PlanKind::kStageFile;
+
   /// A hash stage (`partitioning` kHash, keys over the child's columns) or, for any other
   /// partitioning, a passthrough stage over the child's partitions. `compression`: none, lz4, zstd.
   static Result<std::shared_ptr<StageFileExec>> Make(exec::ExecPlanPtr child, std::string dir,
@@ -73,7 +75,7 @@ class StageFileExec final : public exec::ExecutionPlan {
  private:
   StageFileExec(exec::ExecPlanPtr child, std::string dir, int stage_id,
                 exec::Partitioning partitioning, std::string compression)
-      : ExecutionPlan(child->schema()),
+      : ExecutionPlan(kKind, child->schema()),
         child_(std::move(child)),
         dir_(std::move(dir)),
         stage_id_(stage_id),

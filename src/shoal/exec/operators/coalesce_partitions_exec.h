@@ -9,6 +9,8 @@ namespace shoal::exec {
 
 class CoalescePartitionsExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kCoalescePartitions;
+
   static std::shared_ptr<CoalescePartitionsExec> Make(ExecPlanPtr input);
 
   std::string_view name() const override { return "CoalescePartitions"; }
@@ -25,10 +27,13 @@ class CoalescePartitionsExec final : public ExecutionPlan {
   std::string Describe(bool) const override {
     return fmt::format("inputs={}", input_->num_partitions());
   }
+  DistributionTraits distribution() const override {
+    return {.boundary = StageBoundary::kCoalesce};
+  }
 
  private:
   explicit CoalescePartitionsExec(ExecPlanPtr input)
-      : ExecutionPlan(input->schema()), input_(std::move(input)) {}
+      : ExecutionPlan(kKind, input->schema()), input_(std::move(input)) {}
 
   ExecPlanPtr input_;
 };

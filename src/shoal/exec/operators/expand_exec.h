@@ -23,6 +23,8 @@ namespace shoal::exec {
 
 class ExpandExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kExpand;
+
   /// `projections`: one expression list per copy of each input row, all of the same length and
   /// types; `names`: the output column names.
   static Result<std::shared_ptr<ExpandExec>> Make(
@@ -46,7 +48,7 @@ class ExpandExec final : public ExecutionPlan {
   ExpandExec(ExecPlanPtr input, columnar::SchemaPtr schema,
              std::vector<std::vector<sql::ExprPtr>> projections,
              std::vector<std::vector<sql::ExprPtr>> constant_rows)
-      : ExecutionPlan(std::move(schema)),
+      : ExecutionPlan(kKind, std::move(schema)),
         input_(std::move(input)),
         projections_(std::move(projections)),
         constant_rows_(std::move(constant_rows)) {}

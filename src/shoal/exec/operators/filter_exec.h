@@ -9,6 +9,8 @@ namespace shoal::exec {
 
 class FilterExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kFilter;
+
   static Result<std::shared_ptr<FilterExec>> Make(ExecPlanPtr input, sql::ExprPtr predicate);
 
   std::string_view name() const override { return "Filter"; }
@@ -24,12 +26,13 @@ class FilterExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  DistributionTraits distribution() const override { return {.partition_wise = true}; }
 
   const sql::ExprPtr& predicate() const { return predicate_; }
 
  private:
   FilterExec(ExecPlanPtr input, sql::ExprPtr predicate)
-      : ExecutionPlan(input->schema()),
+      : ExecutionPlan(kKind, input->schema()),
         input_(std::move(input)),
         predicate_(std::move(predicate)) {}
 

@@ -568,6 +568,14 @@ Result<ExecPlanPtr> HashAggregateExec::WithNewChildren(std::vector<ExecPlanPtr> 
   return ExecPlanPtr(std::move(node));
 }
 
+DistributionTraits HashAggregateExec::distribution() const {
+  DistributionTraits traits;
+  traits.partition_wise = mode_ == AggregateMode::kPartial ||
+                          input_->output_partitioning().kind == PartitioningKind::kHash;
+  traits.at_most_one_row = group_by_.empty();
+  return traits;
+}
+
 Partitioning HashAggregateExec::output_partitioning() const {
   Partitioning in = input_->output_partitioning();
   if (in.kind == PartitioningKind::kSingle)

@@ -44,6 +44,8 @@ const char* AggregateModeName(AggregateMode mode);
 
 class HashAggregateExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kHashAggregate;
+
   /// `aggregates` are kAggregate expressions. `output_schema` may be null (names are derived from
   /// the expressions); when given it must have the types the mode produces.
   static Result<std::shared_ptr<HashAggregateExec>> Make(
@@ -65,6 +67,9 @@ class HashAggregateExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  /// Partial aggregation runs per partition; the others only over hash-partitioned input (each
+  /// group in one partition).
+  DistributionTraits distribution() const override;
 
   AggregateMode mode() const { return mode_; }
 
@@ -76,7 +81,7 @@ class HashAggregateExec final : public ExecutionPlan {
   HashAggregateExec(ExecPlanPtr input, std::vector<sql::ExprPtr> group_by,
                     std::vector<sql::ExprPtr> aggregates, AggregateMode mode,
                     columnar::SchemaPtr schema)
-      : ExecutionPlan(std::move(schema)),
+      : ExecutionPlan(kKind, std::move(schema)),
         input_(std::move(input)),
         group_by_(std::move(group_by)),
         aggregates_(std::move(aggregates)),

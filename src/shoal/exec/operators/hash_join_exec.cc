@@ -12,6 +12,7 @@
 #include "shoal/exec/join/join_output.h"
 #include "shoal/exec/join/shared_build.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/join_pair_filter.h"
 #include "shoal/exec/spill/spill_manager.h"
 
 namespace shoal::exec {
@@ -67,18 +68,9 @@ class HashJoinStream final : public OperatorStream {
     const auto& left_schema = *node_->left()->schema();
     SHOAL_ASSIGN_OR_RETURN(probe_keys_, MakeEvaluators(node_->left_keys(), left_schema, pool()));
     num_left_ = left_schema.num_fields();
-    if (node_->residual()) {
-      SHOAL_ASSIGN_OR_RETURN(
-          residual_, ExprEvaluator::Make(node_->residual(), *node_->joined_schema(), pool()));
-      // Only the columns the residual reads are gathered for it.
-      residual_needed_.assign(static_cast<size_t>(node_->joined_schema()->num_fields()), false);
-      for (sql::ColumnId column : sql::ReferencedColumns(node_->residual())) {
-        if (column < residual_needed_.size())
-          residual_needed_[column] = true;
-      }
-      left_needed_.assign(residual_needed_.begin(), residual_needed_.begin() + num_left_);
-      right_needed_.assign(residual_needed_.begin() + num_left_, residual_needed_.end());
-    }
+    SHOAL_ASSIGN_OR_RETURN(
+        residual_,
+        JoinPairFilter::Make(node_->residual(), node_->joined_schema(), num_left_, pool()));
     return Status::OK();
   }
 
@@ -324,26 +316,7 @@ class HashJoinStream final : public OperatorStream {
 
   // Keeps the pairs [begin, end) for which the residual is TRUE.
   Status ApplyResidual(std::vector<int32_t>* probe, std::vector<int32_t>* build, size_t begin) {
-    const int64_t count = static_cast<int64_t>(probe->size() - begin);
-    std::vector<ArrayPtr> columns;
-    columns.reserve(residual_needed_.size());
-    SHOAL_RETURN_IF_ERROR(GatherColumns(batch_->columns(), probe->data() + begin, count, false,
-                                        &left_needed_, pool(), &columns));
-    SHOAL_RETURN_IF_ERROR(GatherColumns(table_->payload(), build->data() + begin, count, false,
-                                        &right_needed_, pool(), &columns));
-    // Columns the residual never reads stay null (EvalInput allows it).
-    RecordBatchPtr joined = RecordBatch::Make(node_->joined_schema(), count, std::move(columns));
-    selection_.clear();
-    SHOAL_RETURN_IF_ERROR(residual_->Select(*joined, &selection_));
-    int32_t* p = probe->data() + begin;
-    int32_t* b = build->data() + begin;
-    for (size_t k = 0; k < selection_.size(); ++k) {
-      p[k] = p[selection_[k]];
-      b[k] = b[selection_[k]];
-    }
-    probe->resize(begin + selection_.size());
-    build->resize(begin + selection_.size());
-    return Status::OK();
+    return residual_->Apply(batch_->columns(), table_->payload(), probe, build, begin);
   }
 
   // Turns pending pairs into output batches of batch_size rows; with `all`, the tail too.
@@ -506,8 +479,7 @@ class HashJoinStream final : public OperatorStream {
   int num_left_ = 0;
 
   std::vector<std::unique_ptr<ExprEvaluator>> probe_keys_;
-  std::unique_ptr<ExprEvaluator> residual_;
-  std::vector<bool> residual_needed_, left_needed_, right_needed_;
+  std::unique_ptr<JoinPairFilter> residual_;
 
   // The probe batch being joined.
   bool in_batch_ = false;
@@ -532,7 +504,7 @@ HashJoinExec::HashJoinExec(columnar::SchemaPtr schema, columnar::SchemaPtr joine
                            ExecPlanPtr left, ExecPlanPtr right, std::vector<sql::ExprPtr> left_keys,
                            std::vector<sql::ExprPtr> right_keys, sql::JoinType join_type,
                            sql::ExprPtr residual, Mode mode)
-    : ExecutionPlan(std::move(schema)),
+    : ExecutionPlan(kKind, std::move(schema)),
       joined_schema_(std::move(joined_schema)),
       left_(std::move(left)),
       right_(std::move(right)),
@@ -624,6 +596,16 @@ Result<ExecPlanPtr> HashJoinExec::WithNewChildren(std::vector<ExecPlanPtr> child
   SHOAL_ASSIGN_OR_RETURN(auto node, Make(std::move(children[0]), std::move(children[1]), left_keys_,
                                          right_keys_, join_type_, residual_, mode_));
   return ExecPlanPtr(std::move(node));
+}
+
+DistributionTraits HashJoinExec::distribution() const {
+  DistributionTraits traits;
+  const bool unmatched_build_rows =
+      join_type_ == sql::JoinType::kRight || join_type_ == sql::JoinType::kFull;
+  traits.partition_wise = mode_ == Mode::kPartitioned || !unmatched_build_rows;
+  if (mode_ == Mode::kCollectBuild)
+    traits.boundary = StageBoundary::kBroadcastBuild;
+  return traits;
 }
 
 Partitioning HashJoinExec::output_partitioning() const {

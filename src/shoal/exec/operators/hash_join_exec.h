@@ -55,6 +55,8 @@ class SharedBuildRegistry;
 
 class HashJoinExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kHashJoin;
+
   enum class Mode : uint8_t { kCollectBuild, kPartitioned };
 
   /// `left_keys[i]` (over the left input) equals `right_keys[i]` (over the right input); both
@@ -82,6 +84,9 @@ class HashJoinExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  /// Partitioned joins run per partition; collect-build joins broadcast their build side and run
+  /// per probe partition unless they emit unmatched build rows (once, not once per task).
+  DistributionTraits distribution() const override;
 
   sql::JoinType join_type() const { return join_type_; }
 

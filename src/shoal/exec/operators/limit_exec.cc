@@ -78,4 +78,10 @@ std::string LimitExec::Describe(bool) const {
   return out;
 }
 
+Result<ExecPlanPtr> LimitExec::WithRowLimit(int64_t rows) const {
+  if (!global_ && offset_ == 0 && fetch_ >= 0 && fetch_ <= rows)
+    return shared_from_this();
+  return ExecPlanPtr();
+}
+
 }  // namespace shoal::exec

@@ -10,6 +10,8 @@ namespace shoal::exec {
 
 class LimitExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kLimit;
+
   static Result<std::shared_ptr<LimitExec>> Make(ExecPlanPtr input, int64_t offset, int64_t fetch,
                                                  bool global = true);
 
@@ -26,6 +28,12 @@ class LimitExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  /// A local limit runs per partition; a global one keeps offset + fetch rows of all its input.
+  DistributionTraits distribution() const override {
+    return {.partition_wise = !global_,
+            .row_limit = global_ && fetch_ >= 0 ? offset_ + fetch_ : -1};
+  }
+  Result<ExecPlanPtr> WithRowLimit(int64_t rows) const override;
 
   int64_t offset() const { return offset_; }
 
@@ -35,7 +43,7 @@ class LimitExec final : public ExecutionPlan {
 
  private:
   LimitExec(ExecPlanPtr input, int64_t offset, int64_t fetch, bool global)
-      : ExecutionPlan(input->schema()),
+      : ExecutionPlan(kKind, input->schema()),
         input_(std::move(input)),
         offset_(offset),
         fetch_(fetch),

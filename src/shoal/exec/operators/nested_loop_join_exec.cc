@@ -9,6 +9,7 @@
 #include "shoal/exec/join/join_output.h"
 #include "shoal/exec/join/shared_build.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/join_pair_filter.h"
 
 namespace shoal::exec {
 
@@ -51,17 +52,9 @@ class NestedLoopJoinStream final : public OperatorStream {
 
   Status Init() {
     num_left_ = node_->left()->schema()->num_fields();
-    if (node_->condition()) {
-      SHOAL_ASSIGN_OR_RETURN(
-          condition_, ExprEvaluator::Make(node_->condition(), *node_->joined_schema(), pool()));
-      std::vector<bool> needed(static_cast<size_t>(node_->joined_schema()->num_fields()), false);
-      for (sql::ColumnId column : sql::ReferencedColumns(node_->condition())) {
-        if (column < needed.size())
-          needed[column] = true;
-      }
-      left_needed_.assign(needed.begin(), needed.begin() + num_left_);
-      right_needed_.assign(needed.begin() + num_left_, needed.end());
-    }
+    SHOAL_ASSIGN_OR_RETURN(
+        condition_,
+        JoinPairFilter::Make(node_->condition(), node_->joined_schema(), num_left_, pool()));
     return Status::OK();
   }
 
@@ -134,20 +127,9 @@ class NestedLoopJoinStream final : public OperatorStream {
         break;
       int64_t kept = static_cast<int64_t>(block_probe_.size());
       if (condition_) {
-        std::vector<ArrayPtr> columns;
-        SHOAL_RETURN_IF_ERROR(GatherColumns(batch_->columns(), block_probe_.data(), kept, false,
-                                            &left_needed_, pool(), &columns));
-        SHOAL_RETURN_IF_ERROR(GatherColumns(build_->columns, block_build_.data(), kept, false,
-                                            &right_needed_, pool(), &columns));
-        // Columns the condition never reads stay null (EvalInput allows it).
-        RecordBatchPtr joined = RecordBatch::Make(node_->joined_schema(), kept, std::move(columns));
-        selection_.clear();
-        SHOAL_RETURN_IF_ERROR(condition_->Select(*joined, &selection_));
-        kept = static_cast<int64_t>(selection_.size());
-        for (int64_t k = 0; k < kept; ++k) {
-          block_probe_[static_cast<size_t>(k)] = block_probe_[static_cast<size_t>(selection_[k])];
-          block_build_[static_cast<size_t>(k)] = block_build_[static_cast<size_t>(selection_[k])];
-        }
+        SHOAL_RETURN_IF_ERROR(
+            condition_->Apply(batch_->columns(), build_->columns, &block_probe_, &block_build_));
+        kept = static_cast<int64_t>(block_probe_.size());
       }
       for (int64_t k = 0; k < kept; ++k)
         matched_[static_cast<size_t>(block_probe_[static_cast<size_t>(k)])] = 1;
@@ -221,8 +203,7 @@ class NestedLoopJoinStream final : public OperatorStream {
   std::shared_ptr<SharedBuild<NestedLoopBuild>> shared_;
   std::shared_ptr<NestedLoopBuild> build_;
   BatchCoalescer coalescer_;
-  std::unique_ptr<ExprEvaluator> condition_;
-  std::vector<bool> left_needed_, right_needed_;
+  std::unique_ptr<JoinPairFilter> condition_;
   int num_left_ = 0;
   bool done_ = false;
 
@@ -240,13 +221,20 @@ NestedLoopJoinExec::NestedLoopJoinExec(columnar::SchemaPtr schema,
                                        columnar::SchemaPtr joined_schema, ExecPlanPtr left,
                                        ExecPlanPtr right, sql::JoinType join_type,
                                        sql::ExprPtr condition)
-    : ExecutionPlan(std::move(schema)),
+    : ExecutionPlan(kKind, std::move(schema)),
       joined_schema_(std::move(joined_schema)),
       left_(std::move(left)),
       right_(std::move(right)),
       join_type_(join_type),
       condition_(std::move(condition)),
       builds_(std::make_unique<SharedBuildRegistry<NestedLoopBuild>>()) {}
+
+DistributionTraits NestedLoopJoinExec::distribution() const {
+  DistributionTraits traits;
+  traits.partition_wise = join_type_ != sql::JoinType::kRight && join_type_ != sql::JoinType::kFull;
+  traits.boundary = StageBoundary::kBroadcastBuild;
+  return traits;
+}
 
 NestedLoopJoinExec::~NestedLoopJoinExec() = default;
 

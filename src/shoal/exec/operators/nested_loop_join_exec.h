@@ -25,6 +25,8 @@ class SharedBuildRegistry;
 
 class NestedLoopJoinExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kNestedLoopJoin;
+
   /// `condition` (may be null: every pair matches) is a physical expression over the left columns
   /// followed by the right columns. NotImplemented for right, full, mark and null-aware joins.
   static Result<std::shared_ptr<NestedLoopJoinExec>> Make(ExecPlanPtr left, ExecPlanPtr right,
@@ -49,6 +51,8 @@ class NestedLoopJoinExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  /// The build side is collected whole: broadcast, like a collect-build hash join.
+  DistributionTraits distribution() const override;
 
   sql::JoinType join_type() const { return join_type_; }
 

@@ -8,6 +8,8 @@ namespace shoal::exec {
 
 class ProjectionExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kProjection;
+
   /// `names` gives the output column names (one per expression).
   static Result<std::shared_ptr<ProjectionExec>> Make(ExecPlanPtr input,
                                                       std::vector<sql::ExprPtr> exprs,
@@ -24,12 +26,15 @@ class ProjectionExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  DistributionTraits distribution() const override { return {.partition_wise = true}; }
 
   const std::vector<sql::ExprPtr>& exprs() const { return exprs_; }
 
  private:
   ProjectionExec(columnar::SchemaPtr schema, ExecPlanPtr input, std::vector<sql::ExprPtr> exprs)
-      : ExecutionPlan(std::move(schema)), input_(std::move(input)), exprs_(std::move(exprs)) {}
+      : ExecutionPlan(kKind, std::move(schema)),
+        input_(std::move(input)),
+        exprs_(std::move(exprs)) {}
 
   ExecPlanPtr input_;
   std::vector<sql::ExprPtr> exprs_;

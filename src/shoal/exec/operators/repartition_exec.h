@@ -20,6 +20,8 @@ namespace shoal::exec {
 
 class RepartitionExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kRepartition;
+
   /// `partitioning` must be kHash (keys over the input's columns) or kRoundRobin.
   static Result<std::shared_ptr<RepartitionExec>> Make(ExecPlanPtr input,
                                                        Partitioning partitioning);
@@ -36,12 +38,13 @@ class RepartitionExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  DistributionTraits distribution() const override { return {.boundary = StageBoundary::kShuffle}; }
 
   struct State;
 
  private:
   RepartitionExec(ExecPlanPtr input, Partitioning partitioning)
-      : ExecutionPlan(input->schema()),
+      : ExecutionPlan(kKind, input->schema()),
         input_(std::move(input)),
         partitioning_(std::move(partitioning)) {}
 

@@ -387,4 +387,11 @@ std::string SortExec::Describe(bool) const {
   return out;
 }
 
+Result<ExecPlanPtr> SortExec::WithRowLimit(int64_t rows) const {
+  if (fetch_ >= 0 && fetch_ <= rows)
+    return shared_from_this();
+  SHOAL_ASSIGN_OR_RETURN(auto top, Make(input_, keys_, rows));
+  return ExecPlanPtr(std::move(top));
+}
+
 }  // namespace shoal::exec

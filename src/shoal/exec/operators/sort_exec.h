@@ -29,6 +29,8 @@ namespace shoal::exec {
 
 class SortExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kSort;
+
   /// `keys`: physical sort keys over the input. `fetch` < 0: all rows.
   static Result<std::shared_ptr<SortExec>> Make(ExecPlanPtr input, std::vector<sql::SortKey> keys,
                                                 int64_t fetch = -1);
@@ -46,6 +48,8 @@ class SortExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  DistributionTraits distribution() const override { return {.partition_wise = true}; }
+  Result<ExecPlanPtr> WithRowLimit(int64_t rows) const override;
 
   const std::vector<sql::SortKey>& keys() const { return keys_; }
 
@@ -53,7 +57,7 @@ class SortExec final : public ExecutionPlan {
 
  private:
   SortExec(ExecPlanPtr input, std::vector<sql::SortKey> keys, int64_t fetch)
-      : ExecutionPlan(input->schema()),
+      : ExecutionPlan(kKind, input->schema()),
         input_(std::move(input)),
         keys_(std::move(keys)),
         fetch_(fetch) {}

@@ -38,6 +38,8 @@ class SortedStreamMerger {
 
 class SortPreservingMergeExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kSortPreservingMerge;
+
   static Result<std::shared_ptr<SortPreservingMergeExec>> Make(ExecPlanPtr input,
                                                                std::vector<sql::SortKey> keys,
                                                                int64_t fetch = -1);
@@ -55,6 +57,9 @@ class SortPreservingMergeExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  DistributionTraits distribution() const override {
+    return {.boundary = StageBoundary::kCoalesce};
+  }
 
   const std::vector<sql::SortKey>& keys() const { return keys_; }
 
@@ -62,7 +67,7 @@ class SortPreservingMergeExec final : public ExecutionPlan {
 
  private:
   SortPreservingMergeExec(ExecPlanPtr input, std::vector<sql::SortKey> keys, int64_t fetch)
-      : ExecutionPlan(input->schema()),
+      : ExecutionPlan(kKind, input->schema()),
         input_(std::move(input)),
         keys_(std::move(keys)),
         fetch_(fetch) {}

@@ -1,70 +1,28 @@
 #include "shoal/exec/operators/table_scan_exec.h"
 
-#include "shoal/exec/operator_stream.h"
+#include <memory>
+
+#include "shoal/exec/operators/scan_unit_stream.h"
 #include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
-namespace {
 
-class ScanStream final : public OperatorStream {
- public:
-  ScanStream(const TableScanExec* node, int partition, std::shared_ptr<TaskContext> context,
-             io::TableProviderPtr table, io::ScanRequest request, std::vector<io::ScanUnit> units)
-      : OperatorStream(node, partition, std::move(context)),
-        table_(std::move(table)),
-        request_(std::move(request)),
-        units_(std::move(units)) {
-    request_.batch_size = this->context()->batch_size();
-    scan_context_.pool = pool();
-    OperatorMetrics* m = metrics();
-    scan_context_.add_metric = [m](const std::string& name, int64_t value) {
-      m->AddExtra(name, value);
-    };
-  }
-
- protected:
-  Result<columnar::RecordBatchPtr> NextImpl() override {
-    for (;;) {
-      if (request_.limit >= 0 && produced_ >= request_.limit)
-        return columnar::RecordBatchPtr();
-      if (!reader_) {
-        if (next_unit_ >= units_.size())
-          return columnar::RecordBatchPtr();
-        const io::ScanUnit& unit = units_[next_unit_++];
-        Result<columnar::RecordBatchReaderPtr> opened =
-            table_->OpenUnit(unit, request_, scan_context_);
-        if (!opened.ok())
-          return std::move(opened).status().WithContext("scanning " + unit.description);
-        reader_ = std::move(opened).MoveValueUnsafe();
-      }
-      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, reader_->Next());
-      if (!batch) {
-        reader_.reset();
-        continue;
-      }
-      if (batch->num_rows() == 0)
-        continue;
-      produced_ += batch->num_rows();
-      return batch;
-    }
-  }
-
- private:
-  io::TableProviderPtr table_;
-  io::ScanRequest request_;
-  std::vector<io::ScanUnit> units_;
-  io::ScanContext scan_context_;
-  size_t next_unit_ = 0;
-  int64_t produced_ = 0;
-  columnar::RecordBatchReaderPtr reader_;
-};
-
-}  // namespace
+std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRequest& request) {
+  std::string columns;
+  for (int i = 0; i < schema.num_fields(); ++i)
+    columns += (i > 0 ? ", " : "") + schema.field(i).name;
+  std::string out = ", columns=[" + columns + "]";
+  if (!request.predicates.empty())
+    out += fmt::format(", pruning_predicates={}", request.predicates.size());
+  if (request.limit >= 0)
+    out += fmt::format(", limit={}", request.limit);
+  return out;
+}
 
 TableScanExec::TableScanExec(columnar::SchemaPtr schema, io::TableProviderPtr table,
                              std::string table_name, io::ScanRequest request,
                              std::vector<std::vector<io::ScanUnit>> groups)
-    : ExecutionPlan(std::move(schema)),
+    : ExecutionPlan(kKind, std::move(schema)),
       table_(std::move(table)),
       table_name_(std::move(table_name)),
       request_(std::move(request)),
@@ -125,8 +83,9 @@ Result<StreamPtr> TableScanExec::Execute(int partition,
                                          const std::shared_ptr<TaskContext>& context) const {
   if (partition < 0 || static_cast<size_t>(partition) >= groups_.size())
     return Status::Internal("TableScan partition {} of {}", partition, groups_.size());
-  return StreamPtr(new ScanStream(this, partition, context, table_, request_,
-                                  groups_[static_cast<size_t>(partition)]));
+  return StreamPtr(new ScanUnitStream(
+      this, partition, context, table_, request_,
+      std::make_unique<ListUnitSource>(groups_[static_cast<size_t>(partition)])));
 }
 
 std::string TableScanExec::Describe(bool verbose) const {
@@ -134,14 +93,7 @@ std::string TableScanExec::Describe(bool verbose) const {
   for (const auto& g : groups_)
     units += g.size();
   std::string out = fmt::format("{} ({}), units={}", table_name_, table_->kind(), units);
-  std::string columns;
-  for (int i = 0; i < schema()->num_fields(); ++i)
-    columns += (i > 0 ? ", " : "") + schema()->field(i).name;
-  out += ", columns=[" + columns + "]";
-  if (!request_.predicates.empty())
-    out += fmt::format(", pruning_predicates={}", request_.predicates.size());
-  if (request_.limit >= 0)
-    out += fmt::format(", limit={}", request_.limit);
+  out += DescribeScanRequest(*schema(), request_);
   if (verbose) {
     for (size_t g = 0; g < groups_.size(); ++g) {
       for (const auto& u : groups_[g])

@@ -8,8 +8,14 @@
 
 namespace shoal::exec {
 
+/// The part of EXPLAIN's line every scan shares: ", columns=[...]" and the request's pruning
+/// predicates and limit (table scans and the distributed layer's feed scans).
+std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRequest& request);
+
 class TableScanExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kTableScan;
+
   /// Plans the scan; `target_partitions` is an upper bound (never more partitions than units, at
   /// least one).
   static Result<std::shared_ptr<TableScanExec>> Make(io::TableProviderPtr table,
@@ -26,6 +32,9 @@ class TableScanExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  DistributionTraits distribution() const override {
+    return {.partition_wise = true, .reads_outside_plan = true};
+  }
 
   const std::vector<std::vector<io::ScanUnit>>& unit_groups() const { return groups_; }
 

@@ -8,6 +8,8 @@ namespace shoal::exec {
 
 class UnionExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kUnion;
+
   static Result<std::shared_ptr<UnionExec>> Make(std::vector<ExecPlanPtr> inputs);
 
   std::string_view name() const override { return "Union"; }
@@ -20,10 +22,13 @@ class UnionExec final : public ExecutionPlan {
                             const std::shared_ptr<TaskContext>& context) const override;
 
   std::string Describe(bool) const override { return ""; }
+  DistributionTraits distribution() const override {
+    return {.partition_wise = true, .splits_inputs_across_tasks = true};
+  }
 
  private:
   UnionExec(columnar::SchemaPtr schema, std::vector<ExecPlanPtr> inputs)
-      : ExecutionPlan(std::move(schema)), inputs_(std::move(inputs)) {}
+      : ExecutionPlan(kKind, std::move(schema)), inputs_(std::move(inputs)) {}
 
   std::vector<ExecPlanPtr> inputs_;
 };

@@ -8,6 +8,8 @@ namespace shoal::exec {
 
 class ValuesExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kValues;
+
   /// From batches of `schema`.
   static Result<std::shared_ptr<ValuesExec>> Make(columnar::SchemaPtr schema,
                                                   std::vector<columnar::RecordBatchPtr> batches);
@@ -31,7 +33,7 @@ class ValuesExec final : public ExecutionPlan {
 
  private:
   ValuesExec(columnar::SchemaPtr schema, std::vector<columnar::RecordBatchPtr> batches)
-      : ExecutionPlan(std::move(schema)), batches_(std::move(batches)) {}
+      : ExecutionPlan(kKind, std::move(schema)), batches_(std::move(batches)) {}
 
   std::vector<columnar::RecordBatchPtr> batches_;
 };

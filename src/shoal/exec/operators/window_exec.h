@@ -33,6 +33,8 @@ namespace shoal::exec {
 
 class WindowExec final : public ExecutionPlan {
  public:
+  static constexpr PlanKind kKind = PlanKind::kWindow;
+
   /// A frame bound resolved at plan time.
   struct Bound {
     sql::WindowFrame::BoundKind kind = sql::WindowFrame::BoundKind::kCurrentRow;
@@ -52,6 +54,10 @@ class WindowExec final : public ExecutionPlan {
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
+  /// Partitions hold whole window partitions only when the input is hash-partitioned.
+  DistributionTraits distribution() const override {
+    return {.partition_wise = input_->output_partitioning().kind == PartitioningKind::kHash};
+  }
 
   const std::vector<sql::ExprPtr>& functions() const { return functions_; }
   const std::vector<std::string>& names() const { return names_; }
@@ -61,7 +67,7 @@ class WindowExec final : public ExecutionPlan {
  private:
   WindowExec(ExecPlanPtr input, columnar::SchemaPtr schema, std::vector<sql::ExprPtr> functions,
              std::vector<std::string> names, std::vector<Bound> starts, std::vector<Bound> ends)
-      : ExecutionPlan(std::move(schema)),
+      : ExecutionPlan(kKind, std::move(schema)),
         input_(std::move(input)),
         functions_(std::move(functions)),
         names_(std::move(names)),

@@ -1,0 +1,71 @@
+#include "shoal/exec/operators/scan_unit_stream.h"
+
+#include <utility>
+
+#include "shoal/exec/task_context.h"
+
+namespace shoal::exec {
+
+std::string ScanUnitSource::OpenErrorContext(const io::ScanUnit& unit,
+                                             const ScanUnitStreamEnv&) const {
+  return "scanning " + unit.description;
+}
+
+Result<std::optional<io::ScanUnit>> ListUnitSource::Next(const ScanUnitStreamEnv&) {
+  if (next_ >= units_.size())
+    return std::optional<io::ScanUnit>();
+  return std::optional<io::ScanUnit>(units_[next_++]);
+}
+
+ScanUnitStream::ScanUnitStream(const ExecutionPlan* node, int partition,
+                               std::shared_ptr<TaskContext> context, io::TableProviderPtr table,
+                               io::ScanRequest request, std::unique_ptr<ScanUnitSource> source)
+    : OperatorStream(node, partition, std::move(context)),
+      table_(std::move(table)),
+      request_(std::move(request)),
+      source_(std::move(source)) {
+  request_.batch_size = this->context()->batch_size();
+  scan_context_.pool = pool();
+  OperatorMetrics* m = metrics();
+  scan_context_.add_metric = [m](const std::string& name, int64_t value) {
+    m->AddExtra(name, value);
+  };
+}
+
+ScanUnitStreamEnv ScanUnitStream::env() const {
+  return ScanUnitStreamEnv{partition(), context().get(), metrics()};
+}
+
+Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
+  for (;;) {
+    if (request_.limit >= 0 && produced_ >= request_.limit)
+      return columnar::RecordBatchPtr();
+    if (!reader_) {
+      SHOAL_ASSIGN_OR_RETURN(unit_, source_->Next(env()));
+      if (!unit_.has_value())
+        return columnar::RecordBatchPtr();
+      Result<columnar::RecordBatchReaderPtr> opened =
+          table_->OpenUnit(*unit_, request_, scan_context_);
+      if (!opened.ok())
+        return std::move(opened).status().WithContext(source_->OpenErrorContext(*unit_, env()));
+      reader_ = std::move(opened).MoveValueUnsafe();
+    }
+    Result<columnar::RecordBatchPtr> batch = reader_->Next();
+    if (!batch.ok()) {
+      std::string context = source_->ReadErrorContext(*unit_, env());
+      if (context.empty())
+        return std::move(batch).status();
+      return std::move(batch).status().WithContext(context);
+    }
+    if (!*batch) {
+      reader_.reset();
+      continue;
+    }
+    if ((*batch)->num_rows() == 0)
+      continue;
+    produced_ += (*batch)->num_rows();
+    return std::move(batch).MoveValueUnsafe();
+  }
+}
+
+}  // namespace shoal::exec
