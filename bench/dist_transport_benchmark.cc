@@ -103,7 +103,7 @@ struct Cluster {
     }
     SHOAL_ASSIGN_OR_RETURN(auto coordinator, Coordinator::Make(std::move(options)));
     SHOAL_RETURN_IF_ERROR(coordinator->CheckWorkers());
-    runner->SetPlanTransform(coordinator->AsPlanTransform());
+    runner->SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
     SHOAL_RETURN_IF_ERROR(runner->RunOne("SET threads = 2").status());
     SHOAL_RETURN_IF_ERROR(runner->RunOne("SET dist_compression = '" + compression + "'").status());
     SHOAL_ASSIGN_OR_RETURN(auto explain, runner->RunOne(std::string("EXPLAIN ") + kQuery));
@@ -168,5 +168,3 @@ BENCHMARK_CAPTURE(Transport, inproc_none, false, "none")
 
 }  // namespace
 }  // namespace shoal::distributed
-
-BENCHMARK_MAIN();

@@ -71,7 +71,6 @@ ExecPlanPtr Scan(std::vector<int> projection) {
 }
 
 void RunPlan(benchmark::State& state, const ExecPlanPtr& plan) {
-  (void)RegisterExecSettings();
   for (auto _ : state) {
     TaskContext::Options options;
     options.threads = std::make_shared<ThreadPool>(1);
@@ -143,5 +142,3 @@ BENCHMARK(BM_TopK100Int64)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace shoal::exec
-
-BENCHMARK_MAIN();

@@ -84,7 +84,6 @@ ExecPlanPtr Scan() {
 
 // Runs `plan` once per iteration with `memory_limit` bytes (0: unlimited); reports spilled bytes.
 void RunPlan(benchmark::State& state, const ExecPlanPtr& plan, int64_t memory_limit = 0) {
-  (void)RegisterExecSettings();
   int64_t spilled = 0;
   for (auto _ : state) {
     TaskContext::Options options;
@@ -189,5 +188,3 @@ BENCHMARK(BM_AggregateSpilling32MiB)->Unit(benchmark::kMillisecond)->UseRealTime
 
 }  // namespace
 }  // namespace shoal::exec
-
-BENCHMARK_MAIN();

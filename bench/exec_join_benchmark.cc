@@ -71,7 +71,6 @@ void BM_HashJoinInner(benchmark::State& state) {
   auto join =
       *HashJoinExec::Make(Scan(probe, partitions), Scan(build, 1), {KeyRef()}, {KeyRef()},
                           sql::JoinType::kInner, nullptr, HashJoinExec::Mode::kCollectBuild);
-  (void)RegisterExecSettings();
   auto threads = std::make_shared<ThreadPool>(partitions);
   int64_t out_rows = 0;
   for (auto _ : state) {
@@ -110,5 +109,3 @@ BENCHMARK(BM_HashJoinInner)
 
 }  // namespace
 }  // namespace shoal::exec
-
-BENCHMARK_MAIN();

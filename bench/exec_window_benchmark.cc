@@ -76,7 +76,6 @@ sql::ExprPtr Window(std::string name, std::vector<sql::ExprPtr> args, sql::Windo
 }
 
 void RunPlan(benchmark::State& state, const ExecPlanPtr& plan) {
-  (void)RegisterExecSettings();
   for (auto _ : state) {
     TaskContext::Options options;
     options.threads = std::make_shared<ThreadPool>(1);
@@ -126,5 +125,3 @@ BENCHMARK(BM_SlidingSum7Rows)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace shoal::exec
-
-BENCHMARK_MAIN();

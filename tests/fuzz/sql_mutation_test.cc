@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "shoal/engine/query_runner.h"
+#include "shoal/engine/settings_catalog.h"
 #include "shoal/sql/session.h"
 #include "tests/slt/parser.h"
 #include "tests/unit/sql/tpch_catalog.h"
@@ -354,6 +355,10 @@ std::unique_ptr<engine::QueryRunner> MakeRunner(bool tpch) {
 }
 
 int Main(int argc, char** argv) {
+  if (Status st = engine::RegisterSettings(); !st.ok()) {
+    std::fprintf(stderr, "settings: %s\n", st.ToString().c_str());
+    return 1;
+  }
   std::vector<std::string> paths(argv + 1, argv + argc);
   if (paths.empty()) {
     std::fprintf(stderr, "usage: shoal_sql_mutation_test FILE.sql|FILE.slt ...\n");

@@ -1,6 +1,6 @@
 // Helpers shared by the dist unit tests: TPC-H query text and order-insensitive result text, and
 // the set-up most of them share: TPC-H runners, in-process and in-process-gRPC clusters of workers,
-// a coordinator installed as a runner's plan transform, and the count of tasks workers still hold.
+// a coordinator set as a runner's execution mode, and the count of tasks workers still hold.
 #pragma once
 
 #include <algorithm>
@@ -183,11 +183,11 @@ inline CoordinatorOptions CoordinatorFor(std::vector<std::string> workers,
   return options;
 }
 
-/// Makes the coordinator and installs it as `runner`'s plan transform (which keeps it alive).
+/// Makes the coordinator and runs `runner`'s queries on it (the runner's mode keeps it alive).
 inline Result<std::shared_ptr<Coordinator>> InstallCoordinator(engine::QueryRunner& runner,
                                                                CoordinatorOptions options) {
   SHOAL_ASSIGN_OR_RETURN(auto coordinator, Coordinator::Make(std::move(options)));
-  runner.SetPlanTransform(coordinator->AsPlanTransform());
+  runner.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   return coordinator;
 }
 

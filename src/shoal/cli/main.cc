@@ -1,5 +1,7 @@
 // The `shoal` command: one binary that is the shell, the coordinator, the worker and the server.
-// Subcommands are added by the layers as they land; this file only dispatches.
+// Subcommands are added by the layers as they land; this file registers the settings catalog
+// (engine/settings_catalog.h: every process does, before anything else; an error is fatal) and
+// dispatches.
 #include <cstdio>
 #include <string>
 
@@ -12,8 +14,13 @@
 #include "shoal/cli/tpchgen_command.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/common/version.h"
+#include "shoal/engine/settings_catalog.h"
 
 int main(int argc, char** argv) {
+  if (shoal::Status st = shoal::engine::RegisterSettings(); !st.ok()) {
+    std::fprintf(stderr, "shoal: %s\n", st.ToString().c_str());
+    return 1;
+  }
   CLI::App app{"Shoal: a distributed SQL query engine"};
   app.set_version_flag("--version", std::string("shoal ") + shoal::kVersion);
   app.require_subcommand(0, 1);

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "shoal/distributed/shuffle/shuffle_driver.h"
+#include "shoal/engine/shuffle_tasks.h"
 
 namespace shoal::cli {
 
@@ -15,7 +15,7 @@ void RegisterShuffleCommand(CLI::App& app) {
   CLI::App* gc = cmd->add_subcommand("gc", "Remove a finished query's stage files and tasks/");
   gc->add_option("dir", *dir, "The shuffle directory")->required();
   gc->callback([dir] {
-    Result<int64_t> removed = distributed::shuffle::RemoveShuffleFiles(*dir);
+    Result<int64_t> removed = engine::RemoveShuffleFiles(*dir);
     if (!removed.ok()) {
       std::cerr << "ERROR:  " << removed.status().UserMessage() << "\n";
       throw CLI::RuntimeError(1);

@@ -15,15 +15,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "shoal/cli/in_process_workers.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/common/text.h"
-#include "shoal/distributed/shuffle/shuffle_driver.h"
-#include "shoal/engine/execution_modes.h"
-#include "shoal/engine/tpch_tables.h"
+#include "shoal/engine/session_setup.h"
 #include "shoal/io/csv_field.h"
-#include "shoal/io/tpch/scale.h"
 
 namespace shoal::cli {
 
@@ -397,54 +393,14 @@ void RegisterSqlCommand(CLI::App& app) {
     engine::QueryRunner runner;
     const bool interactive = args->commands.empty() && args->files.empty() && isatty(STDIN_FILENO);
     InterruptWatcher interrupts(&runner, /*sticky=*/!interactive);
-    if (!args->tpch_scale.empty()) {
-      Result<io::tpch::TpchScale> scale = io::tpch::TpchScale::Parse(args->tpch_scale);
-      Status st = scale.ok() ? engine::RegisterTpchTables(*scale, runner.session().catalog().get())
-                             : scale.status();
-      if (!st.ok()) {
-        PrintError(st, "", std::cerr);
-        throw CLI::RuntimeError(1);
-      }
-    }
-    if (!args->workers.empty() && !args->shuffle_dir.empty()) {
-      PrintError(Status::InvalidArgument("--shuffle-dir and --workers cannot be combined yet"), "",
-                 std::cerr);
+    engine::SessionSetup setup;
+    setup.tpch_scale = args->tpch_scale;
+    setup.workers = {args->workers, args->headers, args->worker_version};
+    setup.shuffle_dir = args->shuffle_dir;
+    setup.shuffle_workers = args->shuffle_workers;
+    if (Status st = engine::SetUpSession(setup, runner); !st.ok()) {
+      PrintError(st, "", std::cerr);
       throw CLI::RuntimeError(1);
-    }
-    if (args->workers.empty()) {
-      distributed::shuffle::ShuffleDriverOptions shuffle;
-      shuffle.tpch_scale = args->tpch_scale;
-      Status st = Status::OK();
-      if (!args->shuffle_workers.empty() && args->shuffle_dir.empty())
-        st = Status::InvalidArgument("--shuffle-workers needs --shuffle-dir")
-                 .WithHint("the driver keeps the final stage's files in its own --shuffle-dir");
-      for (size_t start = 0; st.ok() && start < args->shuffle_workers.size();) {
-        size_t end = args->shuffle_workers.find(',', start);
-        if (end == std::string::npos)
-          end = args->shuffle_workers.size();
-        std::string worker = args->shuffle_workers.substr(start, end - start);
-        if (worker.empty() || worker.find(':') == std::string::npos)
-          st = Status::InvalidArgument("--shuffle-workers: '{}' is not HOST:PORT", worker);
-        shuffle.workers.push_back(std::move(worker));
-        start = end + 1;
-      }
-      if (st.ok())
-        st = engine::UseShuffleDriver(runner, std::move(shuffle));
-      if (st.ok() && !args->shuffle_dir.empty())
-        st = runner.session().settings().Set("shuffle_dir", args->shuffle_dir);
-      if (!st.ok()) {
-        PrintError(st, "", std::cerr);
-        throw CLI::RuntimeError(1);
-      }
-    }
-    if (!args->workers.empty()) {
-      const CoordinatorArgs coordinator{args->workers, args->headers, args->worker_version};
-      Status st = IsInProcessWorkers(args->workers) ? UseInProcessWorkers(runner, coordinator)
-                                                    : UseWorkers(runner, coordinator);
-      if (!st.ok()) {
-        PrintError(st, "", std::cerr);
-        throw CLI::RuntimeError(1);
-      }
     }
     bool timing = false;
     bool quit = false;

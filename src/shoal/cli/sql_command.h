@@ -1,7 +1,9 @@
-// `shoal sql`: run SQL on the local single-node engine (exec/query_runner.h). Statements come from
-// -c (repeatable) and -f (a file, `-` for stdin) in command-line order, or from an interactive
-// shell. Results print as psql's aligned table, CSV or JSON. The first error stops everything
-// (exit status 1), as `psql -v ON_ERROR_STOP=1` would.
+// `shoal sql`: run SQL through the engine's session runner (engine/query_runner.h), on this node,
+// on workers (--workers) or through the materialized shuffle (--shuffle-dir), as the flags set the
+// session up (engine/session_setup.h). Statements come from -c (repeatable) and -f (a file, `-`
+// for stdin) in command-line order, or from an interactive shell. Results print as psql's aligned
+// table, CSV or JSON. The first error stops everything (exit status 1), as
+// `psql -v ON_ERROR_STOP=1` would.
 #pragma once
 
 #include <iosfwd>

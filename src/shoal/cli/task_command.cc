@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/engine/shuffle_tasks.h"
 
 namespace shoal::cli {
 
@@ -16,7 +16,7 @@ void RegisterTaskCommand(CLI::App& app) {
   cmd->add_option("envelope", *envelope, "The task's envelope (DIR/tasks/task-S-P.envelope)")
       ->required();
   cmd->callback([envelope] {
-    Result<int64_t> rows = distributed::shuffle::RunShuffleTask(*envelope);
+    Result<int64_t> rows = engine::RunShuffleTask(*envelope);
     if (!rows.ok()) {
       std::cerr << "ERROR:  " << rows.status().UserMessage() << "\n";
       if (!rows.status().hint().empty())

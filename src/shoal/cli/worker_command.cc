@@ -10,15 +10,7 @@
 
 #include "shoal/common/settings.h"
 #include "shoal/common/version.h"
-#include "shoal/distributed/coordinator/coordinator.h"
-#include "shoal/distributed/coordinator/worker_resolver.h"
-#include "shoal/distributed/shuffle/stage_file_service.h"
-#include "shoal/distributed/transport/grpc_worker_channel.h"
-#include "shoal/distributed/transport/grpc_worker_server.h"
-#include "shoal/distributed/transport/passthrough_headers.h"
-#include "shoal/distributed/worker/worker_service.h"
-#include "shoal/engine/tpch_tables.h"
-#include "shoal/io/tpch/scale.h"
+#include "shoal/engine/worker_process.h"
 
 namespace shoal::cli {
 namespace {
@@ -45,50 +37,30 @@ Status RunWorker(const WorkerArgs& args) {
   SHOAL_ASSIGN_OR_RETURN(std::chrono::milliseconds task_ttl, ParseDuration(args.task_ttl));
   if (task_ttl.count() <= 0)
     return Status::InvalidArgument("--task-ttl must be positive, got '{}'", args.task_ttl);
-  auto catalog = std::make_shared<sql::Catalog>();
-  if (!args.tpch_scale.empty()) {
-    SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(args.tpch_scale));
-    SHOAL_RETURN_IF_ERROR(engine::RegisterTpchTables(scale, catalog.get()));
-  }
+  engine::WorkerProcessOptions options;
+  options.listen = args.listen;
+  options.threads = args.threads;
+  options.memory_limit = memory_limit;
+  options.tpch_scale = args.tpch_scale;
+  options.version = args.version;
+  options.task_ttl = task_ttl;
+  options.shuffle_dir = args.shuffle_dir;
+  SHOAL_ASSIGN_OR_RETURN(auto worker, engine::WorkerProcess::Make(std::move(options)));
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  auto channels = std::make_shared<distributed::GrpcChannelResolver>();
-  distributed::GrpcWorkerServerOptions options;
-  options.listen = args.listen;
-  std::unique_ptr<distributed::shuffle::StageFileService> stage_files;
-  if (!args.shuffle_dir.empty()) {
-    distributed::shuffle::StageFileServiceOptions shuffle;
-    shuffle.shuffle_dir = args.shuffle_dir;
-    SHOAL_ASSIGN_OR_RETURN(stage_files,
-                           distributed::shuffle::StageFileService::Make(std::move(shuffle)));
-    options.extra_services.push_back(stage_files->grpc_service());
-  }
-  SHOAL_ASSIGN_OR_RETURN(
-      auto server, distributed::GrpcWorkerServer::Start(options, [&](const std::string& address) {
-        distributed::WorkerServiceOptions service;
-        service.address = address;
-        service.version = args.version;
-        service.task_ttl = task_ttl;
-        service.threads = args.threads;
-        service.memory_limit = memory_limit;
-        service.catalog = catalog;
-        service.channels = channels;
-        return std::make_shared<distributed::WorkerService>(std::move(service));
-      }));
-  if (stage_files)
-    stage_files->set_address(server->address());
-  std::printf("listening on %s\n", server->address().c_str());
+  SHOAL_RETURN_IF_ERROR(worker->Start());
+  std::printf("listening on %s\n", worker->address().c_str());
   std::fflush(stdout);
   std::thread stopper([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    server->Shutdown();
+    worker->Shutdown();
   });
-  server->Wait();
+  worker->Wait();
   stopper.join();
   return Status::OK();
 }
@@ -150,19 +122,6 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
   if (unit == "h")
     return std::chrono::milliseconds(n * 3600 * 1000);
   return bad();
-}
-
-Status UseWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args) {
-  distributed::CoordinatorOptions options;
-  SHOAL_ASSIGN_OR_RETURN(options.resolver, distributed::MakeWorkerResolver(args.workers));
-  for (const auto& header : args.headers)
-    SHOAL_RETURN_IF_ERROR(distributed::ParseHeader(header, &options.headers));
-  options.channels = std::make_shared<distributed::GrpcChannelResolver>();
-  options.version = args.worker_version;
-  SHOAL_ASSIGN_OR_RETURN(auto coordinator, distributed::Coordinator::Make(std::move(options)));
-  SHOAL_RETURN_IF_ERROR(coordinator->CheckWorkers());
-  runner.SetPlanTransform(coordinator->AsPlanTransform());
-  return Status::OK();
 }
 
 }  // namespace shoal::cli

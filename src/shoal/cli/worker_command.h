@@ -1,5 +1,5 @@
-// `shoal worker`: a worker process of the distributed engine (dist/worker_service.h served over
-// gRPC by dist/grpc_worker_server.h), and the coordinator side of `shoal sql --workers`.
+// `shoal worker`: a worker process of the distributed engine (engine/worker_process.h: a worker
+// service served over gRPC), and the flag parsing `shoal sql --workers` shares with it.
 //
 //   shoal worker --listen HOST:PORT [--threads N] [--memory-limit B] [--tpch SF] [--version V]
 //                [--task-ttl DURATION] [--shuffle-dir WDIR]
@@ -11,39 +11,24 @@
 // generates the in-memory TPC-H tables, so that plans over `shoal sql --tpch SF` tables can run on
 // it; external tables need no flag (their files must be at the same paths on every machine).
 // --shuffle-dir also serves the materialized shuffle's tasks and stage files
-// (dist/shuffle/stage_file_service.h) for `shoal sql --shuffle-dir DIR --shuffle-workers ...`.
+// (distributed/shuffle/stage_file_service.h) for `shoal sql --shuffle-dir DIR --shuffle-workers
+// ...`.
 #pragma once
 
 #include <chrono>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "shoal/common/result.h"
-#include "shoal/engine/query_runner.h"
 
 namespace shoal::cli {
 
 void RegisterWorkerCommand(CLI::App& app);
 
-/// What `shoal sql` says about its workers.
-struct CoordinatorArgs {
-  /// "HOST:PORT,HOST:PORT", "file:PATH" or "dns:NAME:PORT" (dist/worker_resolver.h).
-  std::string workers;
-  /// Passthrough headers, "KEY=VALUE" each.
-  std::vector<std::string> headers;
-  /// The version workers must report; empty: not checked.
-  std::string worker_version;
-};
-
 /// The version a worker reports without --version, and a coordinator expects by default.
 std::string DefaultWorkerVersion();
-
-/// Makes `runner` run its queries across the workers of `args`: checks first that every worker
-/// answers and reports the expected version.
-Status UseWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args);
 
 /// Parses a duration such as "10m", "30s", "250ms", "1h" or a plain number of seconds.
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text);

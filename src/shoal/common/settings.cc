@@ -124,18 +124,31 @@ Result<std::string> SettingsRegistry::Normalize(const SettingDefinition& def,
 
 Status SettingsRegistry::Register(SettingDefinition definition) {
   definition.name = Lower(definition.name);
-  SHOAL_ASSIGN_OR_RETURN(definition.default_value, Normalize(definition, definition.default_value));
+  if (definition.name.empty())
+    return Status::InvalidArgument("a setting declaration has no name");
+  if (definition.description.empty())
+    return Status::InvalidArgument("setting \"{}\" is declared without a help text",
+                                   definition.name);
+  if (definition.owner.empty())
+    return Status::InvalidArgument("setting \"{}\" is declared without an owner", definition.name);
+  auto normal = Normalize(definition, definition.default_value);
+  if (!normal.ok())
+    return std::move(normal).status().WithContext(
+        fmt::format("the default of setting \"{}\"", definition.name));
+  definition.default_value = std::move(*normal);
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = definitions_.find(definition.name);
   if (it != definitions_.end()) {
-    if (it->second.type != definition.type ||
-        it->second.default_value != definition.default_value) {
-      return Status::AlreadyExists("setting \"{}\" is already registered differently",
-                                   definition.name);
-    }
-    return Status::OK();
+    return Status::AlreadyExists("setting \"{}\" is declared twice (by {} and by {})",
+                                 definition.name, it->second.owner, definition.owner);
   }
   definitions_.emplace(definition.name, std::move(definition));
+  return Status::OK();
+}
+
+Status SettingsRegistry::RegisterAll(std::span<const SettingDefinition> definitions) {
+  for (const SettingDefinition& definition : definitions)
+    SHOAL_RETURN_IF_ERROR(Register(definition));
   return Status::OK();
 }
 
@@ -205,11 +218,12 @@ std::string Settings::GetString(std::string_view name) const {
   return *v;
 }
 
-std::vector<std::pair<std::string, std::string>> Settings::All() const {
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<SettingEntry> Settings::All() const {
+  std::vector<SettingEntry> out;
   for (const SettingDefinition* def : registry_->All()) {
     auto it = values_.find(def->name);
-    out.emplace_back(def->name, it != values_.end() ? it->second : def->default_value);
+    out.push_back(
+        {def->name, it != values_.end() ? it->second : def->default_value, def->description});
   }
   return out;
 }

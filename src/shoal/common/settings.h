@@ -1,10 +1,14 @@
 // Settings: typed, validated configuration values, per session, with process-wide definitions.
 //
-// Each layer defines the settings it reads (name, type, default, bounds, description) once at
-// start-up in the SettingsRegistry; a Settings object holds one session's values and is what
-// `SET name = value`, `SHOW name`, `SHOW ALL` and `RESET name` operate on. Values are validated
-// and normalised when set (so "1GB" becomes 1073741824 for a byte-size setting), so readers never
-// see a malformed value. Settings travel inside encoded plans to workers as name/value text pairs.
+// Every setting is declared once, by the layer that reads it, in a constant table of
+// SettingDefinitions (name, type, default, range or allowed values, help text, owner), e.g.
+// exec/exec_settings.h. One start-up step (engine/settings_catalog.h, called by `shoal`'s main and
+// by the test mains) registers every table in the SettingsRegistry before anything runs; an error
+// there (a name declared twice, a default outside its range, a missing help text) is a bug and
+// stops the process. A Settings object holds one session's values and is what `SET name = value`,
+// `SHOW name`, `SHOW ALL` and `RESET name` operate on. Values are validated and normalised when
+// set (so "1GB" becomes 1073741824 for a byte-size setting), so readers never see a malformed
+// value. Settings travel inside encoded plans to workers as name/value text pairs.
 //
 // Thread safety: the registry is safe to read concurrently once start-up registration is done
 // (registration takes a lock); a Settings object belongs to one session and is copied, not shared,
@@ -14,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,14 +29,24 @@ namespace shoal {
 
 enum class SettingType : uint8_t { kBool, kInt, kBytes, kString, kEnum };
 
+/// The declaration of one setting. Fields are in the order tables write them with designated
+/// initializers.
 struct SettingDefinition {
   std::string name;  // lower_case, as written in SET
   SettingType type = SettingType::kString;
   std::string default_value;  // text, validated at registration
-  std::string description;
-  int64_t min = INT64_MIN;  // kInt / kBytes
+  std::string description;    // the help text SHOW ALL prints; required
+  int64_t min = INT64_MIN;    // kInt / kBytes
   int64_t max = INT64_MAX;
   std::vector<std::string> choices;  // kEnum
+  std::string owner;  // the layer (or part of one) that reads it: "exec", "distributed/shuffle"
+};
+
+/// One row of SHOW ALL: a setting, its current value and its help text.
+struct SettingEntry {
+  std::string name;
+  std::string value;
+  std::string description;
 };
 
 class SettingsRegistry {
@@ -39,8 +54,12 @@ class SettingsRegistry {
   /// The process-wide registry.
   static SettingsRegistry& Global();
 
-  /// Adds a definition; a second registration of the same name must be identical.
+  /// Adds a definition: InvalidArgument for a malformed one (no name, no help text, no owner, a
+  /// default its own rules refuse), AlreadyExists for a name already registered (every setting
+  /// is declared once).
   Status Register(SettingDefinition definition);
+  /// Registers every definition of a layer's table, stopping at the first error.
+  Status RegisterAll(std::span<const SettingDefinition> definitions);
   /// The definition of `name` (case-insensitive), or NotFound with a "did you mean" hint.
   Result<const SettingDefinition*> Find(std::string_view name) const;
   std::vector<const SettingDefinition*> All() const;
@@ -68,8 +87,8 @@ class Settings {
   int64_t GetInt(std::string_view name) const;
   std::string GetString(std::string_view name) const;
 
-  /// Every setting with its current value, sorted by name (for SHOW ALL).
-  std::vector<std::pair<std::string, std::string>> All() const;
+  /// Every registered setting with its current value and help text, sorted by name (SHOW ALL).
+  std::vector<SettingEntry> All() const;
 
   /// Only values that differ from the defaults (what must travel to workers).
   const std::map<std::string, std::string>& overrides() const { return values_; }

@@ -1,9 +1,13 @@
-// Execution modes of a QueryRunner: on one node (the default), on workers through a distributed
-// Coordinator, or through the materialized file shuffle. Each installs the distributed layer's
-// plan transform on the runner.
+// Choosing a QueryRunner's execution mode from what a user asked for: `shoal worker` processes
+// (a static list, a file, a DNS name: distributed/coordinator/worker_resolver.h), in-process
+// workers (in_process_workers.h), or the materialized shuffle. Each checks what it can before the
+// first query (every worker answers and reports the expected version) and then sets the mode on
+// the runner (execution_mode.h).
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "shoal/common/status.h"
 #include "shoal/distributed/coordinator/coordinator.h"
@@ -12,12 +16,27 @@
 
 namespace shoal::engine {
 
+/// The workers a session runs its queries on (`shoal sql --workers ... --header ...
+/// --worker-version ...`).
+struct WorkerConnection {
+  /// "HOST:PORT,HOST:PORT", "file:PATH", "dns:NAME:PORT" (worker_resolver.h) or "inproc:N".
+  std::string workers;
+  /// Passthrough headers, "KEY=VALUE" each.
+  std::vector<std::string> headers;
+  /// The version workers must report; empty: not checked.
+  std::string worker_version;
+};
+
 /// Runs `runner`'s queries across `coordinator`'s workers.
 void UseCoordinator(QueryRunner& runner,
                     const std::shared_ptr<distributed::Coordinator>& coordinator);
 
-/// Runs `runner`'s queries through the materialized shuffle (the `shuffle_*` settings become
-/// known).
+/// Runs `runner`'s queries through the materialized shuffle, whenever `shuffle_dir` is set.
 Status UseShuffleDriver(QueryRunner& runner, distributed::shuffle::ShuffleDriverOptions options);
+
+/// Runs `runner`'s queries across the workers of `connection` (in-process ones for "inproc:N",
+/// sharing the runner's catalog), after checking that every worker answers and reports the
+/// expected version.
+Status UseWorkers(QueryRunner& runner, const WorkerConnection& connection);
 
 }  // namespace shoal::engine

@@ -29,8 +29,6 @@ using exec::ExecPlanPtr;
 using exec::FormatExecutionPlan;
 using exec::PhysicalPlanner;
 using exec::PhysicalPlannerOptions;
-using exec::RegisterExecSettings;
-using exec::RegisterPlannerSettings;
 using exec::StreamPtr;
 using io::MemoryTable;
 
@@ -113,10 +111,7 @@ struct QueryRunner::Planned {
 
 QueryRunner::QueryRunner() : QueryRunner(std::make_shared<sql::Session>()) {}
 
-QueryRunner::QueryRunner(std::shared_ptr<sql::Session> session) : session_(std::move(session)) {
-  (void)RegisterExecSettings();
-  (void)RegisterPlannerSettings();
-}
+QueryRunner::QueryRunner(std::shared_ptr<sql::Session> session) : session_(std::move(session)) {}
 
 Status QueryRunner::Run(std::string_view sql,
                         const std::function<Status(const QueryResult&)>& on_result) {
@@ -171,9 +166,7 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   planner_options.collect_build_max_rows =
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
-  if (plan_transform_) {
-    SHOAL_ASSIGN_OR_RETURN(planned.physical, plan_transform_(planned.physical, planned.context));
-  }
+  SHOAL_ASSIGN_OR_RETURN(planned.physical, mode_.Prepare(planned.physical, planned.context));
   return planned;
 }
 
@@ -375,11 +368,12 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
       return result;
     }
     case sql::StatementKind::kShowAll: {
+      // PostgreSQL's columns: every setting with its value and its help text.
       std::vector<std::vector<std::string>> rows;
-      for (const auto& [name, value] : settings.All()) {
-        rows.push_back({name, value});
+      for (const SettingEntry& entry : settings.All()) {
+        rows.push_back({entry.name, entry.value, entry.description});
       }
-      SHOAL_ASSIGN_OR_RETURN(result, TextResult({"name", "setting"}, rows));
+      SHOAL_ASSIGN_OR_RETURN(result, TextResult({"name", "setting", "description"}, rows));
       result.command_tag = "SHOW";
       return result;
     }

@@ -1,7 +1,11 @@
-// QueryRunner: the single-node engine behind `shoal sql` and the SQL logic tests. It owns a session
-// (catalog + settings) and runs SQL text statement by statement — parse, bind, optimize, plan,
-// execute — so that a statement sees the tables and settings every earlier one left behind.
+// QueryRunner: the session runner behind `shoal sql` and the SQL logic tests, the composition root
+// of the engine. It owns a session (catalog + settings) and runs SQL text statement by statement —
+// parse, bind, optimize, plan, execute — so that a statement sees the tables and settings every
+// earlier one left behind. Queries run in the runner's execution mode (execution_mode.h): on this
+// node, on workers through a distributed Coordinator, or through the materialized file shuffle.
 // DDL acts on the session's catalog (CREATE TABLE makes an in-memory MemoryTable).
+//
+// Settings must be registered before a runner is made (engine/settings_catalog.h, at start-up).
 #pragma once
 
 #include <functional>
@@ -13,7 +17,7 @@
 
 #include "shoal/columnar/record_batch.h"
 #include "shoal/common/result.h"
-#include "shoal/exec/plan_transform.h"
+#include "shoal/engine/execution_mode.h"
 #include "shoal/sql/bound_statement.h"
 #include "shoal/sql/session.h"
 
@@ -38,11 +42,9 @@ class QueryRunner {
 
   sql::Session& session() { return *session_; }
 
-  /// Rewrites every query's physical plan before it runs or is explained (the distributed layer
-  /// installs one that cuts the plan into stages run by workers); the result must produce the
-  /// same rows. Null: plans run as planned.
-  using PlanTransform = exec::PlanTransform;
-  void SetPlanTransform(PlanTransform transform) { plan_transform_ = std::move(transform); }
+  /// Where the following queries run (default: locally). Not while a statement runs.
+  void SetExecutionMode(ExecutionMode mode) { mode_ = std::move(mode); }
+  const ExecutionMode& execution_mode() const { return mode_; }
 
   /// Runs every statement of `sql` in order, calling `on_result` after each; stops at the first
   /// error (of a statement or of the callback) and returns it.
@@ -69,7 +71,7 @@ class QueryRunner {
   Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan);
 
   std::shared_ptr<sql::Session> session_;
-  PlanTransform plan_transform_;
+  ExecutionMode mode_;
   std::mutex running_mutex_;
   std::shared_ptr<TaskContext>
       running_;  // the last query's context (cancelling it when done is harmless)

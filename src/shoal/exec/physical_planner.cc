@@ -345,25 +345,6 @@ Result<ExecPlanPtr> PlanWindow(const LogicalPlan& plan, ExecPlanPtr input, int p
 
 }  // namespace
 
-Status RegisterPlannerSettings() {
-  static const Status status = [] {
-    auto& registry = SettingsRegistry::Global();
-    if (registry.Find("join_collect_build_rows").ok()) {
-      return Status::OK();
-    }
-    SettingDefinition rows;
-    rows.name = "join_collect_build_rows";
-    rows.type = SettingType::kInt;
-    rows.default_value = "100000";
-    rows.min = 0;
-    rows.description =
-        "Hash joins whose build side is estimated at most this many rows share one hash table "
-        "instead of repartitioning both inputs";
-    return registry.Register(std::move(rows));
-  }();
-  return status;
-}
-
 Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
   SHOAL_ASSIGN_OR_RETURN(auto node, PlanNode(plan));
   return Coalesce(std::move(node));

@@ -15,10 +15,6 @@
 
 namespace shoal::exec {
 
-/// Registers the settings the planner reads (join_collect_build_rows) in the global registry.
-/// Idempotent.
-Status RegisterPlannerSettings();
-
 struct PhysicalPlannerOptions {
   int target_partitions = 1;
   int64_t batch_size = 8192;

@@ -5,60 +5,6 @@
 #include <unistd.h>
 
 namespace shoal::exec {
-namespace {
-
-int64_t DefaultMemoryLimit() {
-  // 80% of physical memory leaves room for the OS and for memory Shoal does not account.
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0)
-    return 0;
-  return static_cast<int64_t>(static_cast<double>(pages) * static_cast<double>(page_size) * 0.8);
-}
-
-Status DoRegister() {
-  SettingsRegistry& registry = SettingsRegistry::Global();
-  SettingDefinition batch_size;
-  batch_size.name = "batch_size";
-  batch_size.type = SettingType::kInt;
-  batch_size.default_value = "8192";
-  batch_size.min = 1;
-  batch_size.max = 1 << 24;
-  batch_size.description = "Rows per record batch produced by scans and operators";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(batch_size)));
-
-  SettingDefinition threads;
-  threads.name = "threads";
-  threads.type = SettingType::kInt;
-  threads.default_value = std::to_string(ThreadPool::HardwareConcurrency());
-  threads.min = 1;
-  threads.max = 1024;
-  threads.description = "Worker threads (and default partitions) per query";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(threads)));
-
-  SettingDefinition memory_limit;
-  memory_limit.name = "memory_limit";
-  memory_limit.type = SettingType::kBytes;
-  memory_limit.default_value = std::to_string(DefaultMemoryLimit());
-  memory_limit.min = 0;
-  memory_limit.description = "Memory a query may hold before spilling or failing (0: unlimited)";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(memory_limit)));
-
-  SettingDefinition spill_dir;
-  spill_dir.name = "spill_dir";
-  spill_dir.type = SettingType::kString;
-  spill_dir.default_value = "";
-  spill_dir.description = "Directory for spill files (empty: $TMPDIR or /tmp)";
-  return registry.Register(std::move(spill_dir));
-}
-
-}  // namespace
-
-Status RegisterExecSettings() {
-  static const Status status = DoRegister();
-  return status;
-}
-
 void OperatorMetrics::AddExtra(const std::string& key, int64_t delta) {
   std::lock_guard<std::mutex> lock(extra_mutex);
   extra[key] += delta;
@@ -130,8 +76,6 @@ TaskContext::TaskContext(Options options)
       spill_directory_(std::move(options.spill_directory)),
       query_id_(std::move(options.query_id)),
       metrics_(std::make_unique<MetricsRegistry>()) {
-  Status registered = RegisterExecSettings();
-  SHOAL_CHECK(registered.ok(), "exec settings: {}", registered.ToString());
   batch_size_ = settings_.GetInt("batch_size");
   if (!pool_) {
     int64_t limit = settings_.GetInt("memory_limit");

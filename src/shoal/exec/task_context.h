@@ -26,11 +26,6 @@ namespace shoal::exec {
 
 class ExecutionPlan;
 
-/// Registers the settings the engine reads (batch_size, threads, memory_limit, spill_dir) in the
-/// global registry. Idempotent; the session calls it at start-up and TaskContext calls it too, so
-/// tests and tools need not.
-Status RegisterExecSettings();
-
 /// Counters of one operator in one partition. Updated by the single thread running that partition's
 /// stream, read after the stream ends (or by EXPLAIN ANALYZE while running: values are atomics).
 struct OperatorMetrics {

@@ -7,7 +7,6 @@
 
 namespace shoal::sql {
 
-
 FunctionRegistry& FunctionRegistry::Global() {
   static FunctionRegistry* registry = [] {
     auto* r = new FunctionRegistry();

@@ -22,20 +22,6 @@ const char* LogicalKindName(LogicalKind kind) {
   return "?";
 }
 
-const char* JoinTypeName(JoinType type) {
-  switch (type) {
-    case JoinType::kInner: return "Inner";
-    case JoinType::kLeft: return "Left";
-    case JoinType::kRight: return "Right";
-    case JoinType::kFull: return "Full";
-    case JoinType::kSemi: return "Semi";
-    case JoinType::kAnti: return "Anti";
-    case JoinType::kNullAwareAnti: return "NullAwareAnti";
-    case JoinType::kMark: return "Mark";
-  }
-  return "?";
-}
-
 namespace {
 
 std::string List(const std::vector<ExprPtr>& exprs) {

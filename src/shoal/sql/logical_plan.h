@@ -21,6 +21,7 @@
 
 #include "shoal/io/table_provider.h"
 #include "shoal/sql/expr.h"
+#include "shoal/sql/join_type.h"
 
 namespace shoal::sql {
 
@@ -50,21 +51,6 @@ enum class LogicalKind : uint8_t {
   kSetOp,      // INTERSECT / EXCEPT [ALL]
   kWindow,     // input columns followed by one column per window expression
   kDistinct,   // DISTINCT over all columns (rules may turn it into an Aggregate)
-};
-
-enum class JoinType : uint8_t {
-  kInner,
-  kLeft,
-  kRight,
-  kFull,
-  kSemi,           // left rows with a match (EXISTS, IN)
-  kAnti,           // left rows without a match (NOT EXISTS)
-  kNullAwareAnti,  // NOT IN: no row if the right side has a NULL key, NULL keys on the left drop
-  kMark,           // left rows plus a boolean `mark` column (IN / EXISTS in a disjunction or
-                   // projection): TRUE when a right row matches (keys equal, residual TRUE);
-                   // otherwise NULL when a key of the left row or of some right row is NULL
-                   // (IN's three-valued rule, given the right side is non-empty), else FALSE.
-                   // EXISTS reads the mark through coalesce(mark, false).
 };
 
 enum class SetOpKind : uint8_t { kIntersect, kExcept };
@@ -128,6 +114,5 @@ class LogicalPlan {
 std::string FormatLogicalPlan(const LogicalPlan& plan, bool verbose = false);
 
 const char* LogicalKindName(LogicalKind kind);
-const char* JoinTypeName(JoinType type);
 
 }  // namespace shoal::sql

@@ -14,6 +14,7 @@ SettingDefinition Def(std::string name, SettingType type, std::string value,
   d.type = type;
   d.default_value = std::move(value);
   d.description = "test setting";
+  d.owner = "test";
   d.min = min;
   d.max = max;
   return d;
@@ -66,11 +67,49 @@ TEST_F(SettingsTest, UnknownNameSuggestsTheClosest) {
   EXPECT_EQ(st.sqlstate(), "42704");
 }
 
-TEST_F(SettingsTest, ShowAllListsEverySetting) {
+TEST_F(SettingsTest, ShowAllListsEverySettingWithItsValueAndHelp) {
   Settings s(&registry_);
+  ASSERT_TRUE(s.Set("batch_size", "16").ok());
   auto all = s.All();
   ASSERT_EQ(all.size(), 4u);
-  EXPECT_EQ(all[0].first, "batch_size");
+  EXPECT_EQ(all[0].name, "batch_size");
+  EXPECT_EQ(all[0].value, "16");
+  EXPECT_EQ(all[0].description, "test setting");
+  EXPECT_EQ(all[1].name, "compression");
+  EXPECT_EQ(all[1].value, "lz4");
+}
+
+TEST_F(SettingsTest, ASettingIsDeclaredOnce) {
+  SettingDefinition again = Def("Batch_Size", SettingType::kInt, "8192", 1, 1 << 20);
+  again.owner = "elsewhere";
+  Status st = registry_.Register(again);
+  EXPECT_EQ(st.code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(st.message().find("batch_size"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("by test and by elsewhere"), std::string::npos) << st.ToString();
+}
+
+TEST_F(SettingsTest, ADeclarationNeedsHelpAnOwnerAndAValidDefault) {
+  SettingDefinition no_help = Def("a", SettingType::kBool, "on");
+  no_help.description.clear();
+  EXPECT_EQ(registry_.Register(no_help).code(), StatusCode::kInvalidArgument);
+  SettingDefinition no_owner = Def("b", SettingType::kBool, "on");
+  no_owner.owner.clear();
+  EXPECT_EQ(registry_.Register(no_owner).code(), StatusCode::kInvalidArgument);
+  Status bad_default = registry_.Register(Def("c", SettingType::kInt, "0", 1, 10));
+  EXPECT_EQ(bad_default.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_default.ToString().find("the default of setting \"c\""), std::string::npos)
+      << bad_default.ToString();
+  EXPECT_FALSE(registry_.Find("a").ok());
+  EXPECT_FALSE(registry_.Find("c").ok());
+}
+
+TEST_F(SettingsTest, RegisterAllStopsAtTheFirstError) {
+  const SettingDefinition table[] = {Def("x1", SettingType::kBool, "on"),
+                                     Def("batch_size", SettingType::kInt, "1"),
+                                     Def("x2", SettingType::kBool, "on")};
+  EXPECT_EQ(registry_.RegisterAll(table).code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(registry_.Find("x1").ok());
+  EXPECT_FALSE(registry_.Find("x2").ok());
 }
 
 TEST(ByteSizeTest, Units) {

@@ -61,7 +61,6 @@ inline sql::ExprPtr Case(std::vector<sql::ExprPtr> args, bool has_else, DataType
 }
 
 inline std::shared_ptr<TaskContext> MakeContext(int64_t batch_size = 8192, int threads = 2) {
-  EXPECT_TRUE(RegisterExecSettings().ok());
   TaskContext::Options options;
   EXPECT_TRUE(options.settings.Set("batch_size", std::to_string(batch_size)).ok());
   options.threads = std::make_shared<ThreadPool>(threads);

@@ -515,7 +515,6 @@ TEST_P(AggregateTest, RefusedReservationIsOutOfMemory) {
       auto agg,
       HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
                               {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle));
-  EXPECT_OK(RegisterExecSettings());
   TaskContext::Options options;
   EXPECT_OK(options.settings.Set("batch_size", std::to_string(GetParam())));
   options.pool = MemoryPool::MakeRoot("query", 64 * 1024);

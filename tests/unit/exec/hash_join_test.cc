@@ -417,7 +417,6 @@ TEST(HashJoinTest, MemoryReturnsToZero) {
     auto query_pool = MemoryPool::MakeRoot("test query");
     {
       ASSERT_OK_AND_ASSIGN(auto join, MakeJoin(in, JoinType::kFull, mode, true, true));
-      ASSERT_OK(RegisterExecSettings());
       TaskContext::Options options;
       ASSERT_OK(options.settings.Set("batch_size", "16"));
       options.pool = query_pool;
@@ -450,7 +449,6 @@ TEST(HashJoinTest, BuildRefusedOverTheMemoryLimit) {
   JoinInputs in{ToTable(left_rows, "l", 100), ToTable(right_rows, "r", 1000)};
   ASSERT_OK_AND_ASSIGN(auto join,
                        MakeJoin(in, JoinType::kInner, Mode::kCollectBuild, false, false));
-  ASSERT_OK(RegisterExecSettings());
   TaskContext::Options options;
   options.pool = MemoryPool::MakeRoot("small query", 64 * 1024);
   options.threads = std::make_shared<ThreadPool>(2);

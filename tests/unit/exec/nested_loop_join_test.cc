@@ -175,7 +175,6 @@ TEST(NestedLoopJoinExecTest, MemoryReturnsToZeroAndCancellation) {
   {
     ASSERT_OK_AND_ASSIGN(auto join,
                          NestedLoopJoinExec::Make(left, right, JoinType::kInner, nullptr));
-    ASSERT_OK(RegisterExecSettings());
     TaskContext::Options options;
     ASSERT_OK(options.settings.Set("batch_size", "64"));
     options.pool = query_pool;

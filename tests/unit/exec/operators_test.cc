@@ -251,7 +251,6 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
         auto repart,
         RepartitionExec::Make(filter, Partitioning::Hash({Col(0, DataType::Int64())}, 2)));
     auto merged = CoalescePartitionsExec::Make(repart);
-    ASSERT_OK(RegisterExecSettings());
     TaskContext::Options options;
     ASSERT_OK(options.settings.Set("batch_size", "16"));
     options.pool = query_pool;

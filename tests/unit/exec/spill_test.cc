@@ -63,9 +63,7 @@ class SpillDir {
 
 std::shared_ptr<TaskContext> MakeLimitedContext(int64_t memory_limit, const std::string& spill_dir,
                                                 int64_t batch_size = 256, int threads = 2) {
-  EXPECT_TRUE(RegisterExecSettings().ok());
   TaskContext::Options options;
-  EXPECT_TRUE(RegisterExecSettings().ok());
   EXPECT_TRUE(options.settings.Set("batch_size", std::to_string(batch_size)).ok());
   EXPECT_TRUE(options.settings.Set("memory_limit", std::to_string(memory_limit)).ok());
   options.threads = std::make_shared<ThreadPool>(threads);
@@ -450,9 +448,7 @@ TEST(CancelTest, DroppingStreamsStopsWorkAndFreesMemory) {
   auto process = MemoryPool::MakeRoot("process");
   const int threads_before = ThreadCount();
   {
-    EXPECT_TRUE(RegisterExecSettings().ok());
     TaskContext::Options options;
-    EXPECT_TRUE(RegisterExecSettings().ok());
     EXPECT_TRUE(options.settings.Set("batch_size", "1000").ok());
     options.pool = process->MakeChild("query");
     options.threads = std::make_shared<ThreadPool>(2);
@@ -493,7 +489,6 @@ TEST(CancelTest, CancelStopsALongSpillingQuery) {
   SpillDir dir;
   auto table = MakeTable(RandomFields(), RandomRows(200000, 150000, 42), 1000);
   auto process = MemoryPool::MakeRoot("process");
-  ASSERT_OK(RegisterExecSettings());  // the test may run alone (ctest runs one per process)
   TaskContext::Options options;
   ASSERT_OK(options.settings.Set("batch_size", "1000"));
   options.pool = process->MakeChild("query", 2 << 20);

@@ -19,52 +19,6 @@
 
 namespace shoal::distributed {
 
-namespace {
-
-Status DoRegister() {
-  SettingsRegistry& registry = SettingsRegistry::Global();
-  SettingDefinition adaptive;
-  adaptive.name = "dist_adaptive_task_counts";
-  adaptive.type = SettingType::kBool;
-  adaptive.default_value = "false";
-  adaptive.description =
-      "Start each stage's tasks first and size the consumer stage from samples of their output";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(adaptive)));
-
-  SettingDefinition rows;
-  rows.name = "dist_sample_rows";
-  rows.type = SettingType::kInt;
-  rows.default_value = "8192";
-  rows.min = 1;
-  rows.max = 1LL << 30;
-  rows.description = "Adaptive task counts: rows sampled (and buffered) per task output partition";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(rows)));
-
-  SettingDefinition bytes;
-  bytes.name = "dist_sample_bytes";
-  bytes.type = SettingType::kBytes;
-  bytes.default_value = std::to_string(8LL << 20);
-  bytes.min = 1;
-  bytes.description = "Adaptive task counts: most bytes sampled per task output partition";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(bytes)));
-
-  SettingDefinition time;
-  time.name = "dist_sample_time_ms";
-  time.type = SettingType::kInt;
-  time.default_value = "2000";
-  time.min = 1;
-  time.max = 3600 * 1000;
-  time.description = "Adaptive task counts: longest a task output partition is sampled";
-  return registry.Register(std::move(time));
-}
-
-}  // namespace
-
-Status RegisterAdaptiveSettings() {
-  static const Status kRegistered = DoRegister();
-  return kRegistered;
-}
-
 bool AdaptiveTaskCounts(const Settings& settings) {
   return settings.GetBool("dist_adaptive_task_counts");
 }

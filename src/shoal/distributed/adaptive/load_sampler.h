@@ -29,11 +29,6 @@
 
 namespace shoal::distributed {
 
-/// Registers dist_adaptive_task_counts, dist_sample_rows, dist_sample_bytes and
-/// dist_sample_time_ms. Idempotent;
-/// RegisterDistSettings calls it.
-Status RegisterAdaptiveSettings();
-
 /// Per-column statistics of the batches sampled from one partition. Distinct values are counted
 /// with a small HyperLogLog per column (2^kPrecision one-byte registers), so the cost per row is
 /// one hash and one register update, and memory does not grow with the sample.

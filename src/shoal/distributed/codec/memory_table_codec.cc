@@ -18,28 +18,11 @@ namespace shoal::distributed {
 
 namespace {
 
-Status DoRegister() {
-  SettingDefinition max_bytes;
-  max_bytes.name = MemoryTableCodec::kMaxBytesSetting;
-  max_bytes.type = SettingType::kBytes;
-  max_bytes.default_value = std::to_string(MemoryTableCodec::kDefaultMaxBytes);
-  max_bytes.min = 0;
-  max_bytes.description =
-      "Largest in-memory table (CREATE TABLE, INSERT, CREATE TABLE AS) shipped inside a "
-      "distributed plan; a larger one must exist on every worker (0: none is shipped)";
-  return SettingsRegistry::Global().Register(std::move(max_bytes));
-}
-
 int64_t TableBytes(const io::MemoryTable& table) {
   return std::max<int64_t>(0, table.statistics().total_bytes);
 }
 
 }  // namespace
-
-Status RegisterMemoryTableCodecSettings() {
-  static const Status status = DoRegister();
-  return status;
-}
 
 bool MemoryTableCodec::CanEncode(const io::TableProvider& table) const {
   const auto* memory = dynamic_cast<const io::MemoryTable*>(&table);

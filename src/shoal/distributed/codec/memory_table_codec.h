@@ -54,7 +54,4 @@ class MemoryTableCodec final : public TableCodec {
   int64_t max_bytes_;
 };
 
-/// Registers dist_memory_table_max_bytes in the global settings registry. Idempotent.
-Status RegisterMemoryTableCodecSettings();
-
 }  // namespace shoal::distributed

@@ -199,9 +199,6 @@ Result<std::shared_ptr<Coordinator>> Coordinator::Make(CoordinatorOptions option
     return Status::InvalidArgument("a coordinator needs a channel resolver");
   if (!options.codecs)
     options.codecs = TableCodecRegistry::Builtin(nullptr);
-  SHOAL_RETURN_IF_ERROR(RegisterDistSettings());
-  SHOAL_RETURN_IF_ERROR(RegisterWorkUnitFeedSettings());
-  SHOAL_RETURN_IF_ERROR(RegisterMemoryTableCodecSettings());
   return std::shared_ptr<Coordinator>(new Coordinator(std::move(options)));
 }
 
@@ -313,13 +310,6 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
           h->CollectMetrics(registry);
       });
   return distributed->head();
-}
-
-exec::PlanTransform Coordinator::AsPlanTransform() {
-  std::shared_ptr<Coordinator> self = shared_from_this();
-  return [self](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
-    return self->Distribute(plan, context);
-  };
 }
 
 }  // namespace shoal::distributed

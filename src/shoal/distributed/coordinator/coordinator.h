@@ -1,5 +1,5 @@
-// Coordinator: runs queries across workers. It plugs into the single-node QueryRunner as a plan
-// transform (exec/query_runner.h): each query's physical plan is cut into stages
+// Coordinator: runs queries across workers. The engine's QueryRunner calls it in its workers mode
+// (engine/execution_mode.h): each query's physical plan is cut into stages
 // (distributed_planner.h), every task's plan is encoded (plan_codec.h), and the head stage stays
 // local, so the shell, EXPLAIN and the result path are unchanged.
 //
@@ -22,7 +22,8 @@
 #include "shoal/distributed/coordinator/task_router.h"
 #include "shoal/distributed/coordinator/worker_resolver.h"
 #include "shoal/distributed/transport/worker_channel.h"
-#include "shoal/exec/plan_transform.h"
+#include "shoal/exec/execution_plan.h"
+#include "shoal/exec/task_context.h"
 
 namespace shoal::distributed {
 
@@ -54,9 +55,6 @@ class Coordinator : public std::enable_shared_from_this<Coordinator> {
   /// The distributed form of `plan` (its head stage; the rest runs on the workers).
   Result<exec::ExecPlanPtr> Distribute(const exec::ExecPlanPtr& plan,
                                        const std::shared_ptr<exec::TaskContext>& context);
-
-  /// Distribute, as a QueryRunner plan transform.
-  exec::PlanTransform AsPlanTransform();
 
   const CoordinatorOptions& options() const { return options_; }
 

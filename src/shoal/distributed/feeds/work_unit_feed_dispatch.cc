@@ -17,17 +17,6 @@ namespace shoal::distributed {
 
 namespace {
 
-Status DoRegister() {
-  SettingDefinition feeds;
-  feeds.name = "dist_work_unit_feeds";
-  feeds.type = SettingType::kBool;
-  feeds.default_value = "false";
-  feeds.description =
-      "Leaf tasks receive their scan units from the coordinator at run time (work-unit feeds) "
-      "instead of inside their plans";
-  return SettingsRegistry::Global().Register(std::move(feeds));
-}
-
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -85,11 +74,6 @@ bool SameScans(const std::vector<std::vector<const exec::TableScanExec*>>& scans
 }
 
 }  // namespace
-
-Status RegisterWorkUnitFeedSettings() {
-  static const Status status = DoRegister();
-  return status;
-}
 
 Result<std::vector<TaskWorkUnits>> UseWorkUnitFeeds(int stage_id,
                                                     std::vector<exec::ExecPlanPtr>* task_plans) {

@@ -27,10 +27,6 @@
 
 namespace shoal::distributed {
 
-/// Registers `dist_work_unit_feeds` (bool, default false) in the global settings registry.
-/// Idempotent.
-Status RegisterWorkUnitFeedSettings();
-
 /// What one task's coordinator channel carries for its feeds.
 struct TaskWorkUnits {
   std::vector<WorkUnitFeedDeclaration> feeds;

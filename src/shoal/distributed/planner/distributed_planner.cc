@@ -25,46 +25,6 @@ using internal::MapPlan;
 using internal::PartitionWise;
 using internal::VisitStage;
 
-Status DoRegister() {
-  SettingsRegistry& registry = SettingsRegistry::Global();
-  SettingDefinition max_tasks;
-  max_tasks.name = "dist_max_tasks";
-  max_tasks.type = SettingType::kInt;
-  max_tasks.default_value = "0";
-  max_tasks.min = 0;
-  max_tasks.max = 100000;
-  max_tasks.description = "Most tasks per distributed stage (0: one per worker)";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(max_tasks)));
-
-  SettingDefinition bytes_per_task;
-  bytes_per_task.name = "dist_bytes_per_task";
-  bytes_per_task.type = SettingType::kBytes;
-  bytes_per_task.default_value = std::to_string(64LL << 20);
-  bytes_per_task.min = 1;
-  bytes_per_task.description = "Bytes a leaf stage's task scans; sizes leaf stages";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(bytes_per_task)));
-
-  SettingDefinition broadcast;
-  broadcast.name = "dist_broadcast_max_bytes";
-  broadcast.type = SettingType::kBytes;
-  broadcast.default_value = std::to_string(64LL << 20);
-  broadcast.min = 0;
-  broadcast.description =
-      "Largest scanned size of a join build side replicated to every task of its consumer stage";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(broadcast)));
-
-  SettingDefinition compression;
-  compression.name = "dist_compression";
-  compression.type = SettingType::kEnum;
-  compression.default_value = "auto";
-  compression.choices = {"auto", "none", "lz4", "zstd"};
-  compression.description =
-      "Compression of record batches sent between processes (auto: none over loopback, lz4 "
-      "between machines)";
-  SHOAL_RETURN_IF_ERROR(registry.Register(std::move(compression)));
-  return RegisterAdaptiveSettings();
-}
-
 int64_t CeilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
@@ -502,11 +462,6 @@ struct DistributedPlan::State {
     return Status::OK();
   }
 };
-
-Status RegisterDistSettings() {
-  static const Status status = DoRegister();
-  return status;
-}
 
 DistributedPlan::DistributedPlan(std::shared_ptr<State> state) : state_(std::move(state)) {}
 

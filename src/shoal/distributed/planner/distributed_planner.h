@@ -52,10 +52,6 @@
 
 namespace shoal::distributed {
 
-/// Registers dist_max_tasks, dist_bytes_per_task, dist_broadcast_max_bytes and dist_compression
-/// in the global settings registry. Idempotent.
-Status RegisterDistSettings();
-
 struct DistributedPlannerOptions {
   std::vector<std::string> workers;
   std::string query_id;

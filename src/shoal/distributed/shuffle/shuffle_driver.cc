@@ -329,8 +329,6 @@ Result<int64_t> RemoveShuffleFiles(const std::string& dir) {
 }
 
 Result<std::shared_ptr<ShuffleDriver>> ShuffleDriver::Make(ShuffleDriverOptions options) {
-  SHOAL_RETURN_IF_ERROR(RegisterShuffleSettings());
-  SHOAL_RETURN_IF_ERROR(RegisterMemoryTableCodecSettings());
   if (!options.codecs)
     options.codecs = TableCodecRegistry::Builtin(nullptr);
   if (options.executable.empty())
@@ -358,13 +356,6 @@ Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
   };
   return exec::ExecPlanPtr(
       std::make_shared<ShuffleQueryExec>(std::move(run), std::move(staged), planner.shuffle_dir));
-}
-
-exec::PlanTransform ShuffleDriver::AsPlanTransform() {
-  std::shared_ptr<ShuffleDriver> self = shared_from_this();
-  return [self](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
-    return self->Transform(plan, context);
-  };
 }
 
 Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string& dir,

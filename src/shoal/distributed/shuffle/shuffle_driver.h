@@ -1,7 +1,7 @@
-// ShuffleDriver: runs a query in materialized-shuffle mode (issue 7). It plugs into the QueryRunner
-// as a plan transform: with `shuffle_dir` set, the physical plan is cut into stages
-// (materialized_planner.h) and wrapped in a node that, the first time the plan is executed (never
-// for a plain EXPLAIN):
+// ShuffleDriver: runs a query in materialized-shuffle mode (issue 7). The engine's QueryRunner
+// calls it in its shuffle mode (engine/execution_mode.h): with `shuffle_dir` set, the physical
+// plan is cut into stages (materialized_planner.h) and wrapped in a node that, the first time the
+// plan is executed (never for a plain EXPLAIN):
 //  1. refuses a directory that already holds stage output (one shuffle directory per query: a
 //     stage reads a file it finds, so old files would silently become this query's answer);
 //  2. encodes every stage with the session's codecs (DIR/tasks/stage-<id>.plan; the directory is
@@ -30,7 +30,6 @@
 #include "shoal/distributed/codec/table_codec.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
 #include "shoal/distributed/shuffle/shuffle_query_exec.h"
-#include "shoal/exec/plan_transform.h"
 #include "shoal/exec/task_context.h"
 
 namespace shoal::distributed::shuffle {
@@ -66,8 +65,6 @@ class ShuffleDriver : public std::enable_shared_from_this<ShuffleDriver> {
   /// wrapped in the node that runs the tasks on first execution.
   Result<exec::ExecPlanPtr> Transform(const exec::ExecPlanPtr& plan,
                                       const std::shared_ptr<exec::TaskContext>& context);
-
-  exec::PlanTransform AsPlanTransform();
 
   /// Steps 1-3 above for `plan` (already cut); fills `reports` in the order tasks finished.
   Status RunStages(const MaterializedPlan& plan, const std::string& dir,

@@ -165,11 +165,6 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
                               envelope.partition_count(),
                               envelope.partition_count() == 1 ? "partition" : "partitions");
 
-  SHOAL_RETURN_IF_ERROR(RegisterDistSettings());
-  SHOAL_RETURN_IF_ERROR(RegisterShuffleSettings());
-  SHOAL_RETURN_IF_ERROR(RegisterMemoryTableCodecSettings());
-  SHOAL_RETURN_IF_ERROR(exec::RegisterExecSettings());
-  SHOAL_RETURN_IF_ERROR(exec::RegisterPlannerSettings());
   exec::TaskContext::Options options;
   if (spec.setting_names_size() != spec.setting_values_size())
     return Status::InvalidData("task envelope {}: unpaired settings", path);

@@ -126,11 +126,6 @@ class BroadcastStream final : public exec::RecordBatchStream {
 }  // namespace
 
 WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(options)) {
-  (void)exec::RegisterExecSettings();
-  (void)exec::RegisterPlannerSettings();
-  (void)RegisterDistSettings();
-  (void)RegisterWorkUnitFeedSettings();
-  (void)RegisterMemoryTableCodecSettings();
   auto codecs = TableCodecRegistry::Builtin(options_.catalog);
   for (const auto& c : options_.extra_codecs)
     codecs->Add(c);

@@ -45,7 +45,7 @@
 #pragma once
 
 #include "shoal/exec/execution_plan.h"
-#include "shoal/sql/logical_plan.h"
+#include "shoal/sql/join_type.h"
 
 namespace shoal::exec {
 

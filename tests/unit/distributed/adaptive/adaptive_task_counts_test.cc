@@ -21,6 +21,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed {
 namespace {
@@ -55,8 +56,8 @@ class LoadSamplerTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(auto scale, io::tpch::TpchScale::Parse("0.01"));
     ASSERT_OK(engine::RegisterTpchTables(scale, runner_.session().catalog().get()));
     ASSERT_OK(engine::RegisterTpchTables(scale, capture_.session().catalog().get()));
-    capture_.SetPlanTransform(
-        [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+    engine_testing::RewritePlans(
+        capture_, [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
           captured_ = plan;
           return Result<exec::ExecPlanPtr>(plan);
         });

@@ -26,7 +26,6 @@ namespace {
 class MemoryTableCodecTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK(RegisterMemoryTableCodecSettings());
     ASSERT_OK(runner_
                   .RunOne("CREATE TABLE t (k int, s text, d decimal(6,2), day date, f double "
                           "precision)")

@@ -9,6 +9,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed {
 namespace {
@@ -22,7 +23,8 @@ class PlanCodecTest : public ::testing::Test {
       ASSERT_OK(runner->RunOne("SET threads = 3").status());
     }
     codecs_ = TableCodecRegistry::Builtin(coded_.session().catalog());
-    coded_.SetPlanTransform(
+    engine_testing::RewritePlans(
+        coded_,
         [this](const exec::ExecPlanPtr& plan,
                const std::shared_ptr<exec::TaskContext>&) -> Result<exec::ExecPlanPtr> {
           SHOAL_ASSIGN_OR_RETURN(std::string bytes, EncodePlan(plan, *codecs_));
@@ -84,8 +86,8 @@ TEST_F(PlanCodecTest, WindowAndGroupingSetPlansRoundTrip) {
 TEST_F(PlanCodecTest, RefusesAPlanNeedingCodecsItLacksAndNamesThem) {
   ASSERT_OK(plain_.RunOne("SELECT 1").status());
   exec::ExecPlanPtr captured;
-  plain_.SetPlanTransform(
-      [&](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+  engine_testing::RewritePlans(
+      plain_, [&](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
         captured = plan;
         return Result<exec::ExecPlanPtr>(plan);
       });
@@ -116,8 +118,8 @@ TEST_F(PlanCodecTest, RefusesAPlanNeedingCodecsItLacksAndNamesThem) {
 
 TEST_F(PlanCodecTest, MalformedBytesAreInvalidDataNotACrash) {
   exec::ExecPlanPtr captured;
-  plain_.SetPlanTransform(
-      [&](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+  engine_testing::RewritePlans(
+      plain_, [&](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
         captured = plan;
         return Result<exec::ExecPlanPtr>(plan);
       });

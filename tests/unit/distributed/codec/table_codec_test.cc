@@ -27,6 +27,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed {
 namespace {
@@ -203,9 +204,10 @@ TEST_F(TableCodecTest, ArrowRoundTripReadsTheSameRows) {
 
 TEST_F(TableCodecTest, AWorkerLackingACodecRefusesThePlanNamingTheId) {
   auto coordinator = TableCodecRegistry::Builtin(nullptr);
-  // Encode the physical plan of a query over the Parquet table through a plan transform.
+  // Encode the physical plan of a query over the Parquet table through a plan rewriter.
   std::string bytes;
-  runner_.SetPlanTransform(
+  engine_testing::RewritePlans(
+      runner_,
       [&](const exec::ExecPlanPtr& plan,
           const std::shared_ptr<exec::TaskContext>&) -> Result<exec::ExecPlanPtr> {
         SHOAL_ASSIGN_OR_RETURN(bytes, EncodePlan(plan, *coordinator));

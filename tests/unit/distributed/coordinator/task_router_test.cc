@@ -72,7 +72,6 @@ class RoutedQueryTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_OK(distributed_testing::LoadTpch(single_, 2));
     ASSERT_OK(distributed_testing::LoadTpch(distributed_, 2));
-    ASSERT_OK(RegisterDistSettings());
     ASSERT_OK(distributed_.RunOne("SET dist_bytes_per_task = '64kB'").status());
     // w1 is listed but never started: a task placed on it would fail the query. Default worker
     // options (no version, default threads).

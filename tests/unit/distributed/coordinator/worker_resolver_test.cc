@@ -131,7 +131,7 @@ TEST(WorkerResolverTest, TheCoordinatorResolvesAtEveryQuery) {
   options.channels = cluster;
   ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(options)));
   ASSERT_OK(coordinator->CheckWorkers());
-  runner.SetPlanTransform(coordinator->AsPlanTransform());
+  runner.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   const char* sql = "SELECT count(*) FROM lineitem";
   ASSERT_OK(runner.RunOne(sql).status());
   file.Write("w1:1\nw9:1\n");  // w9 does not exist: the next query must notice

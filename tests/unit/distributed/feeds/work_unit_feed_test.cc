@@ -587,7 +587,7 @@ class GrpcFeedQueryTest : public FeedQueryTest {
   }
 
   void TearDown() override {
-    distributed_.SetPlanTransform(nullptr);
+    distributed_.SetExecutionMode(engine::ExecutionMode::Local());
     coordinator_.reset();
     workers_.Shutdown();
     FeedQueryTest::TearDown();

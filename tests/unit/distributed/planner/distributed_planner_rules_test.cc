@@ -22,6 +22,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed {
 namespace {
@@ -63,7 +64,6 @@ int Count(const exec::ExecutionPlan& plan, std::string_view name) {
 class PlannerRulesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    ASSERT_OK(RegisterDistSettings());
     runner_ = new engine::QueryRunner();
     ASSERT_OK(distributed_testing::LoadTpch(*runner_, 4));
   }
@@ -76,14 +76,15 @@ class PlannerRulesTest : public ::testing::Test {
   // The single-node physical plan of `sql`.
   static exec::ExecPlanPtr Physical(const std::string& sql) {
     exec::ExecPlanPtr captured;
-    runner_->SetPlanTransform(
+    engine_testing::RewritePlans(
+        *runner_,
         [&](const exec::ExecPlanPtr& plan,
             const std::shared_ptr<exec::TaskContext>&) -> Result<exec::ExecPlanPtr> {
           captured = plan;
           return plan;
         });
     auto result = runner_->RunOne("EXPLAIN " + sql);
-    runner_->SetPlanTransform(nullptr);
+    runner_->SetExecutionMode(engine::ExecutionMode::Local());
     EXPECT_OK(result.status());
     return captured;
   }

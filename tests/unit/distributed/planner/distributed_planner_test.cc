@@ -116,7 +116,7 @@ TEST_F(DistributedTest, AnUnreachableWorkerIsReportedByName) {
   Status checked = coordinator->CheckWorkers();
   EXPECT_EQ(checked.code(), StatusCode::kUnavailable);
   EXPECT_NE(checked.UserMessage().find("w9"), std::string::npos) << checked.ToString();
-  distributed_.SetPlanTransform(coordinator->AsPlanTransform());
+  distributed_.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   auto result = distributed_.RunOne(distributed_testing::TpchQuery(1));
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().UserMessage().find("w9"), std::string::npos)

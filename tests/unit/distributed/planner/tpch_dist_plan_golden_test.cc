@@ -17,6 +17,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed {
 namespace {
@@ -58,8 +59,9 @@ class TpchDistPlanTest : public ::testing::TestWithParam<int> {
     ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(std::move(options)));
     ASSERT_OK(runner_->RunOne("SET dist_bytes_per_task = '4MB'").status());
     // The stage summary comes from planning the same physical plan the coordinator gets.
-    runner_->SetPlanTransform([coordinator](const exec::ExecPlanPtr& plan,
-                                            const std::shared_ptr<exec::TaskContext>& context) {
+    engine_testing::RewritePlans(*runner_, [coordinator](
+                                               const exec::ExecPlanPtr& plan,
+                                               const std::shared_ptr<exec::TaskContext>& context) {
       summary_.clear();
       DistributedPlannerOptions planner;
       planner.workers = coordinator->options().workers;

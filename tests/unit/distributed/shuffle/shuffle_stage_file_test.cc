@@ -20,6 +20,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/batch_builder.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed::shuffle {
 namespace {
@@ -202,8 +203,8 @@ class MaterializedPlannerTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(auto scale, io::tpch::TpchScale::Parse("0.01"));
     ASSERT_OK(engine::RegisterTpchTables(scale, runner_.session().catalog().get()));
     ASSERT_OK(runner_.RunOne("SET threads = 3").status());
-    runner_.SetPlanTransform(
-        [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+    engine_testing::RewritePlans(
+        runner_, [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
           MaterializedPlannerOptions options;
           options.shuffle_dir = "/nonexistent/shuffle";
           auto staged = PlanMaterialized(plan, options);

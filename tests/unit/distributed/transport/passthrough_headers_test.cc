@@ -61,7 +61,6 @@ class HeaderQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK(distributed_testing::LoadTpch(runner_, 2));
-    ASSERT_OK(RegisterDistSettings());
     ASSERT_OK(runner_.RunOne("SET dist_bytes_per_task = '64kB'").status());
   }
 

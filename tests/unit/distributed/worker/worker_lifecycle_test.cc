@@ -39,7 +39,6 @@ class LifecycleTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK(distributed_testing::LoadTpch(runner_, 2));
-    ASSERT_OK(RegisterDistSettings());
     ASSERT_OK(runner_.RunOne("SET dist_bytes_per_task = '64kB'").status());
   }
 
@@ -89,7 +88,7 @@ TEST_F(LifecycleTest, VersionsAreReportedAndChecked) {
 TEST_F(LifecycleTest, WorkersAreCleanAfterCompletionAndAfterAnError) {
   StartGrpcWorkers("t");
   ASSERT_OK_AND_ASSIGN(auto coordinator, MakeCoordinator("t"));
-  runner_.SetPlanTransform(coordinator->AsPlanTransform());
+  runner_.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   ASSERT_OK(runner_.RunOne(distributed_testing::TpchQuery(5)).status());
   EXPECT_TRUE(Eventually([&] { return AllClean(); }));
   // A LIMIT stops consumers early; producers still running must be freed too.
@@ -115,7 +114,7 @@ TEST_F(LifecycleTest, WorkersAreCleanAfterCompletionAndAfterAnError) {
 TEST_F(LifecycleTest, WorkersAreCleanAfterCancellation) {
   StartGrpcWorkers("t");
   ASSERT_OK_AND_ASSIGN(auto coordinator, MakeCoordinator("t"));
-  runner_.SetPlanTransform(coordinator->AsPlanTransform());
+  runner_.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   // A nested-loop join of 60k x 60k rows: runs far longer than the test waits.
   Status result;
   std::thread query([&] {
@@ -151,7 +150,7 @@ TEST_F(LifecycleTest, AnUnreachableWorkerFailsFastNamingItsAddress) {
   // A refused port fails at the first connection attempt, well before the connect timeout.
   EXPECT_LT(steady_clock::now() - start, milliseconds(900));
   // Also without the check at start: the first query fails, naming the worker, without a hang.
-  runner_.SetPlanTransform(coordinator->AsPlanTransform());
+  runner_.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   auto result = runner_.RunOne("SELECT count(*) FROM lineitem");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kUnavailable) << result.status().ToString();

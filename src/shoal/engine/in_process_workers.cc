@@ -1,18 +1,17 @@
-#include "shoal/cli/in_process_workers.h"
+#include "shoal/engine/in_process_workers.h"
 
 #include <charconv>
-#include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/distributed/transport/in_process_channel.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/worker/worker_service.h"
 
-namespace shoal::cli {
+namespace shoal::engine {
 
 namespace {
 
@@ -24,37 +23,36 @@ bool IsInProcessWorkers(const std::string& workers) {
   return workers.rfind(kPrefix, 0) == 0;
 }
 
-Status UseInProcessWorkers(engine::QueryRunner& runner, const CoordinatorArgs& args) {
-  const std::string_view count = std::string_view(args.workers).substr(kPrefix.size());
+Result<std::shared_ptr<distributed::Coordinator>> StartInProcessWorkers(
+    const WorkerConnection& connection, std::shared_ptr<const sql::Catalog> catalog) {
+  const std::string_view count = std::string_view(connection.workers).substr(kPrefix.size());
   int n = 0;
   auto parsed = std::from_chars(count.data(), count.data() + count.size(), n);
   if (parsed.ec != std::errc() || parsed.ptr != count.data() + count.size() || n < 1 ||
       n > kMaxInProcessWorkers)
     return Status::InvalidArgument("--workers {}: expected inproc:N with N from 1 to {}",
-                                   args.workers, kMaxInProcessWorkers)
+                                   connection.workers, kMaxInProcessWorkers)
         .WithHint("e.g. --workers inproc:4 runs queries across 4 workers inside this process");
   // In-process workers report the coordinator's expected version, or a fixed one when unchecked.
-  const std::string version = args.worker_version.empty() ? "inproc" : args.worker_version;
+  const std::string version =
+      connection.worker_version.empty() ? "inproc" : connection.worker_version;
   auto cluster = distributed::InProcessCluster::Make();
   std::vector<std::string> addresses;
   for (int i = 0; i < n; ++i) {
     distributed::WorkerServiceOptions options;
     options.address = fmt::format("inproc-{}", i + 1);
     options.version = version;
-    options.catalog = runner.session().catalog();
+    options.catalog = catalog;
     addresses.push_back(options.address);
     SHOAL_RETURN_IF_ERROR(cluster->AddWorker(std::move(options)));
   }
   distributed::CoordinatorOptions options;
   options.workers = std::move(addresses);
-  for (const auto& header : args.headers)
+  for (const auto& header : connection.headers)
     SHOAL_RETURN_IF_ERROR(distributed::ParseHeader(header, &options.headers));
   options.channels = cluster;
   options.version = version;
-  SHOAL_ASSIGN_OR_RETURN(auto coordinator, distributed::Coordinator::Make(std::move(options)));
-  SHOAL_RETURN_IF_ERROR(coordinator->CheckWorkers());
-  runner.SetPlanTransform(coordinator->AsPlanTransform());
-  return Status::OK();
+  return distributed::Coordinator::Make(std::move(options));
 }
 
-}  // namespace shoal::cli
+}  // namespace shoal::engine

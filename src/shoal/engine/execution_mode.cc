@@ -1,0 +1,55 @@
+#include "shoal/engine/execution_mode.h"
+
+#include <utility>
+
+#include "shoal/common/check.h"
+
+namespace shoal::engine {
+
+ExecutionMode ExecutionMode::OnWorkers(std::shared_ptr<distributed::Coordinator> coordinator) {
+  SHOAL_CHECK(coordinator != nullptr, "ExecutionMode::OnWorkers needs a coordinator");
+  ExecutionMode mode;
+  mode.kind_ = Kind::kWorkers;
+  mode.coordinator_ = std::move(coordinator);
+  return mode;
+}
+
+ExecutionMode ExecutionMode::ThroughShuffle(
+    std::shared_ptr<distributed::shuffle::ShuffleDriver> driver) {
+  SHOAL_CHECK(driver != nullptr, "ExecutionMode::ThroughShuffle needs a shuffle driver");
+  ExecutionMode mode;
+  mode.kind_ = Kind::kShuffle;
+  mode.shuffle_driver_ = std::move(driver);
+  return mode;
+}
+
+ExecutionMode ExecutionMode::Rewritten(std::shared_ptr<PlanRewriter> rewriter) {
+  SHOAL_CHECK(rewriter != nullptr, "ExecutionMode::Rewritten needs a rewriter");
+  ExecutionMode mode;
+  mode.kind_ = Kind::kRewritten;
+  mode.rewriter_ = std::move(rewriter);
+  return mode;
+}
+
+Result<exec::ExecPlanPtr> ExecutionMode::Prepare(
+    const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) const {
+  switch (kind_) {
+    case Kind::kLocal: return plan;
+    case Kind::kWorkers: return coordinator_->Distribute(plan, context);
+    case Kind::kShuffle: return shuffle_driver_->Transform(plan, context);
+    case Kind::kRewritten: return rewriter_->Rewrite(plan, context);
+  }
+  return Status::Internal("unknown execution mode {}", static_cast<int>(kind_));
+}
+
+const char* ExecutionMode::KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kLocal: return "local";
+    case Kind::kWorkers: return "workers";
+    case Kind::kShuffle: return "shuffle";
+    case Kind::kRewritten: return "rewritten";
+  }
+  return "?";
+}
+
+}  // namespace shoal::engine

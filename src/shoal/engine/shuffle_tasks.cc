@@ -1,0 +1,16 @@
+#include "shoal/engine/shuffle_tasks.h"
+
+#include "shoal/distributed/shuffle/shuffle_driver.h"
+#include "shoal/distributed/shuffle/shuffle_task.h"
+
+namespace shoal::engine {
+
+Result<int64_t> RunShuffleTask(const std::string& envelope_path) {
+  return distributed::shuffle::RunShuffleTask(envelope_path);
+}
+
+Result<int64_t> RemoveShuffleFiles(const std::string& dir) {
+  return distributed::shuffle::RemoveShuffleFiles(dir);
+}
+
+}  // namespace shoal::engine

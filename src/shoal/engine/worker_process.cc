@@ -1,0 +1,67 @@
+#include "shoal/engine/worker_process.h"
+
+#include <utility>
+
+#include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/worker/worker_service.h"
+#include "shoal/engine/tpch_tables.h"
+#include "shoal/io/tpch/scale.h"
+
+namespace shoal::engine {
+
+Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Make(WorkerProcessOptions options) {
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(std::move(options)));
+  worker->catalog_ = std::make_shared<sql::Catalog>();
+  if (!worker->options_.tpch_scale.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(worker->options_.tpch_scale));
+    SHOAL_RETURN_IF_ERROR(RegisterTpchTables(scale, worker->catalog_.get()));
+  }
+  return worker;
+}
+
+Status WorkerProcess::Start() {
+  if (server_)
+    return Status::Internal("the worker is already serving on {}", server_->address());
+  auto channels = std::make_shared<distributed::GrpcChannelResolver>();
+  distributed::GrpcWorkerServerOptions server;
+  server.listen = options_.listen;
+  if (!options_.shuffle_dir.empty()) {
+    distributed::shuffle::StageFileServiceOptions shuffle;
+    shuffle.shuffle_dir = options_.shuffle_dir;
+    SHOAL_ASSIGN_OR_RETURN(stage_files_,
+                           distributed::shuffle::StageFileService::Make(std::move(shuffle)));
+    server.extra_services.push_back(stage_files_->grpc_service());
+  }
+  SHOAL_ASSIGN_OR_RETURN(
+      server_, distributed::GrpcWorkerServer::Start(server, [&](const std::string& address) {
+        distributed::WorkerServiceOptions service;
+        service.address = address;
+        service.version = options_.version;
+        service.task_ttl = options_.task_ttl;
+        service.threads = options_.threads;
+        service.memory_limit = options_.memory_limit;
+        service.catalog = catalog_;
+        service.channels = channels;
+        return std::make_shared<distributed::WorkerService>(std::move(service));
+      }));
+  if (stage_files_)
+    stage_files_->set_address(server_->address());
+  return Status::OK();
+}
+
+const std::string& WorkerProcess::address() const {
+  static const std::string kNone;
+  return server_ ? server_->address() : kNone;
+}
+
+void WorkerProcess::Shutdown() {
+  if (server_)
+    server_->Shutdown();
+}
+
+void WorkerProcess::Wait() {
+  if (server_)
+    server_->Wait();
+}
+
+}  // namespace shoal::engine

@@ -1,0 +1,40 @@
+// JoinType: the kinds of join the binder produces and both joins of the exec layer run (hash and
+// nested loop). Its own small header so that exec operators need not include the logical plan
+// (sql/logical_plan.h) to name a join type.
+#pragma once
+
+#include <cstdint>
+
+namespace shoal::sql {
+
+enum class JoinType : uint8_t {
+  kInner,
+  kLeft,
+  kRight,
+  kFull,
+  kSemi,           // left rows with a match (EXISTS, IN)
+  kAnti,           // left rows without a match (NOT EXISTS)
+  kNullAwareAnti,  // NOT IN: no row if the right side has a NULL key, NULL keys on the left drop
+  kMark,           // left rows plus a boolean `mark` column (IN / EXISTS in a disjunction or
+                   // projection): TRUE when a right row matches (keys equal, residual TRUE);
+                   // otherwise NULL when a key of the left row or of some right row is NULL
+                   // (IN's three-valued rule, given the right side is non-empty), else FALSE.
+                   // EXISTS reads the mark through coalesce(mark, false).
+};
+
+/// The name EXPLAIN prints ("Inner", "NullAwareAnti", ...).
+constexpr const char* JoinTypeName(JoinType type) {
+  switch (type) {
+    case JoinType::kInner: return "Inner";
+    case JoinType::kLeft: return "Left";
+    case JoinType::kRight: return "Right";
+    case JoinType::kFull: return "Full";
+    case JoinType::kSemi: return "Semi";
+    case JoinType::kAnti: return "Anti";
+    case JoinType::kNullAwareAnti: return "NullAwareAnti";
+    case JoinType::kMark: return "Mark";
+  }
+  return "?";
+}
+
+}  // namespace shoal::sql

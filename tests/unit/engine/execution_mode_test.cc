@@ -1,0 +1,158 @@
+// Execution modes of the QueryRunner: local by default, across in-process workers through the
+// coordinator, through the shuffle driver (local until shuffle_dir is set), and the test seam that
+// hands plans to a rewriter; and SetUpSession, which picks the mode from `shoal sql`'s flags.
+#include "shoal/engine/execution_mode.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "shoal/columnar/pretty_print.h"
+#include "shoal/engine/execution_modes.h"
+#include "shoal/engine/in_process_workers.h"
+#include "shoal/engine/query_runner.h"
+#include "shoal/engine/session_setup.h"
+#include "shoal/exec/execution_plan.h"
+#include "tests/support/gtest_util.h"
+#include "tests/support/plan_rewriting.h"
+
+namespace shoal::engine {
+namespace {
+
+constexpr const char* kQuery =
+    "SELECT l_returnflag, count(*), sum(l_quantity) FROM lineitem GROUP BY 1 ORDER BY 1";
+
+std::string Rows(const QueryResult& result) {
+  return result.schema ? columnar::FormatTable(*result.schema, result.batches) : "";
+}
+
+std::string Explain(QueryRunner& runner, const std::string& sql) {
+  auto result = runner.RunAll("EXPLAIN " + sql);
+  EXPECT_OK(result.status());
+  return result.ok() && !result->empty() ? Rows(result->back()) : "";
+}
+
+class ExecutionModeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SessionSetup setup;
+    setup.tpch_scale = "0.01";
+    for (QueryRunner* runner : {&local_, &other_})
+      ASSERT_OK(SetUpSession(setup, *runner));
+    ASSERT_OK_AND_ASSIGN(expected_, local_.RunOne(kQuery));
+  }
+
+  QueryRunner local_;
+  QueryRunner other_;
+  QueryResult expected_;
+};
+
+TEST_F(ExecutionModeTest, ARunnerIsLocalUntilToldOtherwise) {
+  QueryRunner runner;
+  EXPECT_EQ(runner.execution_mode().kind(), ExecutionMode::Kind::kLocal);
+  EXPECT_EQ(runner.execution_mode().coordinator(), nullptr);
+  EXPECT_STREQ(ExecutionMode::KindName(ExecutionMode::Kind::kWorkers), "workers");
+}
+
+TEST_F(ExecutionModeTest, InProcessWorkersGiveTheLocalAnswerThroughTheCoordinator) {
+  ASSERT_OK(other_.RunOne("SET dist_bytes_per_task = '64kB'").status());
+  ASSERT_OK(UseWorkers(other_, {"inproc:3", {"trace-id=t1"}, ""}));
+  ASSERT_EQ(other_.execution_mode().kind(), ExecutionMode::Kind::kWorkers);
+  ASSERT_NE(other_.execution_mode().coordinator(), nullptr);
+  EXPECT_EQ(other_.execution_mode().coordinator()->options().workers.size(), 3u);
+  ASSERT_OK_AND_ASSIGN(auto actual, other_.RunOne(kQuery));
+  EXPECT_EQ(Rows(actual), Rows(expected_));
+  // The plan really was distributed: its head reads from the workers' stages.
+  EXPECT_NE(Explain(other_, kQuery).find("stage="), std::string::npos) << Explain(other_, kQuery);
+  EXPECT_EQ(Explain(local_, kQuery).find("stage="), std::string::npos);
+  // Back to local: the same runner plans for one node again.
+  other_.SetExecutionMode(ExecutionMode::Local());
+  EXPECT_EQ(Explain(other_, kQuery).find("stage="), std::string::npos);
+}
+
+TEST_F(ExecutionModeTest, BadWorkerListsAreRefusedBeforeAnyQuery) {
+  Status zero = UseWorkers(other_, {"inproc:0", {}, ""});
+  EXPECT_EQ(zero.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(zero.UserMessage().find("inproc:N with N from 1 to"), std::string::npos);
+  EXPECT_EQ(UseWorkers(other_, {"inproc:2x", {}, ""}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(UseWorkers(other_, {"inproc:1", {"no-equals-sign"}, ""}).code(),
+            StatusCode::kInvalidArgument);
+  // A refused list leaves the mode as it was (SetUpSession's shuffle mode).
+  EXPECT_EQ(other_.execution_mode().kind(), ExecutionMode::Kind::kShuffle);
+  EXPECT_TRUE(IsInProcessWorkers("inproc:4"));
+  EXPECT_FALSE(IsInProcessWorkers("localhost:4000"));
+}
+
+TEST_F(ExecutionModeTest, TheShuffleModeRunsLocallyUntilAShuffleDirIsSet) {
+  // What `shoal sql` without --workers sets up.
+  ASSERT_EQ(other_.execution_mode().kind(), ExecutionMode::Kind::kShuffle);
+  ASSERT_NE(other_.execution_mode().shuffle_driver(), nullptr);
+  ASSERT_OK_AND_ASSIGN(auto actual, other_.RunOne(kQuery));
+  EXPECT_EQ(Rows(actual), Rows(expected_));
+  EXPECT_EQ(Explain(other_, kQuery), Explain(local_, kQuery));
+}
+
+TEST_F(ExecutionModeTest, ARewriterSeesEveryPlanAndWhatItReturnsRuns) {
+  int rewrites = 0;
+  exec::ExecPlanPtr seen;
+  engine_testing::RewritePlans(
+      other_,
+      [&](const exec::ExecPlanPtr& plan,
+          const std::shared_ptr<exec::TaskContext>& context) -> Result<exec::ExecPlanPtr> {
+        ++rewrites;
+        seen = plan;
+        EXPECT_EQ(context->settings().GetInt("batch_size"), 8192);
+        return plan;
+      });
+  EXPECT_EQ(other_.execution_mode().kind(), ExecutionMode::Kind::kRewritten);
+  ASSERT_OK_AND_ASSIGN(auto actual, other_.RunOne(kQuery));
+  EXPECT_EQ(Rows(actual), Rows(expected_));
+  EXPECT_EQ(rewrites, 1);
+  ASSERT_NE(seen, nullptr);
+  // A rewriter's error is the statement's error.
+  engine_testing::RewritePlans(
+      other_, [](const exec::ExecPlanPtr&, const std::shared_ptr<exec::TaskContext>&) {
+        return Result<exec::ExecPlanPtr>(Status::Internal("rewriter says no"));
+      });
+  auto failed = other_.RunOne(kQuery);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().ToString().find("rewriter says no"), std::string::npos);
+}
+
+TEST(SessionSetupTest, RefusesCombinationsThatCannotWork) {
+  QueryRunner runner;
+  SessionSetup both;
+  both.workers.workers = "inproc:2";
+  both.shuffle_dir = "/tmp/x";
+  Status st = SetUpSession(both, runner);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.UserMessage().find("cannot be combined"), std::string::npos);
+
+  SessionSetup no_dir;
+  no_dir.shuffle_workers = "h:1";
+  st = SetUpSession(no_dir, runner);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.UserMessage().find("--shuffle-workers needs --shuffle-dir"), std::string::npos);
+
+  SessionSetup bad_worker;
+  bad_worker.shuffle_dir = "/tmp/x";
+  bad_worker.shuffle_workers = "h:1,nohost";
+  st = SetUpSession(bad_worker, runner);
+  EXPECT_NE(st.UserMessage().find("'nohost' is not HOST:PORT"), std::string::npos);
+
+  SessionSetup bad_scale;
+  bad_scale.tpch_scale = "-1";
+  EXPECT_FALSE(SetUpSession(bad_scale, runner).ok());
+}
+
+TEST(SessionSetupTest, AShuffleDirFlagBecomesTheSessionSetting) {
+  QueryRunner runner;
+  SessionSetup setup;
+  setup.shuffle_dir = "/tmp/shoal-engine-test-shuffle";
+  ASSERT_OK(SetUpSession(setup, runner));
+  EXPECT_EQ(runner.execution_mode().kind(), ExecutionMode::Kind::kShuffle);
+  EXPECT_EQ(runner.session().settings().GetString("shuffle_dir"), setup.shuffle_dir);
+}
+
+}  // namespace
+}  // namespace shoal::engine
