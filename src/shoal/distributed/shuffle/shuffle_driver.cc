@@ -378,7 +378,11 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   }
   spec.set_target_partitions(static_cast<int32_t>(settings.GetInt("threads")));
   const std::vector<std::string> codec_ids = ShuffleCodecIds(*options_.codecs);
-  const TableCodecRegistryPtr codecs = MemoryTableCodec::ForQuery(options_.codecs, settings);
+  // Local tasks read their plans from files; the gRPC calls to remote workers keep the default
+  // message limit, so in-memory tables do not travel inside their plans (yet).
+  const TableCodecRegistryPtr codecs = options_.workers.empty()
+                                           ? MemoryTableCodec::ForQuery(options_.codecs, settings)
+                                           : options_.codecs;
 
   // Every stage is shipped: independent subtrees (an aggregate in each branch of a union) as much
   // as a chain.
