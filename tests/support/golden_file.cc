@@ -50,12 +50,12 @@ std::vector<Edit> EditScript(const std::vector<std::string_view>& a,
       edits.push_back({' ', i, j, a[i]});
       ++i;
       ++j;
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      edits.push_back({'-', i, j, a[i]});  // removals first, as diff -u prints them
+      ++i;
+    } else {
       edits.push_back({'+', i, j, b[j]});
       ++j;
-    } else {
-      edits.push_back({'-', i, j, a[i]});
-      ++i;
     }
   }
   return edits;

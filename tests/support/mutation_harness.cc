@@ -101,8 +101,8 @@ void MutationHarness::SaveInput(int64_t iteration) {
                  stats_.input_name_.c_str(), stats_.input_.size(), path.c_str());
   }
   std::fprintf(stderr,
-               "  rerun this iteration alone: SHOAL_FUZZ_SEED=%llu SHOAL_FUZZ_ITERATIONS=%lld "
-               "(it is the last one)\n",
+               "  reproduce: SHOAL_FUZZ_SEED=%llu SHOAL_FUZZ_ITERATIONS=%lld (this iteration is "
+               "the last one run)\n",
                static_cast<unsigned long long>(seed_), static_cast<long long>(iteration + 1));
 }
 

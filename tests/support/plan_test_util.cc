@@ -7,10 +7,12 @@
 
 namespace shoal::exec::testutil {
 
-std::shared_ptr<TaskContext> MakeContext(int64_t batch_size, int threads) {
+std::shared_ptr<TaskContext> MakeContext(int64_t batch_size, int threads,
+                                         std::shared_ptr<MemoryPool> pool) {
   EXPECT_OK(RegisterExecSettings());
   TaskContext::Options options;
   EXPECT_OK(options.settings.Set("batch_size", std::to_string(batch_size)));
+  options.pool = std::move(pool);
   options.threads = std::make_shared<ThreadPool>(threads);
   return std::make_shared<TaskContext>(std::move(options));
 }

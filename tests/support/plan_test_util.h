@@ -27,8 +27,10 @@ using shoal::testing::MakeBatch;
 using shoal::testing::TextRow;
 using Strings = std::vector<std::string>;
 
-/// A context with `batch_size` and a pool of `threads` threads (exec settings registered).
-std::shared_ptr<TaskContext> MakeContext(int64_t batch_size = 8192, int threads = 2);
+/// A context with `batch_size`, a pool of `threads` threads and `pool` as the query's memory pool
+/// (null: a fresh unlimited one); the exec settings are registered.
+std::shared_ptr<TaskContext> MakeContext(int64_t batch_size = 8192, int threads = 2,
+                                         std::shared_ptr<MemoryPool> pool = nullptr);
 
 /// A memory table of `fields` from text rows (see batch_builder.h), `per_batch` rows to a batch
 /// (the last one may be shorter; no rows: no batches).

@@ -26,36 +26,36 @@ int64_t MillisSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
+// Polls `stop` until it returns true (then true) or `limit` passes (then false).
+bool PollUntil(const std::function<bool()>& stop, Clock::time_point limit) {
+  Backoff backoff;
+  for (;;) {
+    if (stop())
+      return true;
+    if (Clock::now() >= limit)
+      return false;
+    backoff.Pause();
+  }
+}
+
 }  // namespace
 
 ::testing::AssertionResult WaitFor(const std::function<bool()>& done, std::string_view what,
                                    std::chrono::milliseconds timeout) {
   const auto start = Clock::now();
-  const auto deadline = start + timeout;
-  Backoff backoff;
-  for (;;) {
-    if (done())
-      return ::testing::AssertionSuccess();
-    if (Clock::now() >= deadline)
-      return ::testing::AssertionFailure()
-             << "timed out after " << MillisSince(start) << " ms waiting for " << what;
-    backoff.Pause();
-  }
+  if (PollUntil(done, start + timeout))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "timed out after " << MillisSince(start) << " ms waiting for " << what;
 }
 
 ::testing::AssertionResult HoldsFor(const std::function<bool()>& holds, std::string_view what,
                                     std::chrono::milliseconds window) {
   const auto start = Clock::now();
-  const auto end = start + window;
-  Backoff backoff;
-  for (;;) {
-    if (!holds())
-      return ::testing::AssertionFailure()
-             << what << " stopped holding after " << MillisSince(start) << " ms";
-    if (Clock::now() >= end)
-      return ::testing::AssertionSuccess();
-    backoff.Pause();
-  }
+  if (!PollUntil([&] { return !holds(); }, start + window))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << what << " stopped holding after " << MillisSince(start) << " ms";
 }
 
 }  // namespace shoal::testing

@@ -471,12 +471,7 @@ TEST_P(AggregateTest, RefusedReservationIsOutOfMemory) {
       auto agg,
       HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
                               {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle));
-  EXPECT_OK(RegisterExecSettings());
-  TaskContext::Options options;
-  EXPECT_OK(options.settings.Set("batch_size", std::to_string(GetParam())));
-  options.pool = MemoryPool::MakeRoot("query", 64 * 1024);
-  options.threads = std::make_shared<ThreadPool>(1);
-  auto context = std::make_shared<TaskContext>(std::move(options));
+  auto context = MakeContext(GetParam(), 1, MemoryPool::MakeRoot("query", 64 * 1024));
   EXPECT_STATUS_CODE(StatusCode::kOutOfMemory, CollectAll(agg, context));
   EXPECT_EQ(context->memory_pool()->bytes_used(), 0);
 }

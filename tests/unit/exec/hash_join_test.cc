@@ -376,12 +376,7 @@ TEST(HashJoinTest, MemoryReturnsToZero) {
     auto query_pool = MemoryPool::MakeRoot("test query");
     {
       ASSERT_OK_AND_ASSIGN(auto join, MakeJoin(in, JoinType::kFull, mode, true, true));
-      ASSERT_OK(RegisterExecSettings());
-      TaskContext::Options options;
-      ASSERT_OK(options.settings.Set("batch_size", "16"));
-      options.pool = query_pool;
-      options.threads = std::make_shared<ThreadPool>(2);
-      auto context = std::make_shared<TaskContext>(std::move(options));
+      auto context = MakeContext(16, 2, query_pool);
       {
         // Complete run.
         ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, context));
@@ -409,11 +404,7 @@ TEST(HashJoinTest, BuildRefusedOverTheMemoryLimit) {
   JoinInputs in{ToTable(left_rows, "l", 100), ToTable(right_rows, "r", 1000)};
   ASSERT_OK_AND_ASSIGN(auto join,
                        MakeJoin(in, JoinType::kInner, Mode::kCollectBuild, false, false));
-  ASSERT_OK(RegisterExecSettings());
-  TaskContext::Options options;
-  options.pool = MemoryPool::MakeRoot("small query", 64 * 1024);
-  options.threads = std::make_shared<ThreadPool>(2);
-  auto context = std::make_shared<TaskContext>(std::move(options));
+  auto context = MakeContext(8192, 2, MemoryPool::MakeRoot("small query", 64 * 1024));
   EXPECT_STATUS_CODE(StatusCode::kOutOfMemory, CollectAll(join, context));
 }
 

@@ -152,12 +152,7 @@ TEST(NestedLoopJoinExecTest, MemoryReturnsToZeroAndCancellation) {
   {
     ASSERT_OK_AND_ASSIGN(auto join,
                          NestedLoopJoinExec::Make(left, right, JoinType::kInner, nullptr));
-    ASSERT_OK(RegisterExecSettings());
-    TaskContext::Options options;
-    ASSERT_OK(options.settings.Set("batch_size", "64"));
-    options.pool = query_pool;
-    options.threads = std::make_shared<ThreadPool>(2);
-    auto context = std::make_shared<TaskContext>(std::move(options));
+    auto context = MakeContext(64, 2, query_pool);
     {
       ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, context));
       int64_t rows = 0;

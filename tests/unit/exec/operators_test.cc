@@ -232,12 +232,7 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
         auto repart,
         RepartitionExec::Make(filter, Partitioning::Hash({Col(0, DataType::Int64())}, 2)));
     auto merged = CoalescePartitionsExec::Make(repart);
-    ASSERT_OK(RegisterExecSettings());
-    TaskContext::Options options;
-    ASSERT_OK(options.settings.Set("batch_size", "16"));
-    options.pool = query_pool;
-    options.threads = std::make_shared<ThreadPool>(2);
-    auto context = std::make_shared<TaskContext>(std::move(options));
+    auto context = MakeContext(16, 2, query_pool);
     ASSERT_OK_AND_ASSIGN(StreamPtr stream, merged->Execute(0, context));
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
     ASSERT_NE(batch, nullptr);
@@ -250,13 +245,24 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
   EXPECT_EQ(query_pool->bytes_used(), 0);
 }
 
-TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
-  auto table = NumberedTable(40, 10);
-  auto scan = Scan(table, 2);
+// id > 29 over 40 rows in 2 partitions, run to the end: the plan and the context it ran in.
+struct FilteredRun {
+  ExecPlanPtr filter;
+  std::shared_ptr<TaskContext> context;
+};
+
+Result<FilteredRun> RunFilterOver40Rows() {
   auto pred = Call(">", {Col(0, DataType::Int64()), Lit(Scalar::Int64(29))}, DataType::Boolean());
-  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
-  auto context = MakeContext();
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(filter, context));
+  SHOAL_ASSIGN_OR_RETURN(auto filter, FilterExec::Make(Scan(NumberedTable(40, 10), 2), pred));
+  FilteredRun run{filter, MakeContext()};
+  SHOAL_RETURN_IF_ERROR(CollectAll(run.filter, run.context).status());
+  return run;
+}
+
+TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
+  ASSERT_OK_AND_ASSIGN(FilteredRun run, RunFilterOver40Rows());
+  const ExecPlanPtr& filter = run.filter;
+  const auto& context = run.context;
   std::string text = FormatExecutionPlan(*filter, false, context.get());
   EXPECT_NE(text.find("Filter: (#0 > 29) (rows=10,"), std::string::npos) << text;
   EXPECT_NE(text.find("  TableScan: t (memory), units=4, columns=[id, name, v] (rows=40,"),
@@ -269,12 +275,9 @@ TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
 // printing; notes print under their node (verbose-only ones with VERBOSE); "<name>_nanos" extras
 // print as durations.
 TEST(OperatorsTest, ExplainAnalyzeRunsCollectorsAndPrintsNotes) {
-  auto table = NumberedTable(40, 10);
-  auto scan = Scan(table, 2);
-  auto pred = Call(">", {Col(0, DataType::Int64()), Lit(Scalar::Int64(29))}, DataType::Boolean());
-  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
-  auto context = MakeContext();
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(filter, context));
+  ASSERT_OK_AND_ASSIGN(FilteredRun run, RunFilterOver40Rows());
+  const ExecPlanPtr& filter = run.filter;
+  const auto& context = run.context;
   int runs = 0;
   const ExecutionPlan* scan_node = filter->children()[0].get();
   context->metrics().AddCollector([&] {

@@ -415,13 +415,7 @@ TEST(CancelTest, DroppingStreamsStopsWorkAndFreesMemory) {
   auto process = MemoryPool::MakeRoot("process");
   const int threads_before = ThreadCount();
   {
-    EXPECT_TRUE(RegisterExecSettings().ok());
-    TaskContext::Options options;
-    EXPECT_TRUE(RegisterExecSettings().ok());
-    EXPECT_TRUE(options.settings.Set("batch_size", "1000").ok());
-    options.pool = process->MakeChild("query");
-    options.threads = std::make_shared<ThreadPool>(2);
-    auto context = std::make_shared<TaskContext>(std::move(options));
+    auto context = MakeContext(1000, 2, process->MakeChild("query"));
     // A many-to-many join on 1000 keys: 200000 x 200 rows, far more than one batch.
     std::vector<sql::ExprPtr> keys = {Col(1, DataType::Int32())};
     ASSERT_OK_AND_ASSIGN(ExecPlanPtr left,
