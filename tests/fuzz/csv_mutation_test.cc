@@ -26,7 +26,6 @@ namespace shoal::io {
 namespace {
 
 using shoal::testing::MutationHarness;
-using shoal::testing::MutationRng;
 using shoal::testing::MutationStats;
 namespace mutate = shoal::testing::mutate;
 
@@ -65,17 +64,14 @@ std::vector<Input> Corpus() {
   return {{"tbl", DelimitedFormat::kTbl, tbl}, {"csv", DelimitedFormat::kCsv, csv}};
 }
 
-class Mutator {
+class Mutator : public shoal::testing::MutationRng {
  public:
-  explicit Mutator(uint64_t seed) : rng_(seed) {}
-
-  size_t Below(size_t n) { return rng_.Below(n); }
+  using MutationRng::MutationRng;
 
   std::string Mutate(const Input& in) {
-    std::string b = in.text;
-    const int rounds = 1 + static_cast<int>(Below(4));
     const char delimiter = in.format == DelimitedFormat::kTbl ? '|' : ',';
-    for (int r = 0; r < rounds && !b.empty(); ++r) {
+    return EditRounds(in.text, 4, [&](std::string* edited) {
+      std::string& b = *edited;
       const size_t pos = Below(b.size());
       static const char* kTokens[] = {
           "\"",         "\"\"", "\n",   "\r\n",       "2024-02-30",
@@ -116,12 +112,8 @@ class Mutator {
           break;
         }
       }
-    }
-    return b;
+    });
   }
-
- private:
-  MutationRng rng_;
 };
 
 // Every outcome other than these (and OK) is a failure.
@@ -199,12 +191,11 @@ int Run() {
   }
 
   Mutator mutator(harness.seed());
-  harness.Run([&](int64_t i, MutationStats* stats) {
-    const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
-    const std::string mutant = mutator.Mutate(in);
-    stats->SetInput(in.name, mutant);
-    read_all(in, mutant, fmt::format("iteration {} ({})", i, in.name), stats);
-  });
+  harness.RunOverCorpus(
+      corpus, [&](const Input& in) { return mutator.Mutate(in); },
+      [&](const Input& in, const std::string& mutant, const MutationHarness::Iteration& it) {
+        read_all(in, mutant, it.what, it.stats);
+      });
   return harness.Finish({"InvalidData", "InvalidArgument"},
                         fmt::format("over {} inputs", corpus.size()));
 }

@@ -25,7 +25,6 @@ namespace shoal::columnar::ipc {
 namespace {
 
 using shoal::testing::MutationHarness;
-using shoal::testing::MutationRng;
 using shoal::testing::MutationStats;
 namespace mutate = shoal::testing::mutate;
 
@@ -291,7 +290,7 @@ class Mutator {
     }
   }
 
-  MutationRng rng_;
+  shoal::testing::MutationRng rng_;
 };
 
 // Reads allocate from a pool with this limit. The inputs are a few dozen KiB, so even the most a
@@ -384,12 +383,11 @@ int Run() {
   }
 
   Mutator mutator(harness.seed());
-  harness.Run([&](int64_t i, MutationStats* stats) {
-    const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
-    const std::string mutant = mutator.Mutate(in);
-    stats->SetInput(in.name, mutant);
-    ReadEveryWay(mutant, fmt::format("iteration {} ({})", i, in.name), i % 7 == 0, stats);
-  });
+  harness.RunOverCorpus(
+      corpus, [&](const Input& in) { return mutator.Mutate(in); },
+      [&](const Input&, const std::string& mutant, const MutationHarness::Iteration& it) {
+        ReadEveryWay(mutant, it.what, it.index % 7 == 0, it.stats);
+      });
   // Some mutations must have been refused, or the readers are not looking.
   return harness.Finish({"InvalidData"}, fmt::format("over {} inputs (values hash {})",
                                                      corpus.size(), g_values_hash));

@@ -25,7 +25,6 @@ namespace shoal::io::parquet {
 namespace {
 
 using shoal::testing::MutationHarness;
-using shoal::testing::MutationRng;
 using shoal::testing::MutationStats;
 namespace mutate = shoal::testing::mutate;
 
@@ -38,16 +37,13 @@ struct Input {
   size_t footer_start = 0;  // the thrift footer, where mutations matter most
 };
 
-class Mutator {
+class Mutator : public shoal::testing::MutationRng {
  public:
-  explicit Mutator(uint64_t seed) : rng_(seed) {}
-
-  size_t Below(size_t n) { return rng_.Below(n); }
+  using MutationRng::MutationRng;
 
   std::string Mutate(const Input& in) {
-    std::string b = in.bytes;
-    const int rounds = 1 + static_cast<int>(Below(3));
-    for (int r = 0; r < rounds && !b.empty(); ++r) {
+    return EditRounds(in.bytes, 3, [&](std::string* edited) {
+      std::string& b = *edited;
       // Half the mutations hit the footer (and the 8-byte trailer), the rest anywhere.
       const size_t lo = Below(2) == 0 && in.footer_start < b.size() ? in.footer_start : 0;
       const size_t pos = lo + Below(b.size() - lo);
@@ -83,12 +79,8 @@ class Mutator {
           break;
         }
       }
-    }
-    return b;
+    });
   }
-
- private:
-  MutationRng rng_;
 };
 
 // Every outcome other than these (and OK) is a failure.
@@ -167,14 +159,12 @@ int Run() {
   }
 
   Mutator mutator(harness.seed());
-  harness.Run([&](int64_t i, MutationStats* stats) {
-    const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
-    const std::string mutant = mutator.Mutate(in);
-    stats->SetInput(in.name, mutant);
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << mutant;
-    const std::string what = fmt::format("iteration {} ({})", i, in.name);
-    stats->Check(ReadTable(path, what, stats), what, kAcceptable);
-  });
+  harness.RunOverCorpus(
+      corpus, [&](const Input& in) { return mutator.Mutate(in); },
+      [&](const Input&, const std::string& mutant, const MutationHarness::Iteration& it) {
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << mutant;
+        it.stats->Check(ReadTable(path, it.what, it.stats), it.what, kAcceptable);
+      });
   std::remove(path.c_str());
   return harness.Finish({"InvalidData"}, fmt::format("over {} files", corpus.size()));
 }

@@ -58,6 +58,15 @@ class MutationRng {
 
   uint64_t Next() { return engine_(); }
 
+  /// A copy of `bytes` with `1 + Below(max_rounds)` rounds of `edit` applied (fewer once empty).
+  template <typename Edit>
+  std::string EditRounds(std::string bytes, size_t max_rounds, Edit&& edit) {
+    const size_t rounds = 1 + Below(max_rounds);
+    for (size_t r = 0; r < rounds && !bytes.empty(); ++r)
+      edit(&bytes);
+    return bytes;
+  }
+
   std::mt19937_64& engine() { return engine_; }
 
  private:
@@ -144,6 +153,28 @@ class MutationHarness {
   /// Calls `iteration(i, &stats())` for i in [0, iterations()), stopping early after 20 failures;
   /// saves the input of each failing iteration (see SetInput).
   void Run(const std::function<void(int64_t iteration, MutationStats* stats)>& iteration);
+
+  /// One iteration of RunOverCorpus: its number, "iteration N (input name)" for messages, and
+  /// the stats to count outcomes in.
+  struct Iteration {
+    int64_t index;
+    std::string what;
+    MutationStats* stats;
+  };
+
+  /// Run() over a corpus of inputs that have a `name`: iteration i mutates input i % size with
+  /// `mutate(input)` (a std::string), records the mutant as the iteration's input, and hands it to
+  /// `read(input, mutant, iteration)`.
+  template <typename Input, typename Mutate, typename Read>
+  void RunOverCorpus(const std::vector<Input>& corpus, Mutate&& mutate, Read&& read) {
+    Run([&](int64_t i, MutationStats* stats) {
+      const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
+      const std::string mutant = mutate(in);
+      stats->SetInput(in.name, mutant);
+      read(in, mutant,
+           Iteration{i, "iteration " + std::to_string(i) + " (" + in.name + ")", stats});
+    });
+  }
 
   /// Prints the summary (with `detail`, e.g. "over 12 inputs") and returns the exit status: 1
   /// on any failure, or when no mutant got one of the `must_refuse` outcomes in a run of at
