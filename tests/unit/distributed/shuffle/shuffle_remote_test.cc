@@ -55,6 +55,11 @@ Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir) {
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(s->service->grpc_service());
+  // The stage-file client pings idle connections every 2 s; accept that as `shoal worker`'s
+  // server does (grpc_worker_server.cc), or a task call longer than a few seconds (a loaded
+  // machine) ends in GOAWAY "too many pings".
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 200);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   s->server = builder.BuildAndStart();
   if (!s->server || port == 0)
     return Status::Unavailable("could not start a stage file server");
