@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "shoal/columnar/builder.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
@@ -16,19 +17,10 @@
 namespace shoal::exec {
 namespace {
 
-using columnar::DataType;
-using columnar::Field;
+using namespace testutil;  // NOLINT(google-build-using-namespace)
 
 constexpr int64_t kRows = 10'000'000;
 constexpr int64_t kBatch = 8192;
-
-sql::ExprPtr Col(int index, DataType type) {
-  return sql::MakeColumnRef(static_cast<sql::ColumnId>(index), "", std::move(type), true);
-}
-
-sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  return sql::MakeAggregate(std::move(name), std::move(args), std::move(type), true);
-}
 
 // (low int64 in [0, 16), high int64 in [0, 2M), value int64, s utf8 of 8..16 chars), 10M rows.
 std::shared_ptr<io::MemoryTable> Table() {
@@ -65,31 +57,11 @@ std::shared_ptr<io::MemoryTable> Table() {
 }
 
 ExecPlanPtr Scan(std::vector<int> projection) {
-  io::ScanRequest request;
-  request.projection = std::move(projection);
-  return *TableScanExec::Make(Table(), "t", request, 1);
+  return *ScanOf(Table(), 1, std::move(projection));
 }
 
 void RunPlan(benchmark::State& state, const ExecPlanPtr& plan) {
-  for (auto _ : state) {
-    TaskContext::Options options;
-    options.threads = std::make_shared<ThreadPool>(1);
-    auto context = std::make_shared<TaskContext>(std::move(options));
-    auto stream = std::move(plan->Execute(0, context)).value();
-    int64_t rows = 0;
-    for (;;) {
-      auto batch = stream->Next();
-      if (!batch.ok()) {
-        state.SkipWithError(batch.status().ToString().c_str());
-        return;
-      }
-      if (!*batch)
-        break;
-      rows += (*batch)->num_rows();
-    }
-    benchmark::DoNotOptimize(rows);
-  }
-  state.SetItemsProcessed(state.iterations() * kRows);
+  bench::RunPlan(state, plan, kRows);
 }
 
 void BM_AggregateLowCardinality(benchmark::State& state) {

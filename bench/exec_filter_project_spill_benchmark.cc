@@ -7,6 +7,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "shoal/columnar/builder.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
@@ -19,28 +20,10 @@
 namespace shoal::exec {
 namespace {
 
-using columnar::DataType;
-using columnar::Field;
-using columnar::Scalar;
+using namespace testutil;  // NOLINT(google-build-using-namespace)
 
 constexpr int64_t kRows = 4'000'000;
 constexpr int64_t kBatch = 8192;
-
-sql::ExprPtr Col(int index, DataType type) {
-  return sql::MakeColumnRef(static_cast<sql::ColumnId>(index), "", std::move(type), true);
-}
-
-sql::ExprPtr Lit(Scalar value) {
-  return sql::MakeLiteral(std::move(value));
-}
-
-sql::ExprPtr Call(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  return sql::MakeCall(std::move(name), std::move(args), std::move(type), true);
-}
-
-sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  return sql::MakeAggregate(std::move(name), std::move(args), std::move(type), true);
-}
 
 // (k int64 in [0, 1M), v int64, d date32, s utf8 of 8..16 chars), 4M rows.
 std::shared_ptr<io::MemoryTable> Table() {
@@ -77,37 +60,12 @@ std::shared_ptr<io::MemoryTable> Table() {
 }
 
 ExecPlanPtr Scan() {
-  io::ScanRequest request;
-  request.projection = {0, 1, 2, 3};
-  return *TableScanExec::Make(Table(), "t", request, 1);
+  return *ScanOf(Table(), 1);
 }
 
 // Runs `plan` once per iteration with `memory_limit` bytes (0: unlimited); reports spilled bytes.
 void RunPlan(benchmark::State& state, const ExecPlanPtr& plan, int64_t memory_limit = 0) {
-  int64_t spilled = 0;
-  for (auto _ : state) {
-    TaskContext::Options options;
-    (void)options.settings.Set("memory_limit", std::to_string(memory_limit));
-    options.threads = std::make_shared<ThreadPool>(1);
-    auto context = std::make_shared<TaskContext>(std::move(options));
-    auto stream = std::move(plan->Execute(0, context)).value();
-    int64_t rows = 0;
-    for (;;) {
-      auto batch = stream->Next();
-      if (!batch.ok()) {
-        state.SkipWithError(batch.status().ToString().c_str());
-        return;
-      }
-      if (!*batch)
-        break;
-      rows += (*batch)->num_rows();
-    }
-    benchmark::DoNotOptimize(rows);
-    stream.reset();
-    spilled = context->metrics().Sum(plan.get()).spilled_bytes;
-  }
-  state.SetItemsProcessed(state.iterations() * kRows);
-  state.counters["spilled_MiB"] = static_cast<double>(spilled) / (1 << 20);
+  bench::RunPlan(state, plan, kRows, memory_limit, /*report_spill=*/true);
 }
 
 void BM_FilterInt64(benchmark::State& state) {

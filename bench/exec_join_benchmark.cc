@@ -16,6 +16,7 @@
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/task_context.h"
 #include "shoal/io/memory_table.h"
+#include "tests/support/plan_builders.h"
 
 namespace shoal::exec {
 namespace {
@@ -53,9 +54,7 @@ std::shared_ptr<io::MemoryTable> MakeTable(int64_t rows, bool unique, int64_t ke
 }
 
 ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
-  io::ScanRequest request;
-  request.projection = {0, 1};
-  return *TableScanExec::Make(table, "t", request, partitions);
+  return *testutil::ScanOf(table, partitions);
 }
 
 sql::ExprPtr KeyRef() {

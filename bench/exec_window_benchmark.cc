@@ -7,6 +7,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.h"
 #include "shoal/columnar/builder.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/window_exec.h"
@@ -16,19 +17,10 @@
 namespace shoal::exec {
 namespace {
 
-using columnar::DataType;
-using columnar::Field;
+using namespace testutil;  // NOLINT(google-build-using-namespace)
 
 constexpr int64_t kRows = 1'000'000;
 constexpr int64_t kBatch = 8192;
-
-sql::ExprPtr Col(int index, DataType type) {
-  return sql::MakeColumnRef(static_cast<sql::ColumnId>(index), "", std::move(type), true);
-}
-
-sql::ExprPtr Literal(int64_t v) {
-  return sql::MakeLiteral(columnar::Scalar::Int64(v));
-}
 
 // (p int64 in [0, 1000), o int64 unique, v int64), 1M rows.
 std::shared_ptr<io::MemoryTable> Table() {
@@ -58,53 +50,28 @@ std::shared_ptr<io::MemoryTable> Table() {
 }
 
 ExecPlanPtr Scan() {
-  io::ScanRequest request;
-  request.projection = {0, 1, 2};
-  return *TableScanExec::Make(Table(), "t", request, 1);
+  return *ScanOf(Table(), 1);
 }
 
-sql::ExprPtr Window(std::string name, std::vector<sql::ExprPtr> args, sql::WindowFrame frame) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kWindow;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = DataType::Int64();
-  e->partition_by = {Col(0, DataType::Int64())};
-  e->order_by = {sql::SortKey{Col(1, DataType::Int64()), true, false}};
-  e->frame = std::move(frame);
-  return e;
+// `name` over `args` OVER (PARTITION BY p ORDER BY o `frame`), an int64.
+sql::ExprPtr PartitionWindow(std::string name, std::vector<sql::ExprPtr> args,
+                             sql::WindowFrame frame) {
+  return Window(std::move(name), std::move(args), DataType::Int64(), {Col(0, DataType::Int64())},
+                {sql::SortKey{Col(1, DataType::Int64()), true, false}}, std::move(frame));
 }
 
 void RunPlan(benchmark::State& state, const ExecPlanPtr& plan) {
-  for (auto _ : state) {
-    TaskContext::Options options;
-    options.threads = std::make_shared<ThreadPool>(1);
-    auto context = std::make_shared<TaskContext>(std::move(options));
-    auto stream = std::move(plan->Execute(0, context)).value();
-    int64_t rows = 0;
-    for (;;) {
-      auto batch = stream->Next();
-      if (!batch.ok()) {
-        state.SkipWithError(batch.status().ToString().c_str());
-        return;
-      }
-      if (!*batch)
-        break;
-      rows += (*batch)->num_rows();
-    }
-    benchmark::DoNotOptimize(rows);
-  }
-  state.SetItemsProcessed(state.iterations() * kRows);
+  bench::RunPlan(state, plan, kRows);
 }
 
 void BM_RowNumber(benchmark::State& state) {
-  auto plan = *WindowExec::Make(Scan(), {Window("row_number", {}, {})}, {"rn"});
+  auto plan = *WindowExec::Make(Scan(), {PartitionWindow("row_number", {}, {})}, {"rn"});
   RunPlan(state, plan);
 }
 
 void BM_RunningSum(benchmark::State& state) {
-  auto plan =
-      *WindowExec::Make(Scan(), {Window("sum", {Col(2, DataType::Int64())}, {})}, {"running"});
+  auto plan = *WindowExec::Make(Scan(), {PartitionWindow("sum", {Col(2, DataType::Int64())}, {})},
+                                {"running"});
   RunPlan(state, plan);
 }
 
@@ -112,10 +79,10 @@ void BM_SlidingSum7Rows(benchmark::State& state) {
   sql::WindowFrame frame;
   frame.units = sql::WindowFrame::Units::kRows;
   frame.start = sql::WindowFrame::BoundKind::kPreceding;
-  frame.start_offset = Literal(6);
+  frame.start_offset = Lit(Scalar::Int64(6));
   frame.end = sql::WindowFrame::BoundKind::kCurrentRow;
-  auto plan =
-      *WindowExec::Make(Scan(), {Window("sum", {Col(2, DataType::Int64())}, frame)}, {"moving"});
+  auto plan = *WindowExec::Make(
+      Scan(), {PartitionWindow("sum", {Col(2, DataType::Int64())}, frame)}, {"moving"});
   RunPlan(state, plan);
 }
 

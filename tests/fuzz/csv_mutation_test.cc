@@ -8,14 +8,11 @@
 //
 // Deterministic: SHOAL_FUZZ_SEED (default 20241129) and SHOAL_FUZZ_ITERATIONS (default 2000).
 // Run under ASan + UBSan in CI (label `fuzz`).
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -23,26 +20,19 @@
 
 #include "shoal/columnar/record_batch.h"
 #include "shoal/io/delimited_table.h"
+#include "tests/support/mutation_harness.h"
 
 namespace shoal::io {
 namespace {
 
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
-}
+using shoal::testing::MutationHarness;
+using shoal::testing::MutationStats;
+namespace mutate = shoal::testing::mutate;
 
 struct Input {
   std::string name;
   DelimitedFormat format;
   std::string text;
-};
-
-struct Stats {
-  int64_t reads = 0;
-  int64_t batches = 0;
-  int failures = 0;
-  std::map<std::string, int64_t> outcomes;
 };
 
 columnar::SchemaPtr TestSchema() {
@@ -74,15 +64,14 @@ std::vector<Input> Corpus() {
   return {{"tbl", DelimitedFormat::kTbl, tbl}, {"csv", DelimitedFormat::kCsv, csv}};
 }
 
-class Mutator {
+class Mutator : public shoal::testing::MutationRng {
  public:
-  explicit Mutator(uint64_t seed) : rng_(seed) {}
+  using MutationRng::MutationRng;
 
   std::string Mutate(const Input& in) {
-    std::string b = in.text;
-    const int rounds = 1 + static_cast<int>(Below(4));
     const char delimiter = in.format == DelimitedFormat::kTbl ? '|' : ',';
-    for (int r = 0; r < rounds && !b.empty(); ++r) {
+    return EditRounds(in.text, 4, [&](std::string* edited) {
+      std::string& b = *edited;
       const size_t pos = Below(b.size());
       static const char* kTokens[] = {
           "\"",         "\"\"", "\n",   "\r\n",       "2024-02-30",
@@ -108,17 +97,14 @@ class Mutator {
           b[pos] = static_cast<char>(Below(256));
           break;
         case 4:  // truncate
-          b.resize(pos);
+          mutate::Truncate(&b, pos);
           break;
-        case 5: {  // remove a range (joins lines)
-          b.erase(pos, std::min<size_t>(1 + Below(40), b.size() - pos));
+        case 5:  // remove a range (joins lines)
+          mutate::EraseRange(&b, pos, 1 + Below(40));
           break;
-        }
-        case 6: {  // duplicate a range
-          const size_t n = std::min<size_t>(1 + Below(40), b.size() - pos);
-          b.insert(pos, b.substr(pos, n));
+        case 6:  // duplicate a range
+          mutate::DuplicateRange(&b, pos, pos, 1 + Below(40));
           break;
-        }
         default: {  // replace a field's digits with letters
           for (size_t i = pos; i < b.size() && i < pos + 4; ++i)
             if (b[i] >= '0' && b[i] <= '9')
@@ -126,29 +112,18 @@ class Mutator {
           break;
         }
       }
-    }
-    return b;
+    });
   }
-
- private:
-  size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(rng_() % n); }
-  std::mt19937_64 rng_;
 };
 
-bool Acceptable(const Status& st) {
-  switch (st.code()) {
-    case StatusCode::kOk:
-    case StatusCode::kInvalidData:
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kOutOfRange:
-    case StatusCode::kNotImplemented: return true;
-    default: return false;
-  }
-}
+// Every outcome other than these (and OK) is a failure.
+constexpr std::initializer_list<StatusCode> kAcceptable = {
+    StatusCode::kInvalidData, StatusCode::kInvalidArgument, StatusCode::kOutOfRange,
+    StatusCode::kNotImplemented};
 
 Status ReadTable(const std::string& path, DelimitedFormat format, columnar::SchemaPtr schema,
                  const std::map<std::string, std::string>& options, const std::string& what,
-                 Stats* stats) {
+                 MutationStats* stats) {
   ++stats->reads;
   SHOAL_ASSIGN_OR_RETURN(auto table, DelimitedTable::Make(format, path, schema, options));
   ScanRequest request;
@@ -166,28 +141,15 @@ Status ReadTable(const std::string& path, DelimitedFormat format, columnar::Sche
         break;
       ++stats->batches;
       Status valid = batch->Validate();
-      if (!valid.ok()) {
-        ++stats->failures;
-        std::fprintf(stderr, "FAIL %s: a returned batch does not validate: %s\n", what.c_str(),
-                     valid.ToString().c_str());
-      }
+      if (!valid.ok())
+        stats->Fail(what, "a returned batch does not validate: " + valid.ToString());
     }
   }
   return Status::OK();
 }
 
-void Check(const Status& st, const std::string& what, Stats* stats) {
-  stats->outcomes[st.ok() ? "OK" : std::string(StatusCodeName(st.code()))]++;
-  if (Acceptable(st))
-    return;
-  ++stats->failures;
-  std::fprintf(stderr, "FAIL %s: unexpected status %s\n", what.c_str(), st.ToString().c_str());
-}
-
 int Run() {
-  const int64_t iterations = EnvInt("SHOAL_FUZZ_ITERATIONS", 2000);
-  const auto seed = static_cast<uint64_t>(EnvInt("SHOAL_FUZZ_SEED", 20241129));
-  const auto start = std::chrono::steady_clock::now();
+  MutationHarness harness("csv mutation test", 20241129, 2000);
   const std::vector<Input> corpus = Corpus();
   const std::string base = (std::filesystem::temp_directory_path() /
                             ("shoal_csv_mutation_" + std::to_string(::getpid())))
@@ -198,26 +160,29 @@ int Run() {
   // Every way one input is read: given schema in one range; given schema in small ranges (TBL
   // only, CSV with quotes is never split); CSV with the schema inferred from the text.
   auto read_all = [&](const Input& in, const std::string& text, const std::string& what,
-                      Stats* stats) {
+                      MutationStats* stats) {
     const std::string path = base + (in.format == DelimitedFormat::kTbl ? ".tbl" : ".csv");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
     std::map<std::string, std::string> options;
     if (in.format == DelimitedFormat::kCsv)
       options = csv_header;
-    Check(ReadTable(path, in.format, schema, options, what, stats), what + " schema", stats);
+    stats->Check(ReadTable(path, in.format, schema, options, what, stats), what + " schema",
+                 kAcceptable);
     if (in.format == DelimitedFormat::kTbl) {
       options["split_bytes"] = "97";
-      Check(ReadTable(path, in.format, schema, options, what, stats), what + " split", stats);
+      stats->Check(ReadTable(path, in.format, schema, options, what, stats), what + " split",
+                   kAcceptable);
     } else {
-      Check(ReadTable(path, in.format, nullptr, options, what, stats), what + " inferred", stats);
+      stats->Check(ReadTable(path, in.format, nullptr, options, what, stats), what + " inferred",
+                   kAcceptable);
     }
     std::remove(path.c_str());
   };
 
-  Stats clean;
+  MutationStats& clean = harness.clean();
   for (const Input& in : corpus) {
     read_all(in, in.text, in.name, &clean);
-    if (clean.outcomes.size() != 1 || clean.outcomes.count("OK") == 0) {
+    if (clean.outcomes.size() != 1 || clean.Count("OK") == 0) {
       std::fprintf(stderr, "FAIL corpus input %s does not read cleanly\n", in.name.c_str());
       for (const auto& [code, n] : clean.outcomes)
         std::fprintf(stderr, "  %s %lld\n", code.c_str(), static_cast<long long>(n));
@@ -225,33 +190,14 @@ int Run() {
     }
   }
 
-  Stats stats;
-  Mutator mutator(seed);
-  for (int64_t i = 0; i < iterations; ++i) {
-    const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
-    read_all(in, mutator.Mutate(in), fmt::format("iteration {} ({})", i, in.name), &stats);
-    if (stats.failures > 20)
-      break;
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf(
-      "csv mutation test: seed %llu, %lld iterations over %zu inputs, %lld reads, %lld "
-      "batches returned, %.1f s\n",
-      static_cast<unsigned long long>(seed), static_cast<long long>(iterations), corpus.size(),
-      static_cast<long long>(stats.reads), static_cast<long long>(stats.batches), seconds);
-  for (const auto& [code, n] : stats.outcomes)
-    std::printf("  %-16s %lld\n", code.c_str(), static_cast<long long>(n));
-  if (clean.failures + stats.failures > 0) {
-    std::printf("FAILED: %d unexpected outcomes\n", clean.failures + stats.failures);
-    return 1;
-  }
-  if (stats.outcomes["InvalidData"] + stats.outcomes["InvalidArgument"] == 0 && iterations >= 100) {
-    std::printf("FAILED: no mutation was refused\n");
-    return 1;
-  }
-  std::printf("PASSED\n");
-  return 0;
+  Mutator mutator(harness.seed());
+  harness.RunOverCorpus(
+      corpus, [&](const Input& in) { return mutator.Mutate(in); },
+      [&](const Input& in, const std::string& mutant, const MutationHarness::Iteration& it) {
+        read_all(in, mutant, it.what, it.stats);
+      });
+  return harness.Finish({"InvalidData", "InvalidArgument"},
+                        fmt::format("over {} inputs", corpus.size()));
 }
 
 }  // namespace

@@ -9,12 +9,8 @@
 //
 // Deterministic: SHOAL_FUZZ_SEED (default 20240601) and SHOAL_FUZZ_ITERATIONS (default 5000).
 // Run under ASan + UBSan in CI (label `fuzz`).
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -22,10 +18,15 @@
 #include "shoal/columnar/ipc/format/message_generated.h"
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/columnar/ipc/writer.h"
+#include "tests/support/mutation_harness.h"
 #include "tests/unit/columnar/ipc_test_data.h"
 
 namespace shoal::columnar::ipc {
 namespace {
+
+using shoal::testing::MutationHarness;
+using shoal::testing::MutationStats;
+namespace mutate = shoal::testing::mutate;
 
 namespace fbs = ::shoal::columnar::ipc::flatbuf;
 
@@ -37,11 +38,6 @@ struct Input {
   // bytes are mostly values, which a reader is free to accept.
   std::vector<std::pair<size_t, size_t>> hot;
 };
-
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
-}
 
 // Finds the metadata of each message by walking the framing of a valid input.
 std::vector<std::pair<size_t, size_t>> HotRanges(const std::string& bytes, bool file_format) {
@@ -207,9 +203,7 @@ class Mutator {
   }
 
  private:
-  int64_t Uniform(int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
-  }
+  int64_t Uniform(int64_t lo, int64_t hi) { return rng_.Uniform(lo, hi); }
 
   size_t Position(const Input& in, size_t size) {
     if (!in.hot.empty() && Uniform(0, 9) < 7) {
@@ -220,12 +214,6 @@ class Mutator {
             Uniform(static_cast<int64_t>(begin), static_cast<int64_t>(std::min(end, size)) - 1));
     }
     return static_cast<size_t>(Uniform(0, static_cast<int64_t>(size) - 1));
-  }
-
-  template <typename T>
-  void Put(std::string* s, size_t at, T v) {
-    if (at + sizeof(T) <= s->size())
-      std::memcpy(s->data() + at, &v, sizeof(T));
   }
 
   int64_t Interesting(size_t input_size) {
@@ -263,29 +251,29 @@ class Mutator {
     const size_t size = s->size();
     const size_t at = Position(in, size);
     switch (Uniform(0, 9)) {
-      case 0: (*s)[at] = static_cast<char>((*s)[at] ^ (1 << Uniform(0, 7))); break;
+      case 0: mutate::FlipBit(s, at, static_cast<int>(Uniform(0, 7))); break;
       case 1: {
         static const uint8_t kBytes[] = {0, 0xFF, 0x7F, 0x80, 0x01, 0xFE};
         (*s)[at] = static_cast<char>(kBytes[Uniform(0, 5)]);
         break;
       }
       case 2:
-        Put<int32_t>(s, Uniform(0, 1) ? at & ~size_t{3} : at,
-                     static_cast<int32_t>(Interesting(size)));
+        mutate::Put<int32_t>(s, Uniform(0, 1) ? at & ~size_t{3} : at,
+                             static_cast<int32_t>(Interesting(size)));
         break;
-      case 3: Put<int64_t>(s, Uniform(0, 1) ? at & ~size_t{7} : at, Interesting(size)); break;
-      case 4: s->resize(at); break;
+      case 3:
+        mutate::Put<int64_t>(s, Uniform(0, 1) ? at & ~size_t{7} : at, Interesting(size));
+        break;
+      case 4: mutate::Truncate(s, at); break;
       case 5: {  // duplicate a chunk somewhere
         const size_t from = Position(in, size);
         const size_t length = std::min<size_t>(size - from, static_cast<size_t>(Uniform(1, 256)));
         s->insert(at, s->substr(from, length));
         break;
       }
-      case 6: {  // remove a chunk
-        const size_t length = std::min<size_t>(size - at, static_cast<size_t>(Uniform(1, 64)));
-        s->erase(at, length);
+      case 6:  // remove a chunk
+        mutate::EraseRange(s, at, static_cast<size_t>(Uniform(1, 64)));
         break;
-      }
       case 7: {  // swap two aligned words
         const size_t a = at & ~size_t{7};
         const size_t b = Position(in, size) & ~size_t{7};
@@ -298,19 +286,11 @@ class Mutator {
         break;
       }
       case 8: (*s)[at] = static_cast<char>(Uniform(0, 255)); break;
-      default: Put<int16_t>(s, at, static_cast<int16_t>(Interesting(size))); break;
+      default: mutate::Put<int16_t>(s, at, static_cast<int16_t>(Interesting(size))); break;
     }
   }
 
-  std::mt19937_64 rng_;
-};
-
-struct Stats {
-  int64_t reads = 0;
-  int64_t batches = 0;
-  int64_t values_hash = 0;
-  std::map<std::string, int64_t> outcomes;
-  int failures = 0;
+  shoal::testing::MutationRng rng_;
 };
 
 // Reads allocate from a pool with this limit. The inputs are a few dozen KiB, so even the most a
@@ -318,34 +298,27 @@ struct Stats {
 // therefore means a reader trusted a corrupted length, and fails the test.
 constexpr int64_t kPoolLimit = int64_t{2} << 30;
 
-void CheckStatus(const Status& st, const std::string& what, Stats* stats) {
-  stats->outcomes[std::string(StatusCodeName(st.code()))]++;
-  if (st.ok())
-    return;
-  switch (st.code()) {
-    case StatusCode::kInvalidData:
-    case StatusCode::kNotImplemented: return;
-    default: break;
-  }
-  ++stats->failures;
-  std::fprintf(stderr, "FAIL %s: unexpected status %s\n", what.c_str(), st.ToString().c_str());
+void CheckStatus(const Status& st, const std::string& what, MutationStats* stats) {
+  stats->Check(st, what, {StatusCode::kInvalidData, StatusCode::kNotImplemented});
 }
 
-void CheckBatch(const RecordBatchPtr& batch, const std::string& what, Stats* stats) {
+// A sum of every value read, printed at the end, so that formatting them cannot be optimized away.
+int64_t g_values_hash = 0;
+
+void CheckBatch(const RecordBatchPtr& batch, const std::string& what, MutationStats* stats) {
   ++stats->batches;
   Status st = batch->Validate();
   if (!st.ok()) {
-    ++stats->failures;
-    std::fprintf(stderr, "FAIL %s: a returned batch does not validate: %s\n", what.c_str(),
-                 st.ToString().c_str());
+    stats->Fail(what, "a returned batch does not validate: " + st.ToString());
     return;
   }
-  stats->values_hash += static_cast<int64_t>(testing::TouchAllValues(*batch) & 0xFFFF);
+  g_values_hash += static_cast<int64_t>(testing::TouchAllValues(*batch) & 0xFFFF);
 }
 
 // Reads `bytes` every way there is: format detection, the stream reader (over the embedded
 // stream of a file too), the file reader, and a stream reader that copies instead of viewing.
-void ReadEveryWay(const std::string& bytes, const std::string& what, bool copy, Stats* stats) {
+void ReadEveryWay(const std::string& bytes, const std::string& what, bool copy,
+                  MutationStats* stats) {
   auto shared = std::make_shared<const std::string>(bytes);
   const auto* data = reinterpret_cast<const uint8_t*>(shared->data());
   const auto size = static_cast<int64_t>(shared->size());
@@ -390,9 +363,7 @@ void ReadEveryWay(const std::string& bytes, const std::string& what, bool copy, 
 }
 
 int Run() {
-  const int64_t iterations = EnvInt("SHOAL_FUZZ_ITERATIONS", 5000);
-  const auto seed = static_cast<uint64_t>(EnvInt("SHOAL_FUZZ_SEED", 20240601));
-  const auto start = std::chrono::steady_clock::now();
+  MutationHarness harness("ipc mutation test", 20240601, 5000);
   std::vector<Input> corpus = Corpus();
   for (const Input& in : corpus) {
     // Keeps the pool limit meaningful (see kPoolLimit).
@@ -401,7 +372,6 @@ int Run() {
   }
 
   // The unmutated inputs must read back in full, or the mutations below prove nothing.
-  Stats clean;
   for (const Input& in : corpus) {
     auto read = ReadAllFromBytes(std::make_shared<const std::string>(in.bytes));
     if (!read.ok()) {
@@ -409,38 +379,18 @@ int Run() {
                    read.status().ToString().c_str());
       return 1;
     }
-    ReadEveryWay(in.bytes, in.name, false, &clean);
+    ReadEveryWay(in.bytes, in.name, false, &harness.clean());
   }
 
-  Stats stats;
-  Mutator mutator(seed);
-  for (int64_t i = 0; i < iterations; ++i) {
-    const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
-    const std::string mutated = mutator.Mutate(in);
-    ReadEveryWay(mutated, fmt::format("iteration {} ({})", i, in.name), i % 7 == 0, &stats);
-    if (stats.failures > 20)
-      break;
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf(
-      "ipc mutation test: seed %llu, %lld iterations over %zu inputs, %lld reads, %lld "
-      "batches returned, %.1f s\n",
-      static_cast<unsigned long long>(seed), static_cast<long long>(iterations), corpus.size(),
-      static_cast<long long>(stats.reads), static_cast<long long>(stats.batches), seconds);
-  for (const auto& [code, n] : stats.outcomes)
-    std::printf("  %-16s %lld\n", code.c_str(), static_cast<long long>(n));
-  if (clean.failures + stats.failures > 0) {
-    std::printf("FAILED: %d unexpected outcomes\n", clean.failures + stats.failures);
-    return 1;
-  }
+  Mutator mutator(harness.seed());
+  harness.RunOverCorpus(
+      corpus, [&](const Input& in) { return mutator.Mutate(in); },
+      [&](const Input&, const std::string& mutant, const MutationHarness::Iteration& it) {
+        ReadEveryWay(mutant, it.what, it.index % 7 == 0, it.stats);
+      });
   // Some mutations must have been refused, or the readers are not looking.
-  if (stats.outcomes["InvalidData"] == 0 && iterations >= 100) {
-    std::printf("FAILED: no mutation was refused as InvalidData\n");
-    return 1;
-  }
-  std::printf("PASSED\n");
-  return 0;
+  return harness.Finish({"InvalidData"}, fmt::format("over {} inputs (values hash {})",
+                                                     corpus.size(), g_values_hash));
 }
 
 }  // namespace

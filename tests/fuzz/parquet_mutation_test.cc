@@ -8,14 +8,10 @@
 //
 // Deterministic: SHOAL_FUZZ_SEED (default 20241129) and SHOAL_FUZZ_ITERATIONS (default 2000).
 // Run under ASan + UBSan in CI (label `fuzz`).
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -23,17 +19,17 @@
 
 #include "shoal/columnar/record_batch.h"
 #include "shoal/io/parquet/parquet_table.h"
+#include "tests/support/mutation_harness.h"
 
 namespace shoal::io::parquet {
 namespace {
 
+using shoal::testing::MutationHarness;
+using shoal::testing::MutationStats;
+namespace mutate = shoal::testing::mutate;
+
 // Far above what any corpus file can legitimately need, far below what a bogus row count asks.
 constexpr int64_t kPoolLimit = int64_t{256} << 20;
-
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
-}
 
 struct Input {
   std::string name;
@@ -41,27 +37,19 @@ struct Input {
   size_t footer_start = 0;  // the thrift footer, where mutations matter most
 };
 
-struct Stats {
-  int64_t reads = 0;
-  int64_t batches = 0;
-  int failures = 0;
-  std::map<std::string, int64_t> outcomes;
-};
-
-class Mutator {
+class Mutator : public shoal::testing::MutationRng {
  public:
-  explicit Mutator(uint64_t seed) : rng_(seed) {}
+  using MutationRng::MutationRng;
 
   std::string Mutate(const Input& in) {
-    std::string b = in.bytes;
-    const int rounds = 1 + static_cast<int>(Below(3));
-    for (int r = 0; r < rounds && !b.empty(); ++r) {
+    return EditRounds(in.bytes, 3, [&](std::string* edited) {
+      std::string& b = *edited;
       // Half the mutations hit the footer (and the 8-byte trailer), the rest anywhere.
       const size_t lo = Below(2) == 0 && in.footer_start < b.size() ? in.footer_start : 0;
       const size_t pos = lo + Below(b.size() - lo);
       switch (Below(7)) {
         case 0:  // flip one bit
-          b[pos] = static_cast<char>(b[pos] ^ (1 << Below(8)));
+          mutate::FlipBit(&b, pos, static_cast<int>(Below(8)));
           break;
         case 1:  // random byte
           b[pos] = static_cast<char>(Below(256));
@@ -75,18 +63,14 @@ class Mutator {
           break;
         }
         case 3:  // truncate
-          b.resize(pos);
+          mutate::Truncate(&b, pos);
           break;
-        case 4: {  // remove a range
-          const size_t n = std::min<size_t>(1 + Below(64), b.size() - pos);
-          b.erase(pos, n);
+        case 4:  // remove a range
+          mutate::EraseRange(&b, pos, 1 + Below(64));
           break;
-        }
-        case 5: {  // duplicate a range
-          const size_t n = std::min<size_t>(1 + Below(64), b.size() - pos);
-          b.insert(pos, b.substr(pos, n));
+        case 5:  // duplicate a range
+          mutate::DuplicateRange(&b, pos, pos, 1 + Below(64));
           break;
-        }
         default: {  // splice: overwrite with bytes from elsewhere in the file
           const size_t from = Below(b.size());
           const size_t n =
@@ -95,26 +79,16 @@ class Mutator {
           break;
         }
       }
-    }
-    return b;
+    });
   }
-
- private:
-  size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(rng_() % n); }
-  std::mt19937_64 rng_;
 };
 
-void CheckStatus(const Status& st, const std::string& what, Stats* stats) {
-  stats->outcomes[st.ok() ? "OK" : std::string(StatusCodeName(st.code()))]++;
-  if (st.ok() || st.code() == StatusCode::kInvalidData ||
-      st.code() == StatusCode::kNotImplemented || st.code() == StatusCode::kOutOfMemory)
-    return;
-  ++stats->failures;
-  std::fprintf(stderr, "FAIL %s: unexpected status %s\n", what.c_str(), st.ToString().c_str());
-}
+// Every outcome other than these (and OK) is a failure.
+constexpr std::initializer_list<StatusCode> kAcceptable = {
+    StatusCode::kInvalidData, StatusCode::kNotImplemented, StatusCode::kOutOfMemory};
 
 // Opens `path` as a table and reads every row group of every column; returns the first error.
-Status ReadTable(const std::string& path, const std::string& what, Stats* stats) {
+Status ReadTable(const std::string& path, const std::string& what, MutationStats* stats) {
   ++stats->reads;
   SHOAL_ASSIGN_OR_RETURN(auto table, ParquetTable::Make(path, nullptr, {}));
   ScanRequest request;
@@ -144,20 +118,15 @@ Status ReadTable(const std::string& path, const std::string& what, Stats* stats)
         break;
       ++stats->batches;
       Status valid = (*batch)->Validate();
-      if (!valid.ok()) {
-        ++stats->failures;
-        std::fprintf(stderr, "FAIL %s: a returned batch does not validate: %s\n", what.c_str(),
-                     valid.ToString().c_str());
-      }
+      if (!valid.ok())
+        stats->Fail(what, "a returned batch does not validate: " + valid.ToString());
     }
   }
   return first;
 }
 
 int Run() {
-  const int64_t iterations = EnvInt("SHOAL_FUZZ_ITERATIONS", 2000);
-  const auto seed = static_cast<uint64_t>(EnvInt("SHOAL_FUZZ_SEED", 20241129));
-  const auto start = std::chrono::steady_clock::now();
+  MutationHarness harness("parquet mutation test", 20241129, 2000);
   const std::string dir = SHOAL_PARQUET_TEST_DATA_DIR;
   std::vector<Input> corpus;
   for (const char* name : {"types_snappy.parquet", "types_v2_zstd.parquet",
@@ -179,10 +148,9 @@ int Run() {
                                .string();
 
   // The unmutated inputs must read in full, or the mutations prove nothing.
-  Stats clean;
   for (const Input& in : corpus) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << in.bytes;
-    Status st = ReadTable(path, in.name, &clean);
+    Status st = ReadTable(path, in.name, &harness.clean());
     if (!st.ok()) {
       std::fprintf(stderr, "FAIL corpus input %s does not read: %s\n", in.name.c_str(),
                    st.ToString().c_str());
@@ -190,37 +158,15 @@ int Run() {
     }
   }
 
-  Stats stats;
-  Mutator mutator(seed);
-  for (int64_t i = 0; i < iterations; ++i) {
-    const Input& in = corpus[static_cast<size_t>(i) % corpus.size()];
-    const std::string mutated = mutator.Mutate(in);
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << mutated;
-    const std::string what = fmt::format("iteration {} ({})", i, in.name);
-    CheckStatus(ReadTable(path, what, &stats), what, &stats);
-    if (stats.failures > 20)
-      break;
-  }
+  Mutator mutator(harness.seed());
+  harness.RunOverCorpus(
+      corpus, [&](const Input& in) { return mutator.Mutate(in); },
+      [&](const Input&, const std::string& mutant, const MutationHarness::Iteration& it) {
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << mutant;
+        it.stats->Check(ReadTable(path, it.what, it.stats), it.what, kAcceptable);
+      });
   std::remove(path.c_str());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf(
-      "parquet mutation test: seed %llu, %lld iterations over %zu files, %lld reads, "
-      "%lld batches returned, %.1f s\n",
-      static_cast<unsigned long long>(seed), static_cast<long long>(iterations), corpus.size(),
-      static_cast<long long>(stats.reads), static_cast<long long>(stats.batches), seconds);
-  for (const auto& [code, n] : stats.outcomes)
-    std::printf("  %-16s %lld\n", code.c_str(), static_cast<long long>(n));
-  if (clean.failures + stats.failures > 0) {
-    std::printf("FAILED: %d unexpected outcomes\n", clean.failures + stats.failures);
-    return 1;
-  }
-  if (stats.outcomes["InvalidData"] == 0 && iterations >= 100) {
-    std::printf("FAILED: no mutation was refused as InvalidData\n");
-    return 1;
-  }
-  std::printf("PASSED\n");
-  return 0;
+  return harness.Finish({"InvalidData"}, fmt::format("over {} files", corpus.size()));
 }
 
 }  // namespace

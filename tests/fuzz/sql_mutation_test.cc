@@ -15,7 +15,6 @@
 // Run under ASan + UBSan in CI (label `fuzz`). Arguments: the .sql / .slt files of the corpus.
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -27,15 +26,14 @@
 #include "shoal/engine/settings_catalog.h"
 #include "shoal/sql/session.h"
 #include "tests/slt/parser.h"
+#include "tests/support/mutation_harness.h"
 #include "tests/unit/sql/tpch_catalog.h"
 
 namespace shoal {
 namespace {
 
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
-}
+using testing::MutationHarness;
+using testing::MutationStats;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -376,41 +374,30 @@ int Main(int argc, char** argv) {
     }
   }
 
-  const uint64_t seed = static_cast<uint64_t>(EnvInt("SHOAL_FUZZ_SEED", 20261129));
-  const int64_t iterations = EnvInt("SHOAL_FUZZ_ITERATIONS", 5000);
-  Mutator mutator(seed, std::move(vocabulary));
-  std::mt19937_64 pick(seed ^ 0x9e3779b97f4a7c15ULL);
-  int64_t accepted = 0;
-  int64_t refused = 0;
-  int failures = 0;
-  for (int64_t i = 0; i < iterations; ++i) {
+  MutationHarness harness("sql mutation test", 20261129, 5000);
+  Mutator mutator(harness.seed(), std::move(vocabulary));
+  std::mt19937_64 pick(harness.seed() ^ 0x9e3779b97f4a7c15ULL);
+  // A user-facing error is a fine outcome; kInternal (a check caught a bug) or an error without a
+  // message is not.
+  auto user_facing = [](const Status& st) {
+    return st.code() != StatusCode::kInternal && !st.message().empty();
+  };
+  harness.Run([&](int64_t i, MutationStats* stats) {
     const Target& target = targets[pick() % targets.size()];
     const std::string mutant = mutator.Mutate(target.sql);
     if (WritesFiles(mutant))
-      continue;
+      return;
+    stats->SetInput(target.origin, mutant);
     std::unique_ptr<engine::QueryRunner> runner = MakeRunner(target.tpch);
     for (const std::string& statement : target.setup)
       (void)runner->RunAll(statement);
+    ++stats->reads;
     Result<std::vector<engine::QueryResult>> result = runner->RunAll(mutant);
-    if (result.ok()) {
-      ++accepted;
-      continue;
-    }
-    ++refused;
-    const Status& status = result.status();
-    if (status.code() == StatusCode::kInternal || status.message().empty()) {
-      ++failures;
-      std::fprintf(stderr, "FAIL iteration %lld, mutant of %s:\n  %s\n  -> %s\n",
-                   static_cast<long long>(i), target.origin.c_str(), mutant.c_str(),
-                   status.ToString().c_str());
-    }
-  }
-  std::printf(
-      "sql_mutation: %lld mutants of %zu statements, %lld ran, %lld refused, %d failures "
-      "(seed %llu)\n",
-      static_cast<long long>(accepted + refused), targets.size(), static_cast<long long>(accepted),
-      static_cast<long long>(refused), failures, static_cast<unsigned long long>(seed));
-  return failures == 0 ? 0 : 1;
+    stats->Check(result.status(),
+                 fmt::format("iteration {}, mutant of {}:\n  {}\n ", i, target.origin, mutant),
+                 user_facing);
+  });
+  return harness.Finish({}, fmt::format("of {} statements", targets.size()));
 }
 
 }  // namespace

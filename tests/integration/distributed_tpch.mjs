@@ -19,6 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 function Usage(message) {
@@ -74,7 +76,7 @@ function Fail(message) {
 }
 
 // Starts a worker on a free port and resolves with its address once it listens.
-function StartWorker() {
+async function StartWorker() {
   const args = ['worker', '--listen', '127.0.0.1:0', '--threads', '2'];
   if (source === 'memory') args.push('--tpch', sf);
   // Output goes to files: spawnSync below blocks node's event loop, and a worker writing to a
@@ -84,20 +86,7 @@ function StartWorker() {
   const child = spawn(shoal, args, { stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   workers.push(child);
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const poll = setInterval(() => {
-      const text = fs.readFileSync(log, 'utf8');
-      const m = text.match(/listening on (\S+)/);
-      if (m) {
-        clearInterval(poll);
-        resolve(m[1]);
-      } else if (child.exitCode !== null || Date.now() - started > 60000) {
-        clearInterval(poll);
-        reject(new Error(`worker did not start: ${text}`));
-      }
-    }, 50);
-  });
+  return ListeningAddress(child, log);
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-dist-'));
@@ -171,10 +160,22 @@ if (source === 'memory' && inproc === 0) {
                      { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   slow.stderr.on('data', (d) => { err += d; });
-  const killer = setTimeout(() => workers[workers.length - 1].kill('SIGKILL'), 3000);
+  const exited = new Promise((resolve) => slow.on('exit', (c) => resolve(c)));
+  let ended = false;
+  exited.then(() => { ended = true; });
+  // Kill the last worker once the query runs on it (the shell generates its tables first): its
+  // CPU time grows. An idle worker uses next to none.
+  const victim = workers[workers.length - 1];
+  const idle = CpuSeconds(victim.pid);
+  if (!await WaitFor(() => ended || CpuSeconds(victim.pid) - idle >= 0.3,
+                     'the last worker to run the query')) {
+    slow.kill('SIGKILL');
+    Fail('the query never ran on the last worker');
+  }
+  if (ended) Fail(`the query ended before a worker could be killed:\n${err}`);
+  victim.kill('SIGKILL');
   const guard = setTimeout(() => { slow.kill('SIGKILL'); }, 120000);
-  const code = await new Promise((resolve) => slow.on('exit', (c) => resolve(c)));
-  clearTimeout(killer);
+  const code = await exited;
   clearTimeout(guard);
   const seconds = (Date.now() - start) / 1000;
   if (code === 0) Fail('the query succeeded although a worker was killed');

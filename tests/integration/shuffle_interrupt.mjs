@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { WaitFor } from './wait.mjs';
+
 const shoal = process.argv[2];
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-shuffle-interrupt-'));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
@@ -27,8 +29,6 @@ function ProcessesMentioning(needle) {
   return pids;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function Check(signal) {
   const dir = path.join(root, signal);
   const driver = spawn(shoal, ['sql', '--tpch', '0.01', '--shuffle-dir', dir, '-c',
@@ -39,19 +39,19 @@ async function Check(signal) {
   let stderr = '';
   driver.stderr.on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => driver.on('exit', (code, sig) => resolve({ code, sig })));
-  let tasks = [];
-  for (let i = 0; i < 600 && tasks.length === 0; ++i) {
-    await sleep(50);
-    tasks = ProcessesMentioning(dir);
+  const tasks = await WaitFor(() => {
+    const pids = ProcessesMentioning(dir);
+    return pids.length > 0 && pids;
+  }, 'a task process to start');
+  if (!tasks) {
+    driver.kill('SIGKILL');
+    return `${signal}: no task process started (${stderr.trim()})`;
   }
-  if (tasks.length === 0) return `${signal}: no task process started (${stderr.trim()})`;
   driver.kill(signal);
   const { code, sig } = await exited;
-  let left = ProcessesMentioning(dir);
-  for (let i = 0; i < 40 && left.length > 0; ++i) {
-    await sleep(50);
-    left = ProcessesMentioning(dir);
-  }
+  // The tasks die with their process group (SIGINT) or their parent (SIGKILL), promptly.
+  await WaitFor(() => ProcessesMentioning(dir).length === 0, 'the task processes to exit', 10000);
+  const left = ProcessesMentioning(dir);
   if (left.length > 0) {
     for (const pid of left) process.kill(Number(pid), 'SIGKILL');
     return `${signal}: task processes ${left.join(', ')} still ran after the driver exited`;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Compare, OrderKeys, ParseCsv } from '../tpch/tpch_common.mjs';
+import { ListeningAddress } from './wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -53,7 +54,7 @@ function TasksRun(worker) {
 }
 
 // Output goes to a file: nobody drains a pipe while spawnSync blocks the event loop.
-function StartWorker(name) {
+async function StartWorker(name) {
   const dir = path.join(root, name);
   const log = path.join(root, `${name}.log`);
   const fd = fs.openSync(log, 'w');
@@ -62,19 +63,8 @@ function StartWorker(name) {
   fs.closeSync(fd);
   const worker = { child, dir, log, address: '' };
   workers.push(worker);
-  return new Promise((resolve, reject) => {
-    const poll = setInterval(() => {
-      const m = fs.readFileSync(log, 'utf8').match(/listening on (\S+)/);
-      if (m) {
-        clearInterval(poll);
-        worker.address = m[1];
-        resolve(worker);
-      } else if (child.exitCode !== null || Date.now() - started > 120000) {
-        clearInterval(poll);
-        reject(new Error(`worker did not start: ${fs.readFileSync(log, 'utf8')}`));
-      }
-    }, 50);
-  });
+  worker.address = await ListeningAddress(child, log);
+  return worker;
 }
 
 let passed = 0;

@@ -18,6 +18,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
+
 const shoal = process.argv[2];
 if (!shoal) {
   console.error('usage: node worker_failures.mjs <shoal binary>');
@@ -51,7 +53,7 @@ function Fail(message) {
 
 // Starts a worker on a free port; resolves once it listens. Output goes to a file (nobody drains
 // a pipe while spawnSync blocks the event loop).
-function StartWorker(extra = []) {
+async function StartWorker(extra = []) {
   const log = path.join(tmp, `worker${workers.length}.log`);
   const fd = fs.openSync(log, 'w');
   const child = spawn(shoal, ['worker', '--listen', '127.0.0.1:0', '--threads', '2', '--tpch', sf,
@@ -60,19 +62,8 @@ function StartWorker(extra = []) {
   fs.closeSync(fd);
   const worker = { child, log, address: '' };
   workers.push(worker);
-  return new Promise((resolve, reject) => {
-    const poll = setInterval(() => {
-      const m = fs.readFileSync(log, 'utf8').match(/listening on (\S+)/);
-      if (m) {
-        clearInterval(poll);
-        worker.address = m[1];
-        resolve(worker);
-      } else if (child.exitCode !== null || Date.now() - started > 120000) {
-        clearInterval(poll);
-        reject(new Error(`worker did not start: ${fs.readFileSync(log, 'utf8')}`));
-      }
-    }, 50);
-  });
+  worker.address = await ListeningAddress(child, log);
+  return worker;
 }
 
 // Runs `shoal sql` to completion (with a deadline) and returns {code, stdout, stderr, seconds}.
@@ -176,18 +167,20 @@ const small = ['-c', "SET dist_bytes_per_task = '64kB'"];
                      { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   slow.stderr.on('data', (d) => { err += d; });
-  // Kill b once the query runs on the workers (the coordinator generates its tables first).
+  const exited = new Promise((resolve) => slow.on('exit', (c) => resolve(c)));
+  let ended = false;
+  exited.then(() => { ended = true; });
+  // Kill b once the query runs on it (the coordinator generates its tables first): b's CPU time
+  // grows. An idle worker uses next to none.
+  const idle = CpuSeconds(b.child.pid);
   let killedAt = 0;
-  const killer = setInterval(() => {
-    if (Date.now() - t0 > 4000 && killedAt === 0) {
-      b.child.kill('SIGKILL');
-      killedAt = Date.now();
-      clearInterval(killer);
-    }
-  }, 100);
+  if (await WaitFor(() => ended || CpuSeconds(b.child.pid) - idle >= 0.3,
+                    `worker ${b.address} to run the query`) && !ended) {
+    b.child.kill('SIGKILL');
+    killedAt = Date.now();
+  }
   const guard = setTimeout(() => slow.kill('SIGKILL'), 120000);
-  const code = await new Promise((resolve) => slow.on('exit', (c) => resolve(c)));
-  clearInterval(killer);
+  const code = await exited;
   clearTimeout(guard);
   const r = { code, stdout: '', stderr: err };
   Expect(killedAt !== 0, 'the query ended before the worker could be killed', r);
@@ -200,15 +193,13 @@ const small = ['-c', "SET dist_bytes_per_task = '64kB'"];
   console.log(`killed worker: query failed ${seconds.toFixed(1)} s after the kill: ` +
               err.trim().split('\n')[0]);
   // The survivor drops every task of the query: its last "tasks held" line says 0.
-  const deadline = Date.now() + 20000;
   let last = '';
-  for (;;) {
+  const drained = await WaitFor(() => {
     const held = fs.readFileSync(a.log, 'utf8').match(/\((\d+) tasks held\)/g) ?? [];
     last = held.length ? held[held.length - 1] : '';
-    if (last === '(0 tasks held)') break;
-    if (Date.now() > deadline) Fail(`the surviving worker still holds tasks: '${last}'`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return last === '(0 tasks held)';
+  }, 'the surviving worker to drop the query\'s tasks', 20000);
+  if (!drained) Fail(`the surviving worker still holds tasks: '${last}'`);
   const after = Sql(['--workers', a.address, ...small, '-c', answerSql]);
   Expect(after.code === 0 && after.stdout === expected.stdout,
          'the surviving worker does not answer after the failure', after);

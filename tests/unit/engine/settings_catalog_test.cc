@@ -84,10 +84,12 @@ TEST(SettingsCatalogTest, ShowAllListsEverySettingWithItsValueAndHelp) {
       const std::string help = columnar::FormatValue(*batch->column(2), r);
       listed.insert(name);
       EXPECT_FALSE(help.empty()) << name;
-      if (name == "batch_size")
+      if (name == "batch_size") {
         EXPECT_EQ(value, "3");
-      if (name == "dist_compression")
+      }
+      if (name == "dist_compression") {
         EXPECT_NE(help.find("Compression of record batches"), std::string::npos) << help;
+      }
     }
   }
   for (auto table : SettingCatalog())

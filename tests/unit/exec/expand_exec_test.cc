@@ -16,25 +16,10 @@ namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using Strings = std::vector<std::string>;
-
-ExecPlanPtr ScanOf(const std::vector<Field>& fields, const std::vector<RecordBatchPtr>& batches,
-                   int partitions) {
-  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
-  EXPECT_TRUE(table.ok());
-  io::ScanRequest request;
-  for (size_t i = 0; i < fields.size(); ++i)
-    request.projection.push_back(static_cast<int>(i));
-  auto scan = TableScanExec::Make(*table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok());
-  return *scan;
-}
 
 TEST(ExpandExecTest, EmitsEachRowOncePerProjectionThenConstantRows) {
   const std::vector<Field> fields = {{"a", DataType::Utf8()}, {"v", DataType::Int32()}};
-  auto scan = ScanOf(fields, {MakeBatch(fields, {{"x", "1"}, {"y", "NULL"}})}, 1);
+  auto scan = Scan(MakeTable(fields, {MakeBatch(fields, {{"x", "1"}, {"y", "NULL"}})}), 1);
   // (v, a or NULL, set number) for the sets (a) and ().
   const auto a = Col(0, DataType::Utf8());
   const auto v = Col(1, DataType::Int32());
@@ -55,7 +40,7 @@ TEST(ExpandExecTest, EmitsEachRowOncePerProjectionThenConstantRows) {
 
 TEST(ExpandExecTest, EmptyInputStillEmitsConstantRowsPerPartition) {
   const std::vector<Field> fields = {{"v", DataType::Int32()}};
-  auto scan = ScanOf(fields, {}, 2);
+  auto scan = Scan(MakeTable(fields, {}), 2);
   std::vector<std::vector<sql::ExprPtr>> projections = {{Col(0, DataType::Int32())}};
   std::vector<std::vector<sql::ExprPtr>> constants = {{Lit(Scalar::Int32(7))}};
   ASSERT_OK_AND_ASSIGN(auto expand, ExpandExec::Make(scan, projections, {"v"}, constants));
@@ -66,7 +51,7 @@ TEST(ExpandExecTest, EmptyInputStillEmitsConstantRowsPerPartition) {
 
 TEST(ExpandExecTest, RefusesProjectionsOfDifferentTypes) {
   const std::vector<Field> fields = {{"v", DataType::Int32()}};
-  auto scan = ScanOf(fields, {MakeBatch(fields, {{"1"}})}, 1);
+  auto scan = Scan(MakeTable(fields, {MakeBatch(fields, {{"1"}})}), 1);
   std::vector<std::vector<sql::ExprPtr>> projections = {{Col(0, DataType::Int32())},
                                                         {Lit(Scalar::Int64(1))}};
   EXPECT_STATUS_CODE(StatusCode::kInternal, ExpandExec::Make(scan, projections, {"v"}));

@@ -19,51 +19,7 @@ namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
 using columnar::int128_t;
-using shoal::testing::MakeBatch;
-using Strings = std::vector<std::string>;
-
-sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type,
-                 bool distinct = false, sql::ExprPtr filter = nullptr) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kAggregate;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = std::move(type);
-  e->distinct = distinct;
-  e->filter = std::move(filter);
-  return e;
-}
-
-std::shared_ptr<io::MemoryTable> MakeTable(const std::vector<Field>& fields,
-                                           const std::vector<shoal::testing::TextRow>& rows,
-                                           int per_batch) {
-  std::vector<RecordBatchPtr> batches;
-  for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
-    std::vector<shoal::testing::TextRow> part(
-        rows.begin() + static_cast<std::ptrdiff_t>(i),
-        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
-    batches.push_back(MakeBatch(fields, part));
-  }
-  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
-  EXPECT_TRUE(table.ok());
-  return *table;
-}
-
-ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
-  io::ScanRequest request;
-  for (int i = 0; i < table->schema()->num_fields(); ++i)
-    request.projection.push_back(i);
-  auto scan = TableScanExec::Make(table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-  return *scan;
-}
-
-Strings Sorted(Strings v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 class AggregateTest : public ::testing::TestWithParam<int64_t> {
  protected:
@@ -515,11 +471,7 @@ TEST_P(AggregateTest, RefusedReservationIsOutOfMemory) {
       auto agg,
       HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
                               {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle));
-  TaskContext::Options options;
-  EXPECT_OK(options.settings.Set("batch_size", std::to_string(GetParam())));
-  options.pool = MemoryPool::MakeRoot("query", 64 * 1024);
-  options.threads = std::make_shared<ThreadPool>(1);
-  auto context = std::make_shared<TaskContext>(std::move(options));
+  auto context = MakeContext(GetParam(), 1, MemoryPool::MakeRoot("query", 64 * 1024));
   EXPECT_STATUS_CODE(StatusCode::kOutOfMemory, CollectAll(agg, context));
   EXPECT_EQ(context->memory_pool()->bytes_used(), 0);
 }

@@ -17,12 +17,8 @@ namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using shoal::testing::TextRow;
 using sql::JoinType;
 using Mode = HashJoinExec::Mode;
-using Strings = std::vector<std::string>;
 
 // One row of the random inputs: key k (int64), key s (utf8), value v (int64); any may be NULL.
 struct Row {
@@ -70,32 +66,10 @@ std::vector<Row> RandomRows(std::mt19937_64* rng, int n, int key_range) {
 
 std::shared_ptr<io::MemoryTable> ToTable(const std::vector<Row>& rows, const std::string& prefix,
                                          int per_batch) {
-  std::vector<RecordBatchPtr> batches;
   std::vector<TextRow> text;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    text.push_back({Text(rows[i].k), Text(rows[i].s), Text(rows[i].v)});
-    if (static_cast<int>(text.size()) == per_batch || i + 1 == rows.size()) {
-      batches.push_back(MakeBatch(RowFields(prefix), text));
-      text.clear();
-    }
-  }
-  auto schema = std::make_shared<const columnar::Schema>(RowFields(prefix));
-  auto table = io::MemoryTable::Make(schema, std::move(batches));
-  EXPECT_TRUE(table.ok());
-  return *table;
-}
-
-ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
-  io::ScanRequest request;
-  request.projection = {0, 1, 2};
-  auto scan = TableScanExec::Make(table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-  return *scan;
-}
-
-Strings Sorted(Strings v) {
-  std::sort(v.begin(), v.end());
-  return v;
+  for (const Row& r : rows)
+    text.push_back({Text(r.k), Text(r.s), Text(r.v)});
+  return MakeTable(RowFields(prefix), text, per_batch);
 }
 
 // The naive reference: every pair of rows compared, SQL NULL rules spelled out.
@@ -254,20 +228,10 @@ class HashJoinNullRulesTest : public ::testing::Test {
   Strings Run(const std::vector<TextRow>& left, const std::vector<TextRow>& right, JoinType type) {
     std::vector<Field> lf = {{"a", DataType::Int32()}};
     std::vector<Field> rf = {{"b", DataType::Int32()}};
-    auto lt =
-        *io::MemoryTable::Make(std::make_shared<const columnar::Schema>(lf),
-                               left.empty() ? std::vector<RecordBatchPtr>{}
-                                            : std::vector<RecordBatchPtr>{MakeBatch(lf, left)});
-    auto rt =
-        *io::MemoryTable::Make(std::make_shared<const columnar::Schema>(rf),
-                               right.empty() ? std::vector<RecordBatchPtr>{}
-                                             : std::vector<RecordBatchPtr>{MakeBatch(rf, right)});
-    io::ScanRequest request;
-    request.projection = {0};
-    auto join =
-        HashJoinExec::Make(*TableScanExec::Make(lt, "l", request, 1),
-                           *TableScanExec::Make(rt, "r", request, 1), {Col(0, DataType::Int32())},
-                           {Col(0, DataType::Int32())}, type, nullptr, Mode::kCollectBuild);
+    // All rows in one batch (none: no batch).
+    auto join = HashJoinExec::Make(Scan(MakeTable(lf, left, 100), 1),
+                                   Scan(MakeTable(rf, right, 100), 1), {Col(0, DataType::Int32())},
+                                   {Col(0, DataType::Int32())}, type, nullptr, Mode::kCollectBuild);
     EXPECT_OK(join);
     auto batches = CollectAll(*join, MakeContext());
     EXPECT_OK(batches);
@@ -308,25 +272,20 @@ TEST(HashJoinTest, KeysOfManyTypes) {
                               {"1.50", "2024-01-01", "11"},
                               {"2.00", "2024-01-02", "12"},
                               {"NULL", "2024-01-01", "13"}});
-  auto lt = *io::MemoryTable::Make(left->schema(), {left});
-  auto rt = *io::MemoryTable::Make(right->schema(), {right});
-  io::ScanRequest request;
-  request.projection = {0, 1, 2};
+  auto lt = Scan(MakeTable(lf, {left}), 1);
+  auto rt = Scan(MakeTable(rf, {right}), 1);
   auto keys_l =
       std::vector<sql::ExprPtr>{Col(0, DataType::Decimal(15, 2)), Col(1, DataType::Date32())};
-  ASSERT_OK_AND_ASSIGN(auto join,
-                       HashJoinExec::Make(*TableScanExec::Make(lt, "l", request, 1),
-                                          *TableScanExec::Make(rt, "r", request, 1), keys_l, keys_l,
-                                          JoinType::kInner, nullptr, Mode::kCollectBuild));
+  ASSERT_OK_AND_ASSIGN(auto join, HashJoinExec::Make(lt, rt, keys_l, keys_l, JoinType::kInner,
+                                                     nullptr, Mode::kCollectBuild));
   ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, MakeContext()));
   EXPECT_EQ(Sorted(Rows(batches)), (Strings{"1.50|2024-01-01|a|1.50|2024-01-01|10",
                                             "1.50|2024-01-01|a|1.50|2024-01-01|11"}));
   // Keys of different types are a plan error.
-  EXPECT_STATUS_CODE(StatusCode::kTypeError,
-                     HashJoinExec::Make(*TableScanExec::Make(lt, "l", request, 1),
-                                        *TableScanExec::Make(rt, "r", request, 1),
-                                        {Col(2, DataType::Utf8())}, {Col(2, DataType::Int32())},
-                                        JoinType::kInner, nullptr, Mode::kCollectBuild));
+  EXPECT_STATUS_CODE(
+      StatusCode::kTypeError,
+      HashJoinExec::Make(lt, rt, {Col(2, DataType::Utf8())}, {Col(2, DataType::Int32())},
+                         JoinType::kInner, nullptr, Mode::kCollectBuild));
 }
 
 TEST(HashJoinTest, ComputedKeysAndDescribe) {
@@ -417,11 +376,7 @@ TEST(HashJoinTest, MemoryReturnsToZero) {
     auto query_pool = MemoryPool::MakeRoot("test query");
     {
       ASSERT_OK_AND_ASSIGN(auto join, MakeJoin(in, JoinType::kFull, mode, true, true));
-      TaskContext::Options options;
-      ASSERT_OK(options.settings.Set("batch_size", "16"));
-      options.pool = query_pool;
-      options.threads = std::make_shared<ThreadPool>(2);
-      auto context = std::make_shared<TaskContext>(std::move(options));
+      auto context = MakeContext(16, 2, query_pool);
       {
         // Complete run.
         ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, context));
@@ -449,10 +404,7 @@ TEST(HashJoinTest, BuildRefusedOverTheMemoryLimit) {
   JoinInputs in{ToTable(left_rows, "l", 100), ToTable(right_rows, "r", 1000)};
   ASSERT_OK_AND_ASSIGN(auto join,
                        MakeJoin(in, JoinType::kInner, Mode::kCollectBuild, false, false));
-  TaskContext::Options options;
-  options.pool = MemoryPool::MakeRoot("small query", 64 * 1024);
-  options.threads = std::make_shared<ThreadPool>(2);
-  auto context = std::make_shared<TaskContext>(std::move(options));
+  auto context = MakeContext(8192, 2, MemoryPool::MakeRoot("small query", 64 * 1024));
   EXPECT_STATUS_CODE(StatusCode::kOutOfMemory, CollectAll(join, context));
 }
 

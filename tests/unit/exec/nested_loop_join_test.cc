@@ -16,11 +16,7 @@ namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using shoal::testing::TextRow;
 using sql::JoinType;
-using Strings = std::vector<std::string>;
 
 struct Row {
   std::optional<int64_t> k;
@@ -48,30 +44,11 @@ std::vector<Row> RandomRows(std::mt19937_64* rng, int n) {
   return rows;
 }
 
-ExecPlanPtr Scan(const std::vector<Row>& rows, int per_batch, int partitions) {
-  std::vector<RecordBatchPtr> batches;
+ExecPlanPtr ScanRows(const std::vector<Row>& rows, int per_batch, int partitions) {
   std::vector<TextRow> text;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    text.push_back(
-        {rows[i].k ? std::to_string(*rows[i].k) : "NULL", rows[i].s ? *rows[i].s : "NULL"});
-    if (static_cast<int>(text.size()) == per_batch || i + 1 == rows.size()) {
-      batches.push_back(MakeBatch(RowFields(), text));
-      text.clear();
-    }
-  }
-  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(RowFields()),
-                                     std::move(batches));
-  EXPECT_TRUE(table.ok());
-  io::ScanRequest request;
-  request.projection = {0, 1};
-  auto scan = TableScanExec::Make(*table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok());
-  return *scan;
-}
-
-Strings Sorted(Strings v) {
-  std::sort(v.begin(), v.end());
-  return v;
+  for (const Row& r : rows)
+    text.push_back({r.k ? std::to_string(*r.k) : "NULL", r.s ? *r.s : "NULL"});
+  return Scan(MakeTable(RowFields(), text, per_batch), partitions);
 }
 
 using Predicate = std::function<bool(const Row&, const Row&)>;
@@ -134,8 +111,8 @@ TEST_P(NestedLoopJoinTest, MatchesTheNaiveReference) {
   for (const auto& [nl, nr] : sizes) {
     auto left_rows = RandomRows(&rng, nl);
     auto right_rows = RandomRows(&rng, nr);
-    auto left = Scan(left_rows, 7, 3);
-    auto right = Scan(right_rows, 11, 2);
+    auto left = ScanRows(left_rows, 7, 3);
+    auto right = ScanRows(right_rows, 11, 2);
     for (const Condition& c : Conditions()) {
       for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kSemi, JoinType::kAnti}) {
         SCOPED_TRACE(fmt::format("{} {} {}x{}", sql::JoinTypeName(type), c.name, nl, nr));
@@ -159,8 +136,8 @@ INSTANTIATE_TEST_SUITE_P(BatchSizes, NestedLoopJoinTest, ::testing::Values(1, 2,
 
 TEST(NestedLoopJoinExecTest, UnsupportedTypesAndBadConditions) {
   std::mt19937_64 rng(1);
-  auto left = Scan(RandomRows(&rng, 3), 3, 1);
-  auto right = Scan(RandomRows(&rng, 3), 3, 1);
+  auto left = ScanRows(RandomRows(&rng, 3), 3, 1);
+  auto right = ScanRows(RandomRows(&rng, 3), 3, 1);
   EXPECT_STATUS_CODE(StatusCode::kNotImplemented,
                      NestedLoopJoinExec::Make(left, right, JoinType::kFull, nullptr));
   EXPECT_STATUS_CODE(StatusCode::kTypeError, NestedLoopJoinExec::Make(left, right, JoinType::kInner,
@@ -169,17 +146,13 @@ TEST(NestedLoopJoinExecTest, UnsupportedTypesAndBadConditions) {
 
 TEST(NestedLoopJoinExecTest, MemoryReturnsToZeroAndCancellation) {
   std::mt19937_64 rng(2);
-  auto left = Scan(RandomRows(&rng, 200), 10, 2);
-  auto right = Scan(RandomRows(&rng, 100), 10, 2);
+  auto left = ScanRows(RandomRows(&rng, 200), 10, 2);
+  auto right = ScanRows(RandomRows(&rng, 100), 10, 2);
   auto query_pool = MemoryPool::MakeRoot("test query");
   {
     ASSERT_OK_AND_ASSIGN(auto join,
                          NestedLoopJoinExec::Make(left, right, JoinType::kInner, nullptr));
-    TaskContext::Options options;
-    ASSERT_OK(options.settings.Set("batch_size", "64"));
-    options.pool = query_pool;
-    options.threads = std::make_shared<ThreadPool>(2);
-    auto context = std::make_shared<TaskContext>(std::move(options));
+    auto context = MakeContext(64, 2, query_pool);
     {
       ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, context));
       int64_t rows = 0;

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -14,51 +13,28 @@
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/io/memory_table.h"
+#include "tests/support/wait.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using Strings = std::vector<std::string>;
+using shoal::testing::HoldsFor;
+using shoal::testing::WaitFor;
 
 std::vector<Field> Fields() {
   return {{"id", DataType::Int64()}, {"name", DataType::Utf8()}, {"v", DataType::Decimal(10, 2)}};
 }
 
 // A table of `n` rows (id, name, v) split into batches of `per_batch` rows.
-std::shared_ptr<io::MemoryTable> MakeTable(int n, int per_batch,
-                                           std::shared_ptr<MemoryPool> pool = DefaultMemoryPool()) {
-  std::vector<RecordBatchPtr> batches;
-  std::vector<shoal::testing::TextRow> rows;
+std::shared_ptr<io::MemoryTable> NumberedTable(int n, int per_batch) {
+  std::vector<TextRow> rows;
   for (int i = 0; i < n; ++i) {
     rows.push_back({std::to_string(i), i % 7 == 0 ? "NULL" : "n" + std::to_string(i % 5),
                     std::to_string(i) + ".25"});
-    if (static_cast<int>(rows.size()) == per_batch || i == n - 1) {
-      batches.push_back(MakeBatch(Fields(), rows, pool));
-      rows.clear();
-    }
   }
-  auto schema = std::make_shared<const columnar::Schema>(Fields());
-  auto table = io::MemoryTable::Make(schema, std::move(batches));
-  EXPECT_TRUE(table.ok());
-  return *table;
-}
-
-ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions,
-                 std::vector<int> projection = {0, 1, 2}) {
-  io::ScanRequest request;
-  request.projection = std::move(projection);
-  auto scan = TableScanExec::Make(table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-  return *scan;
-}
-
-Strings Sorted(Strings v) {
-  std::sort(v.begin(), v.end());
-  return v;
+  return MakeTable(Fields(), rows, per_batch);
 }
 
 Result<std::vector<RecordBatchPtr>> RunPlan(const ExecPlanPtr& plan, int64_t batch_size = 8192) {
@@ -68,7 +44,7 @@ Result<std::vector<RecordBatchPtr>> RunPlan(const ExecPlanPtr& plan, int64_t bat
 class BatchSizeTest : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(BatchSizeTest, ScanFilterProject) {
-  auto table = MakeTable(50, 7);
+  auto table = NumberedTable(50, 7);
   auto scan = Scan(table, 3);
   auto id = Col(0, DataType::Int64());
   auto pred = Call("and",
@@ -96,7 +72,7 @@ TEST_P(BatchSizeTest, ScanFilterProject) {
 }
 
 TEST_P(BatchSizeTest, LimitWithOffset) {
-  auto table = MakeTable(30, 4);
+  auto table = NumberedTable(30, 4);
   auto scan = Scan(table, 1, {0});
   ASSERT_OK_AND_ASSIGN(auto limit, LimitExec::Make(scan, 5, 3));
   ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(limit, GetParam()));
@@ -104,7 +80,7 @@ TEST_P(BatchSizeTest, LimitWithOffset) {
 }
 
 TEST_P(BatchSizeTest, RepartitionHashPreservesEveryRowOnce) {
-  auto table = MakeTable(200, 9);
+  auto table = NumberedTable(200, 9);
   auto scan = Scan(table, 3);
   ASSERT_OK_AND_ASSIGN(
       auto repart, RepartitionExec::Make(scan, Partitioning::Hash({Col(1, DataType::Utf8())}, 4)));
@@ -136,7 +112,7 @@ TEST_P(BatchSizeTest, RepartitionHashPreservesEveryRowOnce) {
 INSTANTIATE_TEST_SUITE_P(Sizes, BatchSizeTest, ::testing::Values(1, 2, 8192));
 
 TEST(OperatorsTest, RoundRobinAndCoalesce) {
-  auto table = MakeTable(100, 3);
+  auto table = NumberedTable(100, 3);
   auto scan = Scan(table, 4);
   ASSERT_OK_AND_ASSIGN(auto rr, RepartitionExec::Make(scan, Partitioning::RoundRobin(3)));
   EXPECT_EQ(rr->num_partitions(), 3);
@@ -170,7 +146,7 @@ TEST(OperatorsTest, ValuesAndUnion) {
 }
 
 TEST(OperatorsTest, MemoryTableAppendChecksTypes) {
-  auto table = MakeTable(3, 3);
+  auto table = NumberedTable(3, 3);
   EXPECT_OK(table->Append({MakeBatch(Fields(), {{"7", "z", "1.00"}})}));
   EXPECT_EQ(table->num_rows(), 4);
   EXPECT_STATUS_CODE(StatusCode::kTypeError,
@@ -180,7 +156,7 @@ TEST(OperatorsTest, MemoryTableAppendChecksTypes) {
 }
 
 TEST(OperatorsTest, ErrorsPropagate) {
-  auto table = MakeTable(20, 5);
+  auto table = NumberedTable(20, 5);
   auto scan = Scan(table, 2);
   auto div =
       Call("/",
@@ -194,7 +170,7 @@ TEST(OperatorsTest, ErrorsPropagate) {
 }
 
 TEST(OperatorsTest, CancellationStopsStreams) {
-  auto table = MakeTable(100, 2);
+  auto table = NumberedTable(100, 2);
   auto scan = Scan(table, 4);
   ASSERT_OK_AND_ASSIGN(auto rr, RepartitionExec::Make(scan, Partitioning::RoundRobin(2)));
   auto merged = CoalescePartitionsExec::Make(rr);
@@ -215,17 +191,22 @@ TEST(OperatorsTest, CancellationStopsStreams) {
 // partitioned join while its build side runs) must not make the producers buffer their whole
 // input. Every row here hashes to one channel.
 TEST(OperatorsTest, RepartitionBuffersStayBoundedWhileNobodyReads) {
-  auto table = MakeTable(400, 4);
+  auto table = NumberedTable(400, 4);
   auto scan = Scan(table, 1);
   ASSERT_OK_AND_ASSIGN(auto repart,
                        RepartitionExec::Make(scan, Partitioning::Hash({Lit(Scalar::Int64(7))}, 2)));
   auto context = MakeContext(4);
   ASSERT_OK_AND_ASSIGN(StreamPtr first, repart->Execute(0, context));
   ASSERT_OK_AND_ASSIGN(StreamPtr second, repart->Execute(1, context));
-  // Nothing reads: give the producer time to run ahead if it could.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const int64_t produced = context->metrics().Sum(scan.get()).output_rows;
-  EXPECT_LT(produced, 100) << "the producer buffered " << produced << " of 400 rows";
+  auto produced = [&] { return context->metrics().Sum(scan.get()).output_rows; };
+  // Nothing reads. The producer fills the channel every row goes to (kCapacity = 4 batches of 4
+  // rows), reads one batch more and blocks. Seeing it get that far makes the check below
+  // meaningful (a producer not scheduled yet would pass it vacuously)...
+  ASSERT_TRUE(WaitFor([&] { return produced() >= 16; }, "the producer to fill the channel"));
+  // ...and a producer that did not block would run on through all 400 rows meanwhile.
+  EXPECT_TRUE(HoldsFor([&] { return produced() < 100; }, "the producer holding fewer than 100 rows",
+                       std::chrono::milliseconds(300)))
+      << "the producer buffered " << produced() << " of 400 rows";
   // Both outputs still give every row exactly once.
   int64_t rows = 0;
   for (StreamPtr* s : {&first, &second}) {
@@ -242,7 +223,7 @@ TEST(OperatorsTest, RepartitionBuffersStayBoundedWhileNobodyReads) {
 TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
   auto query_pool = MemoryPool::MakeRoot("test query");
   {
-    auto table = MakeTable(300, 10);
+    auto table = NumberedTable(300, 10);
     auto scan = Scan(table, 3);
     auto pred =
         Call("<", {Col(0, DataType::Int64()), Lit(Scalar::Int64(250))}, DataType::Boolean());
@@ -251,11 +232,7 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
         auto repart,
         RepartitionExec::Make(filter, Partitioning::Hash({Col(0, DataType::Int64())}, 2)));
     auto merged = CoalescePartitionsExec::Make(repart);
-    TaskContext::Options options;
-    ASSERT_OK(options.settings.Set("batch_size", "16"));
-    options.pool = query_pool;
-    options.threads = std::make_shared<ThreadPool>(2);
-    auto context = std::make_shared<TaskContext>(std::move(options));
+    auto context = MakeContext(16, 2, query_pool);
     ASSERT_OK_AND_ASSIGN(StreamPtr stream, merged->Execute(0, context));
     ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, stream->Next());
     ASSERT_NE(batch, nullptr);
@@ -268,13 +245,24 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
   EXPECT_EQ(query_pool->bytes_used(), 0);
 }
 
-TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
-  auto table = MakeTable(40, 10);
-  auto scan = Scan(table, 2);
+// id > 29 over 40 rows in 2 partitions, run to the end: the plan and the context it ran in.
+struct FilteredRun {
+  ExecPlanPtr filter;
+  std::shared_ptr<TaskContext> context;
+};
+
+Result<FilteredRun> RunFilterOver40Rows() {
   auto pred = Call(">", {Col(0, DataType::Int64()), Lit(Scalar::Int64(29))}, DataType::Boolean());
-  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
-  auto context = MakeContext();
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(filter, context));
+  SHOAL_ASSIGN_OR_RETURN(auto filter, FilterExec::Make(Scan(NumberedTable(40, 10), 2), pred));
+  FilteredRun run{filter, MakeContext()};
+  SHOAL_RETURN_IF_ERROR(CollectAll(run.filter, run.context).status());
+  return run;
+}
+
+TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
+  ASSERT_OK_AND_ASSIGN(FilteredRun run, RunFilterOver40Rows());
+  const ExecPlanPtr& filter = run.filter;
+  const auto& context = run.context;
   std::string text = FormatExecutionPlan(*filter, false, context.get());
   EXPECT_NE(text.find("Filter: (#0 > 29) (rows=10,"), std::string::npos) << text;
   EXPECT_NE(text.find("  TableScan: t (memory), units=4, columns=[id, name, v] (rows=40,"),
@@ -287,12 +275,9 @@ TEST(OperatorsTest, ExplainAnalyzeShowsMetrics) {
 // printing; notes print under their node (verbose-only ones with VERBOSE); "<name>_nanos" extras
 // print as durations.
 TEST(OperatorsTest, ExplainAnalyzeRunsCollectorsAndPrintsNotes) {
-  auto table = MakeTable(40, 10);
-  auto scan = Scan(table, 2);
-  auto pred = Call(">", {Col(0, DataType::Int64()), Lit(Scalar::Int64(29))}, DataType::Boolean());
-  ASSERT_OK_AND_ASSIGN(auto filter, FilterExec::Make(scan, pred));
-  auto context = MakeContext();
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(filter, context));
+  ASSERT_OK_AND_ASSIGN(FilteredRun run, RunFilterOver40Rows());
+  const ExecPlanPtr& filter = run.filter;
+  const auto& context = run.context;
   int runs = 0;
   const ExecutionPlan* scan_node = filter->children()[0].get();
   context->metrics().AddCollector([&] {

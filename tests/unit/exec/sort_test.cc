@@ -16,33 +16,6 @@ namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using shoal::testing::TextRow;
-using Strings = std::vector<std::string>;
-
-std::shared_ptr<io::MemoryTable> MakeTable(const std::vector<Field>& fields,
-                                           const std::vector<TextRow>& rows, int per_batch) {
-  std::vector<RecordBatchPtr> batches;
-  for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
-    std::vector<TextRow> part(
-        rows.begin() + static_cast<std::ptrdiff_t>(i),
-        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
-    batches.push_back(MakeBatch(fields, part));
-  }
-  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
-  EXPECT_TRUE(table.ok());
-  return *table;
-}
-
-ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
-  io::ScanRequest request;
-  for (int i = 0; i < table->schema()->num_fields(); ++i)
-    request.projection.push_back(i);
-  auto scan = TableScanExec::Make(table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-  return *scan;
-}
 
 // Column c of a row printed by Rows().
 std::string Cell(const std::string& row, int c) {

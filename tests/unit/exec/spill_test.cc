@@ -20,16 +20,14 @@
 #include "shoal/exec/spill/spill_manager.h"
 #include "shoal/io/memory_table.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using shoal::testing::TextRow;
-using Strings = std::vector<std::string>;
+using shoal::testing::WaitFor;
 
 namespace fs = std::filesystem;
 
@@ -69,38 +67,6 @@ std::shared_ptr<TaskContext> MakeLimitedContext(int64_t memory_limit, const std:
   options.threads = std::make_shared<ThreadPool>(threads);
   options.spill_directory = spill_dir;
   return std::make_shared<TaskContext>(std::move(options));
-}
-
-std::shared_ptr<io::MemoryTable> MakeTable(const std::vector<Field>& fields,
-                                           const std::vector<TextRow>& rows, int per_batch) {
-  std::vector<RecordBatchPtr> batches;
-  for (size_t i = 0; i < rows.size(); i += static_cast<size_t>(per_batch)) {
-    std::vector<TextRow> part(
-        rows.begin() + static_cast<std::ptrdiff_t>(i),
-        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
-    batches.push_back(MakeBatch(fields, part));
-  }
-  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
-  EXPECT_TRUE(table.ok());
-  return *table;
-}
-
-ExecPlanPtr Scan(const std::shared_ptr<io::MemoryTable>& table, int partitions) {
-  io::ScanRequest request;
-  for (int i = 0; i < table->schema()->num_fields(); ++i)
-    request.projection.push_back(i);
-  auto scan = TableScanExec::Make(table, "t", request, partitions);
-  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-  return *scan;
-}
-
-sql::ExprPtr Agg(std::string name, std::vector<sql::ExprPtr> args, DataType type) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kAggregate;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = std::move(type);
-  return e;
 }
 
 // (id int64, k int32 with NULLs and duplicates, s utf8 with NULLs, v int64 with NULLs).
@@ -448,11 +414,7 @@ TEST(CancelTest, DroppingStreamsStopsWorkAndFreesMemory) {
   auto process = MemoryPool::MakeRoot("process");
   const int threads_before = ThreadCount();
   {
-    TaskContext::Options options;
-    EXPECT_TRUE(options.settings.Set("batch_size", "1000").ok());
-    options.pool = process->MakeChild("query");
-    options.threads = std::make_shared<ThreadPool>(2);
-    auto context = std::make_shared<TaskContext>(std::move(options));
+    auto context = MakeContext(1000, 2, process->MakeChild("query"));
     // A many-to-many join on 1000 keys: 200000 x 200 rows, far more than one batch.
     std::vector<sql::ExprPtr> keys = {Col(1, DataType::Int32())};
     ASSERT_OK_AND_ASSIGN(ExecPlanPtr left,
@@ -509,19 +471,26 @@ TEST(CancelTest, CancelStopsALongSpillingQuery) {
     status = result.status();
     done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Cancel once the query spills: merging the spilled runs, sorting and merging the groups are
+  // still ahead, far more work than the cancellation takes to land, so it must end Cancelled.
+  auto spills = [&] {
+    return context->metrics().Sum(agg.get()).spill_count +
+           context->metrics().Sum(sort.get()).spill_count;
+  };
+  const bool spilling = WaitFor([&] { return done || spills() > 0; }, "the query to spill");
+  const int64_t rows_read = context->metrics().Sum(agg->children()[0].get()).output_rows;
   const auto start = std::chrono::steady_clock::now();
   context->Cancel();
-  while (!done && std::chrono::steady_clock::now() - start < std::chrono::seconds(5))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const bool stopped = WaitFor([&] { return done.load(); }, "the cancelled query to stop");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   runner.join();
+  ASSERT_TRUE(spilling);
+  ASSERT_TRUE(stopped);
   EXPECT_LT(seconds, 1.0);
-  if (!status.ok()) {  // a fast machine may have finished in 300 ms
-    EXPECT_EQ(status.code(), StatusCode::kCancelled);
-    EXPECT_EQ(status.sqlstate(), "57014");
-  }
+  EXPECT_EQ(status.code(), StatusCode::kCancelled)
+      << status.ToString() << " (cancelled after reading " << rows_read << " of 200000 rows)";
+  EXPECT_EQ(status.sqlstate(), "57014");
   EXPECT_EQ(process->bytes_used(), 0);
   EXPECT_EQ(dir.Entries(), 0);
 }

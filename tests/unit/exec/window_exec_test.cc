@@ -18,42 +18,11 @@ namespace shoal::exec {
 namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
-using columnar::Field;
-using shoal::testing::MakeBatch;
-using shoal::testing::TextRow;
-using Strings = std::vector<std::string>;
 
+// One partition over `rows`, `per_batch` to a batch: window partitions split across batches.
 ExecPlanPtr ScanRows(const std::vector<Field>& fields, const std::vector<TextRow>& rows,
                      size_t per_batch) {
-  std::vector<RecordBatchPtr> batches;
-  for (size_t i = 0; i < rows.size(); i += per_batch) {
-    std::vector<TextRow> part(
-        rows.begin() + static_cast<std::ptrdiff_t>(i),
-        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), i + per_batch)));
-    batches.push_back(MakeBatch(fields, part));
-  }
-  auto table = io::MemoryTable::Make(std::make_shared<const columnar::Schema>(fields), batches);
-  EXPECT_TRUE(table.ok());
-  io::ScanRequest request;
-  for (size_t i = 0; i < fields.size(); ++i)
-    request.projection.push_back(static_cast<int>(i));
-  auto scan = TableScanExec::Make(*table, "t", request, 1);
-  EXPECT_TRUE(scan.ok());
-  return *scan;
-}
-
-sql::ExprPtr Window(std::string name, std::vector<sql::ExprPtr> args, DataType type,
-                    std::vector<sql::ExprPtr> partition_by, std::vector<sql::SortKey> order_by,
-                    sql::WindowFrame frame = {}) {
-  auto e = std::make_shared<sql::Expr>();
-  e->kind = sql::ExprKind::kWindow;
-  e->name = std::move(name);
-  e->args = std::move(args);
-  e->type = std::move(type);
-  e->partition_by = std::move(partition_by);
-  e->order_by = std::move(order_by);
-  e->frame = std::move(frame);
-  return e;
+  return Scan(MakeTable(fields, rows, static_cast<int>(per_batch)), 1);
 }
 
 TEST(WindowExecTest, RanksWithTiesAndNullsAcrossBatchSizes) {

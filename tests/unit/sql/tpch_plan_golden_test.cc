@@ -2,7 +2,6 @@
 // (regenerate them with SHOAL_UPDATE_GOLDEN=1 and review the diff), plus the properties every
 // TPC-H plan must have whatever the golden text says: no subquery left, no cross join, every
 // equality between the two sides of a join used as a hash key, and row estimates on every node.
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +10,7 @@
 #include "shoal/sql/binder.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/optimizer/plan_util.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/gtest_util.h"
 #include "tests/unit/sql/tpch_catalog.h"
 
@@ -32,11 +32,6 @@ std::string GoldenPath(int n) {
   return fmt::format("{}/q{:02d}.txt", SHOAL_TPCH_PLAN_DIR, n);
 }
 
-bool UpdateGolden() {
-  const char* env = std::getenv("SHOAL_UPDATE_GOLDEN");
-  return env != nullptr && std::string(env) == "1";
-}
-
 Result<LogicalPlanPtr> OptimizedQuery(int n) {
   Session session(testing::MakeTpchCatalog());
   SHOAL_ASSIGN_OR_RETURN(BoundStatement bound, BindSql(&session, ReadFile(QueryPath(n))));
@@ -47,18 +42,8 @@ class TpchPlanTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(TpchPlanTest, MatchesGoldenPlan) {
   ASSERT_OK_AND_ASSIGN(LogicalPlanPtr plan, OptimizedQuery(GetParam()));
-  std::string text = FormatLogicalPlan(*plan);
-  if (UpdateGolden()) {
-    std::ofstream out(GoldenPath(GetParam()));
-    out << text;
-    ASSERT_TRUE(out.good()) << "cannot write " << GoldenPath(GetParam());
-    return;
-  }
-  std::string golden = ReadFile(GoldenPath(GetParam()));
-  ASSERT_FALSE(golden.empty()) << "missing " << GoldenPath(GetParam())
-                               << "; run with SHOAL_UPDATE_GOLDEN=1 to create it";
-  EXPECT_EQ(text, golden) << "plan of q" << GetParam()
-                          << " changed; if intended, rerun with SHOAL_UPDATE_GOLDEN=1";
+  EXPECT_TRUE(shoal::testing::MatchesGoldenFile(FormatLogicalPlan(*plan), GoldenPath(GetParam())))
+      << "plan of q" << GetParam();
 }
 
 /// Every violation of the TPC-H plan properties, one line each.

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -70,11 +69,11 @@ TEST(WorkerResolverTest, AFileIsReadWithCommentsAndReReadOnlyWhenItChanges) {
   file.Write("127.0.0.1:7003\n");
   EXPECT_EQ(Resolve(*f), (std::vector<std::string>{"127.0.0.1:7003"}));
   EXPECT_EQ(f->reads(), 2);
-  // Same size, later modification time.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Same size, later modification time: set explicitly, as two writes within the file system's
+  // timestamp granularity may share one.
+  const auto previous = std::filesystem::last_write_time(file.path());
   file.Write("127.0.0.1:7004\n");
-  std::filesystem::last_write_time(
-      file.path(), std::filesystem::last_write_time(file.path()) + std::chrono::seconds(1));
+  std::filesystem::last_write_time(file.path(), previous + std::chrono::seconds(1));
   EXPECT_EQ(Resolve(*f), (std::vector<std::string>{"127.0.0.1:7004"}));
   EXPECT_EQ(f->reads(), 3);
 }

@@ -26,11 +26,12 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
 
 namespace shoal::distributed {
 namespace {
 
-using std::chrono::milliseconds;
+using shoal::testing::WaitFor;
 
 WorkUnit Unit(const std::string& node, int partition, const std::string& body) {
   WorkUnit u;
@@ -73,12 +74,16 @@ TEST(WorkUnitFeedsTest, RoutesUnitsToTheirNodeAndPartitionInOrder) {
 }
 
 TEST(WorkUnitFeedsTest, AFeedThatEndsWithoutUnitsGivesEmptyPartitions) {
-  ASSERT_OK_AND_ASSIGN(auto feeds, WorkUnitFeeds::Make({{"a", 3}}, "task t"));
+  // Feed "probe" only tells when a consumer waits: a push to its full queue goes through as soon
+  // as some consumer of the task waits on an empty queue (the overfill rule).
+  ASSERT_OK_AND_ASSIGN(auto feeds, WorkUnitFeeds::Make({{"a", 3}, {"probe", 1}}, "task t"));
+  for (size_t i = 0; i < WorkUnitFeeds::kQueuedUnitsPerPartition; ++i)
+    ASSERT_OK(feeds->Push(Batch({Unit("probe", 0, "p")}), {}));
   std::thread ender([&] {
-    std::this_thread::sleep_for(milliseconds(30));
+    EXPECT_OK(feeds->Push(Batch({Unit("probe", 0, "p")}), {}));
     feeds->End();
   });
-  // Waits for the end, then ends: no unit, no hang.
+  // Waits for the end (which comes only once this waits), then ends: no unit, no hang.
   EXPECT_TRUE(Drain(*feeds, "a", 0).empty());
   ender.join();
   EXPECT_TRUE(Drain(*feeds, "a", 1).empty());
@@ -125,16 +130,26 @@ TEST(WorkUnitFeedsTest, ACoordinatorFailureFailsThatFeedOnlyAndNamesIt) {
 TEST(WorkUnitFeedsTest, APushWaitsForSpaceAndOverfillsOnlyForAWaitingConsumer) {
   ASSERT_OK_AND_ASSIGN(auto feeds, WorkUnitFeeds::Make({{"a", 2}}, "task t"));
   const size_t n = WorkUnitFeeds::kQueuedUnitsPerPartition + 2;
+  std::atomic<size_t> pushed{0};
+  std::atomic<bool> blocked{false};
   std::atomic<bool> done{false};
   std::thread pusher([&] {
-    for (size_t i = 0; i < n; ++i)
-      EXPECT_OK(feeds->Push(Batch({Unit("a", 0, std::to_string(i))}), {}));
-    EXPECT_OK(feeds->Push(Batch({Unit("a", 1, "late")}), {}));
+    // A push polls `abandoned` only while it waits for space: the probe tells the test so.
+    auto waiting = [&] {
+      blocked = true;
+      return false;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_OK(feeds->Push(Batch({Unit("a", 0, std::to_string(i))}), waiting));
+      ++pushed;
+    }
+    EXPECT_OK(feeds->Push(Batch({Unit("a", 1, "late")}), waiting));
     done = true;
   });
-  // Partition 0 is full and nobody waits: the pusher must be blocked, the worker holding only
+  // Partition 0 is full and nobody waits: the pusher must block, the worker holding only
   // kQueuedUnitsPerPartition units.
-  std::this_thread::sleep_for(milliseconds(200));
+  ASSERT_TRUE(WaitFor([&] { return blocked.load(); }, "the pusher to wait for space"));
+  EXPECT_EQ(pushed.load(), WorkUnitFeeds::kQueuedUnitsPerPartition);
   EXPECT_FALSE(done.load());
   // A merge reading partition 1 first: its unit is behind partition 0's in the channel. Waiting
   // for it lets the pusher overfill partition 0 instead of deadlocking.
@@ -151,14 +166,11 @@ TEST(WorkUnitFeedsTest, AnAbandonedPushAndACancelledConsumerReturn) {
   ASSERT_OK_AND_ASSIGN(auto feeds, WorkUnitFeeds::Make({{"a", 1}}, "task t"));
   for (size_t i = 0; i < WorkUnitFeeds::kQueuedUnitsPerPartition; ++i)
     ASSERT_OK(feeds->Push(Batch({Unit("a", 0, "x")}), {}));
-  std::atomic<bool> gone{false};
-  std::thread later([&] {
-    std::this_thread::sleep_for(milliseconds(30));
-    gone = true;
-  });
+  // The sender is there when the push starts waiting and gone at the next poll.
+  int polls = 0;
   EXPECT_STATUS_CODE(StatusCode::kCancelled,
-                     feeds->Push(Batch({Unit("a", 0, "y")}), [&] { return gone.load(); }));
-  later.join();
+                     feeds->Push(Batch({Unit("a", 0, "y")}), [&] { return ++polls > 1; }));
+  EXPECT_EQ(polls, 2);
 
   ASSERT_OK_AND_ASSIGN(auto empty, WorkUnitFeeds::Make({{"a", 1}}, "task t"));
   exec::TaskContext::Options options;
@@ -611,10 +623,7 @@ TEST_F(GrpcFeedQueryTest, FeedsOverGrpcGiveTheSingleNodeAnswers) {
   ASSERT_OK_AND_ASSIGN(auto limited, distributed_.RunOne("SELECT l_orderkey FROM lp LIMIT 2"));
   EXPECT_EQ(limited.num_rows(), 2);
   // Workers forget the tasks once their channels close (asynchronously over gRPC).
-  for (int i = 0; i < 100 && workers_.TasksHeld() > 0; ++i)
-    std::this_thread::sleep_for(milliseconds(20));
-  for (const auto& s : workers_.services)
-    EXPECT_EQ(s->num_tasks(), 0);
+  EXPECT_TRUE(WaitFor([&] { return workers_.TasksHeld() == 0; }, "the workers to drop the tasks"));
 }
 
 }  // namespace

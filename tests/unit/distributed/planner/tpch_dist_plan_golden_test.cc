@@ -3,10 +3,6 @@
 // text is deterministic: TPC-H SF 0.1 in memory, threads = 4, three in-process workers named
 // w1..w3, dist_bytes_per_task = 4MB, the static task counts. Each file holds the stage summary
 // (id, inputs, planned and maximum task counts) and the EXPLAIN text the shell prints.
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +12,7 @@
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
+#include "tests/support/golden_file.h"
 #include "tests/support/gtest_util.h"
 #include "tests/support/plan_rewriting.h"
 
@@ -24,18 +21,6 @@ namespace {
 
 std::string GoldenPath(int n) {
   return fmt::format("{}/q{:02d}.txt", SHOAL_TPCH_DIST_PLAN_DIR, n);
-}
-
-bool UpdateGolden() {
-  const char* env = std::getenv("SHOAL_UPDATE_GOLDEN");
-  return env != nullptr && std::string(env) == "1";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 class TpchDistPlanTest : public ::testing::TestWithParam<int> {
@@ -112,17 +97,8 @@ std::string TpchDistPlanTest::summary_;
 TEST_P(TpchDistPlanTest, MatchesGoldenPlan) {
   ASSERT_OK_AND_ASSIGN(std::string text, Explain(GetParam()));
   ASSERT_NE(text.find("Network"), std::string::npos) << "q" << GetParam() << " is not distributed";
-  if (UpdateGolden()) {
-    std::ofstream out(GoldenPath(GetParam()));
-    out << text;
-    ASSERT_TRUE(out.good()) << "cannot write " << GoldenPath(GetParam());
-    return;
-  }
-  std::string golden = ReadFile(GoldenPath(GetParam()));
-  ASSERT_FALSE(golden.empty()) << "missing " << GoldenPath(GetParam())
-                               << "; run with SHOAL_UPDATE_GOLDEN=1 to create it";
-  EXPECT_EQ(text, golden) << "distributed plan of q" << GetParam()
-                          << " changed; if intended, rerun with SHOAL_UPDATE_GOLDEN=1";
+  EXPECT_TRUE(shoal::testing::MatchesGoldenFile(text, GoldenPath(GetParam())))
+      << "distributed plan of q" << GetParam();
   // Planning twice gives the same text: the golden comparison can only fail on a real change.
   ASSERT_OK_AND_ASSIGN(std::string again, Explain(GetParam()));
   EXPECT_EQ(again, text);

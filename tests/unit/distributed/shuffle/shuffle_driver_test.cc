@@ -22,6 +22,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
 
 namespace shoal::distributed::shuffle {
 namespace {
@@ -198,14 +199,12 @@ TEST_F(ShuffleDriverTest, ACancelledDriverLeavesNoTaskProcessRunning) {
   Status status;
   std::thread query([&] { status = shuffled_.RunOne(distributed_testing::TpchQuery(3)).status(); });
   // Wait until task processes run, then cancel as Ctrl-C in `shoal sql` does.
-  bool started = false;
-  for (int i = 0; i < 600 && !started; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    started = !distributed_testing::ProcessesMentioning(dir.string()).empty();
-  }
-  EXPECT_TRUE(started) << "no task process started";
+  const bool started = shoal::testing::WaitFor(
+      [&] { return !distributed_testing::ProcessesMentioning(dir.string()).empty(); },
+      "a task process to start");
   shuffled_.CancelRunning();
   query.join();
+  EXPECT_TRUE(started);
   EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
   EXPECT_TRUE(distributed_testing::ProcessesMentioning(dir.string()).empty());
 }

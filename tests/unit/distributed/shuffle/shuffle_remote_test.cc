@@ -29,6 +29,8 @@
 #include "tests/support/batch_builder.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_builders.h"
+#include "tests/support/wait.h"
 
 namespace shoal::distributed::shuffle {
 namespace {
@@ -166,16 +168,9 @@ std::shared_ptr<StageFileExec> TwentyRowStage(const fs::path& dir) {
   return *stage;
 }
 
-Result<int64_t> CountRows(const StageFileExec& stage) {
-  auto context = std::make_shared<exec::TaskContext>(exec::TaskContext::Options());
-  SHOAL_ASSIGN_OR_RETURN(auto stream, stage.Execute(0, context));
-  int64_t rows = 0;
-  for (;;) {
-    SHOAL_ASSIGN_OR_RETURN(auto batch, stream->Next());
-    if (!batch)
-      return rows;
-    rows += batch->num_rows();
-  }
+Result<int64_t> CountRows(const exec::ExecPlanPtr& stage) {
+  return exec::testutil::DrainPartition(
+      stage, 0, std::make_shared<exec::TaskContext>(exec::TaskContext::Options()));
 }
 
 TEST_F(ShuffleRemoteTest, AStageNodeFetchesAFileItDoesNotHaveFromTheRecordedWorker) {
@@ -183,14 +178,14 @@ TEST_F(ShuffleRemoteTest, AStageNodeFetchesAFileItDoesNotHaveFromTheRecordedWork
   // The worker's copy, written where its service keeps query 00ff.
   const fs::path remote = root_ / "worker0" / "q-00ff";
   fs::create_directories(remote);
-  ASSERT_OK_AND_ASSIGN(int64_t written, CountRows(*TwentyRowStage(remote)));
+  ASSERT_OK_AND_ASSIGN(int64_t written, CountRows(TwentyRowStage(remote)));
   EXPECT_EQ(written, 20);
   // The driver's node: no local file, a recorded location, so it fetches instead of computing.
   const fs::path local = root_ / "local";
   fs::create_directories(local);
   auto stage = TwentyRowStage(local);
   SetStageFileLocation(local.string(), 2, 0, {servers_[0]->address, "00ff"});
-  ASSERT_OK_AND_ASSIGN(int64_t fetched, CountRows(*stage));
+  ASSERT_OK_AND_ASSIGN(int64_t fetched, CountRows(stage));
   EXPECT_EQ(fetched, 20);
   EXPECT_EQ(fs::file_size(stage->FilePath(0)), fs::file_size(StageFilePath(remote.string(), 2, 0)));
   // Recorded on a worker that does not have it: NotFound naming both, nothing computed.
@@ -198,7 +193,7 @@ TEST_F(ShuffleRemoteTest, AStageNodeFetchesAFileItDoesNotHaveFromTheRecordedWork
   fs::create_directories(other);
   auto missing = TwentyRowStage(other);
   SetStageFileLocation(other.string(), 2, 0, {servers_[0]->address, "0bad"});
-  auto rows = CountRows(*missing);
+  auto rows = CountRows(missing);
   ASSERT_EQ(rows.status().code(), StatusCode::kNotFound) << rows.status().ToString();
   EXPECT_NE(rows.status().UserMessage().find("worker " + servers_[0]->address), std::string::npos)
       << rows.status().ToString();
@@ -258,24 +253,18 @@ TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers
   Status status;
   std::thread query([&] { status = shuffled_.RunOne(distributed_testing::TpchQuery(3)).status(); });
   const std::string needle = (root_ / "worker").string();
-  bool started = false;
-  for (int i = 0; i < 600 && !started; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    started = !distributed_testing::ProcessesMentioning(needle).empty();
-  }
-  EXPECT_TRUE(started) << "no task process started";
+  const bool started = shoal::testing::WaitFor(
+      [&] { return !distributed_testing::ProcessesMentioning(needle).empty(); },
+      "a task process to start on a worker");
   shuffled_.CancelRunning();
   query.join();
+  EXPECT_TRUE(started);
   ::unsetenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS");
   EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
   // The workers notice the cancelled calls within their polling interval.
-  bool gone = false;
-  for (int i = 0; i < 100 && !gone; ++i) {
-    gone = distributed_testing::ProcessesMentioning(needle).empty();
-    if (!gone)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  EXPECT_TRUE(gone);
+  EXPECT_TRUE(shoal::testing::WaitFor(
+      [&] { return distributed_testing::ProcessesMentioning(needle).empty(); },
+      "the workers' task processes to exit", std::chrono::seconds(10)));
 }
 
 }  // namespace

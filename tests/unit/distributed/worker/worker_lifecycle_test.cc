@@ -16,24 +16,14 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
 
 namespace shoal::distributed {
 namespace {
 
+using shoal::testing::WaitFor;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
-
-// Waits up to 5 s for `done` (cleanup after a cancelled stream may finish on another thread).
-template <typename F>
-bool Eventually(F done) {
-  auto deadline = steady_clock::now() + std::chrono::seconds(5);
-  while (!done()) {
-    if (steady_clock::now() > deadline)
-      return false;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return true;
-}
 
 class LifecycleTest : public ::testing::Test {
  protected:
@@ -90,11 +80,11 @@ TEST_F(LifecycleTest, WorkersAreCleanAfterCompletionAndAfterAnError) {
   ASSERT_OK_AND_ASSIGN(auto coordinator, MakeCoordinator("t"));
   runner_.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   ASSERT_OK(runner_.RunOne(distributed_testing::TpchQuery(5)).status());
-  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  EXPECT_TRUE(WaitFor([&] { return AllClean(); }, "the workers to hold no task and no memory"));
   // A LIMIT stops consumers early; producers still running must be freed too.
   ASSERT_OK(runner_.RunOne("SELECT * FROM lineitem, orders WHERE l_orderkey = o_orderkey LIMIT 3")
                 .status());
-  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  EXPECT_TRUE(WaitFor([&] { return AllClean(); }, "the workers to hold no task and no memory"));
   // A worker's error: the user sees the worker's address, stage, task and the original message.
   auto failed = runner_.RunOne(
       "SELECT l_returnflag, sum(l_quantity / (l_linenumber - l_linenumber)) FROM lineitem "
@@ -108,7 +98,7 @@ TEST_F(LifecycleTest, WorkersAreCleanAfterCompletionAndAfterAnError) {
   EXPECT_NE(message.find("stage "), std::string::npos) << message;
   EXPECT_NE(message.find("task "), std::string::npos) << message;
   EXPECT_EQ(failed.status().sqlstate(), "22012") << failed.status().ToString();
-  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  EXPECT_TRUE(WaitFor([&] { return AllClean(); }, "the workers to hold no task and no memory"));
 }
 
 TEST_F(LifecycleTest, WorkersAreCleanAfterCancellation) {
@@ -121,16 +111,24 @@ TEST_F(LifecycleTest, WorkersAreCleanAfterCancellation) {
     result = testing::StatusOf(runner_.RunOne(
         "SELECT count(*) FROM lineitem a, lineitem b WHERE a.l_orderkey + b.l_orderkey < 0"));
   });
-  // Cancel once the workers hold tasks, i.e. the query really runs on them.
-  EXPECT_TRUE(Eventually([&] { return workers_.TasksHeld() > 0; }));
-  std::this_thread::sleep_for(milliseconds(200));
+  // Cancel once the query really runs on the workers: they hold its tasks, and the tasks hold
+  // memory (the join's build side), so they execute rather than wait for their plans.
+  const bool running = WaitFor(
+      [&] {
+        int64_t bytes = 0;
+        for (const auto& s : workers_.services)
+          bytes += s->bytes_used();
+        return workers_.TasksHeld() > 0 && bytes > 0;
+      },
+      "the workers to run the query's tasks");
   const auto cancelled_at = steady_clock::now();
   runner_.CancelRunning();
   query.join();
+  ASSERT_TRUE(running);
   EXPECT_LT(steady_clock::now() - cancelled_at, std::chrono::seconds(10));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.code(), StatusCode::kCancelled) << result.ToString();
-  EXPECT_TRUE(Eventually([&] { return AllClean(); }));
+  EXPECT_TRUE(WaitFor([&] { return AllClean(); }, "the workers to hold no task and no memory"));
   for (const auto& s : workers_.services)
     EXPECT_EQ(s->bytes_used(), 0) << s->address();
 }
@@ -167,14 +165,23 @@ TEST(TaskTtlTest, ATaskOlderThanTheTtlIsDroppedAndConsumersAreTold) {
   ASSERT_OK(cluster->AddWorker(std::move(options)));
   auto worker = cluster->worker("w1");
   ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, cluster->Connect("w1"));
-  // A coordinator that sends a plan and then never closes the channel.
+  // Another worker with a TTL of 10 minutes, to see a task inside its TTL stay.
+  WorkerServiceOptions patient;
+  patient.address = "w2";
+  patient.task_ttl = std::chrono::minutes(10);
+  ASSERT_OK(cluster->AddWorker(std::move(patient)));
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel2, cluster->Connect("w2"));
+  // A coordinator that sends a plan and then never closes the channel: to w2 first, so that
+  // w2's task is older than w1's, and so older than w1's TTL once w1 drops its copy.
+  ASSERT_OK_AND_ASSIGN(auto stream2, channel2->OpenCoordinatorChannel({}));
   ASSERT_OK_AND_ASSIGN(auto stream, channel->OpenCoordinatorChannel({}));
   SetPlanRequest request;
   request.task_key = {"q-ttl", 1, 0};
   request.encoded_plan = "not a plan";  // refused, but held like any task
+  ASSERT_OK(stream2->SendPlan(request));
   ASSERT_OK(stream->SendPlan(request));
   EXPECT_EQ(worker->num_tasks(), 1);
-  EXPECT_TRUE(Eventually([&] { return worker->num_tasks() == 0; }));
+  ASSERT_TRUE(WaitFor([&] { return worker->num_tasks() == 0; }, "w1 to drop its expired task"));
   EXPECT_EQ(worker->tasks_expired(), 1);
   EXPECT_EQ(worker->bytes_used(), 0);
   ExecuteTaskRequest execute;
@@ -184,15 +191,7 @@ TEST(TaskTtlTest, ATaskOlderThanTheTtlIsDroppedAndConsumersAreTold) {
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().code(), StatusCode::kCancelled) << late.status().ToString();
   EXPECT_NE(late.status().UserMessage().find("TTL"), std::string::npos);
-  // A task inside its TTL stays.
-  WorkerServiceOptions patient;
-  patient.address = "w2";
-  patient.task_ttl = std::chrono::minutes(10);
-  ASSERT_OK(cluster->AddWorker(std::move(patient)));
-  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel2, cluster->Connect("w2"));
-  ASSERT_OK_AND_ASSIGN(auto stream2, channel2->OpenCoordinatorChannel({}));
-  ASSERT_OK(stream2->SendPlan(request));
-  std::this_thread::sleep_for(milliseconds(300));
+  // A task inside its TTL stays, although older than w1's TTL by now.
   EXPECT_EQ(cluster->worker("w2")->num_tasks(), 1);
   EXPECT_FALSE(stream2->Finish().ok());  // the refusal
   EXPECT_EQ(cluster->worker("w2")->num_tasks(), 0);
