@@ -25,7 +25,10 @@
 #     network; cli reaches workers through engine);
 #   - libpg_query's header appears only in sql;
 #   - headers named *_internal.h are included only from their own layer (and from tests);
-#   - every folder under src/shoal/ is a known layer (a new layer must be added here first).
+#   - every folder under src/shoal/ is a known layer (a new layer must be added here first);
+#   - no include circle: taking x.h, x.cc and x's private header x_internal.h (when x.h exists) as
+#     one module x, no modules x, y, ... exist where x includes y, y includes ..., and the last
+#     includes x again (each circle is printed in order).
 # tests/, bench/ and tools may include anything. Exit status 1 on any violation.
 set -euo pipefail
 
@@ -114,6 +117,75 @@ while IFS= read -r -d '' file; do
     esac
   done <"$file"
 done < <(find src/shoal -type f \( -name '*.h' -o -name '*.cc' -o -name '*.h.in' \) -print0 | sort -z)
+
+# Include circles. Each .h/.cc pair is one module; a circle is a strongly connected component of
+# the module graph with more than one module, reported as one concrete path through it.
+circles=0
+python3 - <<'PY' || circles=$?
+import os, re, sys
+root = "src"
+inc = re.compile(r'^\s*#\s*include\s*"(shoal/[^"]+)"')
+graph = {}
+def mod(p):
+    for suf in (".h.in", ".h", ".cc"):
+        if p.endswith(suf):
+            p = p[: -len(suf)]
+            break
+    # x_internal.h is the private header shared by the files of module x (next to x.h).
+    if p.endswith("_internal") and os.path.exists(os.path.join(root, p[: -len("_internal")] + ".h")):
+        p = p[: -len("_internal")]
+    return p
+for d, _, fs in os.walk("src/shoal"):
+    for f in fs:
+        if not f.endswith((".h", ".cc", ".h.in")):
+            continue
+        path = os.path.join(d, f)
+        m = mod(os.path.relpath(path, root))
+        graph.setdefault(m, set())
+        with open(path, errors="replace") as fh:
+            for line in fh:
+                r = inc.match(line)
+                if r:
+                    t = mod(r.group(1))
+                    if t != m:
+                        graph[m].add(t)
+# Tarjan SCC
+sys.setrecursionlimit(100000)
+index, low, on, stack, sccs, n = {}, {}, set(), [], [], [0]
+def strong(v):
+    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+    for w in sorted(graph.get(v, ())):
+        if w not in graph:
+            continue
+        if w not in index:
+            strong(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        c = []
+        while True:
+            w = stack.pop(); on.discard(w); c.append(w)
+            if w == v: break
+        if len(c) > 1: sccs.append(sorted(c))
+for v in sorted(graph):
+    if v not in index: strong(v)
+# For each SCC print one cycle through its smallest module (BFS within SCC).
+for c in sorted(sccs):
+    cs = set(c); start = c[0]
+    prev = {start: None}; q = [start]; found = None
+    while q and not found:
+        v = q.pop(0)
+        for w in sorted(graph[v]):
+            if w == start: found = v; break
+            if w in cs and w not in prev:
+                prev[w] = v; q.append(w)
+    path = []; v = found
+    while v is not None: path.append(v); v = prev[v]
+    path.reverse(); path.append(start)
+    print("layering: include circle among %d modules {%s}: %s" % (len(c), ", ".join(c), " -> ".join(path)))
+sys.exit(len(sccs))
+PY
+errors=$((errors + circles))
 
 if [ "$errors" -gt 0 ]; then
   echo "layering: $errors violation(s) in $checked files (order: ${layers[*]})"

@@ -13,19 +13,9 @@
 #include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/engine/query_runner.h"
+#include "shoal/engine/worker_connection.h"
 
 namespace shoal::engine {
-
-/// The workers a session runs its queries on (`shoal sql --workers ... --header ...
-/// --worker-version ...`).
-struct WorkerConnection {
-  /// "HOST:PORT,HOST:PORT", "file:PATH", "dns:NAME:PORT" (worker_resolver.h) or "inproc:N".
-  std::string workers;
-  /// Passthrough headers, "KEY=VALUE" each.
-  std::vector<std::string> headers;
-  /// The version workers must report; empty: not checked.
-  std::string worker_version;
-};
 
 /// Runs `runner`'s queries across `coordinator`'s workers.
 void UseCoordinator(QueryRunner& runner,

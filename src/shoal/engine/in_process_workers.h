@@ -13,7 +13,7 @@
 
 #include "shoal/common/result.h"
 #include "shoal/distributed/coordinator/coordinator.h"
-#include "shoal/engine/execution_modes.h"
+#include "shoal/engine/worker_connection.h"
 #include "shoal/sql/catalog.h"
 
 namespace shoal::engine {

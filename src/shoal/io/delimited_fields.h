@@ -12,15 +12,9 @@
 #include "shoal/columnar/array.h"
 #include "shoal/common/memory_pool.h"
 #include "shoal/io/delimited_tokenizer.h"
+#include "shoal/io/field_text.h"
 
 namespace shoal::io {
-
-/// An integer, optionally signed ("+5" too).
-bool ParseInt64Field(std::string_view text, int64_t* out);
-/// A floating-point number ("+1.5", "1e3", "inf", "nan").
-bool ParseDoubleField(std::string_view text, double* out);
-/// true / t / 1 / yes / y and false / f / 0 / no / n, any case.
-bool ParseBoolField(std::string_view text, bool* out);
 
 /// One column of a batch of tokenized rows: row r's field is fields[r * stride + column].
 struct FieldColumn {

@@ -1,7 +1,7 @@
 #include "shoal/io/delimited_options.h"
 
 #include "shoal/common/text.h"
-#include "shoal/io/delimited_fields.h"
+#include "shoal/io/field_text.h"
 
 namespace shoal::io {
 

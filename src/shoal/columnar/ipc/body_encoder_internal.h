@@ -17,7 +17,7 @@
 #include "shoal/columnar/array.h"
 #include "shoal/columnar/ipc/compression_internal.h"
 #include "shoal/columnar/ipc/metadata_internal.h"
-#include "shoal/columnar/ipc/writer.h"
+#include "shoal/columnar/ipc/output_sink.h"
 
 namespace shoal::columnar::ipc::internal {
 

@@ -1,4 +1,5 @@
-// InputStream implementations of reader.h: in-memory ranges and files read sequentially.
+#include "shoal/columnar/ipc/input_stream.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -6,8 +7,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "shoal/columnar/ipc/reader.h"
 
 namespace shoal::columnar::ipc {
 namespace {

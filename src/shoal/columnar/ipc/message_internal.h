@@ -12,8 +12,8 @@
 #include <optional>
 
 #include "shoal/columnar/buffer.h"
+#include "shoal/columnar/ipc/input_stream.h"
 #include "shoal/columnar/ipc/metadata_internal.h"
-#include "shoal/columnar/ipc/reader.h"
 
 namespace shoal::columnar::ipc::internal {
 

@@ -1,11 +1,10 @@
-// OutputSink implementations of writer.h: a growable in-memory buffer and a file.
+#include "shoal/columnar/ipc/output_sink.h"
+
 #include <cerrno>
 #include <cstring>
 
 #include <fcntl.h>
 #include <unistd.h>
-
-#include "shoal/columnar/ipc/writer.h"
 
 namespace shoal::columnar::ipc {
 namespace {

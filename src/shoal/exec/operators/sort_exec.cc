@@ -6,7 +6,7 @@
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
 #include "shoal/exec/operator_stream.h"
-#include "shoal/exec/operators/sort_preserving_merge_exec.h"
+#include "shoal/exec/operators/sorted_stream_merger.h"
 #include "shoal/exec/row_key/memory_reservation.h"
 #include "shoal/exec/row_key/sort_key_encoder.h"
 #include "shoal/exec/spill/memory_budget.h"

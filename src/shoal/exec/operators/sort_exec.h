@@ -15,10 +15,10 @@
 // what is buffered would leave less than the spill headroom free (spill/memory_budget.h), the
 // buffered rows are sorted and written as one sorted run to a spill file (spill/spill_manager.h);
 // at the end of the input the remaining rows become the last run and the runs are k-way merged
-// (SortedStreamMerger, the merge of SortPreservingMergeExec), a batch per run in memory; when a
-// batch of every run would not fit, the oldest runs are first merged into longer runs. A run
-// that cannot be sorted even alone fails with OutOfMemory naming the operator and suggesting a
-// higher memory_limit. Top-k never spills: its memory is O(k + batch_size).
+// (SortedStreamMerger, sorted_stream_merger.h, shared with SortPreservingMergeExec), a batch per
+// run in memory; when a batch of every run would not fit, the oldest runs are first merged into
+// longer runs. A run that cannot be sorted even alone fails with OutOfMemory naming the operator
+// and suggesting a higher memory_limit. Top-k never spills: its memory is O(k + batch_size).
 #pragma once
 
 #include <vector>

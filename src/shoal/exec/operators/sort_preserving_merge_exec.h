@@ -7,34 +7,17 @@
 // from one input only, otherwise one concatenation and one gather). With `fetch` >= 0 it stops
 // after that many rows. The input partitions are pulled from this stream's thread.
 //
-// The merge itself is SortedStreamMerger, which SortExec also uses to merge its spilled runs.
+// The merge itself is SortedStreamMerger (sorted_stream_merger.h), which SortExec also uses to
+// merge its spilled runs.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "shoal/exec/execution_plan.h"
+#include "shoal/exec/operators/sorted_stream_merger.h"
 
 namespace shoal::exec {
-
-class TaskContext;
-
-/// K-way merge of streams that are each sorted by `keys` (physical expressions over `schema`).
-/// Pulls its inputs from the caller's thread; polls the context's cancellation between batches.
-class SortedStreamMerger {
- public:
-  /// `fetch` >= 0 stops after that many rows. Buffers come from `pool`.
-  static Result<std::unique_ptr<SortedStreamMerger>> Make(const std::vector<sql::SortKey>& keys,
-                                                          columnar::SchemaPtr schema,
-                                                          std::vector<StreamPtr> inputs,
-                                                          std::shared_ptr<TaskContext> context,
-                                                          std::shared_ptr<MemoryPool> pool,
-                                                          int64_t fetch = -1);
-  virtual ~SortedStreamMerger() = default;
-
-  /// The next merged batch (at most batch_size rows), nullptr at the end.
-  virtual Result<columnar::RecordBatchPtr> Next() = 0;
-};
 
 class SortPreservingMergeExec final : public ExecutionPlan {
  public:

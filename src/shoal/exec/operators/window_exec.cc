@@ -4,7 +4,7 @@
 
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
-#include "shoal/exec/window/window_internal.h"
+#include "shoal/exec/operators/window_exec_internal.h"
 
 namespace shoal::exec {
 

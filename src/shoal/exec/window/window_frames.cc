@@ -9,8 +9,8 @@
 #include "shoal/columnar/decimal.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
+#include "shoal/exec/operators/window_exec_internal.h"
 #include "shoal/exec/window/segment_tree.h"
-#include "shoal/exec/window/window_internal.h"
 
 namespace shoal::exec::internal {
 

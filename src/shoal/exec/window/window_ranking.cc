@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "shoal/exec/array_ops.h"
-#include "shoal/exec/window/window_internal.h"
+#include "shoal/exec/operators/window_exec_internal.h"
 
 namespace shoal::exec::internal {
 

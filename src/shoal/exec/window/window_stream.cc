@@ -6,8 +6,8 @@
 
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
+#include "shoal/exec/operators/window_exec_internal.h"
 #include "shoal/exec/row_key/sort_key_encoder.h"
-#include "shoal/exec/window/window_internal.h"
 
 namespace shoal::exec::internal {
 

@@ -7,7 +7,7 @@
 // Building it sentence by sentence is inherently sequential: where a sentence starts depends on
 // how many draws all earlier sentences took. To build it in parallel we use checkpoints: the
 // stream state and byte offset at the start of sentences roughly every 2.3 MiB, computed once by
-// ComputeCheckpoints() and kept as a constant table (text_pool_checkpoints.h). Each segment between
+// ComputeCheckpoints() and kept as a constant table (in text_pool.cc). Each segment between
 // two checkpoints is generated independently; on reaching its end a segment checks that it lands
 // exactly on the next checkpoint's offset with its state, so a wrong table cannot go unnoticed.
 #pragma once
