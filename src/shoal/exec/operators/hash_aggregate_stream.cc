@@ -1,0 +1,482 @@
+// HashAggregateStream: aggregates one partition of a HashAggregateExec, spilling partial states
+// to hash-partitioned files when memory runs short (see hash_aggregate_exec.h).
+#include "shoal/exec/operators/hash_aggregate_stream.h"
+
+#include <algorithm>
+
+#include "shoal/exec/aggregate/accumulator.h"
+#include "shoal/exec/array_ops.h"
+#include "shoal/exec/expr/evaluator.h"
+#include "shoal/exec/hash.h"
+#include "shoal/exec/operator_stream.h"
+#include "shoal/exec/row_key/grouper.h"
+#include "shoal/exec/row_key/memory_reservation.h"
+#include "shoal/exec/spill/memory_budget.h"
+#include "shoal/exec/spill/spill_manager.h"
+
+namespace shoal::exec {
+namespace {
+
+using columnar::Field;
+using columnar::Schema;
+using columnar::SchemaPtr;
+
+DataType Decoded(const DataType& type) {
+  return type.id() == TypeId::kDictionary ? type.value_type() : type;
+}
+
+Result<std::vector<ArrayPtr>> DecodeAll(std::vector<ArrayPtr> arrays,
+                                        const std::shared_ptr<MemoryPool>& pool) {
+  for (auto& a : arrays) {
+    if (a->type_id() == TypeId::kDictionary) {
+      SHOAL_ASSIGN_OR_RETURN(a, DecodeDictionary(a, pool));
+    }
+  }
+  return arrays;
+}
+
+// Spilled partitions: 16 per level, a level's bits drawn from the key hash remixed with the level,
+// so a partition that still does not fit splits again on independent bits. Eight levels split
+// any input by 16^8 before giving up.
+constexpr int kSpillFanout = 16;
+constexpr int kMaxSpillLevels = 8;
+
+int SpillPartitionOf(uint64_t hash, int level) {
+  return static_cast<int>(
+      HashMix(hash + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(level + 1)) >> 60);
+}
+
+// One aggregate of a stream: its accumulator and, outside kFinal, its compiled inputs.
+struct AggregateState {
+  sql::ExprPtr decoded;  // the aggregate with dictionary arguments decoded
+  std::unique_ptr<Accumulator> accumulator;
+  std::vector<std::unique_ptr<ExprEvaluator>> args;
+  std::unique_ptr<ExprEvaluator> filter;
+  std::unique_ptr<Grouper> distinct;  // DISTINCT: seen (group id, arguments) pairs
+  int first_state_column = 0;         // kFinal: where its states start in the input
+  int num_states = 0;
+};
+
+class HashAggregateStream final : public OperatorStream {
+ public:
+  HashAggregateStream(const HashAggregateExec* node, int partition,
+                      std::shared_ptr<TaskContext> context, StreamPtr input)
+      : OperatorStream(node, partition, std::move(context)),
+        node_(node),
+        input_(std::move(input)),
+        reservation_(pool()),
+        spill_(this->context()->spill_directory(), fmt::format("HashAggregate[{}]", partition),
+               pool(), metrics()) {}
+
+  Status Init(const Schema& input_schema) {
+    const bool final = node_->mode() == AggregateMode::kFinal;
+    num_keys_ = static_cast<int>(node_->group_by().size());
+    if (!final) {
+      SHOAL_ASSIGN_OR_RETURN(keys_, MakeEvaluators(node_->group_by(), input_schema, pool()));
+    }
+    for (const auto& key : node_->group_by())
+      key_types_.push_back(Decoded(key->type));
+    if (num_keys_ > 0) {
+      SHOAL_ASSIGN_OR_RETURN(grouper_, Grouper::Make(key_types_));
+    }
+    // Spilled groups are partial states, in the layout a kFinal consumes; every column nullable
+    // because the IPC reader rejects a null in a NOT NULL column.
+    SHOAL_ASSIGN_OR_RETURN(SchemaPtr partial, HashAggregateExec::PartialSchema(
+                                                  node_->group_by(), node_->aggregates()));
+    std::vector<Field> spill_fields;
+    for (const Field& f : partial->fields())
+      spill_fields.emplace_back(f.name, f.type, true);
+    spill_schema_ = std::make_shared<const Schema>(std::move(spill_fields));
+    int column = num_keys_;
+    for (const auto& agg_expr : node_->aggregates()) {
+      sql::ExprPtr agg = WithDecodedArgs(agg_expr);
+      AggregateState state;
+      state.decoded = agg;
+      SHOAL_ASSIGN_OR_RETURN(state.accumulator, MakeAccumulator(*agg));
+      SHOAL_ASSIGN_OR_RETURN(auto fields, AggregateStateFields(*agg, ""));
+      state.first_state_column = column;
+      state.num_states = static_cast<int>(fields.size());
+      column += state.num_states;
+      if (!final) {
+        SHOAL_ASSIGN_OR_RETURN(state.args, MakeEvaluators(agg_expr->args, input_schema, pool()));
+        if (agg_expr->filter) {
+          SHOAL_ASSIGN_OR_RETURN(state.filter,
+                                 ExprEvaluator::Make(agg_expr->filter, input_schema, pool()));
+        }
+        if (agg_expr->distinct) {
+          has_distinct_ = true;
+          std::vector<DataType> types{DataType::UInt32()};
+          for (const auto& arg : agg->args)
+            types.push_back(arg->type);
+          SHOAL_ASSIGN_OR_RETURN(state.distinct, Grouper::Make(types));
+        }
+      }
+      aggregates_.push_back(std::move(state));
+    }
+    if (num_keys_ == 0)
+      ResizeStates(1);
+    return Status::OK();
+  }
+
+ protected:
+  Result<RecordBatchPtr> NextImpl() override {
+    if (input_) {
+      SHOAL_RETURN_IF_ERROR(ConsumeInput());
+      input_.reset();
+    }
+    // After a spill the groups come out partition by partition: each spilled partition is merged
+    // back into an empty table (splitting again if it does not fit) and emitted.
+    while (emitted_ >= num_groups() && !pending_.empty()) {
+      SpillPartition partition = std::move(pending_.back());
+      pending_.pop_back();
+      SHOAL_RETURN_IF_ERROR(AggregatePartition(partition));
+    }
+    const int64_t total = num_groups();
+    if (emitted_ >= total) {
+      Release();
+      return RecordBatchPtr();
+    }
+    const int64_t length = std::min(context()->batch_size(), total - emitted_);
+    std::vector<ArrayPtr> columns;
+    if (grouper_) {
+      SHOAL_ASSIGN_OR_RETURN(columns, grouper_->GetKeys(emitted_, length, pool()));
+    }
+    for (const AggregateState& agg : aggregates_) {
+      if (node_->mode() == AggregateMode::kPartial) {
+        SHOAL_ASSIGN_OR_RETURN(auto states, agg.accumulator->State(emitted_, length, pool()));
+        for (auto& s : states)
+          columns.push_back(std::move(s));
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr result,
+                               agg.accumulator->Finalize(emitted_, length, pool()));
+        columns.push_back(std::move(result));
+      }
+    }
+    emitted_ += length;
+    return RecordBatch::Make(schema(), length, std::move(columns));
+  }
+
+ private:
+  int64_t num_groups() const { return grouper_ ? grouper_->num_groups() : 1; }
+
+  void ResizeStates(int64_t groups) {
+    for (AggregateState& agg : aggregates_)
+      agg.accumulator->Resize(groups);
+  }
+
+  void Release() {
+    grouper_.reset();
+    aggregates_.clear();
+    std::vector<uint32_t>().swap(groups_);
+    reservation_.Resize(0).ok();
+  }
+
+  // A spilled partition: partial states of the groups whose key hash falls in it, to be split by
+  // `level`'s bits if they do not fit either.
+  struct SpillPartition {
+    SpillFile file;
+    int level = 0;
+  };
+
+  Status Explain(Status st, std::string_view why) const {
+    return std::move(st)
+        .WithContext(fmt::format("HashAggregate[{}]: {}", partition(), why))
+        .WithHint("raise memory_limit (SET memory_limit = '...')");
+  }
+
+  // An empty table: fresh grouper and accumulators (the old ones' memory is freed).
+  Status ResetTable() {
+    if (num_keys_ > 0) {
+      grouper_.reset();
+      SHOAL_ASSIGN_OR_RETURN(grouper_, Grouper::Make(key_types_));
+    }
+    for (AggregateState& agg : aggregates_) {
+      agg.accumulator.reset();
+      SHOAL_ASSIGN_OR_RETURN(agg.accumulator, MakeAccumulator(*agg.decoded));
+    }
+    std::vector<uint32_t>().swap(groups_);
+    emitted_ = 0;
+    return reservation_.Resize(0);
+  }
+
+  // Reserves what the table holds after a batch and spills it when the reservation is refused
+  // or the query is about to run out (see spill/memory_budget.h). `level` picks the hash bits.
+  Status AccountTable(int level) {
+    int64_t bytes =
+        CapacityBytes(groups_) + CapacityBytes(selection_) + CapacityBytes(distinct_groups_);
+    if (grouper_)
+      bytes += grouper_->MemoryBytes();
+    for (const AggregateState& agg : aggregates_) {
+      bytes += agg.accumulator->MemoryBytes();
+      if (agg.distinct)
+        bytes += agg.distinct->MemoryBytes();
+    }
+    Status st = reservation_.Resize(bytes);
+    if (st.ok()) {
+      // The table's vectors grow by doubling, so the next batch may ask for as much again as
+      // the table holds: spill while that and the headroom still fit. Under pressure from other
+      // operators a small table is not worth a spill file.
+      const int64_t headroom = SpillHeadroom(*pool());
+      if (headroom == 0 || AvailableBytes(*pool()) >= headroom + bytes ||
+          bytes < SmallestLimit(*pool()) / 16)
+        return Status::OK();
+    }
+    if (num_keys_ == 0 || grouper_->num_groups() == 0)
+      return st.ok() ? Status::OK() : Explain(std::move(st), "the aggregation state");
+    if (has_distinct_) {
+      return st.ok() ? Status::OK()
+                     : Explain(std::move(st), "DISTINCT aggregates cannot spill to disk");
+    }
+    if (level >= kMaxSpillLevels) {
+      if (st.ok())
+        return Status::OK();
+      return Explain(
+          std::move(st),
+          fmt::format("one spill partition still does not fit after {} splits", kMaxSpillLevels));
+    }
+    return SpillTable(level);
+  }
+
+  // Writes every group's partial state to the spill partition its key hash picks at `level`, and
+  // empties the table.
+  Status SpillTable(int level) {
+    if (writers_.empty()) {
+      for (int p = 0; p < kSpillFanout; ++p) {
+        SHOAL_ASSIGN_OR_RETURN(auto writer, spill_.Create(spill_schema_));
+        writers_.push_back(std::move(writer));
+      }
+    }
+    const int64_t total = grouper_->num_groups();
+    std::vector<uint64_t> hashes;
+    std::vector<std::vector<int32_t>> rows(kSpillFanout);
+    for (int64_t start = 0; start < total; start += context()->batch_size()) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      const int64_t length = std::min(context()->batch_size(), total - start);
+      SHOAL_ASSIGN_OR_RETURN(std::vector<ArrayPtr> columns,
+                             grouper_->GetKeys(start, length, pool()));
+      SHOAL_RETURN_IF_ERROR(HashColumns(columns, length, &hashes));
+      for (const AggregateState& agg : aggregates_) {
+        SHOAL_ASSIGN_OR_RETURN(auto states, agg.accumulator->State(start, length, pool()));
+        for (auto& st : states)
+          columns.push_back(std::move(st));
+      }
+      RecordBatchPtr batch = RecordBatch::Make(spill_schema_, length, std::move(columns));
+      for (auto& r : rows)
+        r.clear();
+      for (int64_t i = 0; i < length; ++i)
+        rows[static_cast<size_t>(SpillPartitionOf(hashes[static_cast<size_t>(i)], level))]
+            .push_back(static_cast<int32_t>(i));
+      for (int p = 0; p < kSpillFanout; ++p) {
+        const auto& r = rows[static_cast<size_t>(p)];
+        if (r.empty())
+          continue;
+        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr part,
+                               TakeBatch(*batch, r.data(), static_cast<int64_t>(r.size()), pool()));
+        SHOAL_RETURN_IF_ERROR(writers_[static_cast<size_t>(p)]->Write(*part));
+      }
+    }
+    return ResetTable();
+  }
+
+  // Closes the partitions written at `level` and queues the non-empty ones (split at level + 1).
+  Status FinishSpill(int level) {
+    for (auto& writer : writers_) {
+      SHOAL_ASSIGN_OR_RETURN(SpillFile file, writer->Finish());
+      if (file.rows == 0) {
+        spill_.Remove(file);
+        continue;
+      }
+      pending_.push_back({std::move(file), level + 1});
+    }
+    writers_.clear();
+    return Status::OK();
+  }
+
+  // Merges one spilled partition's states into the (empty) table; splits it again when it does
+  // not fit.
+  Status AggregatePartition(const SpillPartition& partition) {
+    SHOAL_RETURN_IF_ERROR(ResetTable());
+    {
+      SHOAL_ASSIGN_OR_RETURN(StreamPtr reader, spill_.Open(partition.file));
+      for (;;) {
+        if (context()->cancelled())
+          return TaskContext::CancelledStatus();
+        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader->Next());
+        if (!batch)
+          break;
+        if (batch->num_rows() == 0)
+          continue;
+        SHOAL_RETURN_IF_ERROR(ConsumeBatch(*batch, /*merge_states=*/true));
+        SHOAL_RETURN_IF_ERROR(AccountTable(partition.level));
+      }
+    }
+    spill_.Remove(partition.file);
+    if (!writers_.empty()) {
+      SHOAL_RETURN_IF_ERROR(SpillTable(partition.level));
+      SHOAL_RETURN_IF_ERROR(FinishSpill(partition.level));
+    }
+    return Status::OK();
+  }
+
+  Status ConsumeInput() {
+    const bool final = node_->mode() == AggregateMode::kFinal;
+    for (;;) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, input_->Next());
+      if (!batch)
+        break;
+      if (batch->num_rows() == 0)
+        continue;
+      SHOAL_RETURN_IF_ERROR(ConsumeBatch(*batch, final));
+      SHOAL_RETURN_IF_ERROR(AccountTable(0));
+    }
+    if (!writers_.empty()) {
+      // Once anything spilled, the rest of the table joins the partitions so that each group is
+      // finished in exactly one of them.
+      SHOAL_RETURN_IF_ERROR(SpillTable(0));
+      SHOAL_RETURN_IF_ERROR(FinishSpill(0));
+    }
+    return Status::OK();
+  }
+
+  // `merge_states`: the batch holds keys and partial states (kFinal input, spilled partitions);
+  // otherwise input rows to evaluate.
+  Status ConsumeBatch(const RecordBatch& batch, bool merge_states) {
+    const int64_t n = batch.num_rows();
+    const bool final = merge_states;
+    if (grouper_) {
+      std::vector<ArrayPtr> keys;
+      if (final) {
+        keys.assign(batch.columns().begin(), batch.columns().begin() + num_keys_);
+      } else {
+        keys.reserve(keys_.size());
+        for (auto& eval : keys_) {
+          SHOAL_ASSIGN_OR_RETURN(ArrayPtr key, eval->Evaluate(batch));
+          keys.push_back(std::move(key));
+        }
+      }
+      SHOAL_ASSIGN_OR_RETURN(keys, DecodeAll(std::move(keys), pool()));
+      SHOAL_RETURN_IF_ERROR(grouper_->Consume(keys, n, &groups_));
+      ResizeStates(grouper_->num_groups());
+    } else {
+      groups_.assign(static_cast<size_t>(n), 0);
+    }
+    for (AggregateState& agg : aggregates_) {
+      GroupedRows rows{groups_.data(), nullptr, n};
+      if (final) {
+        std::vector<ArrayPtr> states(
+            batch.columns().begin() + agg.first_state_column,
+            batch.columns().begin() + agg.first_state_column + agg.num_states);
+        SHOAL_RETURN_IF_ERROR(agg.accumulator->Merge(states, rows));
+        continue;
+      }
+      std::vector<ArrayPtr> args;
+      args.reserve(agg.args.size());
+      for (auto& eval : agg.args) {
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr arg, eval->Evaluate(batch));
+        args.push_back(std::move(arg));
+      }
+      SHOAL_ASSIGN_OR_RETURN(args, DecodeAll(std::move(args), pool()));
+      if (agg.filter) {
+        selection_.clear();
+        SHOAL_RETURN_IF_ERROR(agg.filter->Select(batch, &selection_));
+        rows.rows = selection_.data();
+        rows.count = static_cast<int64_t>(selection_.size());
+      }
+      if (agg.distinct)
+        SHOAL_RETURN_IF_ERROR(KeepFirstOccurrences(&agg, args, &rows));
+      if (rows.count > 0)
+        SHOAL_RETURN_IF_ERROR(agg.accumulator->Update(args, rows));
+    }
+    return Status::OK();
+  }
+
+  // Narrows `rows` to those whose (group, arguments) pair the DISTINCT table has not seen.
+  Status KeepFirstOccurrences(AggregateState* agg, const std::vector<ArrayPtr>& args,
+                              GroupedRows* rows) {
+    const int64_t m = rows->count;
+    // The pairs are built over the selected rows only, so that rows a FILTER rejects never mark a
+    // pair as seen.
+    std::vector<uint32_t> selected_groups(static_cast<size_t>(m));
+    std::vector<ArrayPtr> keys;
+    if (rows->rows) {
+      for (int64_t i = 0; i < m; ++i)
+        selected_groups[static_cast<size_t>(i)] = groups_[static_cast<size_t>(rows->rows[i])];
+      for (const ArrayPtr& arg : args) {
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr taken, Take(*arg, rows->rows, m, pool()));
+        keys.push_back(std::move(taken));
+      }
+    } else {
+      std::copy(groups_.begin(), groups_.begin() + m, selected_groups.begin());
+      keys = args;
+    }
+    auto group_buffer =
+        columnar::Buffer::Wrap(reinterpret_cast<const uint8_t*>(selected_groups.data()),
+                               m * static_cast<int64_t>(sizeof(uint32_t)), nullptr);
+    keys.insert(keys.begin(), Array::Make(DataType::UInt32(), m, {nullptr, group_buffer}, 0));
+    const int64_t before = agg->distinct->num_groups();
+    SHOAL_RETURN_IF_ERROR(agg->distinct->Consume(keys, m, &distinct_groups_));
+    std::vector<uint8_t> first(static_cast<size_t>(agg->distinct->num_groups() - before), 0);
+    selection_.clear();
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t d = distinct_groups_[static_cast<size_t>(i)];
+      if (d >= before && !first[static_cast<size_t>(d - before)]) {
+        first[static_cast<size_t>(d - before)] = 1;
+        selection_.push_back(rows->rows ? rows->rows[i] : static_cast<int32_t>(i));
+      }
+    }
+    rows->rows = selection_.data();
+    rows->count = static_cast<int64_t>(selection_.size());
+    return Status::OK();
+  }
+
+  const HashAggregateExec* node_;
+  StreamPtr input_;
+  MemoryReservation reservation_;
+  SpillManager spill_;
+  SchemaPtr spill_schema_;
+  std::vector<DataType> key_types_;
+  bool has_distinct_ = false;
+  std::vector<std::unique_ptr<SpillWriter>> writers_;  // the partitions being written
+  std::vector<SpillPartition> pending_;                // spilled, not yet aggregated
+  int num_keys_ = 0;
+  std::vector<std::unique_ptr<ExprEvaluator>> keys_;
+  std::unique_ptr<Grouper> grouper_;
+  std::vector<AggregateState> aggregates_;
+  std::vector<uint32_t> groups_;
+  std::vector<uint32_t> distinct_groups_;
+  SelectionVector selection_;
+  int64_t emitted_ = 0;
+};
+
+}  // namespace
+
+sql::ExprPtr WithDecodedArgs(const sql::ExprPtr& agg) {
+  bool any = false;
+  for (const auto& arg : agg->args)
+    any |= arg->type.id() == TypeId::kDictionary;
+  if (!any)
+    return agg;
+  auto copy = std::make_shared<sql::Expr>(*agg);
+  for (auto& arg : copy->args) {
+    if (arg->type.id() == TypeId::kDictionary) {
+      auto decoded = std::make_shared<sql::Expr>(*arg);
+      decoded->type = arg->type.value_type();
+      arg = std::move(decoded);
+    }
+  }
+  return copy;
+}
+
+Result<StreamPtr> MakeHashAggregateStream(const HashAggregateExec* node, int partition,
+                                          std::shared_ptr<TaskContext> context, StreamPtr input,
+                                          const columnar::Schema& input_schema) {
+  auto stream =
+      std::make_unique<HashAggregateStream>(node, partition, std::move(context), std::move(input));
+  SHOAL_RETURN_IF_ERROR(stream->Init(input_schema));
+  return StreamPtr(std::move(stream));
+}
+
+}  // namespace shoal::exec

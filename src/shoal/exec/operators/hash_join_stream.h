@@ -1,0 +1,34 @@
+// Internal to HashJoinExec: the stream that runs one partition of a hash join (build, probe,
+// unmatched-row emission and the grace-join spill path), kept apart from the operator's planning
+// code in hash_join_exec.cc. Only hash_join_exec.cc and hash_join_stream.cc include it.
+#pragma once
+
+#include <memory>
+
+#include "shoal/exec/join/build_input.h"
+#include "shoal/exec/join/shared_build.h"
+#include "shoal/exec/operators/hash_join_exec.h"
+
+namespace shoal::exec {
+
+// Join types whose output rows are (probe row, build row) pairs.
+inline bool EmitsPairs(sql::JoinType t) {
+  return t == sql::JoinType::kInner || t == sql::JoinType::kLeft || t == sql::JoinType::kRight ||
+         t == sql::JoinType::kFull;
+}
+
+inline bool KeepsUnmatchedProbe(sql::JoinType t) {
+  return t == sql::JoinType::kLeft || t == sql::JoinType::kFull;
+}
+
+inline bool KeepsUnmatchedBuild(sql::JoinType t) {
+  return t == sql::JoinType::kRight || t == sql::JoinType::kFull;
+}
+
+/// The stream of `partition` of `node`, probing with `probe`; `shared` is the collect-build
+/// side shared by all partitions (null in the partitioned mode, where each builds its own).
+Result<StreamPtr> MakeHashJoinStream(const HashJoinExec* node, int partition,
+                                     std::shared_ptr<TaskContext> context, StreamPtr probe,
+                                     std::shared_ptr<SharedBuild<JoinBuildSide>> shared);
+
+}  // namespace shoal::exec
