@@ -5,7 +5,7 @@
 #include "shoal/exec/aggregate/accumulator.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
-#include "shoal/exec/operators/hash_aggregate_stream.h"
+#include "shoal/exec/operators/hash_aggregate_exec_internal.h"
 
 namespace shoal::exec {
 namespace {

@@ -1,6 +1,6 @@
 // HashAggregateStream: aggregates one partition of a HashAggregateExec, spilling partial states
 // to hash-partitioned files when memory runs short (see hash_aggregate_exec.h).
-#include "shoal/exec/operators/hash_aggregate_stream.h"
+#include "shoal/exec/operators/hash_aggregate_exec_internal.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
-#include "shoal/exec/operators/hash_join_stream.h"
+#include "shoal/exec/operators/hash_join_exec_internal.h"
 
 namespace shoal::exec {
 namespace {

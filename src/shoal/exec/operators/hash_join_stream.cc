@@ -1,6 +1,6 @@
 // HashJoinStream: joins one partition of a HashJoinExec (probe, unmatched build rows, and the
 // grace-join path when the build side spilled; see hash_join_exec.h).
-#include "shoal/exec/operators/hash_join_stream.h"
+#include "shoal/exec/operators/hash_join_exec_internal.h"
 
 #include <algorithm>
 

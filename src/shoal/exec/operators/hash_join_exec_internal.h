@@ -1,6 +1,7 @@
 // Internal to HashJoinExec: the stream that runs one partition of a hash join (build, probe,
 // unmatched-row emission and the grace-join spill path), kept apart from the operator's planning
-// code in hash_join_exec.cc. Only hash_join_exec.cc and hash_join_stream.cc include it.
+// code in hash_join_exec.cc (the stream itself is in hash_join_stream.cc). Only those two files
+// include it.
 #pragma once
 
 #include <memory>
