@@ -35,7 +35,7 @@ cd "$repo" || exit 1
 all_phases=(deps format layering gcc asan clang tidy)
 quick_skip=(asan clang tidy)
 # Folders clang-tidy must find clean in CI. Add a folder once `scripts/tidy.sh <folder>` is clean.
-tidy_paths=(src/shoal/common)
+tidy_paths=(src/shoal/common src/shoal/columnar)
 
 skip=${SHOAL_TEST_SKIP:-}
 only=${SHOAL_TEST_ONLY:-}

@@ -125,8 +125,8 @@ class Array {
   const uint8_t* validity_ = nullptr;
 };
 
-/// True when the bytes are valid UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
-bool IsValidUtf8(const uint8_t* data, int64_t length);
+/// True when the `n` bytes at `s` are valid UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
+bool IsValidUtf8(const uint8_t* s, int64_t n);
 
 /// Element-wise equality of two arrays (types, nulls and values; slices compared logically;
 /// dictionary arrays compared by decoded value). For tests and validation, not hot paths.

@@ -150,7 +150,7 @@ Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryP
 std::string Scalar::ToString() const {
   if (is_null())
     return "NULL";
-  auto pool = DefaultMemoryPool();
+  const auto& pool = DefaultMemoryPool();
   auto array = MakeArray(1, pool);
   if (!array.ok())
     return "?";

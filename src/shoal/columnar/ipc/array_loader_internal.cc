@@ -63,9 +63,9 @@ Status CheckUtf8(const Array& array) {
 }  // namespace
 
 struct ArrayLoader::Context {
-  const flatbuffers::Vector<const fb::Buffer*>* buffers;
+  const flatbuffers::Vector<const fb::Buffer*>* buffers = nullptr;
   const BufferPtr& body;
-  Codec* codec;
+  Codec* codec = nullptr;
   int buffer_index = 0;
 };
 

@@ -67,7 +67,7 @@ Result<std::unique_ptr<FileInputStream>> FileInputStream::Open(const std::string
       return Status::NotFound("cannot open '{}': {}", path, std::strerror(err));
     return Status::IoError("cannot open '{}': {}", path, std::strerror(err));
   }
-  struct stat st;
+  struct stat st {};
   int64_t size = -1;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
     size = static_cast<int64_t>(st.st_size);

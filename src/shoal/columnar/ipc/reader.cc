@@ -37,7 +37,7 @@ class MappedFile {
         return Status::NotFound("cannot open '{}': {}", path, std::strerror(err));
       return Status::IoError("cannot open '{}': {}", path, std::strerror(err));
     }
-    struct stat st;
+    struct stat st {};
     if (::fstat(fd, &st) != 0) {
       int err = errno;
       ::close(fd);

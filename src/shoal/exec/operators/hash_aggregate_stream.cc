@@ -1,7 +1,5 @@
 // HashAggregateStream: aggregates one partition of a HashAggregateExec, spilling partial states
 // to hash-partitioned files when memory runs short (see hash_aggregate_exec.h).
-#include "shoal/exec/operators/hash_aggregate_exec_internal.h"
-
 #include <algorithm>
 
 #include "shoal/exec/aggregate/accumulator.h"
@@ -9,6 +7,7 @@
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/hash.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/hash_aggregate_exec_internal.h"
 #include "shoal/exec/row_key/grouper.h"
 #include "shoal/exec/row_key/memory_reservation.h"
 #include "shoal/exec/spill/memory_budget.h"

@@ -1,7 +1,5 @@
 // HashJoinStream: joins one partition of a HashJoinExec (probe, unmatched build rows, and the
 // grace-join path when the build side spilled; see hash_join_exec.h).
-#include "shoal/exec/operators/hash_join_exec_internal.h"
-
 #include <algorithm>
 
 #include "shoal/columnar/bitmap.h"
@@ -12,6 +10,7 @@
 #include "shoal/exec/join/join_hash_table.h"
 #include "shoal/exec/join/join_output.h"
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/hash_join_exec_internal.h"
 #include "shoal/exec/operators/join_pair_filter.h"
 #include "shoal/exec/spill/spill_manager.h"
 
