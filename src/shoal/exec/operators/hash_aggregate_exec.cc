@@ -14,10 +14,6 @@ using columnar::Field;
 using columnar::Schema;
 using columnar::SchemaPtr;
 
-DataType Decoded(const DataType& type) {
-  return type.id() == TypeId::kDictionary ? type.value_type() : type;
-}
-
 Result<SchemaPtr> DeriveSchema(const std::vector<sql::ExprPtr>& group_by,
                                const std::vector<sql::ExprPtr>& aggregates, bool partial) {
   std::vector<Field> fields;

@@ -20,10 +20,6 @@ using columnar::Field;
 using columnar::Schema;
 using columnar::SchemaPtr;
 
-DataType Decoded(const DataType& type) {
-  return type.id() == TypeId::kDictionary ? type.value_type() : type;
-}
-
 Result<std::vector<ArrayPtr>> DecodeAll(std::vector<ArrayPtr> arrays,
                                         const std::shared_ptr<MemoryPool>& pool) {
   for (auto& a : arrays) {
