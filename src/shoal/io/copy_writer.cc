@@ -76,7 +76,9 @@ class ArrowCopyWriter : public CopyWriter {
                                                   columnar::SchemaPtr schema,
                                                   columnar::ipc::Compression compression) {
     std::unique_ptr<ArrowCopyWriter> writer(new ArrowCopyWriter(path, schema));
-    SHOAL_ASSIGN_OR_RETURN(writer->sink_, columnar::ipc::FileSink::Open(writer->temporary_path_));
+    SHOAL_ASSIGN_OR_RETURN(writer->temporary_, TemporaryPath::Create(path));
+    SHOAL_ASSIGN_OR_RETURN(writer->sink_,
+                           columnar::ipc::FileSink::Open(writer->temporary_->path()));
     columnar::ipc::WriteOptions options;
     options.compression = compression;
     SHOAL_ASSIGN_OR_RETURN(writer->writer_,
@@ -101,7 +103,7 @@ class ArrowCopyWriter : public CopyWriter {
     }
     Status st = writer_->Close();
     if (st.ok()) {
-      st = RenameInto(temporary_path_, path_);
+      st = temporary_->Publish();
     }
     if (!st.ok()) {
       Abort();
@@ -121,17 +123,15 @@ class ArrowCopyWriter : public CopyWriter {
       (void)sink_->Close();
       sink_.reset();
     }
-    ::unlink(temporary_path_.c_str());
+    temporary_.reset();  // removes the temporary file
   }
 
  private:
   ArrowCopyWriter(std::string path, columnar::SchemaPtr schema)
-      : path_(std::move(path)),
-        temporary_path_(TemporaryPathFor(path_)),
-        schema_(std::move(schema)) {}
+      : path_(std::move(path)), schema_(std::move(schema)) {}
 
   std::string path_;
-  std::string temporary_path_;
+  std::unique_ptr<TemporaryPath> temporary_;
   columnar::SchemaPtr schema_;
   std::unique_ptr<columnar::ipc::FileSink> sink_;
   std::unique_ptr<columnar::ipc::RecordBatchWriter> writer_;

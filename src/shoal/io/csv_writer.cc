@@ -15,15 +15,13 @@ constexpr size_t kFlushBytes = 1 << 20;
 }  // namespace
 
 CsvWriter::CsvWriter(std::string path, columnar::SchemaPtr schema, CsvWriteOptions options)
-    : path_(std::move(path)),
-      temporary_path_(TemporaryPathFor(path_)),
-      schema_(std::move(schema)),
-      options_(options) {}
+    : path_(std::move(path)), schema_(std::move(schema)), options_(options) {}
 
 Result<std::unique_ptr<CsvWriter>> CsvWriter::Open(std::string path, columnar::SchemaPtr schema,
                                                    CsvWriteOptions options) {
   std::unique_ptr<CsvWriter> writer(new CsvWriter(std::move(path), std::move(schema), options));
-  SHOAL_ASSIGN_OR_RETURN(writer->file_, FileWriter::Open(writer->temporary_path_));
+  SHOAL_ASSIGN_OR_RETURN(writer->temporary_, TemporaryPath::Create(writer->path_));
+  SHOAL_ASSIGN_OR_RETURN(writer->file_, FileWriter::Open(writer->temporary_->path()));
   if (options.header) {
     for (int c = 0; c < writer->schema_->num_fields(); ++c) {
       if (c > 0) {
@@ -85,7 +83,7 @@ Status CsvWriter::Close() {
     st = file_->Close();
   }
   if (st.ok()) {
-    st = RenameInto(temporary_path_, path_);
+    st = temporary_->Publish();
   }
   if (!st.ok()) {
     Abort();
@@ -105,7 +103,7 @@ void CsvWriter::Abort() {
     (void)file_->Close();
     file_.reset();
   }
-  ::unlink(temporary_path_.c_str());
+  temporary_.reset();  // removes the temporary file
 }
 
 }  // namespace shoal::io

@@ -16,6 +16,7 @@
 #include "shoal/columnar/record_batch.h"
 #include "shoal/common/result.h"
 #include "shoal/io/file_writer.h"
+#include "shoal/io/temporary_path.h"
 
 namespace shoal::io {
 
@@ -47,7 +48,7 @@ class CsvWriter {
   void AppendField(std::string_view text);
 
   std::string path_;
-  std::string temporary_path_;
+  std::unique_ptr<TemporaryPath> temporary_;
   columnar::SchemaPtr schema_;
   CsvWriteOptions options_;
   std::unique_ptr<FileWriter> file_;

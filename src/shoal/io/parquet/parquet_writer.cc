@@ -34,9 +34,8 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(std::string path,
                                    options.row_group_size)
         .WithSqlState("22023");
   }
-  std::string temporary = io::TemporaryPathFor(path);
   std::unique_ptr<ParquetWriter> writer(
-      new ParquetWriter(std::move(path), std::move(temporary), std::move(schema), options));
+      new ParquetWriter(std::move(path), std::move(schema), options));
   SHOAL_RETURN_IF_ERROR(writer->Start());
   return writer;
 }
@@ -52,6 +51,8 @@ Status ParquetWriter::Start() {
     SHOAL_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(field, options_.encoding));
     columns_.push_back(std::move(column));
   }
+  SHOAL_ASSIGN_OR_RETURN(temporary_, TemporaryPath::Create(path_));
+  temporary_path_ = temporary_->path();
   SHOAL_ASSIGN_OR_RETURN(file_, FileWriter::Open(temporary_path_));
   return file_->Write(std::string_view(kMagic, 4));
 }
@@ -69,7 +70,7 @@ void ParquetWriter::Abort() {
     (void)file_->Close();
     file_.reset();
   }
-  ::unlink(temporary_path_.c_str());
+  temporary_.reset();  // removes the temporary file
 }
 
 Status ParquetWriter::WriteBatch(const columnar::RecordBatchPtr& batch) {
@@ -231,7 +232,7 @@ Status ParquetWriter::Finish() {
   SHOAL_RETURN_IF_ERROR(file_->Write(footer));
   SHOAL_RETURN_IF_ERROR(file_->Close());
   file_.reset();
-  return io::RenameInto(temporary_path_, path_);
+  return temporary_->Publish();
 }
 
 Status ParquetWriter::Close() {

@@ -9,10 +9,10 @@
 // group whatever the file size. Close() writes the footer (FileMetaData with the schema as
 // LogicalType plus legacy ConvertedType, per-column TYPE_ORDER column orders, created_by).
 //
-// The file is written under a hidden temporary name beside the target ("dir/.name.tmp-<pid>-<n>")
-// and renamed to `path` only when Close() succeeds, so a failed or abandoned write never leaves a
-// partial file, and readers never see one half written. Destroying a writer that was not closed
-// removes the temporary file.
+// The file is written under a hidden temporary name beside the target (temporary_path.h:
+// "dir/.shoal-tmp-<pid>-<random>-name") and renamed to `path` only when Close() succeeds, so a
+// failed or abandoned write never leaves a partial file, and readers never see one half written.
+// Destroying a writer that was not closed removes the temporary file.
 //
 // Not thread-safe: one thread calls a writer; it encodes the columns of a row group on several
 // threads of its own (ParquetWriteOptions::threads) and writes them in order.
@@ -27,6 +27,7 @@
 #include "shoal/common/result.h"
 #include "shoal/io/file_writer.h"
 #include "shoal/io/parquet/column_chunk_writer.h"
+#include "shoal/io/temporary_path.h"
 
 namespace shoal::io::parquet {
 
@@ -72,12 +73,8 @@ class ParquetWriter {
   const std::string& temporary_path() const { return temporary_path_; }
 
  private:
-  ParquetWriter(std::string path, std::string temporary_path, columnar::SchemaPtr schema,
-                ParquetWriteOptions options)
-      : path_(std::move(path)),
-        temporary_path_(std::move(temporary_path)),
-        schema_(std::move(schema)),
-        options_(std::move(options)) {}
+  ParquetWriter(std::string path, columnar::SchemaPtr schema, ParquetWriteOptions options)
+      : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)) {}
 
   Status Start();
   // Writes the first `rows` pending rows as one row group.
@@ -85,7 +82,8 @@ class ParquetWriter {
   Status Finish();
 
   std::string path_;
-  std::string temporary_path_;
+  std::unique_ptr<TemporaryPath> temporary_;
+  std::string temporary_path_;  // temporary_'s path, still known after Abort()
   columnar::SchemaPtr schema_;
   ParquetWriteOptions options_;
   std::unique_ptr<FileWriter> file_;
