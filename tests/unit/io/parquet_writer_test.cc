@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/io/parquet/format/parquet_types.h"
@@ -314,6 +315,85 @@ TEST_F(ParquetWriterTest, PagesHoldTheSpecsBytes) {
   EXPECT_EQ(header.data_page_header.encoding, format::Encoding::RLE_DICTIONARY);
   // Bit width 1, then indices 0, 1, 0, 1, ... as two bit-packed groups (0b10101010 each).
   EXPECT_EQ(body, Bytes({0x01, 0x05, 0xAA, 0xAA}));
+}
+
+// Issue 13 item 11: every page carries PageHeader.crc, the CRC-32 (zlib's) of its bytes as
+// stored, and a bit flipped in an uncompressed page is an error naming the file, row group, column
+// and page instead of a silently different value.
+TEST_F(ParquetWriterTest, PagesCarryCrcsAndAFlippedBitIsReported) {
+  std::vector<TextRow> rows;
+  for (int r = 0; r < 1000; ++r) {
+    rows.push_back({std::to_string(r * 1000003LL), r % 2 ? "x" : "y"});
+  }
+  auto batch = MakeBatch({{"k", DataType::Int64(), false}, {"s", DataType::Utf8(), false}}, rows);
+  ParquetWriteOptions options;
+  options.encoding.compression = ParquetCompression::kNone;
+  auto meta = Write("crc.parquet", {batch}, options);
+  std::string bytes;
+  {
+    std::ifstream in(Path("crc.parquet"), std::ios::binary);
+    bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  int64_t k_body = -1;  // where column k's first data page body starts
+  for (int c = 0; c < 2; ++c) {
+    const auto& chunk = Chunk(meta, 0, c);
+    int64_t offset = chunk.__isset.dictionary_page_offset ? chunk.dictionary_page_offset
+                                                          : chunk.data_page_offset;
+    const int64_t end = offset + chunk.total_compressed_size;
+    int pages = 0;
+    while (offset < end) {
+      format::PageHeader header;
+      ASSERT_OK_AND_ASSIGN(
+          size_t used, DeserializeThrift(reinterpret_cast<const uint8_t*>(bytes.data() + offset),
+                                         bytes.size() - static_cast<size_t>(offset), &header));
+      ASSERT_TRUE(header.__isset.crc) << "column " << c << " page " << pages;
+      const auto* body = reinterpret_cast<const Bytef*>(bytes.data() + offset + used);
+      const uLong crc =
+          crc32(crc32(0L, Z_NULL, 0), body, static_cast<uInt>(header.compressed_page_size));
+      EXPECT_EQ(static_cast<uint32_t>(header.crc), static_cast<uint32_t>(crc));
+      if (c == 0 && k_body < 0 && header.type == format::PageType::DATA_PAGE &&
+          header.data_page_header.encoding == format::Encoding::PLAIN)
+        k_body = offset + static_cast<int64_t>(used);
+      offset += static_cast<int64_t>(used) + header.compressed_page_size;
+      ++pages;
+    }
+    EXPECT_GE(pages, 1);
+  }
+  ASSERT_TRUE(Chunk(meta, 0, 1).__isset.dictionary_page_offset);  // a dictionary page was checked
+  ASSERT_GE(k_body, 0);
+  // Flip one bit of a value of k (PLAIN int64s: the body's bytes are the values themselves).
+  bytes[static_cast<size_t>(k_body) + 8 * 500 + 2] ^= 0x10;
+  {
+    std::ofstream out(Path("flipped.parquet"), std::ios::binary);
+    out << bytes;
+  }
+  ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make(Path("flipped.parquet"), nullptr, {}));
+  ScanRequest request;
+  request.projection = {0};
+  ScanContext context;
+  context.pool = DefaultMemoryPool();
+  ASSERT_OK_AND_ASSIGN(auto units, table->PlanScan(request));
+  Status failure;
+  for (const auto& unit : units) {
+    ASSERT_OK_AND_ASSIGN(auto reader, table->OpenUnit(unit, request, context));
+    for (;;) {
+      auto got = reader->Next();
+      if (!got.ok()) {
+        failure = got.status();
+        break;
+      }
+      if (!*got)
+        break;
+    }
+  }
+  ASSERT_FALSE(failure.ok()) << "a flipped bit went unnoticed";
+  const std::string text = failure.ToString();
+  EXPECT_EQ(failure.code(), StatusCode::kInvalidData);
+  for (const std::string& part :
+       {Path("flipped.parquet"), std::string("row group 0"), std::string("column 'k'"),
+        std::string("page 0"), std::string("checksum")}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << " missing from: " << text;
+  }
 }
 
 TEST_F(ParquetWriterTest, SplitsRowGroupsAcrossBatches) {

@@ -153,7 +153,10 @@ Status ChunkDecoder::DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos
     // CRC-32 (zlib's polynomial) of the page bytes as stored, when the writer recorded one.
     const uLong crc = crc32(crc32(0L, Z_NULL, 0), src, static_cast<uInt>(h.compressed_page_size));
     if (static_cast<uint32_t>(crc) != static_cast<uint32_t>(h.crc))
-      return Status::InvalidData("page checksum mismatch: the page is corrupted");
+      return Status::InvalidData(
+          "page checksum mismatch (the header says CRC {:08x}, the {} bytes give {:08x}): the page "
+          "is corrupted",
+          static_cast<uint32_t>(h.crc), h.compressed_page_size, static_cast<uint32_t>(crc));
   }
   switch (h.type) {
     case PageType::DICTIONARY_PAGE: return DictionaryPage(h, src);
