@@ -61,7 +61,10 @@ std::vector<Input> Corpus() {
     csv +=
         fmt::format("{},{},{},{},{},{},{}\n", i, price, day, quoted, ratio, i % 3 ? "" : "7", big);
   }
-  return {{"tbl", DelimitedFormat::kTbl, tbl}, {"csv", DelimitedFormat::kCsv, csv}};
+  // A byte-order mark before the header, as Windows tools write "UTF-8" text.
+  return {{"tbl", DelimitedFormat::kTbl, tbl},
+          {"csv", DelimitedFormat::kCsv, csv},
+          {"csv_bom", DelimitedFormat::kCsv, "\xEF\xBB\xBF" + csv}};
 }
 
 class Mutator : public shoal::testing::MutationRng {

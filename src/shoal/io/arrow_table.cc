@@ -102,7 +102,7 @@ class ArrowUnitReader : public columnar::RecordBatchReader {
 
 Result<std::shared_ptr<ArrowTable>> ArrowTable::Make(const std::string& location,
                                                      const columnar::SchemaPtr& schema) {
-  SHOAL_ASSIGN_OR_RETURN(auto listed, ListFiles(location));
+  SHOAL_ASSIGN_OR_RETURN(auto listed, ListFiles(location, ArrowExtensions()));
   std::vector<File> files;
   columnar::SchemaPtr file_schema;
   SHOAL_RETURN_IF_ERROR(OpenFiles(std::move(listed), &files, &file_schema));

@@ -21,6 +21,65 @@ using columnar::TypeId;
 
 constexpr int64_t kReadChunk = 1 << 20;
 
+size_t Utf8BomLength(std::string_view data) {
+  return data.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
+// How a sampled value looks as a number, for type inference. DuckDB's sniffer does not take text
+// with a leading '+' or with leading zeros ("007", "00.5": codes, not quantities) for a number,
+// and neither does Shoal.
+struct NumberShape {
+  bool numeric_text = true;  // may be read as a number at all
+  bool plain = false;        // [-]digits[.digits]: exact as a decimal
+  int integer_digits = 0;    // without leading zeros
+  int fraction_digits = 0;
+  int significant_digits = 0;  // first to last non-zero digit
+};
+
+NumberShape ShapeOf(std::string_view v) {
+  NumberShape shape;
+  std::string_view digits = v;
+  if (!digits.empty() && digits[0] == '-')
+    digits.remove_prefix(1);
+  if (!v.empty() && v[0] == '+')
+    shape.numeric_text = false;
+  if (v.size() >= 2 && v[0] == '0' && v[1] >= '0' && v[1] <= '9')
+    shape.numeric_text = false;
+  size_t i = 0;
+  while (i < digits.size() && digits[i] >= '0' && digits[i] <= '9')
+    ++i;
+  const size_t integer_end = i;
+  size_t fraction_begin = i;
+  bool point = false;
+  if (i < digits.size() && digits[i] == '.') {
+    point = true;
+    fraction_begin = ++i;
+    while (i < digits.size() && digits[i] >= '0' && digits[i] <= '9')
+      ++i;
+  }
+  if (i != digits.size() || integer_end == 0 || (point && i == fraction_begin))
+    return shape;  // not plain (exponent, inf, nan, or not a number)
+  shape.plain = true;
+  size_t lead = 0;
+  while (lead < integer_end && digits[lead] == '0')
+    ++lead;
+  shape.integer_digits = static_cast<int>(integer_end - lead);
+  shape.fraction_digits = static_cast<int>(i - fraction_begin);
+  int first = -1, last = -1, k = 0;
+  for (char c : digits) {
+    if (c == '.')
+      continue;
+    if (c != '0') {
+      if (first < 0)
+        first = k;
+      last = k;
+    }
+    ++k;
+  }
+  shape.significant_digits = first < 0 ? 0 : last - first + 1;
+  return shape;
+}
+
 // The 1-based line number of byte `offset` of `path` (error path only: re-reads the file).
 int64_t LineAt(const std::string& path, int64_t offset) {
   auto file = RandomAccessFile::Open(path);
@@ -140,6 +199,9 @@ class DelimitedReader : public columnar::RecordBatchReader {
           break;
       }
     }
+    // A UTF-8 byte-order mark (what Windows tools put at the start of "UTF-8" text) is not data.
+    if (begin_ == 0)
+      start = Utf8BomLength(buffer_);
     pos_ = start;
     if (begin_ == 0 && options_.header && pos_ < buffer_.size()) {
       std::vector<FieldSlice> header(static_cast<size_t>(table_schema_->num_fields()));
@@ -249,8 +311,8 @@ Result<columnar::SchemaPtr> InferDelimitedSchema(const std::string& path,
   int num_fields = 0;
   {
     // Count fields by tokenizing with a huge column count and reading the error.
-    size_t pos = 0;
     std::string_view data(buffer);
+    size_t pos = Utf8BomLength(data);
     while (pos < data.size() && data[pos] == '\n')
       ++pos;
     if (pos >= data.size())
@@ -284,8 +346,14 @@ Result<columnar::SchemaPtr> InferDelimitedSchema(const std::string& path,
                          sample_rows, DefaultMemoryPool());
   SHOAL_ASSIGN_OR_RETURN(auto batch, reader.Next());
   std::vector<columnar::Field> fields;
+  // Numbers are never inferred lossily: int64, then decimal(38, s) where a double would not keep
+  // every digit (more than 15 significant ones) and 38 digits do, then text.
+  constexpr int kDoubleExactDigits = 15;
+  constexpr int kMaxDecimalDigits = 38;
   for (int c = 0; c < num_fields; ++c) {
     bool can_int = true, can_float = true, can_date = true, can_ts = true, can_bool = true;
+    bool all_plain = true;
+    int integer_digits = 0, fraction_digits = 0, significant_digits = 0;
     bool any = false;
     const columnar::Array* column = batch ? batch->column(c).get() : nullptr;
     for (int64_t r = 0; column != nullptr && r < column->length(); ++r) {
@@ -296,18 +364,31 @@ Result<columnar::SchemaPtr> InferDelimitedSchema(const std::string& path,
       int64_t i64 = 0;
       double d = 0;
       bool b = false;
-      can_int = can_int && ParseInt64Field(v, &i64);
-      can_float = can_float && ParseDoubleField(v, &d);
+      const NumberShape shape = ShapeOf(v);
+      if (!shape.numeric_text) {
+        can_int = can_float = all_plain = false;
+      } else {
+        can_int = can_int && ParseInt64Field(v, &i64);
+        can_float = can_float && ParseDoubleField(v, &d);
+        all_plain = all_plain && shape.plain;
+        integer_digits = std::max(integer_digits, shape.integer_digits);
+        fraction_digits = std::max(fraction_digits, shape.fraction_digits);
+        significant_digits = std::max(significant_digits, shape.significant_digits);
+      }
       can_date = can_date && ParseDate(v).ok();
       can_ts = can_ts && ParseTimestamp(v).ok();
       can_bool = can_bool && ParseBoolField(v, &b) && !ParseInt64Field(v, &i64);
     }
+    const bool fits_decimal = integer_digits + fraction_digits <= kMaxDecimalDigits;
     DataType type = DataType::Utf8();
     if (any) {
       if (can_int)
         type = DataType::Int64();
+      else if (all_plain && (fraction_digits == 0 || significant_digits > kDoubleExactDigits))
+        type =
+            fits_decimal ? DataType::Decimal(kMaxDecimalDigits, fraction_digits) : DataType::Utf8();
       else if (can_float)
-        type = DataType::Float64();
+        type = significant_digits > kDoubleExactDigits ? DataType::Utf8() : DataType::Float64();
       else if (can_date)
         type = DataType::Date32();
       else if (can_ts)

@@ -10,7 +10,7 @@
 //
 // NULL: an unquoted field equal to the null string ('' by default) is NULL, and so is an empty
 // unquoted field of a non-text column; a quoted "" is an empty string. Blank lines are skipped.
-// Lines may end in \n or \r\n.
+// Lines may end in \n or \r\n. A UTF-8 byte-order mark at the start of a file is skipped.
 //
 // Errors name the file, the line (1-based, counted from the start of the file), the column
 // (1-based, with its name) and the offending value.
@@ -39,7 +39,10 @@ Result<columnar::RecordBatchReaderPtr> OpenDelimitedReader(
     std::shared_ptr<MemoryPool> pool);
 
 /// Column names (header) or column1..N, and types sampled from up to `sample_rows` rows of the
-/// start of `path`: int64, float64, date32, timestamp, boolean, else utf8.
+/// start of `path`: int64; decimal(38, s) for integers beyond int64 and for decimals with more
+/// significant digits than a double keeps exactly (15); float64; date32, timestamp, boolean; else
+/// utf8. Numbers never become a type that loses digits: beyond 38 digits they stay text. As in
+/// DuckDB's sniffer, text with a leading '+' or leading zeros ("007") is not a number.
 Result<columnar::SchemaPtr> InferDelimitedSchema(const std::string& path,
                                                  const DelimitedOptions& options,
                                                  int sample_rows = 100);

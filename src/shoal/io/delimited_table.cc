@@ -31,7 +31,9 @@ Result<std::shared_ptr<DelimitedTable>> DelimitedTable::Make(
   DelimitedOptions parsed =
       format == DelimitedFormat::kTbl ? DelimitedOptions::Tbl() : DelimitedOptions::Csv();
   SHOAL_RETURN_IF_ERROR(parsed.Apply(options));
-  SHOAL_ASSIGN_OR_RETURN(auto files, ListFiles(location));
+  SHOAL_ASSIGN_OR_RETURN(
+      auto files,
+      ListFiles(location, format == DelimitedFormat::kTbl ? TblExtensions() : CsvExtensions()));
   if (schema == nullptr || schema->num_fields() == 0) {
     if (format == DelimitedFormat::kTbl)
       return Status::InvalidArgument(

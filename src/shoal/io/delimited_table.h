@@ -31,6 +31,12 @@ class DelimitedTable : public TableProvider {
   std::string kind() const override { return format_ == DelimitedFormat::kTbl ? "tbl" : "csv"; }
 
   TableStatistics statistics() const override;
+  std::vector<std::string> source_files() const override {
+    std::vector<std::string> paths;
+    for (const auto& f : files_)
+      paths.push_back(f.path);
+    return paths;
+  }
   Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const override;
   Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit, const ScanRequest& request,
                                                   const ScanContext& context) const override;

@@ -84,6 +84,8 @@ class TableProvider {
   /// "memory", "parquet", "csv", "tbl", "arrow", ...
   virtual std::string kind() const = 0;
   virtual TableStatistics statistics() const { return {}; }
+  /// The files a file-backed table reads, in order (EXPLAIN names them); empty for other tables.
+  virtual std::vector<std::string> source_files() const { return {}; }
   /// The units left after pruning, in a stable order (the order of rows in the table).
   virtual Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const = 0;
   /// Batches of one unit, with the request's projection applied.

@@ -11,6 +11,7 @@
 #include "shoal/io/delimited_reader.h"
 #include "shoal/io/delimited_table.h"
 #include "shoal/io/file_listing.h"
+#include "tests/support/gtest_util.h"
 
 namespace shoal::io {
 namespace {
@@ -269,9 +270,66 @@ TEST_F(DelimitedTest, InferSchemaFromHeader) {
 }
 
 TEST_F(DelimitedTest, ListingErrors) {
-  EXPECT_FALSE(ListFiles((dir_ / "missing.csv").string()).ok());
-  EXPECT_FALSE(ListFiles((dir_ / "*.nothing").string()).ok());
+  EXPECT_FALSE(ListFiles((dir_ / "missing.csv").string(), CsvExtensions()).ok());
+  EXPECT_FALSE(ListFiles((dir_ / "*.nothing").string(), CsvExtensions()).ok());
   EXPECT_FALSE(DelimitedTable::Make(DelimitedFormat::kTbl, dir_.string(), nullptr, {}).ok());
+}
+
+// Issue 13 item 10: a byte-order mark is not part of the first column's name or value.
+TEST_F(DelimitedTest, Utf8ByteOrderMarkIsSkipped) {
+  Write("bom.csv",
+        "\xEF\xBB\xBF"
+        "id,name\n1,ann\n2,bob\n");
+  ASSERT_OK_AND_ASSIGN(auto table, DelimitedTable::Make(DelimitedFormat::kCsv, dir_.string(),
+                                                        nullptr, {{"header", "true"}}));
+  EXPECT_EQ(table->schema()->ToString(), "id: int64, name: utf8");
+  // Without a header the mark is not part of the first value either.
+  const std::string data_only = Write("bom_data.csv",
+                                      "\xEF\xBB\xBF"
+                                      "7,x\n8,y\n");
+  ASSERT_OK_AND_ASSIGN(auto inferred, InferDelimitedSchema(data_only, DelimitedOptions::Csv()));
+  EXPECT_EQ(inferred->ToString(), "column1: int64, column2: utf8");
+  auto schema = MakeSchema({Field("a", DataType::Int64()), Field("b", DataType::Utf8())});
+  auto rows = ReadFile(data_only, schema, DelimitedOptions::Csv());
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<std::string>{"7|x", "8|y"}));
+  // A TBL file too.
+  const std::string tbl = Write("bom.tbl",
+                                "\xEF\xBB\xBF"
+                                "1|a|\n");
+  auto tbl_rows = ReadFile(tbl, schema, DelimitedOptions::Tbl());
+  ASSERT_TRUE(tbl_rows.ok()) << tbl_rows.status().ToString();
+  EXPECT_EQ(*tbl_rows, (std::vector<std::string>{"1|a"}));
+}
+
+// Issue 13 item 10: numbers are never inferred as a type that loses digits.
+TEST_F(DelimitedTest, InferenceNeverLosesDigits) {
+  const std::string path =
+      Write("n.csv",
+            "big,neg,wide,many,huge,plain,sci,zip,plus,mixed\n"
+            "12345678901234567890,-9223372036854775809,1.12345678901234567890123,0.1,"
+            "123456789012345678901234567890123456789,1.5,1e5,007,+5,1\n"
+            "1,2,2.5,0.25,1,2.25,2.5e-3,012,+6,12345678901234567890.5\n");
+  DelimitedOptions with_header = DelimitedOptions::Csv();
+  with_header.header = true;
+  ASSERT_OK_AND_ASSIGN(auto schema, InferDelimitedSchema(path, with_header));
+  EXPECT_EQ(schema->ToString(),
+            "big: decimal(38,0), neg: decimal(38,0), wide: decimal(38,23), many: float64, "
+            "huge: utf8, plain: float64, sci: float64, zip: utf8, plus: utf8, "
+            "mixed: decimal(38,1)");
+  ASSERT_OK_AND_ASSIGN(
+      auto table, DelimitedTable::Make(DelimitedFormat::kCsv, path, nullptr, {{"header", "true"}}));
+  ScanRequest request;
+  request.projection = {0, 1, 2, 4};
+  ASSERT_OK_AND_ASSIGN(auto units, table->PlanScan(request));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       table->OpenUnit(units[0], request, ScanContext{DefaultMemoryPool(), {}}));
+  auto rows = ReadRows(*reader);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<std::string>{
+                       "12345678901234567890|-9223372036854775809|1.12345678901234567890123|"
+                       "123456789012345678901234567890123456789",
+                       "1|2|2.50000000000000000000000|1"}));
 }
 
 }  // namespace

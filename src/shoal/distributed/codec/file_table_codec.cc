@@ -41,6 +41,13 @@ class ShippedFileTable final : public io::TableProvider {
     return format_ == FileTableCodec::Format::kParquet ? "parquet" : "arrow";
   }
 
+  std::vector<std::string> source_files() const override {
+    std::vector<std::string> paths;
+    for (const auto& f : files_)
+      paths.push_back(f.path);
+    return paths;
+  }
+
   FileTableCodec::Format format() const { return format_; }
   const std::vector<io::ListedFile>& files() const { return files_; }
 

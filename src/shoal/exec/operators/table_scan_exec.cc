@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "shoal/exec/operators/scan_unit_stream.h"
+#include "shoal/io/file_listing.h"
 #include "shoal/io/memory_table.h"
 
 namespace shoal::exec {
@@ -94,6 +95,10 @@ std::string TableScanExec::Describe(bool verbose) const {
     units += g.size();
   std::string out = fmt::format("{} ({}), units={}", table_name_, table_->kind(), units);
   out += DescribeScanRequest(*schema(), request_);
+  // Which files the table reads: a directory or glob may leave files out (file_listing.h).
+  const std::vector<std::string> files = table_->source_files();
+  if (!files.empty())
+    out += ", " + io::DescribeFiles(files, verbose ? 64 : 6);
   if (verbose) {
     for (size_t g = 0; g < groups_.size(); ++g) {
       for (const auto& u : groups_[g])

@@ -211,7 +211,7 @@ Result<std::shared_ptr<ParquetTable>> ParquetTable::Make(
         "unknown Parquet table option '{}' (Parquet tables take no "
         "options)",
         options.begin()->first);
-  SHOAL_ASSIGN_OR_RETURN(auto listed, ListFiles(location));
+  SHOAL_ASSIGN_OR_RETURN(auto listed, ListFiles(location, ParquetExtensions()));
   std::vector<ParquetFileInfo> files;
   files.reserve(listed.size());
   for (const auto& f : listed) {

@@ -67,6 +67,12 @@ class ParquetTable : public TableProvider {
   std::string kind() const override { return "parquet"; }
 
   TableStatistics statistics() const override { return statistics_; }
+  std::vector<std::string> source_files() const override {
+    std::vector<std::string> paths;
+    for (const auto& f : files_)
+      paths.push_back(f.path);
+    return paths;
+  }
 
   Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const override;
   Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit, const ScanRequest& request,
