@@ -131,7 +131,9 @@ int Run() {
   std::vector<Input> corpus;
   for (const char* name : {"types_snappy.parquet", "types_v2_zstd.parquet",
                            "types_v2_snappy.parquet", "types_gzip.parquet", "types_lz4.parquet",
-                           "types_uncompressed.parquet", "types_zstd.parquet", "sorted.parquet"}) {
+                           "types_uncompressed.parquet", "types_zstd.parquet", "sorted.parquet",
+                           // Shoal's own writer: uncompressed pages with CRC-32s (PageHeader.crc)
+                           "shoal_crc_uncompressed.parquet"}) {
     std::ifstream in(dir + "/" + name, std::ios::binary);
     Input input{name, std::string(std::istreambuf_iterator<char>(in), {}), 0};
     if (input.bytes.size() < 12) {
