@@ -39,6 +39,18 @@ Row ParseExpectedLine(std::string_view line, size_t num_columns) {
   return values;
 }
 
+bool IsValuePerLine(const std::vector<std::string>& lines, size_t num_columns) {
+  if (num_columns < 2 || lines.empty() || lines.size() % num_columns != 0)
+    return false;
+  bool some_line_is_not_a_row = false;
+  for (const std::string& line : lines) {
+    if (line.find('\t') != std::string::npos)
+      return false;
+    some_line_is_not_a_row |= ParseExpectedLine(line, num_columns).size() != num_columns;
+  }
+  return some_line_is_not_a_row;
+}
+
 std::string FormatRow(const Row& row) {
   bool spaced = std::any_of(row.begin(), row.end(),
                             [](const std::string& v) { return v.find(' ') != std::string::npos; });

@@ -17,6 +17,10 @@ namespace shoal::slt {
 /// The values of one expected line for a result of `num_columns` columns.
 Row ParseExpectedLine(std::string_view line, size_t num_columns);
 
+/// Whether `lines` are SQLite's value-per-line form for a result of `num_columns` columns: more
+/// than one column, no tabs, a multiple of `num_columns` lines, and some line that is no row.
+bool IsValuePerLine(const std::vector<std::string>& lines, size_t num_columns);
+
 /// How --complete writes a row: values joined by one space, or by tabs if any value has a space.
 std::string FormatRow(const Row& row);
 

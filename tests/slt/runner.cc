@@ -340,7 +340,16 @@ class ScriptRun {
       }
     } else {
       std::vector<Row> expected;
+      const bool value_per_line =
+          IsValuePerLine(expected_lines, static_cast<size_t>(num_columns));
       for (size_t k = 0; k < expected_lines.size(); ++k) {
+        if (value_per_line) {
+          // SQLite's form: every value on a line of its own, row after row.
+          if (k % static_cast<size_t>(num_columns) == 0)
+            expected.emplace_back();
+          expected.back().push_back(expected_lines[k]);
+          continue;
+        }
         expected.push_back(ParseExpectedLine(expected_lines[k], static_cast<size_t>(num_columns)));
         if (r.sort_mode != SortMode::kValueSort &&
             expected.back().size() != static_cast<size_t>(num_columns)) {

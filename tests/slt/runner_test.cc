@@ -152,6 +152,17 @@ TEST_F(SltRunnerTest, SortModes) {
   EXPECT_COUNTS(Run("query IT rowsort\nSELECT pairs\n----\n1 1\n2 a\nb z\n"), 0, 1, 0);
 }
 
+TEST_F(SltRunnerTest, SqliteValuePerLineForm) {
+  // SQLite's corpus writes each value on a line of its own, row after row.
+  script_.On("SELECT pairs", MakeResult({{"a", DataType::Int64()}, {"b", DataType::Int64()}},
+                                        {{"2", "20"}, {"1", "10"}}));
+  EXPECT_COUNTS(Run("query II rowsort\nSELECT pairs\n----\n1\n10\n2\n20\n"), 1, 0, 0);
+  EXPECT_COUNTS(Run("query II nosort\nSELECT pairs\n----\n2\n20\n1\n10\n"), 1, 0, 0);
+  EXPECT_COUNTS(Run("query II nosort\nSELECT pairs\n----\n2\n20\n1\n11\n"), 0, 1, 0);
+  // A count of lines that is no multiple of the columns stays a shape error.
+  EXPECT_COUNTS(Run("query II nosort\nSELECT pairs\n----\n2\n20\n1\n"), 0, 1, 0);
+}
+
 TEST_F(SltRunnerTest, ValueSeparatorsAndRendering) {
   script_.On("SELECT mixed", MakeResult({{"n", DataType::Int32()},
                                          {"s", DataType::Utf8()},

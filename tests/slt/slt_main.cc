@@ -1,8 +1,10 @@
 #include "tests/slt/slt_main.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,9 +16,10 @@ namespace shoal::slt {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: shoal_slt [--config NAME] [--complete] FILES/DIRS...\n"
-    "  --config NAME  engine configuration to run (default: the first registered)\n"
-    "  --complete     rewrite expected results that do not match, in place\n";
+    "usage: shoal_slt [--config NAME] [--complete] [--max-reports N] FILES/DIRS...\n"
+    "  --config NAME      engine configuration to run (default: the first registered)\n"
+    "  --complete         rewrite expected results that do not match, in place\n"
+    "  --max-reports N    failures reported in full per file (default 20; the rest are counted)\n";
 
 }  // namespace
 
@@ -38,6 +41,16 @@ int RunSltCommand(const std::vector<std::string>& args, std::ostream& out, std::
     } else if (arg.rfind("--config=", 0) == 0) {
       config = arg.substr(9);
       have_config = true;
+    } else if (arg == "--max-reports" && i + 1 < args.size()) {
+      // A whole foreign corpus (SQLite's select*.test) is triaged from one run's report.
+      const std::string& value = args[++i];
+      size_t parsed = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+      if (ec != std::errc() || end != value.data() + value.size()) {
+        err << "shoal_slt: --max-reports needs a number, got '" << value << "'\n" << kUsage;
+        return 2;
+      }
+      options.max_reports = parsed;
     } else if (arg == "--help" || arg == "-h") {
       out << kUsage;
       return 0;
