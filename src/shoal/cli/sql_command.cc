@@ -87,8 +87,9 @@ std::string JsonValue(const columnar::Array& array, int64_t i) {
 // handler may safely do) and a watcher thread turns it into QueryRunner::CancelRunning(), whose
 // streams then fail with "canceling statement due to user request" (SQLSTATE 57014). The shell
 // goes on; -c and -f stop with exit status 1 like any failed statement.
-// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): a signal handler can only
-// reach global state, and a lock-free std::atomic<bool> is the one kind it may safely write.
+// A mutable global on purpose: a signal handler can only reach global state, and a lock-free
+// std::atomic<bool> is what it may safely write.
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void OnInterrupt(int) {
