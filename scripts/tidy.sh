@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs clang-tidy 14 with the repository's .clang-tidy over Shoal's own sources.
 #
-#   scripts/tidy.sh                      every src/ translation unit
+#   scripts/tidy.sh                      every src/ translation unit (what CI runs; a new
+#                                        folder or file is in compile_commands.json, so checked)
 #   scripts/tidy.sh src/shoal/common     only files under these paths (files or folders)
 #   scripts/tidy.sh --fix src/shoal/cli  apply the fixes clang-tidy offers (review the diff!)
 #
@@ -36,6 +37,10 @@ for arg in "$@"; do
   esac
 done
 [ ${#paths[@]} -gt 0 ] || paths=(src)
+# A path that does not exist is a typo, not a clean result (`src` itself covers folders to come).
+for p in "${paths[@]}"; do
+  [ -e "$p" ] || { echo "tidy: no such file or folder: $p" >&2; exit 2; }
+done
 
 tidy=${CLANG_TIDY:-}
 if [ -z "$tidy" ]; then

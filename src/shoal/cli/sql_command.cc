@@ -87,6 +87,9 @@ std::string JsonValue(const columnar::Array& array, int64_t i) {
 // handler may safely do) and a watcher thread turns it into QueryRunner::CancelRunning(), whose
 // streams then fail with "canceling statement due to user request" (SQLSTATE 57014). The shell
 // goes on; -c and -f stop with exit status 1 like any failed statement.
+// A mutable global on purpose: a signal handler can only reach global state, and a lock-free
+// std::atomic<bool> is what it may safely write.
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 std::atomic<bool> g_interrupted{false};
 
 extern "C" void OnInterrupt(int) {
@@ -409,7 +412,7 @@ void RegisterSqlCommand(CLI::App& app) {
         RunInteractive(runner, format);
         return;
       }
-      args->files.push_back("-");
+      args->files.emplace_back("-");
     }
     // -c and -f run in the order they were given.
     std::vector<std::pair<bool, std::string>> inputs;

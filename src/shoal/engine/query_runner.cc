@@ -36,6 +36,7 @@ namespace {
 
 columnar::SchemaPtr SchemaOf(const std::vector<sql::ColumnInfo>& columns) {
   std::vector<columnar::Field> fields;
+  fields.reserve(columns.size());
   for (const auto& c : columns) {
     fields.emplace_back(c.name, c.type, c.nullable);
   }
@@ -46,6 +47,7 @@ columnar::SchemaPtr SchemaOf(const std::vector<sql::ColumnInfo>& columns) {
 Result<QueryResult> TextResult(const std::vector<std::string>& names,
                                const std::vector<std::vector<std::string>>& rows) {
   std::vector<columnar::Field> fields;
+  fields.reserve(names.size());
   for (const auto& n : names) {
     fields.emplace_back(n, columnar::DataType::Utf8(), false);
   }

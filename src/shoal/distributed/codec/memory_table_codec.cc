@@ -1,7 +1,6 @@
 #include "shoal/distributed/codec/memory_table_codec.h"
 
 #include <algorithm>
-#include <charconv>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -94,12 +93,8 @@ TableCodecRegistryPtr MemoryTableCodec::ForQuery(const TableCodecRegistryPtr& co
   const auto* current = dynamic_cast<const MemoryTableCodec*>(codecs->Find(kId));
   if (current == nullptr)
     return codecs;
-  int64_t max_bytes = kDefaultMaxBytes;
-  if (Result<std::string> text = settings.Get(kMaxBytesSetting); text.ok()) {
-    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), max_bytes);
-    if (ec != std::errc() || ptr != text->data() + text->size())
-      max_bytes = kDefaultMaxBytes;
-  }
+  // Declared in codec_settings.cc and registered at start-up; SET has checked it is an integer.
+  const int64_t max_bytes = settings.GetInt(kMaxBytesSetting);
   if (current->max_bytes() == max_bytes)
     return codecs;
   // The same codecs in the same order (the first that accepts a table encodes it), this one
