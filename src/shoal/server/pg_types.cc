@@ -467,6 +467,7 @@ Result<sql::QueryParameter> DecodeParameter(uint32_t oid, int16_t format,
     return p;
   }
   if (format == 0) {
+    SHOAL_RETURN_IF_ERROR(CheckUtf8(*value, "a bind parameter"));
     p.text = *value;
     return p;
   }
@@ -474,6 +475,7 @@ Result<sql::QueryParameter> DecodeParameter(uint32_t oid, int16_t format,
     return ProtocolViolation("a binary bind parameter needs its type declared in Parse");
   }
   SHOAL_ASSIGN_OR_RETURN(p.text, BinaryText(oid, *value));
+  SHOAL_RETURN_IF_ERROR(CheckUtf8(*p.text, "a bind parameter"));
   return p;
 }
 

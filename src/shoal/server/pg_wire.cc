@@ -2,10 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "shoal/columnar/array.h"
+
 namespace shoal::server {
 
 Status ProtocolViolation(std::string message) {
   return Status::InvalidArgument("{}", message).WithSqlState("08P01");
+}
+
+Status CheckUtf8(std::string_view text, std::string_view what) {
+  if (!columnar::IsValidUtf8(reinterpret_cast<const uint8_t*>(text.data()),
+                             static_cast<int64_t>(text.size()))) {
+    return Status::InvalidArgument("invalid byte sequence for encoding \"UTF8\" in {}", what)
+        .WithSqlState("22021");
+  }
+  return Status::OK();
 }
 
 Result<uint8_t> MessageReader::Byte() {
@@ -144,6 +155,7 @@ Result<ParseMessage> ParseParseMessage(std::string_view body) {
   SHOAL_ASSIGN_OR_RETURN(auto query, in.CString());
   m.statement = name;
   m.query = query;
+  SHOAL_RETURN_IF_ERROR(CheckUtf8(query, "the query"));
   SHOAL_ASSIGN_OR_RETURN(size_t n, Count(in, 4, "parameter type"));
   m.parameter_types.resize(n);
   for (auto& t : m.parameter_types) {
@@ -214,6 +226,7 @@ Result<std::string> ParseQueryMessage(std::string_view body) {
   MessageReader in(body);
   SHOAL_ASSIGN_OR_RETURN(auto query, in.CString());
   SHOAL_RETURN_IF_ERROR(in.ExpectEnd("Query"));
+  SHOAL_RETURN_IF_ERROR(CheckUtf8(query, "the query"));
   return std::string(query);
 }
 

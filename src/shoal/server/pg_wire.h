@@ -29,6 +29,9 @@ inline constexpr int32_t kMaxStartupPacketLength = 10000;  // as PostgreSQL: lon
 /// A malformed message: SQLSTATE 08P01 (protocol_violation).
 Status ProtocolViolation(std::string message);
 
+/// InvalidArgument with SQLSTATE 22021 when `text` is not UTF-8 (`what` names it).
+Status CheckUtf8(std::string_view text, std::string_view what);
+
 /// Reads the fields of one message body, in order; each read fails on a short body.
 class MessageReader {
  public:

@@ -127,6 +127,12 @@ TEST(PgWireTest, DescribeExecuteQuery) {
   ASSERT_TRUE(q.ok());
   EXPECT_EQ(*q, "select 1");
   EXPECT_FALSE(ParseQueryMessage("select 1").ok());  // no NUL
+  // Not UTF-8: 22021, as PostgreSQL's "invalid byte sequence for encoding".
+  auto latin1 = ParseQueryMessage(Str("select '\xe9'"));
+  ASSERT_FALSE(latin1.ok());
+  EXPECT_EQ(latin1.status().sqlstate(), "22021");
+  EXPECT_EQ(ParseParseMessage(Str("") + Str("select '\xff'") + Int16Bytes(0)).status().sqlstate(),
+            "22021");
 }
 
 TEST(PgWireTest, BackendMessagesByteForByte) {
