@@ -4,7 +4,7 @@
 //  1. start-up: the bound address is printed; a second server on that port is refused;
 //  2. psql (simple protocol): several statements in one string, one result each, command tags,
 //     an error with SQLSTATE and position, shared tables across sessions, settings per session,
-//     transaction blocks and their status;
+//     transaction blocks and their status, COPY ... TO STDOUT (text, csv) and \copy;
 //  3. node-postgres (extended protocol): parameters with inferred types, prepared statements by
 //     name, a cursor read in row-limited steps (PortalSuspended), an error reply;
 //  4. raw protocol bytes: a pipelined batch Parse/Bind/Execute x3 + Sync whose second statement
@@ -135,6 +135,20 @@ console.log(`server on port ${port}`);
   r = Psql(port, 'select l_orderkey, l_quantity, l_shipdate, l_comment from lineitem ' +
                  'order by l_orderkey, l_linenumber limit 2', ['-A', '-t']);
   Check(r.status === 0 && r.stdout.split('\n').length === 3, `lineitem: ${r.stdout} ${r.stderr}`);
+  // COPY ... TO STDOUT in text and csv (and psql's \copy, which uses it), escapes and NULLs as
+  // PostgreSQL writes them.
+  r = Psql(port, "create table c (a int, b text); insert into c values (1, 'x,y'), (2, NULL), " +
+                 "(3, E'tab\\tand \\\\ back'), (4, '')");
+  Check(r.status === 0, `copy table: ${r.stderr}`);
+  r = Psql(port, 'copy (select * from c order by a) to stdout');
+  Equal(r.stdout, '1\tx,y\n2\t\\N\n3\ttab\\tand \\\\ back\n4\t\n', 'COPY TO STDOUT (text)');
+  r = Psql(port, 'copy (select * from c order by a) to stdout with (format csv, header)');
+  Equal(r.stdout, 'a,b\n1,"x,y"\n2,\n3,tab\tand \\ back\n4,""\n', 'COPY TO STDOUT (csv)');
+  const copied = path.join(tmp, 'nation.csv');
+  r = Psql(port, `\\copy (select n_nationkey, n_name from nation order by 1) to '${copied}' with csv`);
+  Check(r.status === 0, `\\copy: ${r.stderr}`);
+  const lines = fs.readFileSync(copied, 'utf8').split('\n');
+  Equal([lines.length, lines[0]], [26, '0,ALGERIA'], '\\copy of nation');
   // A transaction block: psql shows the status in its prompt; here the errors and notices.
   r = Psql(port, 'begin; select 1; commit', ['-A', '-t']);
   Check(r.status === 0, `begin/commit: ${r.stderr}`);

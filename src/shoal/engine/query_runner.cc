@@ -217,7 +217,9 @@ class DoneCursor final : public ResultCursor {
 }  // namespace
 
 Result<std::unique_ptr<ResultCursor>> QueryRunner::Open(const sql::BoundStatement& statement) {
-  if (statement.kind != sql::StatementKind::kQuery) {
+  // COPY ... TO STDOUT streams its query's rows like a query; the caller formats them.
+  const bool to_client = statement.kind == sql::StatementKind::kCopy && statement.copy_path.empty();
+  if (statement.kind != sql::StatementKind::kQuery && !to_client) {
     SHOAL_ASSIGN_OR_RETURN(auto result, Execute(statement));
     return std::unique_ptr<ResultCursor>(std::make_unique<DoneCursor>(std::move(result)));
   }
@@ -294,6 +296,12 @@ Result<QueryResult> QueryRunner::ExecuteExplain(const sql::BoundStatement& state
 }
 
 Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statement) {
+  if (statement.copy_path.empty()) {
+    return Status::NotImplemented("COPY TO STDOUT needs a client to send the rows to")
+        .WithSqlState("0A000")
+        .WithHint("write to a file: COPY ... TO '/path/to/file.parquet', or connect to `shoal "
+                  "server` with psql");
+  }
   SHOAL_ASSIGN_OR_RETURN(io::CopyWriteOptions options,
                          io::ParseCopyOptions(statement.copy_path, statement.copy_options));
   SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan));

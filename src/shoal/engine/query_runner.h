@@ -71,7 +71,8 @@ class QueryRunner {
   void CancelRunning();
 
   /// Starts one bound statement and returns its result as a cursor (see ResultCursor). The
-  /// runner must outlive the cursor; CancelRunning() cancels the cursor's query.
+  /// runner must outlive the cursor; CancelRunning() cancels the cursor's query. COPY ... TO
+  /// STDOUT (an empty copy_path) returns its query's rows for the caller to send.
   Result<std::unique_ptr<ResultCursor>> Open(const sql::BoundStatement& statement);
 
   /// Runs every statement and returns their results (stops at the first error).

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/columnar/pretty_print.h"
 #include "shoal/server/pg_types.h"
 #include "shoal/sql/binder.h"
 
@@ -589,6 +590,9 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
   Portal portal;
   return WithTimeout([&]() -> Status {
     SHOAL_ASSIGN_OR_RETURN(portal.cursor, runner_->Open(bound));
+    if (bound.kind == sql::StatementKind::kCopy && bound.copy_path.empty()) {
+      return SendCopyOut(portal, bound);
+    }
     if (portal.cursor->schema() != nullptr) {
       WriteRowDescription(out_, *portal.cursor->schema(), {});
     }
@@ -597,6 +601,183 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
     WriteCommandComplete(out_, portal.cursor->command_tag());
     return Status::OK();
   });
+}
+
+namespace {
+
+// COPY TO STDOUT's options, as PostgreSQL 15 takes them for text and csv.
+struct CopyOutOptions {
+  bool csv = false;
+  char delimiter = '\t';
+  std::string null_text = "\\N";
+  bool header = false;
+  char quote = '"';
+  char escape = '"';
+};
+
+Result<CopyOutOptions> ParseCopyOutOptions(
+    const std::vector<std::pair<std::string, std::string>>& options) {
+  CopyOutOptions o;
+  auto truth = [](const std::string& v) -> Result<bool> {
+    std::string l = v;
+    std::transform(l.begin(), l.end(), l.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (l == "true" || l == "on" || l == "1") return true;
+    if (l == "false" || l == "off" || l == "0") return false;
+    return Status::InvalidArgument("{} requires a Boolean value", v).WithSqlState("22023");
+  };
+  auto one_char = [](const std::string& name, const std::string& v) -> Result<char> {
+    if (v.size() != 1) {
+      return Status::InvalidArgument("COPY {} must be a single one-byte character", name)
+          .WithSqlState("0A000");
+    }
+    return v[0];
+  };
+  // FORMAT first: it sets the defaults the others override.
+  for (const auto& [name, value] : options) {
+    if (name == "format") {
+      if (value == "csv") {
+        o.csv = true;
+        o.delimiter = ',';
+        o.null_text = "";
+      } else if (value == "binary") {
+        return Status::NotImplemented("COPY TO STDOUT in binary format is not supported yet")
+            .WithSqlState("0A000")
+            .WithHint("use FORMAT text or FORMAT csv");
+      } else if (value != "text") {
+        return Status::InvalidArgument("COPY format \"{}\" not recognized", value)
+            .WithSqlState("22023");
+      }
+    }
+  }
+  for (const auto& [name, value] : options) {
+    if (name == "format") {
+      continue;
+    }
+    if (name == "delimiter") {
+      SHOAL_ASSIGN_OR_RETURN(o.delimiter, one_char("delimiter", value));
+    } else if (name == "null") {
+      o.null_text = value;
+    } else if (name == "header") {
+      SHOAL_ASSIGN_OR_RETURN(o.header, truth(value));
+      if (o.header && !o.csv) {
+        return Status::InvalidArgument("COPY HEADER available only in CSV mode")
+            .WithSqlState("0A000");
+      }
+    } else if (name == "quote" || name == "escape") {
+      if (!o.csv) {
+        return Status::InvalidArgument("COPY {} available only in CSV mode", name)
+            .WithSqlState("0A000");
+      }
+      SHOAL_ASSIGN_OR_RETURN(char c, one_char(name, value));
+      (name == "quote" ? o.quote : o.escape) = c;
+    } else {
+      return Status::NotImplemented("COPY TO STDOUT option \"{}\" is not supported", name)
+          .WithSqlState("0A000");
+    }
+  }
+  return o;
+}
+
+// Appends one field of a COPY row.
+void AppendCopyField(const CopyOutOptions& o, std::string_view value, bool is_null,
+                     std::string* out) {
+  if (is_null) {
+    out->append(o.null_text);
+    return;
+  }
+  if (!o.csv) {
+    for (char c : value) {
+      switch (c) {
+        case '\\': out->append("\\\\"); break;
+        case '\n': out->append("\\n"); break;
+        case '\r': out->append("\\r"); break;
+        case '\t': out->append("\\t"); break;
+        default:
+          if (c == o.delimiter) {
+            out->push_back('\\');
+          }
+          out->push_back(c);
+      }
+    }
+    return;
+  }
+  bool quote = value == o.null_text || value.find_first_of(std::string{o.delimiter, o.quote, '\n', '\r'}) != std::string_view::npos ||
+               (o.escape != o.quote && value.find(o.escape) != std::string_view::npos);
+  if (!quote) {
+    out->append(value);
+    return;
+  }
+  out->push_back(o.quote);
+  for (char c : value) {
+    if (c == o.quote || c == o.escape) {
+      out->push_back(o.escape);
+    }
+    out->push_back(c);
+  }
+  out->push_back(o.quote);
+}
+
+}  // namespace
+
+Status Connection::SendCopyOut(Portal& portal, const sql::BoundStatement& bound) {
+  SHOAL_ASSIGN_OR_RETURN(CopyOutOptions options, ParseCopyOutOptions(bound.copy_options));
+  const auto& schema = *portal.cursor->schema();
+  out_.Begin('H');  // CopyOutResponse: text, every column text
+  out_.Byte(0);
+  out_.Int16(static_cast<int16_t>(schema.num_fields()));
+  for (int c = 0; c < schema.num_fields(); ++c) {
+    out_.Int16(0);
+  }
+  out_.End();
+  std::string line;
+  auto send_line = [&]() {
+    line.push_back('\n');
+    out_.Begin('d');
+    out_.Bytes(line);
+    out_.End();
+    line.clear();
+  };
+  if (options.header) {
+    for (int c = 0; c < schema.num_fields(); ++c) {
+      if (c > 0) {
+        line.push_back(options.delimiter);
+      }
+      AppendCopyField(options, schema.field(c).name, false, &line);
+    }
+    send_line();
+  }
+  int64_t rows = 0;
+  std::string value;
+  for (;;) {
+    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, portal.cursor->Next());
+    if (batch == nullptr) {
+      break;
+    }
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      for (int c = 0; c < batch->num_columns(); ++c) {
+        if (c > 0) {
+          line.push_back(options.delimiter);
+        }
+        const columnar::Array& column = *batch->column(c);
+        const bool is_null = column.IsNull(r);
+        value.clear();
+        if (!is_null) {
+          columnar::AppendValue(column, r, &value);
+        }
+        AppendCopyField(options, value, is_null, &line);
+      }
+      send_line();
+      if ((r & 255) == 255) {
+        SHOAL_RETURN_IF_ERROR(MaybeFlush());
+      }
+    }
+    rows += batch->num_rows();
+    SHOAL_RETURN_IF_ERROR(MaybeFlush());
+  }
+  WriteEmptyMessage(out_, 'c');  // CopyDone
+  WriteCommandComplete(out_, fmt::format("COPY {}", rows));
+  return Status::OK();
 }
 
 Result<bool> Connection::SendRows(Portal& portal, int64_t max_rows) {
@@ -941,6 +1122,10 @@ Status Connection::Execute(std::string_view body) {
   return WithTimeout([&]() -> Status {
     if (portal.cursor == nullptr) {
       SHOAL_ASSIGN_OR_RETURN(portal.cursor, runner_->Open(*portal.bound));
+      if (portal.bound->kind == sql::StatementKind::kCopy && portal.bound->copy_path.empty()) {
+        portal.done = true;
+        return SendCopyOut(portal, *portal.bound);
+      }
     }
     SHOAL_ASSIGN_OR_RETURN(bool complete, SendRows(portal, m.max_rows > 0 ? m.max_rows : 0));
     if (complete) {

@@ -135,6 +135,9 @@ class Connection {
 
   // Binds a prepared statement (parameters from `bind`, or NULLs of unknown type for Describe).
   Result<sql::BoundStatement> BindPrepared(const Prepared& prepared, const BindMessage* bind);
+  // COPY ... TO STDOUT: CopyOutResponse, one CopyData per row (text or csv), CopyDone and
+  // CommandComplete "COPY n", from the portal's open cursor.
+  Status SendCopyOut(Portal& portal, const sql::BoundStatement& bound);
   // Writes up to `max_rows` rows (0: all) of `portal`; true when its result is complete.
   Result<bool> SendRows(Portal& portal, int64_t max_rows);
 
