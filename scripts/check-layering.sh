@@ -9,9 +9,10 @@
 #
 # cli is narrower still: it may include only
 #   shoal/cli/...      itself;
+#   shoal/server/...   to start `shoal server` (the server in turn talks only to engine and below);
 #   shoal/engine/...   the composition layer, its one way into the engine (sessions, execution modes,
-#                      worker processes, the settings catalog), so that the shell, the coming server
-#                      and tests all run queries the same way and a change below engine never needs
+#                      worker processes, the settings catalog), so that the shell, the server and
+#                      tests all run queries the same way and a change below engine never needs
 #                      a change in cli;
 #   shoal/columnar/... to print results (pretty_print.h, IPC for `shoal demo`);
 #   shoal/io/...       for `shoal tpchgen`, which writes generated tables to files;
@@ -37,7 +38,7 @@ cd "$repo"
 
 layers=(common columnar io sql exec distributed engine server cli)
 # The layers cli may include (see the header comment).
-cli_may_include=(cli engine columnar io common)
+cli_may_include=(cli server engine columnar io common)
 
 # index_of LAYER: its position in the order, or -1.
 index_of() {

@@ -37,14 +37,17 @@ packages=(
   libpg-query-dev
   # compression (IPC bodies, Parquet pages, shuffle files)
   libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev
+  # TLS and SCRAM-SHA-256 authentication of `shoal server` (libssl, libcrypto)
+  libssl-dev
   # Parquet metadata
   libthrift-dev thrift-compiler
   # formatting, command line, shell
   libfmt-dev libcli11-dev libedit-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  # the PostgreSQL client for wire-protocol tests
-  postgresql-client
+  # the PostgreSQL client for wire-protocol tests, and psycopg 3 for `shoal server`'s
+  # (tests/server: server-side binding, binary results)
+  postgresql-client python3-psycopg
 )
 # Node.js runs the test-only npm peers (DuckDB, apache-arrow, pg). A machine may already carry a
 # Node.js build that bundles npm (NodeSource's, which conflicts with Debian's npm package), so apt

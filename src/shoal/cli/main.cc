@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "shoal/cli/demo_command.h"
+#include "shoal/cli/server_command.h"
 #include "shoal/cli/shuffle_command.h"
 #include "shoal/cli/sql_command.h"
 #include "shoal/cli/task_command.h"
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   shoal::cli::RegisterTpchgenCommand(app);
   shoal::cli::RegisterSqlCommand(app);
   shoal::cli::RegisterWorkerCommand(app);
+  shoal::cli::RegisterServerCommand(app);
   shoal::cli::RegisterTaskCommand(app);
   shoal::cli::RegisterShuffleCommand(app);
   try {

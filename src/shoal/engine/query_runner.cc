@@ -145,6 +145,97 @@ Result<QueryResult> QueryRunner::RunOne(std::string_view sql) {
   return std::move(results.back());
 }
 
+namespace {
+
+// A query's cursor: pulls batches from the (coalesced) head stream of the running plan.
+class StreamCursor final : public ResultCursor {
+ public:
+  StreamCursor(columnar::SchemaPtr schema, std::shared_ptr<TaskContext> context, ExecPlanPtr root,
+               StreamPtr stream)
+      : schema_(std::move(schema)),
+        context_(std::move(context)),
+        root_(std::move(root)),
+        stream_(std::move(stream)) {}
+
+  ~StreamCursor() override {
+    if (stream_ != nullptr) {
+      context_->Cancel();  // dropped before its end: stop the producers
+    }
+  }
+
+  const columnar::SchemaPtr& schema() const override { return schema_; }
+
+  Result<columnar::RecordBatchPtr> Next() override {
+    while (stream_ != nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream_->Next());
+      if (batch == nullptr) {
+        stream_.reset();
+        break;
+      }
+      if (batch->num_rows() == 0) {
+        continue;
+      }
+      rows_ += batch->num_rows();
+      // The plan's own column names may differ from the statement's (aliases): relabel.
+      return columnar::RecordBatch::Make(schema_, batch->num_rows(), batch->columns());
+    }
+    return columnar::RecordBatchPtr();
+  }
+
+  std::string command_tag() const override { return fmt::format("SELECT {}", rows_); }
+
+ private:
+  columnar::SchemaPtr schema_;
+  std::shared_ptr<TaskContext> context_;
+  ExecPlanPtr root_;
+  StreamPtr stream_;
+  int64_t rows_ = 0;
+};
+
+// Any other statement: it has run; hands out its (small) result.
+class DoneCursor final : public ResultCursor {
+ public:
+  explicit DoneCursor(QueryResult result) : result_(std::move(result)) {}
+
+  const columnar::SchemaPtr& schema() const override { return result_.schema; }
+
+  Result<columnar::RecordBatchPtr> Next() override {
+    while (next_ < result_.batches.size()) {
+      auto batch = result_.batches[next_++];
+      if (batch->num_rows() > 0) {
+        return batch;
+      }
+    }
+    return columnar::RecordBatchPtr();
+  }
+
+  std::string command_tag() const override { return result_.command_tag; }
+
+ private:
+  QueryResult result_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ResultCursor>> QueryRunner::Open(const sql::BoundStatement& statement) {
+  // COPY ... TO STDOUT streams its query's rows like a query; the caller formats them.
+  const bool to_client = statement.kind == sql::StatementKind::kCopy && statement.copy_path.empty();
+  if (statement.kind != sql::StatementKind::kQuery && !to_client) {
+    SHOAL_ASSIGN_OR_RETURN(auto result, Execute(statement));
+    return std::unique_ptr<ResultCursor>(std::make_unique<DoneCursor>(std::move(result)));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan));
+  ExecPlanPtr root = planned.physical;
+  // One stream to pull from; several partitions have no order to keep (an ORDER BY plans to one).
+  if (root->num_partitions() > 1) {
+    root = CoalescePartitionsExec::Make(root);
+  }
+  SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, root->Execute(0, planned.context));
+  return std::unique_ptr<ResultCursor>(std::make_unique<StreamCursor>(
+      SchemaOf(statement.plan->output), planned.context, root, std::move(stream)));
+}
+
 void QueryRunner::CancelRunning() {
   std::lock_guard<std::mutex> lock(running_mutex_);
   if (running_)
@@ -207,6 +298,12 @@ Result<QueryResult> QueryRunner::ExecuteExplain(const sql::BoundStatement& state
 }
 
 Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statement) {
+  if (statement.copy_path.empty()) {
+    return Status::NotImplemented("COPY TO STDOUT needs a client to send the rows to")
+        .WithSqlState("0A000")
+        .WithHint("write to a file: COPY ... TO '/path/to/file.parquet', or connect to `shoal "
+                  "server` with psql");
+  }
   SHOAL_ASSIGN_OR_RETURN(io::CopyWriteOptions options,
                          io::ParseCopyOptions(statement.copy_path, statement.copy_options));
   SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan));

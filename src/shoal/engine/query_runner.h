@@ -35,6 +35,22 @@ struct QueryResult {
   int64_t num_rows() const;
 };
 
+/// One statement's result read batch by batch while it is produced (QueryRunner::Open), so a
+/// server can write rows to a socket as they come instead of holding the whole result. A query's
+/// cursor pulls from its running plan; other statements have run when the cursor is returned and
+/// it hands out what they produced (SHOW, EXPLAIN). Dropping a cursor before its end cancels the
+/// query (a client that went away stops the work it asked for).
+class ResultCursor {
+ public:
+  virtual ~ResultCursor() = default;
+  /// The columns of the result set; null for statements without one (CREATE, SET, INSERT ...).
+  virtual const columnar::SchemaPtr& schema() const = 0;
+  /// The next batch, or null at the end (then command_tag() is final). Empty batches are skipped.
+  virtual Result<columnar::RecordBatchPtr> Next() = 0;
+  /// psql's tag: "SELECT 3" (counting the rows handed out), "CREATE TABLE", "INSERT 0 2".
+  virtual std::string command_tag() const = 0;
+};
+
 class QueryRunner {
  public:
   QueryRunner();
@@ -53,6 +69,11 @@ class QueryRunner {
   /// Cancels the query running now, from any thread (the shell's Ctrl-C): its streams stop with
   /// a Cancelled status, SQLSTATE 57014. Does nothing between queries.
   void CancelRunning();
+
+  /// Starts one bound statement and returns its result as a cursor (see ResultCursor). The
+  /// runner must outlive the cursor; CancelRunning() cancels the cursor's query. COPY ... TO
+  /// STDOUT (an empty copy_path) returns its query's rows for the caller to send.
+  Result<std::unique_ptr<ResultCursor>> Open(const sql::BoundStatement& statement);
 
   /// Runs every statement and returns their results (stops at the first error).
   Result<std::vector<QueryResult>> RunAll(std::string_view sql);

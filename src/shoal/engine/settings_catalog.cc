@@ -6,6 +6,7 @@
 #include "shoal/distributed/planner/planner_settings.h"
 #include "shoal/distributed/shuffle/shuffle_settings.h"
 #include "shoal/distributed/transport/transport_settings.h"
+#include "shoal/engine/engine_settings.h"
 #include "shoal/exec/exec_settings.h"
 
 namespace shoal::engine {
@@ -19,6 +20,7 @@ std::vector<std::span<const SettingDefinition>> SettingCatalog() {
       distributed::FeedSettingDeclarations(),
       distributed::AdaptiveSettingDeclarations(),
       distributed::shuffle::ShuffleSettingDeclarations(),
+      EngineSettingDeclarations(),
   };
 }
 

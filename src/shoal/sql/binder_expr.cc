@@ -2,6 +2,7 @@
 // "did you mean" hint), constants, operators, boolean connectives, casts, CASE, subqueries and
 // sort lists. Function calls are in binder_function.cc.
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "shoal/common/edit_distance.h"
@@ -169,9 +170,31 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
         return MakeCall("current_date", {}, DataType::Date32(), false);
       return At(Status::NotImplemented("this SQL value function is not supported"), f.location());
     }
-    case PgNode::kParamRef:
-      return At(Status::NotImplemented("query parameters ($n) are not supported"),
-                node.param_ref().location());
+    case PgNode::kParamRef: {
+      // $n: the value the session holds for it (the server's Bind), as a constant.
+      const int number = node.param_ref().number();
+      const int location = node.param_ref().location();
+      const auto& params = session_->parameters();
+      session_->max_parameter() = std::max(session_->max_parameter(), number);
+      if (number < 1 || static_cast<size_t>(number) > params.size()) {
+        if (number >= 1 && session_->lenient_parameters())
+          return MakeLiteral(Scalar());
+        return At(Status::InvalidArgument("there is no parameter ${}", number).WithSqlState("42P02"),
+                  location);
+      }
+      const QueryParameter& p = params[static_cast<size_t>(number - 1)];
+      if (!p.text)
+        return MakeLiteral(p.type ? Scalar(*p.type) : Scalar());
+      if (p.type || p.numeric) {
+        auto v = p.type ? CastTextToType(*p.text, *p.type) : ParseNumericLiteral(*p.text);
+        if (!v.ok())
+          return At(v.status(), location);
+        return MakeLiteral(*v);
+      }
+      ExprPtr e = MakeLiteral(Scalar::Utf8(*p.text));
+      unknown_literals_.emplace(e.get(), e);
+      return e;
+    }
     case PgNode::kAArrayExpr:
       return At(Status::NotImplemented("arrays are not supported"), node.a_array_expr().location());
     case PgNode::kRowExpr:

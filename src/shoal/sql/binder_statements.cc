@@ -329,10 +329,6 @@ Result<BoundStatement> StatementBinder::BindCopy(const pg_query::CopyStmt& s) {
             "LOCATION '...'");
   if (s.is_program())
     return Status::NotImplemented("COPY TO PROGRAM is not supported").WithSqlState("0A000");
-  if (s.filename().empty())
-    return Status::NotImplemented("COPY TO STDOUT is not supported")
-        .WithSqlState("0A000")
-        .WithHint("write to a file: COPY ... TO '/path/to/file.parquet'");
   BoundStatement out;
   out.kind = StatementKind::kCopy;
   out.copy_path = s.filename();
@@ -357,7 +353,9 @@ Result<BoundStatement> StatementBinder::BindCopy(const pg_query::CopyStmt& s) {
     }
     out.copy_options.emplace_back(d.defname(), value);
   }
-  SHOAL_RETURN_IF_ERROR(io::ParseCopyOptions(out.copy_path, out.copy_options).status());
+  // TO STDOUT (an empty path): the rows go to the client, whose front end checks the options.
+  if (!out.copy_path.empty())
+    SHOAL_RETURN_IF_ERROR(io::ParseCopyOptions(out.copy_path, out.copy_options).status());
   PgNode query;
   if (s.has_query()) {
     query = s.query();

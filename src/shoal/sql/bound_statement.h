@@ -66,7 +66,8 @@ struct BoundStatement {
   std::vector<std::pair<std::string, std::string>> external_options;
 
   // kCopy: the target file and the options as written (lower-case names, value text), already
-  // validated by io::ParseCopyOptions; `plan` is the query (or the table's columns).
+  // validated by io::ParseCopyOptions; `plan` is the query (or the table's columns). An empty
+  // path is COPY ... TO STDOUT: the rows go to the client (the server), which checks the options.
   std::string copy_path;
   std::vector<std::pair<std::string, std::string>> copy_options;
 

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "shoal/common/settings.h"
 #include "shoal/sql/catalog.h"
@@ -25,6 +28,16 @@ class ColumnIdAllocator {
   ColumnId next_ = 0;
 };
 
+/// The value of a query parameter $n for the statement being bound (the server's Bind message):
+/// its text, or nullopt for NULL, and the type the client gave it. Without a type the value binds
+/// as a quoted literal does (its type comes from where it is used, as PostgreSQL's unknown);
+/// `numeric` binds it as a numeric constant written in the query would.
+struct QueryParameter {
+  std::optional<std::string> text;
+  std::optional<columnar::DataType> type;
+  bool numeric = false;
+};
+
 class Session {
  public:
   explicit Session(CatalogPtr catalog = std::make_shared<Catalog>(), Settings settings = Settings())
@@ -36,6 +49,14 @@ class Session {
 
   const Settings& settings() const { return settings_; }
 
+  /// The values of $1..$n for the statements bound next (empty: a $n is an error, 42P02).
+  std::vector<QueryParameter>& parameters() { return parameters_; }
+  /// When set, a $n beyond parameters() binds as NULL of unknown type (describing a statement
+  /// before its values are known).
+  bool& lenient_parameters() { return lenient_parameters_; }
+  /// The highest n of a $n the binder has met (reset by whoever reads it).
+  int& max_parameter() { return max_parameter_; }
+
   /// The allocator of the statement being planned (the binder resets it per statement).
   ColumnIdAllocator& column_ids() { return column_ids_; }
 
@@ -43,6 +64,9 @@ class Session {
   CatalogPtr catalog_;
   Settings settings_;
   ColumnIdAllocator column_ids_;
+  std::vector<QueryParameter> parameters_;
+  bool lenient_parameters_ = false;
+  int max_parameter_ = 0;
 };
 
 }  // namespace shoal::sql

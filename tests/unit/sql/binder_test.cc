@@ -264,8 +264,25 @@ TEST_F(BinderTest, DdlAndUtilityStatements) {
   EXPECT_EQ(unknown_setting.code(), StatusCode::kNotFound);
 }
 
+TEST_F(BinderTest, ParametersBindAsTheSessionsValues) {
+  // Without values (a plain statement): PostgreSQL's "there is no parameter $1".
+  Status missing = BindError("SELECT $1");
+  EXPECT_EQ(missing.sqlstate(), "42P02");
+  EXPECT_EQ(missing.position(), 8);
+  // With values (the server's Bind): a typed one becomes a constant of its type, an untyped one
+  // takes the type of what it is compared with, as a quoted literal does.
+  session_.parameters() = {QueryParameter{std::string("41"), DataType::Int64(), false},
+                           QueryParameter{std::string("7"), std::nullopt, false},
+                           QueryParameter{std::nullopt, DataType::Date32(), false}};
+  auto bound = BindSql(&session_, "SELECT $1 + 1 AS a, $3 AS d FROM nation WHERE n_nationkey = $2");
+  ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+  EXPECT_EQ(bound->plan->output[0].type, DataType::Int64());
+  EXPECT_EQ(bound->plan->output[1].type, DataType::Date32());
+  EXPECT_EQ(session_.max_parameter(), 3);
+  session_.parameters().clear();
+}
+
 TEST_F(BinderTest, UnsupportedFeaturesAreNotImplementedNotCrashes) {
-  EXPECT_EQ(BindError("SELECT $1").code(), StatusCode::kNotImplemented);
   EXPECT_EQ(BindError("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r").code(),
             StatusCode::kNotImplemented);
   EXPECT_EQ(BindError("SELECT * FROM generate_series(1, 3)").code(), StatusCode::kNotImplemented);

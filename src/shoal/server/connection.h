@@ -1,0 +1,167 @@
+// Connection: one client of `shoal server`, from its start-up packet to Terminate, speaking the
+// PostgreSQL protocol version 3 (pg_wire.h) over a connected socket. A connection is a session:
+// its own QueryRunner (settings) over the server's shared catalog.
+//
+// What it serves:
+//   - start-up: SSLRequest answered 'S' and a TLS handshake when the server has a certificate
+//     ('N' otherwise), GSSENCRequest answered 'N', CancelRequest handed to the server,
+//     the hba rules and SCRAM-SHA-256 authentication (auth_config.h, scram.h),
+//     StartupMessage answered with AuthenticationOk, ParameterStatus, BackendKeyData and
+//     ReadyForQuery;
+//   - simple query: every statement of the string in turn, one result each, stopping at the first
+//     error; an empty string gets EmptyQueryResponse;
+//   - extended query: Parse / Bind / Describe / Execute (with a row limit: PortalSuspended) /
+//     Close / Sync / Flush with named and unnamed statements and portals; after an error every
+//     message up to Sync is skipped;
+//   - transaction blocks: BEGIN / COMMIT / ROLLBACK / SAVEPOINT / RELEASE are accepted and tracked
+//     for ReadyForQuery's status byte ('I', 'T', 'E'), with PostgreSQL's warnings and the
+//     "current transaction is aborted" error; each statement still runs on its own (see
+//     docs/server.md).
+// Rows are written as the query produces them: the output buffer is sent whenever it passes
+// kFlushBytes, so memory stays bounded and a slow client slows the query down instead of growing
+// a buffer; a client that goes away makes the write fail, which drops the cursor and cancels the
+// query.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shoal/common/result.h"
+#include "shoal/engine/query_runner.h"
+#include "shoal/server/auth_config.h"
+#include "shoal/server/pg_wire.h"
+#include "shoal/server/statement_timer.h"
+#include "shoal/sql/parser.h"
+
+// OpenSSL's handles, kept opaque here (only the .cc files include OpenSSL).
+struct ssl_ctx_st;
+struct ssl_st;
+
+namespace shoal::server {
+
+/// What a connection needs from the server that accepted it (Server implements it).
+class ConnectionHost {
+ public:
+  virtual ~ConnectionHost() = default;
+  /// A runner for a new session: the shared catalog, its own settings, the server's mode.
+  virtual std::unique_ptr<engine::QueryRunner> NewSessionRunner() const = 0;
+  /// Registers a session for CancelRequest; returns its (process id, secret key).
+  virtual std::pair<int32_t, int32_t> RegisterSession(engine::QueryRunner* runner) = 0;
+  virtual void UnregisterSession(int32_t pid) = 0;
+  /// Cancels the running statement of session `pid` when `key` is its secret key.
+  virtual void Cancel(int32_t pid, int32_t key) = 0;
+  /// The server_version ParameterStatus.
+  virtual const std::string& server_version() const = 0;
+  /// Enforces statement_timeout.
+  virtual StatementTimer& statement_timer() = 0;
+  /// The hba rules and users.
+  virtual const AuthConfig& auth() const = 0;
+  /// The TLS context (certificate and key), or null when TLS is not configured.
+  virtual ssl_ctx_st* tls_context() const = 0;
+};
+
+class Connection {
+ public:
+  /// What a failed login costs, the same whatever failed (the user, the password).
+  static constexpr std::chrono::milliseconds kAuthFailureDelay{500};
+  /// Output is sent once this many bytes are buffered.
+  static constexpr size_t kFlushBytes = 64 * 1024;
+  /// Longest message accepted from a client (a Bind of large values may be big).
+  static constexpr int32_t kMaxMessageBytes = 256 * 1024 * 1024;
+
+  Connection(ConnectionHost* server, int fd);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  /// Serves the connection until the client leaves or the protocol cannot go on.
+  void Serve();
+
+ private:
+  // A statement prepared by Parse (or the unnamed one).
+  struct Prepared {
+    std::shared_ptr<sql::ParsedScript> script;  // at most one statement
+    std::vector<uint32_t> parameter_types;      // as the client sent them (0: unknown)
+  };
+  // A portal made by Bind.
+  struct Portal {
+    std::shared_ptr<Prepared> prepared;
+    std::optional<sql::BoundStatement> bound;  // empty for an empty query or a transaction command
+    std::vector<int16_t> result_formats;
+    std::unique_ptr<engine::ResultCursor> cursor;
+    columnar::RecordBatchPtr pending;  // rows of a batch not yet sent (after a row limit)
+    int64_t pending_offset = 0;
+    bool transaction_command = false;  // BEGIN / COMMIT / ...: run by Execute, no cursor
+    bool done = false;
+  };
+
+  // Socket I/O. Reads fail when the client has gone; writes send the whole buffer.
+  Status ReadExactly(char* data, size_t n);
+  Status Flush();
+  Status MaybeFlush();
+
+  Status Startup();
+  Status SendStartupReply(const StartupPacket& packet);
+  // Applies the hba rules and runs the SCRAM exchange when they ask for it.
+  Status Authenticate(const std::string& database);
+  // The body of the next message, which must be a PasswordMessage-family 'p'.
+  Result<std::string> ReadAuthMessage();
+  Status HandleMessage(char type, std::string_view body, bool* terminate);
+
+  Status SimpleQuery(const std::string& sql);
+  // One statement of a simple query: its whole result.
+  Status RunStatement(const sql::ParsedScript& script, const sql::ParsedStatement& statement);
+  // Whether the statement is BEGIN / COMMIT / ROLLBACK / SAVEPOINT / RELEASE (and its kind).
+  static std::string TransactionKeyword(const sql::ParsedStatement& statement);
+  // Runs such a statement: the new transaction status, notices; returns its command tag.
+  Result<std::string> RunTransactionCommand(const sql::ParsedStatement& statement);
+  // The "current transaction is aborted" error for statements in a failed block.
+  Status CheckNotAborted(const sql::ParsedStatement& statement);
+  // A statement has failed: in a transaction block, the block is now failed.
+  void OnStatementError();
+
+  Status Parse(std::string_view body);
+  Status Bind(std::string_view body);
+  Status Describe(std::string_view body);
+  Status Execute(std::string_view body);
+  Status Close(std::string_view body);
+  void Sync();
+
+  // Binds a prepared statement (parameters from `bind`, or NULLs of unknown type for Describe).
+  Result<sql::BoundStatement> BindPrepared(const Prepared& prepared, const BindMessage* bind);
+  // COPY ... TO STDOUT: CopyOutResponse, one CopyData per row (text or csv), CopyDone and
+  // CommandComplete "COPY n", from the portal's open cursor.
+  Status SendCopyOut(Portal& portal, const sql::BoundStatement& bound);
+  // Writes up to `max_rows` rows (0: all) of `portal`; true when its result is complete.
+  Result<bool> SendRows(Portal& portal, int64_t max_rows);
+
+  void SendError(const Status& status);
+  // Runs `body` (a statement's execution) under the session's statement_timeout: a cancel caused
+  // by the timeout is reported as such.
+  Status WithTimeout(const std::function<Status()>& body);
+
+  ConnectionHost* server_;
+  int fd_;
+  ssl_st* ssl_ = nullptr;  // set once the client asked for TLS and the handshake succeeded
+  MessageWriter out_;
+  std::string in_buffer_;
+  size_t in_pos_ = 0;
+  std::unique_ptr<engine::QueryRunner> runner_;
+  int32_t pid_ = 0;
+  std::string user_;
+  char transaction_status_ = 'I';
+  bool block_wrote_ = false;       // a write ran inside the current transaction block
+  std::vector<std::string> savepoints_;  // of the current transaction block, oldest first
+  bool broken_ = false;            // a write to the client failed: it has gone
+  bool skip_until_sync_ = false;   // an extended-protocol error happened since the last Sync
+  std::map<std::string, std::shared_ptr<Prepared>> statements_;
+  std::map<std::string, std::unique_ptr<Portal>> portals_;
+};
+
+}  // namespace shoal::server

@@ -1,0 +1,259 @@
+#include "shoal/server/server.h"
+
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "shoal/server/connection.h"
+#include "shoal/server/pg_wire.h"
+
+namespace shoal::server {
+
+Server::Server(ServerOptions options) : options_(std::move(options)) {}
+
+Server::~Server() {
+  Stop();
+  SSL_CTX_free(tls_context_);
+}
+
+namespace {
+
+std::string OpenSslError() {
+  unsigned long code = ERR_get_error();
+  char buf[256] = "unknown error";
+  if (code != 0) {
+    ERR_error_string_n(code, buf, sizeof(buf));
+  }
+  ERR_clear_error();
+  return buf;
+}
+
+}  // namespace
+
+Status Server::Start() {
+  if (options_.tls_cert.empty() != options_.tls_key.empty()) {
+    return Status::InvalidArgument("TLS needs both a certificate and a key (--tls-cert, --tls-key)");
+  }
+  if (!options_.tls_cert.empty()) {
+    SSL_CTX* context = SSL_CTX_new(TLS_server_method());
+    if (context == nullptr) {
+      return Status::Internal("cannot create a TLS context: {}", OpenSslError());
+    }
+    tls_context_ = context;
+    SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+    if (SSL_CTX_use_certificate_chain_file(context, options_.tls_cert.c_str()) != 1) {
+      return Status::InvalidArgument("cannot load the TLS certificate {}: {}", options_.tls_cert,
+                                     OpenSslError());
+    }
+    if (SSL_CTX_use_PrivateKey_file(context, options_.tls_key.c_str(), SSL_FILETYPE_PEM) != 1) {
+      return Status::InvalidArgument("cannot load the TLS key {}: {}", options_.tls_key,
+                                     OpenSslError());
+    }
+    if (SSL_CTX_check_private_key(context) != 1) {
+      return Status::InvalidArgument("the TLS key {} does not match the certificate {}",
+                                     options_.tls_key, options_.tls_cert);
+    }
+  }
+  if (!options_.data_dir.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(auth_, AuthConfig::Load(options_.data_dir));
+  }
+  // The shared catalog and the mode every session runs in, set up once.
+  catalog_ = std::make_shared<sql::Catalog>();
+  setup_runner_ = std::make_unique<engine::QueryRunner>(std::make_shared<sql::Session>(catalog_));
+  SHOAL_RETURN_IF_ERROR(engine::SetUpSession(options_.setup, *setup_runner_));
+  mode_ = setup_runner_->execution_mode();
+
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(options_.port);
+  if (int rc = getaddrinfo(options_.host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    return Status::InvalidArgument("cannot resolve listen address '{}': {}", options_.host,
+                                   gai_strerror(rc));
+  }
+  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
+  int fd = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return Status::IoError("socket: {}", std::strerror(errno));
+  }
+  // SO_REUSEADDR lets a restarted server bind while old connections linger in TIME_WAIT; unlike
+  // SO_REUSEPORT it does not let two servers share a port that is being listened on.
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
+    int err = errno;
+    close(fd);
+    auto st = Status::IoError("cannot listen on {}:{}: {}", options_.host, options_.port,
+                              std::strerror(err));
+    if (err == EADDRINUSE) {
+      return std::move(st).WithHint("another server is using that port; choose another with --listen");
+    }
+    return st;
+  }
+  if (listen(fd, 128) != 0) {
+    int err = errno;
+    close(fd);
+    return Status::IoError("listen: {}", std::strerror(err));
+  }
+  sockaddr_storage bound{};
+  socklen_t len = sizeof(bound);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                      : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  listen_fd_ = fd;
+  const int threads = std::max(1, options_.threads);
+  for (int i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+  accept_thread_ = std::thread([this] { AcceptLoop(); });
+  return Status::OK();
+}
+
+void Server::AcceptLoop() {
+  while (!stopping_.load()) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) {
+        if (errno == EMFILE || errno == ENFILE) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));  // let connections close
+        }
+        continue;
+      }
+      break;  // the listening socket was shut down
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_.load()) {
+      close(fd);
+      break;
+    }
+    if (open_connections_ >= options_.max_connections) {
+      lock.unlock();
+      // As PostgreSQL: a FATAL error in place of the start-up reply, then close.
+      MessageWriter out;
+      WriteErrorResponse(out,
+                         Status::Unavailable("sorry, too many clients already").WithSqlState("53300"),
+                         "FATAL");
+      [[maybe_unused]] ssize_t n = send(fd, out.buffer().data(), out.buffer().size(), MSG_NOSIGNAL);
+      close(fd);
+      continue;
+    }
+    ++open_connections_;
+    pending_.push_back(fd);
+    cv_.notify_one();
+  }
+}
+
+void Server::WorkerLoop() {
+  for (;;) {
+    int fd;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [this] { return stopping_.load() || !pending_.empty(); });
+      if (stopping_.load()) {
+        return;
+      }
+      fd = pending_.front();
+      pending_.pop_front();
+      serving_.push_back(fd);
+    }
+    {
+      Connection connection(this, fd);
+      connection.Serve();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    serving_.erase(std::find(serving_.begin(), serving_.end(), fd));
+    close(fd);
+    --open_connections_;
+  }
+}
+
+void Server::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_ || listen_fd_ < 0) {
+      stopped_ = true;
+      return;
+    }
+    stopped_ = true;
+    stopping_.store(true);
+    shutdown(listen_fd_, SHUT_RDWR);
+    for (int fd : serving_) {
+      shutdown(fd, SHUT_RDWR);  // their reads fail and the connections end
+    }
+    for (int fd : pending_) {
+      close(fd);
+    }
+    pending_.clear();
+  }
+  {
+    std::lock_guard<std::mutex> lock(sessions_mutex_);
+    for (auto& [pid, entry] : sessions_) {
+      entry.runner->CancelRunning();
+    }
+  }
+  cv_.notify_all();
+  if (accept_thread_.joinable()) {
+    accept_thread_.join();
+  }
+  for (auto& t : workers_) {
+    t.join();
+  }
+  close(listen_fd_);
+  listen_fd_ = -1;
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopped_cv_.notify_all();
+}
+
+void Server::Wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  stopped_cv_.wait(lock, [this] { return stopped_; });
+}
+
+std::unique_ptr<engine::QueryRunner> Server::NewSessionRunner() const {
+  // A copy of the set-up session's settings (shuffle_dir, ...): later SETs stay in the session.
+  auto session = std::make_shared<sql::Session>(catalog_, setup_runner_->session().settings());
+  auto runner = std::make_unique<engine::QueryRunner>(std::move(session));
+  runner->SetExecutionMode(mode_);
+  return runner;
+}
+
+std::pair<int32_t, int32_t> Server::RegisterSession(engine::QueryRunner* runner) {
+  static thread_local std::mt19937 random(std::random_device{}());
+  std::lock_guard<std::mutex> lock(sessions_mutex_);
+  int32_t pid = next_pid_++;
+  auto key = static_cast<int32_t>(random());
+  sessions_[pid] = SessionEntry{key, runner};
+  return {pid, key};
+}
+
+void Server::UnregisterSession(int32_t pid) {
+  std::lock_guard<std::mutex> lock(sessions_mutex_);
+  sessions_.erase(pid);
+}
+
+void Server::Cancel(int32_t pid, int32_t key) {
+  std::lock_guard<std::mutex> lock(sessions_mutex_);
+  auto it = sessions_.find(pid);
+  // A wrong key is ignored silently, as PostgreSQL does: the requester learns nothing.
+  if (it != sessions_.end() && it->second.key == key) {
+    it->second.runner->CancelRunning();
+  }
+}
+
+}  // namespace shoal::server
