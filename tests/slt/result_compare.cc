@@ -1,6 +1,9 @@
 #include "tests/slt/result_compare.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <regex>
 
 #include <fmt/format.h>
@@ -49,6 +52,25 @@ bool IsValuePerLine(const std::vector<std::string>& lines, size_t num_columns) {
     some_line_is_not_a_row |= ParseExpectedLine(line, num_columns).size() != num_columns;
   }
   return some_line_is_not_a_row;
+}
+
+void PrintAsSqliteTypes(std::string_view types, std::vector<Row>* rows) {
+  for (Row& row : *rows) {
+    for (size_t c = 0; c < row.size() && c < types.size(); ++c) {
+      std::string& v = row[c];
+      if (v == "NULL" || (types[c] != 'R' && types[c] != 'I'))
+        continue;
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0')
+        continue;  // not a number (text in a numeric column): compared as rendered
+      if (types[c] == 'R') {
+        v = fmt::format("{:.3f}", d);
+      } else if (v.find_first_of(".eE") != std::string::npos) {
+        v = fmt::format("{}", static_cast<int64_t>(std::trunc(d)));
+      }
+    }
+  }
 }
 
 std::string FormatRow(const Row& row) {

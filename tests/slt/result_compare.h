@@ -21,6 +21,10 @@ Row ParseExpectedLine(std::string_view line, size_t num_columns);
 /// than one column, no tabs, a multiple of `num_columns` lines, and some line that is no row.
 bool IsValuePerLine(const std::vector<std::string>& lines, size_t num_columns);
 
+/// Reprints numeric values as SQLite's runner prints its type characters: 'R' with three decimals,
+/// 'I' as an integer (truncated toward zero); NULL and other characters stay as rendered.
+void PrintAsSqliteTypes(std::string_view types, std::vector<Row>* rows);
+
 /// How --complete writes a row: values joined by one space, or by tabs if any value has a space.
 std::string FormatRow(const Row& row);
 

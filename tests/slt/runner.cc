@@ -305,6 +305,8 @@ class ScriptRun {
                   rendered.status().ToString() + "\n");
     std::vector<Row> rows = std::move(rendered).value();
     const int num_columns = result.schema ? result.schema->num_fields() : 0;
+    if (options_.sqlite_types)
+      PrintAsSqliteTypes(r.types, &rows);
 
     std::string problems;
     std::string types;
@@ -314,7 +316,7 @@ class ScriptRun {
       const char declared = col < r.types.size() ? r.types[col] : '\0';
       const bool ok = declared != '\0' && TypeCharAccepts(declared, field.type);
       types += ok ? declared : CanonicalTypeChar(field.type);
-      if (!ok && declared != '\0')
+      if (!ok && declared != '\0' && !options_.sqlite_types)
         problems += fmt::format("column {} ({}) is {} but declared '{}'\n", c + 1, field.name,
                                 field.type.ToString(), declared);
     }

@@ -163,6 +163,17 @@ TEST_F(SltRunnerTest, SqliteValuePerLineForm) {
   EXPECT_COUNTS(Run("query II nosort\nSELECT pairs\n----\n2\n20\n1\n"), 0, 1, 0);
 }
 
+TEST_F(SltRunnerTest, SqliteTypesPrintValuesAsDeclared) {
+  script_.On("SELECT mixed", MakeResult({{"i", DataType::Int32()}, {"f", DataType::Float64()}},
+                                        {{"7", "2.5"}, {"NULL", "NULL"}}));
+  const std::string script = "query TR nosort\nSELECT mixed\n----\n7\n2.500\nNULL\nNULL\n";
+  EXPECT_COUNTS(Run(script), 0, 1, 0);  // strict by default: column 1 is no text
+  RunnerOptions sqlite;
+  sqlite.sqlite_types = true;
+  EXPECT_COUNTS(Run(script, sqlite), 1, 0, 0);
+  EXPECT_COUNTS(Run("query II nosort\nSELECT mixed\n----\n7\n2\nNULL\nNULL\n", sqlite), 1, 0, 0);
+}
+
 TEST_F(SltRunnerTest, ValueSeparatorsAndRendering) {
   script_.On("SELECT mixed", MakeResult({{"n", DataType::Int32()},
                                          {"s", DataType::Utf8()},

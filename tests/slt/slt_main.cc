@@ -19,7 +19,8 @@ constexpr const char* kUsage =
     "usage: shoal_slt [--config NAME] [--complete] [--max-reports N] FILES/DIRS...\n"
     "  --config NAME      engine configuration to run (default: the first registered)\n"
     "  --complete         rewrite expected results that do not match, in place\n"
-    "  --max-reports N    failures reported in full per file (default 20; the rest are counted)\n";
+    "  --max-reports N    failures reported in full per file (default 20; the rest are counted)\n"
+    "  --sqlite-types     type characters say how values print, as in SQLite's own corpus\n";
 
 }  // namespace
 
@@ -41,6 +42,8 @@ int RunSltCommand(const std::vector<std::string>& args, std::ostream& out, std::
     } else if (arg.rfind("--config=", 0) == 0) {
       config = arg.substr(9);
       have_config = true;
+    } else if (arg == "--sqlite-types") {
+      options.sqlite_types = true;
     } else if (arg == "--max-reports" && i + 1 < args.size()) {
       // A whole foreign corpus (SQLite's select*.test) is triaged from one run's report.
       const std::string& value = args[++i];
