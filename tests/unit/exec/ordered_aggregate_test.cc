@@ -155,17 +155,21 @@ void Check(const std::vector<RecordBatchPtr>& batches,
       const Expected& e = it->second;
       const std::string where = "group " + (k ? std::to_string(*k) : std::string("NULL"));
       ASSERT_EQ(b->column(1)->IsValid(r), e.agg.has_value()) << where;
-      if (e.agg)
+      if (e.agg) {
         EXPECT_EQ(std::string(b->column(1)->StringValue(r)), *e.agg) << where;
+      }
       ASSERT_EQ(b->column(2)->IsValid(r), e.disc.has_value()) << where;
-      if (e.disc)
+      if (e.disc) {
         EXPECT_EQ(b->column(2)->Value<int64_t>(r), *e.disc) << where;
+      }
       ASSERT_EQ(b->column(3)->IsValid(r), e.mode.has_value()) << where;
-      if (e.mode)
+      if (e.mode) {
         EXPECT_EQ(b->column(3)->Value<int64_t>(r), *e.mode) << where;
+      }
       ASSERT_EQ(b->column(4)->IsValid(r), e.cont.has_value()) << where;
-      if (e.cont)
+      if (e.cont) {
         EXPECT_NEAR(b->column(4)->Value<double>(r), *e.cont, 1e-9) << where;
+      }
     }
   }
   EXPECT_EQ(groups, expected.size());
@@ -272,20 +276,22 @@ TEST(OrderedAggregatePlanTest, SpillsBufferedRowsUnderAMemoryLimit) {
       auto agg, HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int32())}, aggregates,
                                         AggregateMode::kSingle));
   auto context = MakeContext(8192, 1, MemoryPool::MakeRoot("query", 1024 * 1024));
-  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(agg, context));
-  EXPECT_GT(context->metrics().Sum(agg.get()).spilled_bytes, 0);
-  std::vector<RecordBatchPtr> without_count;
-  int64_t total = 0;
-  for (const auto& b : batches) {
-    for (int64_t r = 0; r < b->num_rows(); ++r)
-      total += b->column(5)->Value<int64_t>(r);
-    std::vector<ArrayPtr> columns(b->columns().begin(), b->columns().begin() + 5);
-    std::vector<Field> fields(b->schema()->fields().begin(), b->schema()->fields().begin() + 5);
-    without_count.push_back(RecordBatch::Make(
-        std::make_shared<const columnar::Schema>(std::move(fields)), b->num_rows(), columns));
+  {
+    ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(agg, context));
+    EXPECT_GT(context->metrics().Sum(agg.get()).spilled_bytes, 0);
+    std::vector<RecordBatchPtr> without_count;
+    int64_t total = 0;
+    for (const auto& b : batches) {
+      for (int64_t r = 0; r < b->num_rows(); ++r)
+        total += b->column(5)->Value<int64_t>(r);
+      std::vector<ArrayPtr> columns(b->columns().begin(), b->columns().begin() + 5);
+      std::vector<Field> fields(b->schema()->fields().begin(), b->schema()->fields().begin() + 5);
+      without_count.push_back(RecordBatch::Make(
+          std::make_shared<const columnar::Schema>(std::move(fields)), b->num_rows(), columns));
+    }
+    EXPECT_EQ(total, 30000);
+    Check(without_count, Reference(rows, 0.3));
   }
-  EXPECT_EQ(total, 30000);
-  Check(without_count, Reference(rows, 0.3));
   EXPECT_EQ(context->memory_pool()->bytes_used(), 0);
 }
 
