@@ -435,13 +435,16 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
                                PlanGroupingSets(plan, std::move(input), &group_by, &aggregates));
       }
       // DISTINCT aggregates and aggregates over ordered input (ORDER BY, WITHIN GROUP) have no
-      // mergeable partial state: they aggregate in one phase, over one partition or over input
-      // hash-partitioned by the group keys (each group whole in one partition).
-      bool one_phase = false;
+      // mergeable partial state: they aggregate in one phase, over one partition or, for ordered
+      // ones, over input hash-partitioned by the group keys (each group whole in one partition).
+      bool has_distinct = false;
+      bool has_ordered = false;
       for (const auto& a : aggregates) {
-        one_phase = one_phase || a->distinct || sql::NeedsOrderedInput(*a);
+        has_distinct = has_distinct || a->distinct;
+        has_ordered = has_ordered || sql::NeedsOrderedInput(*a);
       }
-      if (one_phase && input->num_partitions() > 1 && !group_by.empty()) {
+      const bool one_phase = has_distinct || has_ordered;
+      if (has_ordered && input->num_partitions() > 1 && !group_by.empty()) {
         SHOAL_ASSIGN_OR_RETURN(
             auto repartition,
             RepartitionExec::Make(input, Partitioning::Hash(group_by, partitions)));
