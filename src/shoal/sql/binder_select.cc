@@ -467,6 +467,12 @@ void StatementBinder::PlanDistinctOn(SelectState& st) {
   for (const auto& d : st.distinct_on)
     row_number->partition_by.push_back(column(d.target));
   for (const auto& o : st.order) {
+    // A DISTINCT ON key is constant within its partition: ordering by it is redundant.
+    const bool partition_key =
+        std::any_of(st.distinct_on.begin(), st.distinct_on.end(),
+                    [&](const OrderItem& d) { return d.target == o.target; });
+    if (partition_key)
+      continue;
     SortKey key = o.key;
     key.expr = column(o.target);
     row_number->order_by.push_back(std::move(key));
