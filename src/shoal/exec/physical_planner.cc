@@ -23,6 +23,7 @@
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/exec/operators/window_exec.h"
+#include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
 
@@ -433,11 +434,26 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
         SHOAL_ASSIGN_OR_RETURN(input,
                                PlanGroupingSets(plan, std::move(input), &group_by, &aggregates));
       }
+      // DISTINCT aggregates and aggregates over ordered input (ORDER BY, WITHIN GROUP) have no
+      // mergeable partial state: they aggregate in one phase, over one partition or, for ordered
+      // ones, over input hash-partitioned by the group keys (each group whole in one partition).
       bool has_distinct = false;
+      bool has_ordered = false;
       for (const auto& a : aggregates) {
         has_distinct = has_distinct || a->distinct;
+        has_ordered = has_ordered || sql::NeedsOrderedInput(*a);
       }
-      if (input->num_partitions() == 1 || has_distinct) {
+      const bool one_phase = has_distinct || has_ordered;
+      if (has_ordered && input->num_partitions() > 1 && !group_by.empty()) {
+        SHOAL_ASSIGN_OR_RETURN(
+            auto repartition,
+            RepartitionExec::Make(input, Partitioning::Hash(group_by, partitions)));
+        SHOAL_ASSIGN_OR_RETURN(
+            auto single,
+            HashAggregateExec::Make(repartition, group_by, aggregates, AggregateMode::kSingle));
+        return ExecPlanPtr(single);
+      }
+      if (input->num_partitions() == 1 || one_phase) {
         SHOAL_ASSIGN_OR_RETURN(
             auto single,
             HashAggregateExec::Make(Coalesce(input), group_by, aggregates, AggregateMode::kSingle));

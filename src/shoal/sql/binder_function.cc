@@ -2,8 +2,11 @@
 // aggregates and window functions may appear, aggregate calls (DISTINCT, FILTER, ORDER BY) and
 // window calls with their PARTITION BY / ORDER BY / frame.
 
+#include <algorithm>
+
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
+#include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::sql::internal {
 
@@ -30,12 +33,35 @@ std::string CanonicalFunctionName(std::string name) {
 Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprContext& ctx) {
   std::string name = CanonicalFunctionName(LastName(f.funcname()));
   int loc = f.location();
-  if (f.agg_within_group())
-    return At(Status::NotImplemented("WITHIN GROUP is not supported"), loc);
   if (f.func_variadic())
     return At(Status::NotImplemented("VARIADIC is not supported"), loc);
-  bool is_aggregate = IsAggregateName(name);
+  const bool ordered_set = IsOrderedSetAggregate(name);
+  // PostgreSQL looks WITHIN GROUP calls up among ordered-set aggregates only (and the others
+  // among the rest), so a mismatch is a function that does not exist.
+  if (f.agg_within_group() && !ordered_set)
+    return At(Status::NotFound("function {} does not exist with WITHIN GROUP", name)
+                  .WithSqlState("42883")
+                  .WithHint(fmt::format("{} is not an ordered-set aggregate; the ordered-set "
+                                        "aggregates are percentile_cont, percentile_disc and mode",
+                                        name)),
+              loc);
+  if (ordered_set && !f.agg_within_group())
+    return At(Status::NotFound("function {} does not exist without WITHIN GROUP", name)
+                  .WithSqlState("42883")
+                  .WithHint(fmt::format(
+                      "{} is an ordered-set aggregate: write {}(...) WITHIN GROUP (ORDER BY value)",
+                      name, name)),
+              loc);
+  if (ordered_set && f.has_over())
+    return At(Status::NotImplemented("OVER is not supported for ordered-set aggregate {}", name)
+                  .WithSqlState("0A000"),
+              loc);
+  bool is_aggregate = ordered_set || IsAggregateName(name);
   bool is_window = f.has_over();
+  if (is_window && !f.agg_order().empty())
+    return At(Status::NotImplemented("aggregate ORDER BY is not implemented for window functions")
+                  .WithSqlState("0A000"),
+              loc);
   if (is_window && ctx.in_window)
     return At(
         Status::InvalidArgument("window function calls cannot be nested").WithSqlState("42P20"),
@@ -71,6 +97,8 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     inner.allow_aggregates = false;
     inner.allow_windows = false;
   }
+  if (ordered_set)
+    return BindOrderedSetAggregate(f, name, inner);
   std::vector<ExprPtr> args;
   for (const auto& a : f.args()) {
     SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, inner));
@@ -99,7 +127,24 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     auto agg = std::const_pointer_cast<Expr>(MakeAggregate(
         name, std::move(args), res->result_type, res->nullable_result, f.agg_distinct(), filter));
     if (!f.agg_order().empty()) {
-      SHOAL_ASSIGN_OR_RETURN(agg->order_by, BindSortList(f.agg_order(), inner));
+      SHOAL_ASSIGN_OR_RETURN(std::vector<SortKey> order, BindSortList(f.agg_order(), inner));
+      if (agg->distinct) {
+        // PostgreSQL: with DISTINCT the ordering must be computable from the distinct values.
+        for (size_t i = 0; i < order.size(); ++i) {
+          const bool in_args =
+              std::any_of(agg->args.begin(), agg->args.end(),
+                          [&](const ExprPtr& a) { return ExprEquals(*a, *order[i].expr); });
+          if (!in_args)
+            return At(Status::InvalidArgument("in an aggregate with DISTINCT, ORDER BY "
+                                              "expressions must appear in argument list")
+                          .WithSqlState("42P10"),
+                      f.agg_order(static_cast<int>(i)).sort_by().location());
+        }
+      }
+      // Only an order-sensitive aggregate keeps its ORDER BY; sum, count, min, ... ignore it,
+      // so it costs nothing there.
+      if (IsOrderSensitiveAggregate(name))
+        agg->order_by = std::move(order);
     }
     return ExprPtr(agg);
   }
@@ -140,6 +185,75 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     return MakeCast(std::move(call), DataType::Float64());
   }
   return MakeResolvedCall(name, std::move(args), loc);
+}
+
+Result<ExprPtr> StatementBinder::BindOrderedSetAggregate(const pg_query::FuncCall& f,
+                                                         const std::string& name,
+                                                         ExprContext& inner) {
+  const int loc = f.location();
+  const bool percentile = name != "mode";
+  const size_t num_direct = percentile ? 1 : 0;
+  auto no_such_function = [&](const std::vector<ExprPtr>& direct, const ExprPtr& value) {
+    std::string types;
+    for (const auto& a : direct)
+      types += (types.empty() ? "" : ", ") + a->type.ToString();
+    if (value)
+      types += (types.empty() ? "" : ", ") + value->type.ToString();
+    return At(Status::NotFound("function {}({}) does not exist", name, types)
+                  .WithSqlState("42883")
+                  .WithHint("No function matches the given name and argument types."),
+              loc);
+  };
+  if (percentile && f.args_size() == 1 && f.args(0).has_a_array_expr())
+    return At(Status::NotImplemented("{} with an array of fractions is not supported: Shoal has "
+                                     "no array type yet; call {} once per fraction",
+                                     name, name)
+                  .WithSqlState("0A000"),
+              f.args(0).a_array_expr().location());
+  std::vector<ExprPtr> direct;
+  for (const auto& a : f.args()) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, inner));
+    direct.push_back(std::move(e));
+  }
+  SHOAL_ASSIGN_OR_RETURN(std::vector<SortKey> order, BindSortList(f.agg_order(), inner));
+  if (direct.size() != num_direct || order.size() != 1)
+    return no_such_function(direct, order.empty() ? nullptr : order[0].expr);
+  ExprPtr& value = order[0].expr;
+  if (IsUnknownLiteral(value)) {
+    SHOAL_ASSIGN_OR_RETURN(value, Coerce(value, DataType::Utf8(), loc));
+  }
+  if (percentile) {
+    const TypeId id = direct[0]->type.id();
+    if (!(IsUnknownLiteral(direct[0]) || direct[0]->type.is_integer() || id == TypeId::kDecimal ||
+          id == TypeId::kFloat32 || id == TypeId::kFloat64 || id == TypeId::kNull))
+      return no_such_function(direct, value);
+    SHOAL_ASSIGN_OR_RETURN(direct[0], Coerce(direct[0], DataType::Float64(), loc));
+  }
+  DataType type = value->type.id() == TypeId::kDictionary ? value->type.value_type() : value->type;
+  if (name == "percentile_cont") {
+    const TypeId id = type.id();
+    if (type.is_integer() || id == TypeId::kDecimal || id == TypeId::kFloat32 ||
+        id == TypeId::kFloat64) {
+      SHOAL_ASSIGN_OR_RETURN(value, Coerce(value, DataType::Float64(), loc));
+      type = DataType::Float64();
+    } else if (id != TypeId::kInterval) {
+      return no_such_function(direct, value);
+    }
+  }
+  if (type.id() == TypeId::kNull)
+    return At(Status::InvalidArgument("could not determine polymorphic type because input has "
+                                      "type unknown")
+                  .WithSqlState("42804"),
+              loc);
+  ExprPtr filter;
+  if (f.has_agg_filter()) {
+    SHOAL_ASSIGN_OR_RETURN(filter, BindExpr(f.agg_filter(), inner));
+    SHOAL_ASSIGN_OR_RETURN(filter, CoerceToBoolean(filter, "FILTER", loc));
+  }
+  auto agg = std::const_pointer_cast<Expr>(
+      MakeAggregate(name, std::move(direct), type, /*nullable=*/true, false, filter));
+  agg->order_by = std::move(order);
+  return ExprPtr(agg);
 }
 
 Result<ExprPtr> StatementBinder::BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,

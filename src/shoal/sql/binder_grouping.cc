@@ -205,6 +205,8 @@ Status StatementBinder::PlanAggregate(SelectState& st) {
   CollectKind(having, ExprKind::kAggregate, &aggregates);
   for (const auto& o : order)
     CollectKind(o.key.expr, ExprKind::kAggregate, &aggregates);
+  for (const auto& o : st.distinct_on)
+    CollectKind(o.key.expr, ExprKind::kAggregate, &aggregates);
   // Aggregates inside window expressions (sum(sum(x)) OVER ...) are collected above through
   // the window's args; those in partition / order lists too.
   for (const auto& t : targets) {
@@ -258,6 +260,8 @@ Status StatementBinder::PlanAggregate(SelectState& st) {
     SHOAL_RETURN_IF_ERROR(rewrite(having, "in HAVING"));
     for (auto& o : order)
       SHOAL_RETURN_IF_ERROR(rewrite(o.key.expr, "in ORDER BY"));
+    for (auto& o : st.distinct_on)
+      SHOAL_RETURN_IF_ERROR(rewrite(o.key.expr, "in DISTINCT ON"));
     if (uses_grouping) {
       // GROUPING(a, b): bit i (from the right) set when argument n-1-i is not in the row's set.
       auto replace_grouping = [&](ExprPtr& e) -> Status {
@@ -313,6 +317,8 @@ Status StatementBinder::PlanAggregate(SelectState& st) {
         SHOAL_RETURN_IF_ERROR(replace_grouping(t));
       SHOAL_RETURN_IF_ERROR(replace_grouping(having));
       for (auto& o : order)
+        SHOAL_RETURN_IF_ERROR(replace_grouping(o.key.expr));
+      for (auto& o : st.distinct_on)
         SHOAL_RETURN_IF_ERROR(replace_grouping(o.key.expr));
     }
     if (having) {

@@ -160,6 +160,10 @@ class StatementBinder {
     ExprPtr having;
     bool distinct = false;
     std::vector<OrderItem> order;
+    // SELECT DISTINCT ON (...): its expressions (ascending keys) and where each is written.
+    bool has_distinct_on = false;
+    std::vector<OrderItem> distinct_on;
+    std::vector<int> distinct_on_locations;
   };
 
   // Positions -------------------------------------------------------------------------------
@@ -225,6 +229,9 @@ class StatementBinder {
   Result<ExprPtr> BindConst(const pg_query::A_Const& c);
   Result<ExprPtr> BindAExpr(const pg_query::A_Expr& e, ExprContext& ctx);
   Result<ExprPtr> BindFuncCall(const pg_query::FuncCall& f, ExprContext& ctx);
+  /// percentile_cont / percentile_disc / mode(...) WITHIN GROUP (ORDER BY ...).
+  Result<ExprPtr> BindOrderedSetAggregate(const pg_query::FuncCall& f, const std::string& name,
+                                          ExprContext& inner);
   Result<ExprPtr> BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,
                              ExprContext& ctx);
   Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);
@@ -259,6 +266,10 @@ class StatementBinder {
   Status BindGroupBy(SelectState& st);
   Status BindHaving(SelectState& st);
   Status BindDistinct(SelectState& st);
+  /// 42P10 unless the ORDER BY starts with the DISTINCT ON expressions (PostgreSQL's rule).
+  Status CheckDistinctOnOrder(const SelectState& st) const;
+  /// Keeps the first row of each DISTINCT ON group (after the projection, before the sort).
+  void PlanDistinctOn(SelectState& st);
   Status BindOrderBy(SelectState& st);
   /// The Aggregate node (and HAVING's filter) when the query groups or aggregates.
   Status PlanAggregate(SelectState& st);

@@ -2,6 +2,7 @@
 // WHERE, the select list, GROUP BY and HAVING (binder_grouping.cc), DISTINCT, ORDER BY, the
 // aggregation, window functions, then the projection, DISTINCT, sort and LIMIT on top.
 
+#include <algorithm>
 #include <functional>
 
 #include "shoal/sql/binder_internal.h"
@@ -186,9 +187,88 @@ Status StatementBinder::BindHaving(SelectState& st) {
 Status StatementBinder::BindDistinct(SelectState& st) {
   const pg_query::SelectStmt& s = st.s;
   st.distinct = !s.distinct_clause().empty();
-  if (st.distinct &&
-      !(s.distinct_clause_size() == 1 && s.distinct_clause(0).node_case() == PgNode::NODE_NOT_SET))
-    return Status::NotImplemented("SELECT DISTINCT ON is not supported");
+  if (!st.distinct ||
+      (s.distinct_clause_size() == 1 && s.distinct_clause(0).node_case() == PgNode::NODE_NOT_SET))
+    return Status::OK();
+  // DISTINCT ON (...): each expression names an output column (position or name) or is an
+  // expression over the input, as in ORDER BY.
+  st.distinct = false;
+  st.has_distinct_on = true;
+  for (const PgNode& n : s.distinct_clause()) {
+    OrderItem oi;
+    int location = -1;
+    if (n.has_a_const() && n.a_const().has_ival()) {
+      location = n.a_const().location();
+      SHOAL_ASSIGN_OR_RETURN(
+          size_t index,
+          OutputOrdinal(n.a_const().ival().ival(), st.targets.size(), "DISTINCT ON", location));
+      oi.target = static_cast<int>(index);
+    } else if (n.has_column_ref() && n.column_ref().fields_size() == 1 &&
+               n.column_ref().fields(0).has_string()) {
+      location = n.column_ref().location();
+      const std::string name = Str(n.column_ref().fields(0));
+      for (size_t i = 0; i < st.names.size(); ++i) {
+        if (st.names[i] == name) {
+          oi.target = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    if (oi.target < 0) {
+      ExprContext ctx = st.Context("DISTINCT ON", true, true);
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(n, ctx));
+      for (size_t i = 0; i < st.targets.size(); ++i) {
+        if (ExprEquals(*st.targets[i], *e)) {
+          oi.target = static_cast<int>(i);
+          break;
+        }
+      }
+      if (oi.target < 0)
+        oi.key.expr = e;
+    }
+    st.distinct_on.push_back(std::move(oi));
+    st.distinct_on_locations.push_back(location);
+  }
+  return Status::OK();
+}
+
+// PostgreSQL's rule (transformDistinctOnClause): the ORDER BY items that are DISTINCT ON items
+// must come first, and with an ORDER BY every DISTINCT ON item must be among them.
+Status StatementBinder::CheckDistinctOnOrder(const SelectState& st) const {
+  // Whether an ORDER BY item and a DISTINCT ON item name the same value.
+  auto same_item = [](const OrderItem& a, const OrderItem& b) {
+    if (a.target >= 0 || b.target >= 0)
+      return a.target == b.target;
+    return ExprEquals(*a.key.expr, *b.key.expr);
+  };
+  bool skipped = false;
+  auto mismatch = [&](size_t d) {
+    return At(Status::InvalidArgument(
+                  "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+                  .WithSqlState("42P10"),
+              st.distinct_on_locations[d]);
+  };
+  for (const OrderItem& o : st.order) {
+    bool found = false;
+    for (size_t d = 0; d < st.distinct_on.size(); ++d) {
+      if (same_item(o, st.distinct_on[d])) {
+        if (skipped)
+          return mismatch(d);
+        found = true;
+        break;
+      }
+    }
+    skipped = skipped || !found;
+  }
+  if (!skipped)
+    return Status::OK();
+  for (size_t d = 0; d < st.distinct_on.size(); ++d) {
+    const bool ordered = std::any_of(st.order.begin(), st.order.end(), [&](const OrderItem& o) {
+      return same_item(o, st.distinct_on[d]);
+    });
+    if (!ordered)
+      return mismatch(d);
+  }
   return Status::OK();
 }
 
@@ -243,6 +323,8 @@ Status StatementBinder::BindOrderBy(SelectState& st) {
     }
     order.push_back(std::move(oi));
   }
+  if (st.has_distinct_on)
+    return CheckDistinctOnOrder(st);
   return Status::OK();
 }
 
@@ -255,6 +337,8 @@ void StatementBinder::PlanWindows(SelectState& st) {
   for (const auto& t : targets)
     CollectKind(t, ExprKind::kWindow, &windows);
   for (const auto& o : order)
+    CollectKind(o.key.expr, ExprKind::kWindow, &windows);
+  for (const auto& o : st.distinct_on)
     CollectKind(o.key.expr, ExprKind::kWindow, &windows);
   if (!windows.empty()) {
     auto window = NewNode(LogicalKind::kWindow);
@@ -294,6 +378,8 @@ void StatementBinder::PlanWindows(SelectState& st) {
       t = top_down(t);
     for (auto& o : order)
       o.key.expr = top_down(o.key.expr);
+    for (auto& o : st.distinct_on)
+      o.key.expr = top_down(o.key.expr);
   }
 }
 
@@ -317,9 +403,19 @@ Result<StatementBinder::QueryResult> StatementBinder::PlanOutput(SelectState& st
     project->output.push_back(
         {NewId(), o.key.expr->ToString(), "", o.key.expr->type, o.key.expr->nullable});
   }
+  for (auto& d : st.distinct_on) {
+    if (d.target >= 0)
+      continue;
+    d.target = static_cast<int>(project->exprs.size());
+    project->exprs.push_back(d.key.expr);
+    project->output.push_back(
+        {NewId(), d.key.expr->ToString(), "", d.key.expr->type, d.key.expr->nullable});
+  }
   project->children.push_back(plan);
   plan = project;
   size_t visible = targets.size();
+  if (st.has_distinct_on)
+    PlanDistinctOn(st);
 
   if (st.distinct) {
     auto d = NewNode(LogicalKind::kDistinct);
@@ -351,6 +447,50 @@ Result<StatementBinder::QueryResult> StatementBinder::PlanOutput(SelectState& st
     plan = drop;
   }
   return QueryResult{plan, names};
+}
+
+// DISTINCT ON: the first row of each DISTINCT ON group in the ORDER BY order (any row without
+// an ORDER BY), as row_number() OVER (PARTITION BY distinct-on ORDER BY order-by) = 1. The window
+// operator sorts each partition once and distributes by the DISTINCT ON keys, so the plan is a
+// hash partitioning plus one sort per partition; the ORDER BY sort above sees only the kept rows.
+void StatementBinder::PlanDistinctOn(SelectState& st) {
+  LogicalPlanPtr& plan = st.plan;
+  auto column = [&](int target) {
+    const auto& c = plan->output[static_cast<size_t>(target)];
+    return MakeColumnRef(c.id, c.name, c.type, c.nullable);
+  };
+  auto row_number = std::make_shared<Expr>();
+  row_number->kind = ExprKind::kWindow;
+  row_number->name = "row_number";
+  row_number->type = DataType::Int64();
+  row_number->nullable = false;
+  for (const auto& d : st.distinct_on)
+    row_number->partition_by.push_back(column(d.target));
+  for (const auto& o : st.order) {
+    // A DISTINCT ON key is constant within its partition: ordering by it is redundant.
+    const bool partition_key =
+        std::any_of(st.distinct_on.begin(), st.distinct_on.end(),
+                    [&](const OrderItem& d) { return d.target == o.target; });
+    if (partition_key)
+      continue;
+    SortKey key = o.key;
+    key.expr = column(o.target);
+    row_number->order_by.push_back(std::move(key));
+  }
+  auto window = NewNode(LogicalKind::kWindow);
+  window->exprs = {row_number};
+  window->output = plan->output;
+  ColumnInfo rn{NewId(), "$distinct_on_row", "", DataType::Int64(), false};
+  window->output.push_back(rn);
+  window->children.push_back(plan);
+  plan = window;
+  auto filter = NewNode(LogicalKind::kFilter);
+  filter->predicate =
+      MakeCall("=", {MakeColumnRef(rn.id, rn.name, rn.type, false), MakeLiteral(Scalar::Int64(1))},
+               DataType::Boolean(), false);
+  filter->output = plan->output;
+  filter->children.push_back(plan);
+  plan = filter;
 }
 
 }  // namespace shoal::sql::internal

@@ -5,6 +5,7 @@
 
 #include "shoal/sql/function_registry.h"
 #include "shoal/sql/literal_parsing.h"
+#include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::sql {
 
@@ -129,9 +130,12 @@ std::string Format(const Expr& e, bool top) {
       if (e.distinct)
         out += "DISTINCT ";
       out += e.args.empty() && e.name == "count" ? "*" : JoinArgs(e.args);
-      if (!e.order_by.empty())
+      const bool within_group = IsOrderedSetAggregate(e.name);
+      if (!e.order_by.empty() && !within_group)
         out += " ORDER BY " + FormatSortKeys(e.order_by);
       out += ")";
+      if (within_group)
+        out += " WITHIN GROUP (ORDER BY " + FormatSortKeys(e.order_by) + ")";
       if (e.filter)
         out += " FILTER (WHERE " + Format(*e.filter, true) + ")";
       return out;

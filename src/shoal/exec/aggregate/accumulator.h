@@ -10,6 +10,11 @@
 // Chan's formula, string_agg → (value so far, its first separator). A final aggregation Merge()s
 // those columns and Finalize()s them into the SQL result type the binder chose (function_registry).
 //
+// Aggregates that need ordered input (sql/ordered_aggregates.h: string_agg(x, s ORDER BY y),
+// percentile_cont / percentile_disc / mode WITHIN GROUP) get an accumulator whose Update() takes
+// the arguments followed by the evaluated ORDER BY keys; it buffers the rows, sorts them once at
+// the end and has no partial state (ordered_accumulator.cc).
+//
 // Not thread-safe: one accumulator per stream.
 #pragma once
 
@@ -48,9 +53,16 @@ class Accumulator {
   virtual Result<columnar::ArrayPtr> Finalize(int64_t start, int64_t length,
                                               const std::shared_ptr<MemoryPool>& pool) const = 0;
   virtual int64_t MemoryBytes() const = 0;
+  /// Aggregates over ordered input, which have no partial state: the rows buffered so far, in
+  /// Update()'s layout (arguments, then ORDER BY keys), and the group of each, so that a spilling
+  /// operator can write them out and feed them back through Update() later. Others: Internal.
+  virtual Status BufferedRows(const std::shared_ptr<MemoryPool>& pool,
+                              std::vector<columnar::ArrayPtr>* columns,
+                              std::vector<uint32_t>* groups) const;
 };
 
-/// The partial-state columns of a kAggregate expression (names prefixed by `name`).
+/// The partial-state columns of a kAggregate expression (names prefixed by `name`);
+/// NotImplemented for aggregates that need ordered input (they have none).
 Result<std::vector<columnar::Field>> AggregateStateFields(const sql::Expr& aggregate,
                                                           const std::string& name);
 /// An accumulator for a kAggregate expression whose argument types are the args' types

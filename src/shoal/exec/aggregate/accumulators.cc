@@ -5,6 +5,7 @@
 #include <string>
 
 #include "shoal/exec/aggregate/accumulator_internal.h"
+#include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
 
@@ -59,8 +60,26 @@ bool IsFloat(TypeId id) {
 
 }  // namespace
 
+Status Accumulator::BufferedRows(const std::shared_ptr<MemoryPool>&, std::vector<ArrayPtr>*,
+                                 std::vector<uint32_t>*) const {
+  return Status::Internal("this accumulator buffers no rows (it has a partial state)");
+}
+
 Result<std::unique_ptr<Accumulator>> MakeAccumulator(const sql::Expr& agg) {
   const std::string& name = agg.name;
+  if (sql::NeedsOrderedInput(agg)) {
+    for (const auto& key : agg.order_by) {
+      if (key.expr->type.id() == TypeId::kDictionary)
+        return Status::Internal("{}: dictionary sort keys must be decoded first", agg.name);
+    }
+    internal::AccPtr inner;
+    if (!sql::IsOrderedSetAggregate(name)) {
+      sql::Expr plain = agg;
+      plain.order_by.clear();
+      SHOAL_ASSIGN_OR_RETURN(inner, MakeAccumulator(plain));
+    }
+    return internal::MakeOrderedAccumulator(agg, std::move(inner));
+  }
   if (name == "count") {
     if (agg.args.size() > 1)
       return Status::Internal("count takes at most one argument");
@@ -95,6 +114,9 @@ Result<std::unique_ptr<Accumulator>> MakeAccumulator(const sql::Expr& agg) {
 
 Result<std::vector<Field>> AggregateStateFields(const sql::Expr& agg, const std::string& prefix) {
   const std::string& name = agg.name;
+  if (sql::NeedsOrderedInput(agg))
+    return Status::NotImplemented(
+        "{} with ORDER BY / WITHIN GROUP has no partial state (it runs in one phase)", name);
   auto f = [&](const char* part, DataType type, bool nullable = true) {
     return Field(prefix + "[" + part + "]", std::move(type), nullable);
   };

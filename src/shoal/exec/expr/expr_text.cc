@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "shoal/sql/ordered_aggregates.h"
+
 namespace shoal::exec {
 namespace {
 
@@ -52,9 +54,22 @@ std::string ExprText(const sql::Expr& expr) {
         out += " ELSE " + ExprText(*expr.args.back());
       return out + " END";
     }
-    case sql::ExprKind::kAggregate:
-      return fmt::format("{}({}{})", expr.name, expr.distinct ? "DISTINCT " : "",
-                         expr.args.empty() && expr.name == "count" ? "*" : ExprListText(expr.args));
+    case sql::ExprKind::kAggregate: {
+      std::string order;
+      for (const auto& key : expr.order_by) {
+        order += fmt::format("{}{}{}{}", order.empty() ? "" : ", ", ExprText(*key.expr),
+                             key.ascending ? "" : " DESC",
+                             key.nulls_first == key.ascending
+                                 ? (key.nulls_first ? " NULLS FIRST" : " NULLS LAST")
+                                 : "");
+      }
+      const std::string args =
+          expr.args.empty() && expr.name == "count" ? "*" : ExprListText(expr.args);
+      if (sql::IsOrderedSetAggregate(expr.name))
+        return fmt::format("{}({}) WITHIN GROUP (ORDER BY {})", expr.name, args, order);
+      return fmt::format("{}({}{}{}{})", expr.name, expr.distinct ? "DISTINCT " : "", args,
+                         order.empty() ? "" : " ORDER BY ", order);
+    }
     case sql::ExprKind::kWindow:
       return fmt::format("{}({}) OVER (...)", expr.name, ExprListText(expr.args));
     case sql::ExprKind::kSubquery: return "(subquery)";

@@ -6,6 +6,7 @@
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
 #include "shoal/exec/operators/hash_aggregate_exec_internal.h"
+#include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
 namespace {
@@ -69,8 +70,11 @@ Result<std::shared_ptr<HashAggregateExec>> HashAggregateExec::Make(
       return Status::NotImplemented(
           "DISTINCT aggregates in {} mode (aggregate on the keys and the value first)",
           AggregateModeName(mode));
-    if (!agg->order_by.empty())
-      return Status::NotImplemented("ORDER BY inside {}()", agg->name);
+    if (sql::NeedsOrderedInput(*agg) && mode != AggregateMode::kSingle)
+      return Status::NotImplemented(
+          "{}() with ORDER BY / WITHIN GROUP in {} mode (it has no partial state: aggregate in "
+          "one phase over input partitioned by the group keys)",
+          agg->name, AggregateModeName(mode));
     // Fail at planning time for unsupported functions and argument types.
     SHOAL_RETURN_IF_ERROR(MakeAccumulator(*WithDecodedArgs(agg)).status());
   }
@@ -88,6 +92,10 @@ Result<std::shared_ptr<HashAggregateExec>> HashAggregateExec::Make(
         SHOAL_RETURN_IF_ERROR(ExprEvaluator::Make(arg, in, DefaultMemoryPool()).status());
       if (agg->filter)
         SHOAL_RETURN_IF_ERROR(ExprEvaluator::Make(agg->filter, in, DefaultMemoryPool()).status());
+      if (sql::NeedsOrderedInput(*agg)) {
+        for (const auto& key : agg->order_by)
+          SHOAL_RETURN_IF_ERROR(ExprEvaluator::Make(key.expr, in, DefaultMemoryPool()).status());
+      }
     }
   }
   SHOAL_ASSIGN_OR_RETURN(SchemaPtr derived,

@@ -16,7 +16,11 @@
 // Dictionary-encoded keys and arguments are decoded (a dictionary key's output column has the
 // value type). DISTINCT aggregates are supported in kSingle mode only: each such aggregate keeps a
 // second grouping table over (group id, arguments) and feeds only the first occurrence of each
-// pair; a distributed plan aggregates on (keys, value) first instead.
+// pair; a distributed plan aggregates on (keys, value) first instead. Aggregates over ordered
+// input (string_agg(... ORDER BY ...), percentile_cont / percentile_disc / mode WITHIN GROUP;
+// sql/ordered_aggregates.h) are kSingle only too: their ORDER BY keys are evaluated after the
+// arguments and their accumulator sorts each group's rows once at the end; the physical planner
+// runs them over input hash-partitioned by the group keys.
 //
 // Each partition aggregates independently; the output keeps the input's partitioning.
 //
@@ -27,9 +31,11 @@
 // the key hash, and the table starts empty; later overflows append to the same 16 files. At the
 // end of the input the rest of the table is spilled too, and each partition is merged back (as a
 // kFinal would) and emitted in turn; a partition that still does not fit is split again on other
-// hash bits, up to 8 levels. Global aggregates never spill (one state row); DISTINCT aggregates
-// cannot (their seen-pairs tables are not partial states) and fail with OutOfMemory naming the
-// operator and suggesting a higher memory_limit.
+// hash bits, up to 8 levels. Aggregates over ordered input have no partial state: their
+// buffered rows are spilled instead, with their group keys, into row files of the same 16
+// partitions, and fed back as input rows when the partition is aggregated. Global aggregates never
+// spill (one state row); DISTINCT aggregates cannot (their seen-pairs tables are not partial
+// states) and fail with OutOfMemory naming the operator and suggesting a higher memory_limit.
 #pragma once
 
 #include <vector>

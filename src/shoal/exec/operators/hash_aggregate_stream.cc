@@ -12,6 +12,7 @@
 #include "shoal/exec/row_key/memory_reservation.h"
 #include "shoal/exec/spill/memory_budget.h"
 #include "shoal/exec/spill/spill_manager.h"
+#include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
 namespace {
@@ -50,6 +51,8 @@ struct AggregateState {
   std::unique_ptr<Grouper> distinct;  // DISTINCT: seen (group id, arguments) pairs
   int first_state_column = 0;         // kFinal: where its states start in the input
   int num_states = 0;
+  int num_args = 0;  // the aggregate's arguments; ordered aggregates' sort keys follow them
+  int ordered = -1;  // over ordered input: its index among those (row spill files), else -1
 };
 
 class HashAggregateStream final : public OperatorStream {
@@ -75,25 +78,50 @@ class HashAggregateStream final : public OperatorStream {
       SHOAL_ASSIGN_OR_RETURN(grouper_, Grouper::Make(key_types_));
     }
     // Spilled groups are partial states, in the layout a kFinal consumes; every column nullable
-    // because the IPC reader rejects a null in a NOT NULL column.
-    SHOAL_ASSIGN_OR_RETURN(SchemaPtr partial, HashAggregateExec::PartialSchema(
-                                                  node_->group_by(), node_->aggregates()));
+    // because the IPC reader rejects a null in a NOT NULL column. Aggregates over ordered input
+    // have no partial state: their buffered rows go to files of their own, beside the states of
+    // the same hash partition, as (keys, arguments, ORDER BY keys).
+    std::vector<sql::ExprPtr> with_states;
+    for (const auto& agg_expr : node_->aggregates()) {
+      if (!sql::NeedsOrderedInput(*agg_expr))
+        with_states.push_back(agg_expr);
+    }
+    SHOAL_ASSIGN_OR_RETURN(SchemaPtr partial,
+                           HashAggregateExec::PartialSchema(node_->group_by(), with_states));
     std::vector<Field> spill_fields;
     for (const Field& f : partial->fields())
       spill_fields.emplace_back(f.name, f.type, true);
-    spill_schema_ = std::make_shared<const Schema>(std::move(spill_fields));
+    spill_schema_ = std::make_shared<const Schema>(spill_fields);
     int column = num_keys_;
     for (const auto& agg_expr : node_->aggregates()) {
       sql::ExprPtr agg = WithDecodedArgs(agg_expr);
       AggregateState state;
       state.decoded = agg;
       SHOAL_ASSIGN_OR_RETURN(state.accumulator, MakeAccumulator(*agg));
-      SHOAL_ASSIGN_OR_RETURN(auto fields, AggregateStateFields(*agg, ""));
-      state.first_state_column = column;
-      state.num_states = static_cast<int>(fields.size());
-      column += state.num_states;
+      const bool ordered = sql::NeedsOrderedInput(*agg);
+      if (!ordered) {
+        SHOAL_ASSIGN_OR_RETURN(auto fields, AggregateStateFields(*agg, ""));
+        state.first_state_column = column;
+        state.num_states = static_cast<int>(fields.size());
+        column += state.num_states;
+      } else {
+        state.ordered = static_cast<int>(row_spill_schemas_.size());
+        std::vector<Field> row_fields(spill_fields.begin(), spill_fields.begin() + num_keys_);
+        for (const auto& arg : agg->args)
+          row_fields.emplace_back("arg" + std::to_string(row_fields.size()), arg->type, true);
+        for (const auto& key : agg->order_by)
+          row_fields.emplace_back("key" + std::to_string(row_fields.size()), key.expr->type, true);
+        row_spill_schemas_.push_back(std::make_shared<const Schema>(std::move(row_fields)));
+      }
+      state.num_args = static_cast<int>(agg->args.size());
       if (!final) {
-        SHOAL_ASSIGN_OR_RETURN(state.args, MakeEvaluators(agg_expr->args, input_schema, pool()));
+        std::vector<sql::ExprPtr> inputs = agg_expr->args;
+        if (ordered) {
+          // The ORDER BY keys follow the arguments (accumulator.h).
+          for (const auto& key : agg_expr->order_by)
+            inputs.push_back(key.expr);
+        }
+        SHOAL_ASSIGN_OR_RETURN(state.args, MakeEvaluators(inputs, input_schema, pool()));
         if (agg_expr->filter) {
           SHOAL_ASSIGN_OR_RETURN(state.filter,
                                  ExprEvaluator::Make(agg_expr->filter, input_schema, pool()));
@@ -170,6 +198,7 @@ class HashAggregateStream final : public OperatorStream {
   // `level`'s bits if they do not fit either.
   struct SpillPartition {
     SpillFile file;
+    std::vector<SpillFile> rows;  // per aggregate over ordered input: its buffered rows
     int level = 0;
   };
 
@@ -240,6 +269,18 @@ class HashAggregateStream final : public OperatorStream {
         SHOAL_ASSIGN_OR_RETURN(auto writer, spill_.Create(spill_schema_));
         writers_.push_back(std::move(writer));
       }
+      row_writers_.clear();
+      row_writers_.resize(row_spill_schemas_.size());
+      for (size_t a = 0; a < row_spill_schemas_.size(); ++a) {
+        for (int p = 0; p < kSpillFanout; ++p) {
+          SHOAL_ASSIGN_OR_RETURN(auto writer, spill_.Create(row_spill_schemas_[a]));
+          row_writers_[a].push_back(std::move(writer));
+        }
+      }
+    }
+    for (const AggregateState& agg : aggregates_) {
+      if (agg.ordered >= 0)
+        SHOAL_RETURN_IF_ERROR(SpillBufferedRows(agg, level));
     }
     const int64_t total = grouper_->num_groups();
     std::vector<uint64_t> hashes;
@@ -252,6 +293,8 @@ class HashAggregateStream final : public OperatorStream {
                              grouper_->GetKeys(start, length, pool()));
       SHOAL_RETURN_IF_ERROR(HashColumns(columns, length, &hashes));
       for (const AggregateState& agg : aggregates_) {
+        if (agg.ordered >= 0)
+          continue;
         SHOAL_ASSIGN_OR_RETURN(auto states, agg.accumulator->State(start, length, pool()));
         for (auto& st : states)
           columns.push_back(std::move(st));
@@ -276,16 +319,84 @@ class HashAggregateStream final : public OperatorStream {
 
   // Closes the partitions written at `level` and queues the non-empty ones (split at level + 1).
   Status FinishSpill(int level) {
-    for (auto& writer : writers_) {
-      SHOAL_ASSIGN_OR_RETURN(SpillFile file, writer->Finish());
-      if (file.rows == 0) {
-        spill_.Remove(file);
+    for (size_t p = 0; p < writers_.size(); ++p) {
+      SHOAL_ASSIGN_OR_RETURN(SpillFile file, writers_[p]->Finish());
+      SpillPartition partition{std::move(file), {}, level + 1};
+      for (auto& writers : row_writers_) {
+        SHOAL_ASSIGN_OR_RETURN(SpillFile rows, writers[p]->Finish());
+        partition.rows.push_back(std::move(rows));
+      }
+      // Every group of a partition has a state row, so no state rows means no rows at all.
+      if (partition.file.rows == 0) {
+        spill_.Remove(partition.file);
+        for (const SpillFile& rows : partition.rows)
+          spill_.Remove(rows);
         continue;
       }
-      pending_.push_back({std::move(file), level + 1});
+      pending_.push_back(std::move(partition));
     }
     writers_.clear();
+    row_writers_.clear();
     return Status::OK();
+  }
+
+  // Writes the rows an aggregate over ordered input buffered, with their groups' keys, to the
+  // row spill files of the partitions the keys pick at `level`.
+  Status SpillBufferedRows(const AggregateState& agg, int level) {
+    std::vector<ArrayPtr> columns;
+    std::vector<uint32_t> groups;
+    // The rows are gathered outside the operator's pool: they are what is being spilled because
+    // that pool is full, and they live only while they are written.
+    SHOAL_RETURN_IF_ERROR(agg.accumulator->BufferedRows(DefaultMemoryPool(), &columns, &groups));
+    const auto total = static_cast<int64_t>(groups.size());
+    if (total == 0)
+      return Status::OK();
+    SHOAL_ASSIGN_OR_RETURN(std::vector<ArrayPtr> all_keys,
+                           grouper_->GetKeys(0, grouper_->num_groups(), pool()));
+    const SchemaPtr& schema = row_spill_schemas_[static_cast<size_t>(agg.ordered)];
+    auto& writers = row_writers_[static_cast<size_t>(agg.ordered)];
+    std::vector<uint64_t> hashes;
+    std::vector<std::vector<int32_t>> rows(kSpillFanout);
+    std::vector<int32_t> indices;
+    for (int64_t start = 0; start < total; start += context()->batch_size()) {
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      const int64_t length = std::min(context()->batch_size(), total - start);
+      indices.assign(groups.begin() + start, groups.begin() + start + length);
+      std::vector<ArrayPtr> batch_columns;
+      for (const ArrayPtr& key : all_keys) {
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr k, Take(*key, indices.data(), length, pool()));
+        batch_columns.push_back(std::move(k));
+      }
+      SHOAL_RETURN_IF_ERROR(HashColumns(batch_columns, length, &hashes));
+      for (const ArrayPtr& column : columns)
+        batch_columns.push_back(column->Slice(start, length));
+      RecordBatchPtr batch = RecordBatch::Make(schema, length, std::move(batch_columns));
+      for (auto& r : rows)
+        r.clear();
+      for (int64_t i = 0; i < length; ++i)
+        rows[static_cast<size_t>(SpillPartitionOf(hashes[static_cast<size_t>(i)], level))]
+            .push_back(static_cast<int32_t>(i));
+      for (int p = 0; p < kSpillFanout; ++p) {
+        const auto& r = rows[static_cast<size_t>(p)];
+        if (r.empty())
+          continue;
+        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr part,
+                               TakeBatch(*batch, r.data(), static_cast<int64_t>(r.size()), pool()));
+        SHOAL_RETURN_IF_ERROR(writers[static_cast<size_t>(p)]->Write(*part));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Feeds one aggregate's spilled rows back as input rows: their keys find (or make) the groups.
+  Status ConsumeSpilledRows(AggregateState* agg, const RecordBatch& batch) {
+    const int64_t n = batch.num_rows();
+    std::vector<ArrayPtr> keys(batch.columns().begin(), batch.columns().begin() + num_keys_);
+    SHOAL_RETURN_IF_ERROR(grouper_->Consume(keys, n, &groups_));
+    ResizeStates(grouper_->num_groups());
+    std::vector<ArrayPtr> args(batch.columns().begin() + num_keys_, batch.columns().end());
+    return agg->accumulator->Update(args, GroupedRows{groups_.data(), nullptr, n});
   }
 
   // Merges one spilled partition's states into the (empty) table; splits it again when it does
@@ -307,6 +418,26 @@ class HashAggregateStream final : public OperatorStream {
       }
     }
     spill_.Remove(partition.file);
+    for (AggregateState& agg : aggregates_) {
+      if (agg.ordered < 0)
+        continue;
+      const SpillFile& file = partition.rows[static_cast<size_t>(agg.ordered)];
+      if (file.rows > 0) {
+        SHOAL_ASSIGN_OR_RETURN(StreamPtr reader, spill_.Open(file));
+        for (;;) {
+          if (context()->cancelled())
+            return TaskContext::CancelledStatus();
+          SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, reader->Next());
+          if (!batch)
+            break;
+          if (batch->num_rows() == 0)
+            continue;
+          SHOAL_RETURN_IF_ERROR(ConsumeSpilledRows(&agg, *batch));
+          SHOAL_RETURN_IF_ERROR(AccountTable(partition.level));
+        }
+      }
+      spill_.Remove(file);
+    }
     if (!writers_.empty()) {
       SHOAL_RETURN_IF_ERROR(SpillTable(partition.level));
       SHOAL_RETURN_IF_ERROR(FinishSpill(partition.level));
@@ -361,6 +492,8 @@ class HashAggregateStream final : public OperatorStream {
     for (AggregateState& agg : aggregates_) {
       GroupedRows rows{groups_.data(), nullptr, n};
       if (final) {
+        if (agg.ordered >= 0)
+          continue;  // spilled separately, as rows (ConsumeSpilledRows)
         std::vector<ArrayPtr> states(
             batch.columns().begin() + agg.first_state_column,
             batch.columns().begin() + agg.first_state_column + agg.num_states);
@@ -380,8 +513,11 @@ class HashAggregateStream final : public OperatorStream {
         rows.rows = selection_.data();
         rows.count = static_cast<int64_t>(selection_.size());
       }
-      if (agg.distinct)
-        SHOAL_RETURN_IF_ERROR(KeepFirstOccurrences(&agg, args, &rows));
+      if (agg.distinct) {
+        // Pairs of (group, arguments): sort keys are among the arguments (the binder checks).
+        const std::vector<ArrayPtr> distinct_args(args.begin(), args.begin() + agg.num_args);
+        SHOAL_RETURN_IF_ERROR(KeepFirstOccurrences(&agg, distinct_args, &rows));
+      }
       if (rows.count > 0)
         SHOAL_RETURN_IF_ERROR(agg.accumulator->Update(args, rows));
     }
@@ -434,6 +570,10 @@ class HashAggregateStream final : public OperatorStream {
   SchemaPtr spill_schema_;
   std::vector<DataType> key_types_;
   bool has_distinct_ = false;
+  // Aggregates over ordered input: the schema of their row spill files and, while spilling,
+  // their writers (one per partition), by the aggregate's `ordered` index.
+  std::vector<SchemaPtr> row_spill_schemas_;
+  std::vector<std::vector<std::unique_ptr<SpillWriter>>> row_writers_;
   std::vector<std::unique_ptr<SpillWriter>> writers_;  // the partitions being written
   std::vector<SpillPartition> pending_;                // spilled, not yet aggregated
   int num_keys_ = 0;
@@ -452,16 +592,22 @@ sql::ExprPtr WithDecodedArgs(const sql::ExprPtr& agg) {
   bool any = false;
   for (const auto& arg : agg->args)
     any |= arg->type.id() == TypeId::kDictionary;
+  for (const auto& key : agg->order_by)
+    any |= key.expr->type.id() == TypeId::kDictionary;
   if (!any)
     return agg;
-  auto copy = std::make_shared<sql::Expr>(*agg);
-  for (auto& arg : copy->args) {
-    if (arg->type.id() == TypeId::kDictionary) {
-      auto decoded = std::make_shared<sql::Expr>(*arg);
-      decoded->type = arg->type.value_type();
-      arg = std::move(decoded);
+  auto decode = [](sql::ExprPtr& e) {
+    if (e->type.id() == TypeId::kDictionary) {
+      auto decoded = std::make_shared<sql::Expr>(*e);
+      decoded->type = e->type.value_type();
+      e = std::move(decoded);
     }
-  }
+  };
+  auto copy = std::make_shared<sql::Expr>(*agg);
+  for (auto& arg : copy->args)
+    decode(arg);
+  for (auto& key : copy->order_by)
+    decode(key.expr);
   return copy;
 }
 

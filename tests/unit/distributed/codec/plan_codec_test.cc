@@ -83,6 +83,26 @@ TEST_F(PlanCodecTest, WindowAndGroupingSetPlansRoundTrip) {
   EXPECT_EQ(round_trips_, 2);
 }
 
+// The ORDER BY, DISTINCT and FILTER of aggregates and the ordered-set aggregates travel in the
+// plan: an aggregate that lost its ORDER BY would concatenate in arrival order (or fail).
+TEST_F(PlanCodecTest, OrderedAggregatesAndDistinctOnRoundTrip) {
+  for (const char* sql :
+       {"SELECT n_regionkey, string_agg(n_name, ',' ORDER BY n_nationkey DESC), "
+        "string_agg(DISTINCT n_name, ';' ORDER BY n_name) FILTER (WHERE n_nationkey > 3) FROM "
+        "nation GROUP BY n_regionkey",
+        "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY n_nationkey DESC), "
+        "percentile_disc(0.5) WITHIN GROUP (ORDER BY n_name), mode() WITHIN GROUP (ORDER BY "
+        "n_regionkey) FROM nation",
+        "SELECT DISTINCT ON (n_regionkey) n_regionkey, n_name FROM nation ORDER BY n_regionkey, "
+        "n_name DESC"}) {
+    SCOPED_TRACE(sql);
+    ASSERT_OK_AND_ASSIGN(auto expected, plain_.RunOne(sql));
+    ASSERT_OK_AND_ASSIGN(auto actual, coded_.RunOne(sql));
+    EXPECT_EQ(distributed_testing::SortedRows(expected), distributed_testing::SortedRows(actual));
+  }
+  EXPECT_EQ(round_trips_, 3);
+}
+
 TEST_F(PlanCodecTest, RefusesAPlanNeedingCodecsItLacksAndNamesThem) {
   ASSERT_OK(plain_.RunOne("SELECT 1").status());
   exec::ExecPlanPtr captured;
