@@ -1,6 +1,7 @@
 // Subquery decorrelation: replaces every subquery expression in filters (WHERE, HAVING) and
-// projections (select lists) by a join of the node's input with the subquery's plan, using the
-// per-form rewrites declared in decorrelation.h. Subqueries nested inside subqueries are
+// projections (select lists) — and inner joins' conditions, as filters over the join — by a join
+// of the node's input with the subquery's plan, using the per-form rewrites declared in
+// decorrelation.h. Subqueries nested inside subqueries are
 // rewritten first, so an inner correlated subquery is already a join when its enclosing one is
 // pulled into the outer query. Filters whose rewrite added columns (a mark, a scalar result) are
 // topped with a projection that restores their original columns.
@@ -21,6 +22,18 @@ class Decorrelator {
                            MapSubqueryPlans(*plan, [this](const auto& p) { return Run(p); }));
     for (auto& child : node->children) {
       SHOAL_ASSIGN_OR_RETURN(child, Run(child));
+    }
+    if (node->kind == LogicalKind::kJoin && node->join_type == JoinType::kInner &&
+        node->predicate && ContainsSubquery(node->predicate)) {
+      // An inner join's condition is a filter over the cross product: the filter rewrite applies.
+      auto join = node->Clone();
+      join->predicate = nullptr;
+      auto filter = std::make_shared<LogicalPlan>();
+      filter->kind = LogicalKind::kFilter;
+      filter->predicate = node->predicate;
+      filter->children = {join};
+      filter->output = join->output;
+      return RewriteFilter(*filter);
     }
     if (node->kind == LogicalKind::kFilter)
       return RewriteFilter(*node);
