@@ -70,7 +70,7 @@ Strings Reference(JoinType type, const std::vector<Row>& left, const std::vector
     if ((type == JoinType::kSemi && matched) || (type == JoinType::kAnti && !matched))
       out.push_back(RowText(l));
     if (type == JoinType::kMark)
-      out.push_back(RowText(l) + (matched ? "|true" : "|false"));
+      out.push_back(RowText(l) + (matched ? "|t" : "|f"));
   }
   return Sorted(out);
 }
