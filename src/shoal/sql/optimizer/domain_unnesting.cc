@@ -374,9 +374,8 @@ class DomainUnnester {
       push_left = type != JoinType::kRight;  // only the condition reads the outer query
     if (!push_left && !push_right)
       push_right = true;
-    // A null-aware anti join's NULL rule is over the whole right side; a full join would need the
-    // domain value of either side.
-    if ((type == JoinType::kNullAwareAnti && push_right) || type == JoinType::kFull)
+    // A null-aware anti join's NULL rule is over the whole right side.
+    if (type == JoinType::kNullAwareAnti && push_right)
       return std::nullopt;
     std::optional<Pushed> left, right;
     if (push_left && !(left = Push(plan.children[0])))
@@ -404,6 +403,31 @@ class DomainUnnester {
       if (node->predicate)
         residual.insert(residual.begin(), node->predicate);
       node->predicate = MakeConjunction(residual);
+    }
+    if (type == JoinType::kFull) {
+      // Either side's rows may come alone: the domain value is whichever side has one (both
+      // agree where they matched).
+      auto project = std::make_shared<LogicalPlan>();
+      project->kind = LogicalKind::kProject;
+      for (const auto& c : plan.output) {
+        project->exprs.push_back(MakeRef(c));
+        project->output.push_back(c);
+      }
+      std::vector<ColumnInfo> domain;
+      for (size_t i = 0; i < left->domain.size(); ++i) {
+        ColumnInfo l = left->domain[i];
+        ColumnInfo r = right->domain[i];
+        l.nullable = r.nullable = true;
+        node->output.push_back(l);
+        node->output.push_back(r);
+        ColumnInfo d{ids_.Next(), l.name, "", l.type, left->domain[i].nullable};
+        project->exprs.push_back(
+            MakeCall("coalesce", {MakeRef(l), MakeRef(r)}, l.type, d.nullable));
+        project->output.push_back(d);
+        domain.push_back(d);
+      }
+      project->children = {node};
+      return Finish(project, domain);
     }
     // The domain columns come from the side whose rows the join always emits.
     const bool from_left = left && type != JoinType::kRight;
