@@ -189,7 +189,9 @@ Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Sc
       const auto& rs = node.range_subselect();
       if (rs.lateral())
         return Status::NotImplemented("LATERAL subqueries are not supported");
-      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(rs.subquery(), nullptr, ctes));
+      // A derived table is part of this query's plan: it sees the queries this one is nested in
+      // (the same depths), not its FROM siblings (that would be LATERAL).
+      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(rs.subquery(), outer, ctes));
       std::string alias = rs.has_alias() ? rs.alias().aliasname() : "";
       SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
       return Requalify(std::move(rel), alias, rs.has_alias() ? &rs.alias().colnames() : nullptr);

@@ -7,10 +7,38 @@
 #include <functional>
 
 #include "shoal/sql/binder_internal.h"
+#include "shoal/sql/optimizer/plan_util.h"
 
 namespace shoal::sql::internal {
 
 namespace {
+
+using OuterRefFn = std::function<ExprPtr(const Expr&)>;
+
+LogicalPlanPtr MapOuterRefs(const LogicalPlanPtr& plan, int depth, const OuterRefFn& fn);
+
+ExprPtr MapOuterRefs(const ExprPtr& e, int depth, const OuterRefFn& fn) {
+  return TransformExpr(e, [&](const ExprPtr& x) -> ExprPtr {
+    if (x->kind == ExprKind::kColumnRef && x->outer_depth == depth)
+      return fn(*x);
+    if (x->kind == ExprKind::kSubquery && x->subquery) {
+      auto copy = std::make_shared<Expr>(*x);
+      copy->subquery = MapOuterRefs(x->subquery, depth + 1, fn);
+      return copy;
+    }
+    return nullptr;
+  });
+}
+
+/// A subquery plan (nested `depth` levels below the grouped query) with its references to the
+/// grouped query mapped by `fn`.
+LogicalPlanPtr MapOuterRefs(const LogicalPlanPtr& plan, int depth, const OuterRefFn& fn) {
+  auto node = optimizer::MapNodeExprs(
+      *plan, [&](const ExprPtr& e) { return e ? MapOuterRefs(e, depth, fn) : e; });
+  for (auto& child : node->children)
+    child = MapOuterRefs(child, depth, fn);
+  return node;
+}
 
 bool ContainsKind(const ExprPtr& e, ExprKind kind) {
   bool found = false;
@@ -363,6 +391,31 @@ Result<ExprPtr> StatementBinder::ReplaceWithAggregateOutputs(
   if (e->kind == ExprKind::kColumnRef || e->kind == ExprKind::kLiteral)
     return e;
   auto copy = std::make_shared<Expr>(*e);
+  if (e->kind == ExprKind::kSubquery && e->subquery) {
+    // A subquery in HAVING or the select list sees the grouped rows: its references to this
+    // query read the aggregate's key columns (PostgreSQL refuses ungrouped columns too).
+    Status error;
+    copy->subquery = MapOuterRefs(e->subquery, 1, [&](const Expr& ref) -> ExprPtr {
+      for (size_t i = 0; i < keys.size(); ++i) {
+        if (keys[i]->kind == ExprKind::kColumnRef && keys[i]->outer_depth == 0 &&
+            keys[i]->column == ref.column) {
+          return MakeColumnRef(key_cols[i].id, key_cols[i].name, key_cols[i].type,
+                               key_cols[i].nullable, ref.outer_depth);
+        }
+      }
+      for (const auto& c : key_cols) {
+        if (c.id == ref.column)
+          return nullptr;
+      }
+      if (error.ok()) {
+        error = Status::InvalidArgument("subquery uses ungrouped column \"{}\" from outer query",
+                                        ref.name)
+                    .WithSqlState("42803");
+      }
+      return nullptr;
+    });
+    SHOAL_RETURN_IF_ERROR(error);
+  }
   for (auto& a : copy->args) {
     SHOAL_ASSIGN_OR_RETURN(a, ReplaceWithAggregateOutputs(a, keys, key_cols, aggs, agg_cols));
   }

@@ -69,6 +69,8 @@ Strings Reference(JoinType type, const std::vector<Row>& left, const std::vector
       out.push_back(RowText(l) + "|NULL|NULL");
     if ((type == JoinType::kSemi && matched) || (type == JoinType::kAnti && !matched))
       out.push_back(RowText(l));
+    if (type == JoinType::kMark)
+      out.push_back(RowText(l) + (matched ? "|t" : "|f"));
   }
   return Sorted(out);
 }
@@ -114,7 +116,8 @@ TEST_P(NestedLoopJoinTest, MatchesTheNaiveReference) {
     auto left = ScanRows(left_rows, 7, 3);
     auto right = ScanRows(right_rows, 11, 2);
     for (const Condition& c : Conditions()) {
-      for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kSemi, JoinType::kAnti}) {
+      for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kSemi, JoinType::kAnti,
+                            JoinType::kMark}) {
         SCOPED_TRACE(fmt::format("{} {} {}x{}", sql::JoinTypeName(type), c.name, nl, nr));
         ASSERT_OK_AND_ASSIGN(auto join, NestedLoopJoinExec::Make(left, right, type, c.expr));
         ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, MakeContext(batch_size)));

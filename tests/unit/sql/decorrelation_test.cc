@@ -105,10 +105,40 @@ TEST_F(DecorrelationTest, NotInKeepsNullSemantics) {
             std::string::npos);
 }
 
-TEST_F(DecorrelationTest, CorrelatedNotInOverNullableColumnsStaysASubquery) {
-  // The NULL check would have to be per correlation value; no join type expresses that.
+TEST_F(DecorrelationTest, CorrelatedNotInOverNullableColumnsIsAnAntiJoinOnNotFalse) {
+  // The NULL rule per correlation value: an outer row goes when one of its rows compares TRUE or
+  // NULL, i.e. not FALSE.
   std::string plan = Optimized("select b from t where a not in (select x from u where u.y = t.b)");
-  EXPECT_NE(plan.find("Subquery: a NOT IN (<subquery>)"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("AntiJoin: keys=[b = y], filter=is_not_false(a = x)"), std::string::npos)
+      << plan;
+}
+
+TEST_F(DecorrelationTest, CorrelatedInInsideADisjunctionIsTwoMarks) {
+  // TRUE when a row compares TRUE, NULL when one compares NULL, else FALSE.
+  std::string plan =
+      Optimized("select b from t where a in (select x from u where u.y = t.b) or b = 1");
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("MarkJoin: keys=[a = x, b = y]"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("MarkJoin: keys=[b = y], filter=(a = x) IS NULL"), std::string::npos)
+      << plan;
+}
+
+TEST_F(DecorrelationTest, NonEqualityCorrelationUnderAnAggregateJoinsTheDomain) {
+  // count(*) per distinct outer value a, computed over the pairs with u.x < a; outer rows whose
+  // value no u row reaches still count 0.
+  std::string plan = Optimized("select b, (select count(*) from u where u.x < t.a) from t");
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Distinct"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("filter=x < "), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("scalar_subquery_check"), std::string::npos) << plan;
+}
+
+TEST_F(DecorrelationTest, ExistsWithNonEqualityInsideADisjunctionIsANestedLoopMark) {
+  std::string plan =
+      Optimized("select b from t where exists (select * from u where u.x < t.a) or b = 1");
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("MarkJoin: filter=x < a"), std::string::npos) << plan;
 }
 
 TEST_F(DecorrelationTest, InInsideADisjunctionBecomesAMarkJoin) {
@@ -169,10 +199,33 @@ TEST_F(DecorrelationTest, UncorrelatedScalarSubqueryIsASingleRowLeftJoin) {
             "          Scan: u projection=[x]\n");
 }
 
-TEST_F(DecorrelationTest, CorrelatedScalarSubqueryWithoutAggregateStays) {
-  // Several u rows per b would have to raise an error; a join would duplicate t rows instead.
+TEST_F(DecorrelationTest, CorrelatedScalarSubqueryWithoutAggregateIsCheckedPerKey) {
+  // Several u rows for one b must raise 21000: the rows are counted per correlation key (which
+  // also keeps the join from duplicating t rows) and the check reads the count.
   std::string plan = Optimized("select b, (select x from u where u.y = t.b) from t");
-  EXPECT_NE(plan.find("Subquery: (<subquery>)"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("scalar_subquery_check("), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Aggregate: groupBy=[y], aggr=[count(*), min(x)]"), std::string::npos)
+      << plan;
+}
+
+TEST_F(DecorrelationTest, UncorrelatedScalarSubqueryIsCheckedOnlyWhenItMayReturnSeveralRows) {
+  std::string checked = Optimized("select b, (select x from u) from t");
+  EXPECT_NE(checked.find("scalar_subquery_check("), std::string::npos) << checked;
+  for (const char* single : {"select b, (select x from u limit 1) from t",
+                             "select b, (select max(x) from u) from t",
+                             "select b, (select 1) from t"}) {
+    std::string plan = Optimized(single);
+    EXPECT_EQ(plan.find("scalar_subquery_check"), std::string::npos) << plan;
+  }
+}
+
+TEST_F(DecorrelationTest, CorrelationInsideEveryOrBranchIsFactoredOut) {
+  std::string plan = Optimized(
+      "select b from t where (select count(*) from u where (u.y = t.b and u.x = 1) or (u.y = t.b "
+      "and u.x = 2)) > 0");
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("keys=[b = y]"), std::string::npos) << plan;
 }
 
 TEST_F(DecorrelationTest, NestedCorrelatedSubqueries) {

@@ -134,15 +134,17 @@ TEST_F(PlanTest, GroupingSetFiltersGoBelowOnlyOnKeysOfEverySet) {
 }
 
 TEST_F(PlanTest, PruningKeepsColumnsOfCorrelatedSubqueries) {
-  // A correlated subquery under LIMIT cannot be decorrelated and stays. p_partkey is read only
-  // by it (l_partkey = p_partkey); the part scan must keep it.
+  // A correlated subquery under LIMIT is unnested with the domain of p_partkey (a row number per
+  // value); p_partkey is read only by it (l_partkey = p_partkey); the part scan must keep it.
   std::string plan = Optimized(
       "select p_name from part where p_retailprice > (select l_extendedprice from "
       "lineitem where l_partkey = p_partkey limit 1)");
   EXPECT_NE(plan.find("Scan: part projection=[p_partkey, p_name, p_retailprice]"),
             std::string::npos)
       << plan;
-  EXPECT_NE(plan.find("Filter: l_partkey = outer(p_partkey)"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("Window: row_number() OVER (PARTITION BY p_partkey)"), std::string::npos)
+      << plan;
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
 }
 
 TEST_F(PlanTest, VerboseShowsIdsAndTypes) {

@@ -307,6 +307,31 @@ Result<KernelPtr> MakeNullIf(const KernelSignature& sig) {
   });
 }
 
+// scalar_subquery_check(count, value): `value`, unless a count exceeds 1, which is the error a
+// scalar subquery returning several rows (per outer row, when correlated) raises. The optimizer
+// computes count(*) beside the value only where it cannot prove the subquery yields one row.
+Result<KernelPtr> MakeScalarSubqueryCheck(const KernelSignature& sig) {
+  if (sig.arg_types.size() != 2 || sig.arg_types[0].id() != TypeId::kInt64)
+    return Status::Internal("scalar_subquery_check takes (int64 count, value)");
+  return MakeLambdaKernel(
+      [](const std::vector<Datum>& args, int64_t length, KernelContext* ctx) -> Result<Datum> {
+        const int64_t n = args[0].is_scalar ? 1 : length;
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr count, Materialize(args[0], n, ctx));
+        for (int64_t i = 0; i < n; ++i) {
+          if (count->IsValid(i) && count->Value<int64_t>(i) > 1) {
+            return Status::InvalidArgument(
+                       "more than one row returned by a subquery used as an expression")
+                .WithSqlState("21000");
+          }
+        }
+        if (args[1].is_scalar && !args[0].is_scalar) {
+          SHOAL_ASSIGN_OR_RETURN(ArrayPtr value, Materialize(args[1], length, ctx));
+          return Datum::Array(std::move(value));
+        }
+        return args[1];
+      });
+}
+
 }  // namespace
 
 void RegisterLogicalKernels(KernelRegistry* registry) {
@@ -334,6 +359,7 @@ void RegisterLogicalKernels(KernelRegistry* registry) {
   registry->Register("in", &MakeInKernel);
   registry->Register("coalesce", &MakeCoalesce);
   registry->Register("nullif", &MakeNullIf);
+  registry->Register("scalar_subquery_check", &MakeScalarSubqueryCheck);
 }
 
 }  // namespace shoal::exec

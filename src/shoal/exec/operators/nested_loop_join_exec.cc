@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "shoal/columnar/bitmap.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
@@ -22,6 +23,7 @@ struct NestedLoopBuild {
 namespace {
 
 using sql::JoinType;
+namespace bitmap = columnar::bitmap;
 
 // Pairs per condition evaluation: large enough that the per-call costs vanish, small enough to
 // stay in cache.
@@ -100,7 +102,8 @@ class NestedLoopJoinStream final : public OperatorStream {
     const int64_t rows = batch_->num_rows();
     const int64_t right_rows = build_->num_rows;
     const int64_t total = rows * right_rows;
-    const bool one_match = type_ == JoinType::kSemi || type_ == JoinType::kAnti;
+    const bool one_match =
+        type_ == JoinType::kSemi || type_ == JoinType::kAnti || type_ == JoinType::kMark;
     const int64_t block = std::max(batch_size(), kMinPairBlock);
     while (next_pair_ < total) {
       // One probe batch can mean billions of pairs with no output: notice cancellation here.
@@ -171,10 +174,26 @@ class NestedLoopJoinStream final : public OperatorStream {
         }
         break;
       }
+      case JoinType::kMark: SHOAL_RETURN_IF_ERROR(EmitMarked()); break;
       default: SHOAL_RETURN_IF_ERROR(EmitPairs(/*all=*/true)); break;
     }
     batch_.reset();
     return Status::OK();
+  }
+
+  // The batch's rows plus the mark: whether any right row satisfied the condition (never NULL;
+  // the optimizer asks a nested loop mark join only for two-valued marks).
+  Status EmitMarked() {
+    const int64_t n = batch_->num_rows();
+    SHOAL_ASSIGN_OR_RETURN(BufferPtr values, bits::Allocate(n, pool(), /*zeroed=*/true));
+    uint8_t* vb = values->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      if (matched_[static_cast<size_t>(i)] != 0)
+        bitmap::SetBit(vb, i);
+    }
+    std::vector<ArrayPtr> columns = batch_->columns();
+    columns.push_back(Array::Make(DataType::Boolean(), n, {BufferPtr(), std::move(values)}, 0));
+    return coalescer_.Push(RecordBatch::Make(schema(), n, std::move(columns)));
   }
 
   Status EmitPairs(bool all) {
@@ -245,7 +264,8 @@ Result<std::shared_ptr<NestedLoopJoinExec>> NestedLoopJoinExec::Make(ExecPlanPtr
   if (!left || !right)
     return Status::Internal("NestedLoopJoin needs two inputs");
   if (join_type != JoinType::kInner && join_type != JoinType::kLeft &&
-      join_type != JoinType::kSemi && join_type != JoinType::kAnti) {
+      join_type != JoinType::kSemi && join_type != JoinType::kAnti &&
+      join_type != JoinType::kMark) {
     return Status::NotImplemented("nested loop {} join", sql::JoinTypeName(join_type));
   }
   std::vector<columnar::Field> joined = left->schema()->fields();
@@ -268,6 +288,8 @@ Result<std::shared_ptr<NestedLoopJoinExec>> NestedLoopJoinExec::Make(ExecPlanPtr
       fields.push_back(std::move(f));
     }
   }
+  if (join_type == JoinType::kMark)
+    fields.emplace_back("mark", DataType::Boolean(), false);
   auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
   return std::shared_ptr<NestedLoopJoinExec>(
       new NestedLoopJoinExec(std::move(schema), std::move(joined_schema), std::move(left),

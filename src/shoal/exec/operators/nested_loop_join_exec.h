@@ -1,6 +1,7 @@
 // NestedLoopJoinExec: joins on an arbitrary condition (no equi keys): cross joins, non-equi joins
 // (a.x < b.y), and the single-row LEFT JOIN of an uncorrelated scalar subquery. Join types inner,
-// left, semi and anti.
+// left, semi, anti and mark (EXISTS under OR with a non-equality correlation: the left rows plus
+// a boolean saying whether any right row satisfied the condition).
 //
 // The right input is collected once per execution (all its partitions) and shared by every probe
 // partition (join/shared_build.h); each left batch is joined against it by evaluating the
@@ -28,7 +29,7 @@ class NestedLoopJoinExec final : public ExecutionPlan {
   static constexpr PlanKind kKind = PlanKind::kNestedLoopJoin;
 
   /// `condition` (may be null: every pair matches) is a physical expression over the left columns
-  /// followed by the right columns. NotImplemented for right, full, mark and null-aware joins.
+  /// followed by the right columns. NotImplemented for right, full and null-aware joins.
   static Result<std::shared_ptr<NestedLoopJoinExec>> Make(ExecPlanPtr left, ExecPlanPtr right,
                                                           sql::JoinType join_type,
                                                           sql::ExprPtr condition);

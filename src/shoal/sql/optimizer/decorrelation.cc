@@ -38,33 +38,6 @@ bool PlanIsCorrelated(const LogicalPlan& plan) {
   return !refs.empty();
 }
 
-ExprPtr DecrementExprDepth(const ExprPtr& expr, int level);
-
-/// Moves every reference that points beyond the subquery (depth > level at nesting `level`) one
-/// level in: the subquery's plan becomes part of the enclosing query.
-LogicalPlanPtr DecrementPlanDepth(const LogicalPlanPtr& plan, int level) {
-  auto node =
-      MapNodeExprs(*plan, [level](const ExprPtr& e) { return DecrementExprDepth(e, level); });
-  for (auto& child : node->children)
-    child = DecrementPlanDepth(child, level);
-  return node;
-}
-
-ExprPtr DecrementExprDepth(const ExprPtr& expr, int level) {
-  return TransformExpr(expr, [level](const ExprPtr& e) -> ExprPtr {
-    if (e->kind == ExprKind::kColumnRef && e->outer_depth > level) {
-      auto copy = std::make_shared<Expr>(*e);
-      copy->outer_depth -= 1;
-      return copy;
-    }
-    if (e->kind == ExprKind::kSubquery && e->subquery) {
-      auto copy = std::make_shared<Expr>(*e);
-      copy->subquery = DecrementPlanDepth(e->subquery, level + 1);
-      return copy;
-    }
-    return nullptr;
-  });
-}
 
 /// `inner = outer` where one side reads only the subquery and the other only the enclosing query.
 /// Returns {inner side, outer side}.
@@ -275,6 +248,42 @@ bool SubsetOf(const std::set<ColumnId>& a, const std::set<ColumnId>& b) {
   return std::includes(b.begin(), b.end(), a.begin(), a.end());
 }
 
+/// A non-NULL constant of `type`, to stand for NULL in a null-safe hash key.
+std::optional<Scalar> SomeValueOf(const DataType& type) {
+  switch (type.id()) {
+    case columnar::TypeId::kInt8:
+    case columnar::TypeId::kInt16:
+    case columnar::TypeId::kInt32:
+    case columnar::TypeId::kInt64:
+    case columnar::TypeId::kUInt8:
+    case columnar::TypeId::kUInt16:
+    case columnar::TypeId::kUInt32:
+    case columnar::TypeId::kUInt64: return Scalar::FromInt(type, 0);
+    case columnar::TypeId::kFloat64: return Scalar::Float64(0);
+    case columnar::TypeId::kUtf8: return Scalar::Utf8("");
+    case columnar::TypeId::kBoolean: return Scalar::Boolean(false);
+    case columnar::TypeId::kDate32: return Scalar::Date32(0);
+    case columnar::TypeId::kDecimal: return Scalar::Decimal(0, type.precision(), type.scale());
+    default: return std::nullopt;
+  }
+}
+
+ExprPtr MakeNullable(const ExprPtr& e) {
+  if (e->nullable)
+    return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->nullable = true;
+  return copy;
+}
+
+/// The hash keys of a null-safe equality over one side: (coalesce(e, z), e IS NULL).
+std::vector<ExprPtr> NullSafeKeys(const ExprPtr& e, const Scalar& z) {
+  if (!e->nullable)
+    return {e};
+  return {MakeCall("coalesce", {e, MakeLiteral(z)}, e->type, false),
+          MakeCall("is_null", {e}, DataType::Boolean(), false)};
+}
+
 }  // namespace
 
 ColumnIdSource::ColumnIdSource(ColumnIdAllocator* allocator, const LogicalPlan& plan)
@@ -284,6 +293,30 @@ ColumnIdSource::ColumnIdSource(ColumnIdAllocator* allocator, const LogicalPlan& 
     MaxColumnId(plan, &max);
     next_ = max + 1;
   }
+}
+
+LogicalPlanPtr DecrementPlanDepth(const LogicalPlanPtr& plan, int level) {
+  auto node =
+      MapNodeExprs(*plan, [level](const ExprPtr& e) { return DecrementExprDepth(e, level); });
+  for (auto& child : node->children)
+    child = DecrementPlanDepth(child, level);
+  return node;
+}
+
+ExprPtr DecrementExprDepth(const ExprPtr& expr, int level) {
+  return TransformExpr(expr, [level](const ExprPtr& e) -> ExprPtr {
+    if (e->kind == ExprKind::kColumnRef && e->outer_depth > level) {
+      auto copy = std::make_shared<Expr>(*e);
+      copy->outer_depth -= 1;
+      return copy;
+    }
+    if (e->kind == ExprKind::kSubquery && e->subquery) {
+      auto copy = std::make_shared<Expr>(*e);
+      copy->subquery = DecrementPlanDepth(e->subquery, level + 1);
+      return copy;
+    }
+    return nullptr;
+  });
 }
 
 std::optional<DecorrelatedSubquery> PullUpCorrelation(const LogicalPlanPtr& subquery,
@@ -301,10 +334,68 @@ std::optional<DecorrelatedSubquery> PullUpCorrelation(const LogicalPlanPtr& subq
   return out;
 }
 
+/// Whether `plan` yields at most one row whatever its input: an aggregate without GROUP BY, a
+/// LIMIT 1, a single VALUES row, and what filters, projects or sorts one of those.
+bool AtMostOneRow(const LogicalPlan& plan) {
+  switch (plan.kind) {
+    case LogicalKind::kAggregate:
+      return plan.group_by.empty() && plan.grouping_sets.empty();
+    case LogicalKind::kValues: return plan.rows.size() <= 1;
+    case LogicalKind::kLimit:
+    case LogicalKind::kSort:
+      if (plan.fetch >= 0 && plan.fetch <= 1)
+        return true;
+      return AtMostOneRow(*plan.children[0]);
+    case LogicalKind::kFilter:
+    case LogicalKind::kProject:
+    case LogicalKind::kDistinct:
+    case LogicalKind::kWindow: return AtMostOneRow(*plan.children[0]);
+    case LogicalKind::kJoin:
+      if (plan.join_type == JoinType::kSemi || plan.join_type == JoinType::kAnti ||
+          plan.join_type == JoinType::kMark || plan.join_type == JoinType::kNullAwareAnti)
+        return AtMostOneRow(*plan.children[0]);
+      if (plan.join_type == JoinType::kInner || plan.join_type == JoinType::kLeft)
+        return AtMostOneRow(*plan.children[0]) && AtMostOneRow(*plan.children[1]);
+      return false;
+    default: return false;
+  }
+}
+
+std::optional<DecorrelatedSubquery> Decorrelate(const LogicalPlanPtr& subquery,
+                                                const LogicalPlanPtr& outer, ColumnIdSource& ids) {
+  if (auto pulled = PullUpCorrelation(subquery, /*allow_scalar_aggregate=*/false, ids))
+    return pulled;
+  auto unnested = UnnestWithDomain(subquery, outer, ids);
+  if (!unnested)
+    return std::nullopt;
+  return DecorrelatedSubquery{unnested->plan, unnested->conditions};
+}
+
 JoinCondition SplitJoinCondition(const std::vector<ExprPtr>& conditions,
                                  const std::set<ColumnId>& left, const std::set<ColumnId>& right) {
   JoinCondition out;
   for (const auto& c : conditions) {
+    if (c->kind == ExprKind::kCall && c->name == "is_not_distinct_from" && c->args.size() == 2 &&
+        !ContainsSubquery(c) && c->args[0]->type == c->args[1]->type) {
+      auto z = SomeValueOf(c->args[0]->type);
+      auto a = ExprColumns(c->args[0]);
+      auto b = ExprColumns(c->args[1]);
+      if (z && !a.empty() && !b.empty()) {
+        bool forward = SubsetOf(a, left) && SubsetOf(b, right);
+        bool backward = SubsetOf(a, right) && SubsetOf(b, left);
+        if (forward || backward) {
+          const ExprPtr& l = forward ? c->args[0] : c->args[1];
+          const ExprPtr& r = forward ? c->args[1] : c->args[0];
+          // Both sides need the same number of keys: the NULL flag goes on both or neither.
+          bool nullable = l->nullable || r->nullable;
+          auto lk = nullable ? NullSafeKeys(MakeNullable(l), *z) : std::vector<ExprPtr>{l};
+          auto rk = nullable ? NullSafeKeys(MakeNullable(r), *z) : std::vector<ExprPtr>{r};
+          out.left_keys.insert(out.left_keys.end(), lk.begin(), lk.end());
+          out.right_keys.insert(out.right_keys.end(), rk.begin(), rk.end());
+          continue;
+        }
+      }
+    }
     if (c->kind == ExprKind::kCall && c->name == "=" && c->args.size() == 2 &&
         !ContainsSubquery(c)) {
       auto a = ExprColumns(c->args[0]);

@@ -52,12 +52,42 @@ struct DecorrelatedSubquery {
   std::vector<ExprPtr> conditions;
 };
 
+/// Moves every reference that points beyond the subquery (depth > level at nesting `level`) one
+/// level in: the subquery's plan becomes part of the enclosing query.
+LogicalPlanPtr DecrementPlanDepth(const LogicalPlanPtr& plan, int level);
+ExprPtr DecrementExprDepth(const ExprPtr& expr, int level);
+
 /// nullopt when the correlation cannot be pulled up. `allow_scalar_aggregate`: whether an
 /// aggregate without GROUP BY may be grouped by correlation keys (only a scalar subquery can
 /// compensate for the groups that then go missing).
 std::optional<DecorrelatedSubquery> PullUpCorrelation(const LogicalPlanPtr& subquery,
                                                       bool allow_scalar_aggregate,
                                                       ColumnIdSource& ids);
+
+/// The result of the general unnesting (domain_unnesting.cc): `plan` computes the subquery once
+/// per distinct value of the outer columns it reads (its output: the subquery's columns, then
+/// `domain`, one column per outer column); `conditions` (`outer IS NOT DISTINCT FROM domain`)
+/// join it back. `one_row_per_value`: AtMostOneRow of the subquery, so at most one row per domain
+/// value.
+struct DomainUnnested {
+  LogicalPlanPtr plan;
+  std::vector<ExprPtr> conditions;
+  std::vector<ColumnInfo> domain;
+  bool one_row_per_value = false;
+};
+
+/// nullopt when an operator cannot carry the domain (a correlated VALUES or FULL join, a
+/// subquery left inside the subquery).
+std::optional<DomainUnnested> UnnestWithDomain(const LogicalPlanPtr& subquery,
+                                               const LogicalPlanPtr& outer, ColumnIdSource& ids);
+
+/// Whether `plan` yields at most one row (per evaluation): an aggregate without GROUP BY, LIMIT 1,
+/// a single VALUES row, and what filters, projects or sorts one of those.
+bool AtMostOneRow(const LogicalPlan& plan);
+
+/// Pull-up first (it keeps equality correlations as plain hash-join keys), the domain otherwise.
+std::optional<DecorrelatedSubquery> Decorrelate(const LogicalPlanPtr& subquery,
+                                                const LogicalPlanPtr& outer, ColumnIdSource& ids);
 
 struct JoinCondition {
   std::vector<ExprPtr> left_keys;
@@ -66,7 +96,8 @@ struct JoinCondition {
 };
 
 /// Equalities with one side over `left` and the other over `right` become keys, the rest
-/// residual conditions.
+/// residual conditions. `a IS NOT DISTINCT FROM b` becomes the keys (coalesce(a, z), a IS NULL)
+/// = (coalesce(b, z), b IS NULL) for a constant z of the type, where one exists.
 JoinCondition SplitJoinCondition(const std::vector<ExprPtr>& conditions,
                                  const std::set<ColumnId>& left, const std::set<ColumnId>& right);
 

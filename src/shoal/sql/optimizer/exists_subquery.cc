@@ -3,7 +3,8 @@
 // the correlated equalities are the join keys, other correlated conjuncts its residual condition.
 // Anywhere else (under OR, NOT of a larger expression, a select-list item) the join adds a mark
 // column. EXISTS is never NULL, so the mark is read through coalesce(mark, false): a NULL
-// correlation value simply finds no match.
+// correlation value simply finds no match. A correlation the pull-up cannot handle is unnested
+// with the domain (domain_unnesting.cc) and joined on it.
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/plan_util.h"
 
@@ -12,7 +13,7 @@ namespace shoal::sql::optimizer {
 std::optional<SubqueryRewrite> RewriteExistsSubquery(const LogicalPlanPtr& input,
                                                      const Expr& subquery, bool negated,
                                                      bool top_level, ColumnIdSource& ids) {
-  auto pulled = PullUpCorrelation(subquery.subquery, /*allow_scalar_aggregate=*/false, ids);
+  auto pulled = Decorrelate(subquery.subquery, input, ids);
   if (!pulled)
     return std::nullopt;
   JoinCondition condition =

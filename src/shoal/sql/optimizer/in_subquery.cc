@@ -4,13 +4,16 @@
 // the correlation keys (a NULL result and FALSE both drop the row, so NULLs need no care).
 // `x NOT IN (S)` is TRUE only when S is empty or x differs from every value and S has no NULL:
 // that is the null-aware anti join (a NULL x drops the row unless S is empty, any NULL in S drops
-// every row). When neither x nor S's column can be NULL it is a plain anti join. A correlated
-// NOT IN over nullable columns would need the NULL check per correlation value and stays a
-// subquery. Inside larger expressions an uncorrelated IN becomes a mark join, whose mark carries
-// IN's three-valued result.
+// every row). When neither x nor S's column can be NULL it is a plain anti join. Inside larger
+// expressions an uncorrelated IN becomes a mark join, whose mark carries IN's three-valued result.
 //
 // `= ANY` is IN and `<> ALL` is NOT IN. Other comparisons have no hash keys: `x op ANY (S)` is a
 // semi join on `x op y`, `x op ALL (S)` an anti join on the rows that make `x op y` not TRUE.
+//
+// Correlated NOT IN as a conjunct is an anti join on the rows whose comparison is not FALSE (the
+// NULL rule per outer row). Everywhere else — correlated IN inside OR or a select list, ANY / ALL
+// inside expressions — the three-valued result comes from two mark joins: whether some row of
+// the subquery compares TRUE, and whether some row compares NULL.
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/plan_util.h"
 
@@ -58,10 +61,10 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
                  (kind == SubqueryKind::kAll && op == "<>");
   if (kind == SubqueryKind::kAll && op == "<>")
     negated = true;
-  if (!in_form && (op.empty() || !top_level))
+  if (!in_form && op.empty())
     return std::nullopt;
 
-  auto pulled = PullUpCorrelation(subquery.subquery, /*allow_scalar_aggregate=*/false, ids);
+  auto pulled = Decorrelate(subquery.subquery, input, ids);
   if (!pulled || pulled->plan->output.empty())
     return std::nullopt;
   const ExprPtr& x = subquery.args[0];
@@ -70,7 +73,7 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
       SplitJoinCondition(pulled->conditions, OutputIds(*input), OutputIds(*pulled->plan));
   bool correlated = !pulled->conditions.empty();
 
-  if (!in_form) {
+  if (!in_form && top_level) {
     ExprPtr cmp = MakeCall(op, {x, y}, DataType::Boolean(), x->nullable || y->nullable);
     if (kind == SubqueryKind::kAny) {
       condition.residual.push_back(cmp);
@@ -83,28 +86,79 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
                            nullptr};
   }
 
-  condition.left_keys.insert(condition.left_keys.begin(), x);
-  condition.right_keys.insert(condition.right_keys.begin(), y);
-  if (!top_level) {
-    if (correlated)
-      return std::nullopt;
-    ColumnId mark = ids.Next();
-    auto join = MakeJoinNode(JoinType::kMark, input, pulled->plan, std::move(condition), mark);
-    ExprPtr value = MakeColumnRef(mark, "mark", DataType::Boolean(), true);
-    return SubqueryRewrite{join, negated ? Not(value) : value};
+  if (in_form) {
+    if (top_level && !negated) {
+      condition.left_keys.insert(condition.left_keys.begin(), x);
+      condition.right_keys.insert(condition.right_keys.begin(), y);
+      return SubqueryRewrite{
+          MakeJoinNode(JoinType::kSemi, input, pulled->plan, std::move(condition)), nullptr};
+    }
+    if (top_level && !x->nullable && !y->nullable) {
+      condition.left_keys.insert(condition.left_keys.begin(), x);
+      condition.right_keys.insert(condition.right_keys.begin(), y);
+      return SubqueryRewrite{
+          MakeJoinNode(JoinType::kAnti, input, pulled->plan, std::move(condition)), nullptr};
+    }
+    if (!correlated) {
+      condition.left_keys.insert(condition.left_keys.begin(), x);
+      condition.right_keys.insert(condition.right_keys.begin(), y);
+      if (top_level) {
+        return SubqueryRewrite{
+            MakeJoinNode(JoinType::kNullAwareAnti, input, pulled->plan, std::move(condition)),
+            nullptr};
+      }
+      ColumnId mark = ids.Next();
+      auto join = MakeJoinNode(JoinType::kMark, input, pulled->plan, std::move(condition), mark);
+      ExprPtr value = MakeColumnRef(mark, "mark", DataType::Boolean(), true);
+      return SubqueryRewrite{join, negated ? Not(value) : value};
+    }
+    if (top_level) {
+      // Correlated NOT IN: no row of the outer row's subquery result may compare TRUE or NULL.
+      ExprPtr eq = MakeCall("=", {x, y}, DataType::Boolean(), true);
+      condition.residual.push_back(
+          MakeCall("is_not_false", {eq}, DataType::Boolean(), /*nullable=*/false));
+      return SubqueryRewrite{
+          MakeJoinNode(JoinType::kAnti, input, pulled->plan, std::move(condition)), nullptr};
+    }
+    op = "=";
+    kind = SubqueryKind::kAny;
   }
-  if (!negated) {
-    return SubqueryRewrite{MakeJoinNode(JoinType::kSemi, input, pulled->plan, std::move(condition)),
-                           nullptr};
+
+  // Inside a larger expression, per outer row: TRUE when some row compares TRUE, else NULL when
+  // some row compares NULL, else FALSE (x op ALL S is NOT (x (not op) ANY S)). Two mark joins
+  // with two-valued marks: "some row compares TRUE", "some row compares NULL".
+  if (kind == SubqueryKind::kAll) {
+    op = NegatedComparison(op);
+    negated = !negated;
   }
-  if (!x->nullable && !y->nullable) {
-    return SubqueryRewrite{MakeJoinNode(JoinType::kAnti, input, pulled->plan, std::move(condition)),
-                           nullptr};
-  }
-  if (correlated)
+  if (op.empty())
     return std::nullopt;
-  return SubqueryRewrite{
-      MakeJoinNode(JoinType::kNullAwareAnti, input, pulled->plan, std::move(condition)), nullptr};
+  ExprPtr cmp = MakeCall(op, {x, y}, DataType::Boolean(), true);
+  JoinCondition some_true = condition;
+  if (op == "=") {
+    some_true.left_keys.insert(some_true.left_keys.begin(), x);
+    some_true.right_keys.insert(some_true.right_keys.begin(), y);
+  } else {
+    some_true.residual.push_back(cmp);
+  }
+  JoinCondition some_null = condition;
+  some_null.residual.push_back(MakeCall("is_null", {cmp}, DataType::Boolean(), false));
+  ColumnId true_mark = ids.Next();
+  ColumnId null_mark = ids.Next();
+  auto first = MakeJoinNode(JoinType::kMark, input, pulled->plan, std::move(some_true), true_mark);
+  auto second =
+      MakeJoinNode(JoinType::kMark, first, pulled->plan, std::move(some_null), null_mark);
+  auto read = [](ColumnId mark) {
+    return MakeCall(
+        "coalesce",
+        {MakeColumnRef(mark, "mark", DataType::Boolean(), true), MakeLiteral(Scalar::Boolean(false))},
+        DataType::Boolean(), false);
+  };
+  ExprPtr value =
+      MakeCase({read(true_mark), MakeLiteral(Scalar::Boolean(true)), read(null_mark),
+                MakeLiteral(Scalar(DataType::Boolean())), MakeLiteral(Scalar::Boolean(false))},
+               /*has_else=*/true, DataType::Boolean(), true);
+  return SubqueryRewrite{second, negated ? Not(value) : value};
 }
 
 }  // namespace shoal::sql::optimizer

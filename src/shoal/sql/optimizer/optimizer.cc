@@ -6,8 +6,10 @@ namespace optimizer {
 Optimizer Optimizer::Default() {
   Optimizer o;
   o.AddRule(MakeConstantFoldingRule());
-  o.AddRule(MakeSubqueryDecorrelationRule());
+  // Factoring first: a correlation equality repeated in every OR branch of a subquery's filter
+  // becomes a conjunct that decorrelation can pull up.
   o.AddRule(MakeDisjunctionFactoringRule());
+  o.AddRule(MakeSubqueryDecorrelationRule());
   o.AddRule(MakePredicatePushdownRule());
   // Pushdown leaves the filters that reject an outer join's NULL rows directly above it; once the
   // join is inner, a second pushdown turns their equalities into keys.

@@ -1,8 +1,9 @@
 // Subquery decorrelation: replaces every subquery expression in filters (WHERE, HAVING) and
-// projections (select lists) by a join of the node's input with the subquery's plan, using the
-// per-form rewrites declared in decorrelation.h. Subqueries nested inside subqueries are
-// rewritten first, so an inner correlated subquery is already a join when its enclosing one is
-// pulled into the outer query. Filters whose rewrite added columns (a mark, a scalar result) are
+// projections (select lists) — and inner joins' conditions, as filters over the join, grouping
+// keys and aggregate arguments, as a projection below the aggregate — by a join of the node's
+// input with the subquery's plan, using the per-form rewrites declared in decorrelation.h.
+// Subqueries nested inside subqueries are rewritten first, so an inner correlated subquery is
+// already a join when its enclosing one is pulled into the outer query. Filters whose rewrite added columns (a mark, a scalar result) are
 // topped with a projection that restores their original columns.
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/optimizer.h"
@@ -22,6 +23,20 @@ class Decorrelator {
     for (auto& child : node->children) {
       SHOAL_ASSIGN_OR_RETURN(child, Run(child));
     }
+    if (node->kind == LogicalKind::kJoin && node->join_type == JoinType::kInner &&
+        node->predicate && ContainsSubquery(node->predicate)) {
+      // An inner join's condition is a filter over the cross product: the filter rewrite applies.
+      auto join = node->Clone();
+      join->predicate = nullptr;
+      auto filter = std::make_shared<LogicalPlan>();
+      filter->kind = LogicalKind::kFilter;
+      filter->predicate = node->predicate;
+      filter->children = {join};
+      filter->output = join->output;
+      return RewriteFilter(*filter);
+    }
+    if (node->kind == LogicalKind::kAggregate)
+      return RewriteAggregate(node);
     if (node->kind == LogicalKind::kFilter)
       return RewriteFilter(*node);
     if (node->kind == LogicalKind::kProject)
@@ -72,6 +87,42 @@ class Decorrelator {
     if (SameColumnIds(node->output, filter.output))
       return node;
     return MakeIdentityProjection(node, filter.output);
+  }
+
+  /// Subqueries in grouping keys or aggregate arguments are computed by a projection below the
+  /// aggregate (per input row, as SQL evaluates them), which the projection rewrite then joins.
+  LogicalPlanPtr RewriteAggregate(const std::shared_ptr<LogicalPlan>& aggregate) {
+    const LogicalPlanPtr& input = aggregate->children[0];
+    auto project = std::make_shared<LogicalPlan>();
+    project->kind = LogicalKind::kProject;
+    project->children = {input};
+    for (const auto& c : input->output) {
+      project->exprs.push_back(MakeRef(c));
+      project->output.push_back(c);
+    }
+    auto lift = [&](const ExprPtr& e) -> ExprPtr {
+      if (!e || !ContainsSubquery(e))
+        return e;
+      ColumnInfo column{ids_.Next(), "subquery", "", e->type, e->nullable};
+      project->exprs.push_back(e);
+      project->output.push_back(column);
+      return MakeRef(column);
+    };
+    for (auto& k : aggregate->group_by)
+      k = lift(k);
+    for (auto& a : aggregate->aggregates) {
+      if (!ContainsSubquery(a))
+        continue;
+      auto copy = std::make_shared<Expr>(*a);
+      for (auto& arg : copy->args)
+        arg = lift(arg);
+      copy->filter = lift(copy->filter);
+      a = copy;
+    }
+    if (project->exprs.size() == input->output.size())
+      return aggregate;
+    aggregate->children[0] = RewriteProjection(*project);
+    return aggregate;
   }
 
   LogicalPlanPtr RewriteProjection(const LogicalPlan& projection) {
