@@ -81,8 +81,9 @@ void RegisterWorkerCommand(CLI::App& app) {
       "--version", args->version,
       "Version to report to coordinators (default: this binary's, " + DefaultWorkerVersion() + ")");
   cmd->add_option("--task-ttl", args->task_ttl,
-                  "Drop a task this long after it started even if its coordinator did not end "
-                  "it, e.g. 10m, 30s (default 10m)");
+                  "Drop a task whose coordinator was silent this long (no heartbeat: it hung or "
+                  "lost its connection), e.g. 10m, 30s (default 10m); a long query is never "
+                  "dropped");
   cmd->add_option("--shuffle-dir", args->shuffle_dir,
                   "Also run materialized-shuffle tasks of `shoal sql --shuffle-workers` drivers, "
                   "keeping their stage files in this directory (one subdirectory per query)");

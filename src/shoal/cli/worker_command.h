@@ -7,7 +7,8 @@
 // The worker prints "listening on HOST:PORT" (the real port when PORT is 0) on stdout once it
 // accepts calls, and runs until SIGINT or SIGTERM. --version sets the version it reports (default:
 // this binary's), which coordinators compare with theirs (`shoal sql --worker-version`); a task
-// older than --task-ttl (default 10m) is dropped even if its coordinator never closed it. --tpch
+// whose coordinator sent nothing (it heartbeats several times a second) for --task-ttl (default
+// 10m) is dropped even if its coordinator never closed it. --tpch
 // generates the in-memory TPC-H tables, so that plans over `shoal sql --tpch SF` tables can run on
 // it; external tables need no flag (their files must be at the same paths on every machine).
 // --shuffle-dir also serves the materialized shuffle's tasks and stage files

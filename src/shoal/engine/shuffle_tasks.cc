@@ -2,11 +2,16 @@
 
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/distributed/shuffle/task_process.h"
 
 namespace shoal::engine {
 
 Result<int64_t> RunShuffleTask(const std::string& envelope_path) {
   return distributed::shuffle::RunShuffleTask(envelope_path);
+}
+
+std::string ShuffleTaskErrorReport(const Status& status) {
+  return distributed::shuffle::TaskErrorReport(status);
 }
 
 Result<int64_t> RemoveShuffleFiles(const std::string& dir) {

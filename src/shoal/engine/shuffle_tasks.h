@@ -14,6 +14,9 @@ namespace shoal::engine {
 /// Runs the task of `envelope_path` (DIR/tasks/task-S-P.envelope); returns the rows it wrote.
 Result<int64_t> RunShuffleTask(const std::string& envelope_path);
 
+/// The line a failed task prints last on stdout for its driver (code and SQLSTATE).
+std::string ShuffleTaskErrorReport(const Status& status);
+
 /// Removes a finished query's stage files, temporaries and tasks/ from `dir`; returns how many
 /// files were removed.
 Result<int64_t> RemoveShuffleFiles(const std::string& dir);

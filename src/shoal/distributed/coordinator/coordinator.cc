@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <random>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -43,10 +45,14 @@ using MakeTasks = std::function<Result<std::vector<TaskToSend>>(const Stage&)>;
 // coordinator channels when the query's plan is dropped.
 class QueryHandle final : public QueryDispatch {
  public:
-  QueryHandle(ChannelResolverPtr channels, std::vector<TaskToSend> tasks)
-      : channels_(std::move(channels)), tasks_(std::move(tasks)) {}
+  QueryHandle(ChannelResolverPtr channels, std::vector<TaskToSend> tasks,
+              std::chrono::milliseconds heartbeat_interval)
+      : channels_(std::move(channels)),
+        tasks_(std::move(tasks)),
+        heartbeat_interval_(heartbeat_interval) {}
 
   ~QueryHandle() override {
+    StopHeartbeats();
     sender_.Stop();
     for (size_t i = 0; i < streams_.size() && !collected_; ++i) {
       Result<TaskMetrics> metrics = streams_[i]->Finish();
@@ -138,6 +144,31 @@ class QueryHandle final : public QueryDispatch {
     }
   }
 
+  // While the query's plan lives, every task sent hears from the coordinator several times a
+  // second, so a worker ends a task only when the coordinator is gone or hung (the task TTL,
+  // worker_service.h), never because the query runs long.
+  void StartHeartbeats() {
+    if (heartbeat_.joinable() || heartbeat_interval_.count() <= 0)
+      return;
+    heartbeat_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(streams_mutex_);
+      while (!heartbeat_cv_.wait_for(lock, heartbeat_interval_, [&] { return stopping_; })) {
+        for (const auto& stream : streams_)
+          (void)stream->SendHeartbeat();
+      }
+    });
+  }
+
+  void StopHeartbeats() {
+    {
+      std::lock_guard<std::mutex> lock(streams_mutex_);
+      stopping_ = true;
+    }
+    heartbeat_cv_.notify_all();
+    if (heartbeat_.joinable())
+      heartbeat_.join();
+  }
+
   // Opens the task's coordinator channel (appended to streams_) and sends its plan.
   Status Send(TaskToSend& task) {
     auto label =
@@ -149,7 +180,11 @@ class QueryHandle final : public QueryDispatch {
         (*channel)->OpenCoordinatorChannel(Headers{});
     if (!stream.ok())
       return std::move(stream).status().WithContext(label);
-    streams_.push_back(std::move(stream).MoveValueUnsafe());
+    {
+      std::lock_guard<std::mutex> lock(streams_mutex_);
+      streams_.push_back(std::move(stream).MoveValueUnsafe());
+    }
+    StartHeartbeats();
     Status st = streams_.back()->SendPlan(task.request);
     if (st.ok())
       st = sender_.Start(streams_.back().get(), std::move(task.units), label);
@@ -164,6 +199,13 @@ class QueryHandle final : public QueryDispatch {
   bool dispatched_ = false;
   Status status_;
   std::vector<std::unique_ptr<CoordinatorStream>> streams_;
+  // Guards streams_ growing against the heartbeat thread walking it (other uses are in the
+  // threads that grow it, under mutex_).
+  std::mutex streams_mutex_;
+  std::condition_variable heartbeat_cv_;
+  bool stopping_ = false;
+  std::chrono::milliseconds heartbeat_interval_;
+  std::thread heartbeat_;
   std::unique_ptr<AdaptiveDispatch> adaptive_;  // until dispatched
   std::vector<StageChoice> adaptive_choices_;
   MakeTasks make_tasks_;
@@ -199,27 +241,22 @@ Result<std::shared_ptr<Coordinator>> Coordinator::Make(CoordinatorOptions option
     return Status::InvalidArgument("a coordinator needs a channel resolver");
   if (!options.codecs)
     options.codecs = TableCodecRegistry::Builtin(nullptr);
-  return std::shared_ptr<Coordinator>(new Coordinator(std::move(options)));
+  WorkerHealthOptions health;
+  health.version = options.version;
+  health.quarantine = options.quarantine;
+  auto checker = std::make_shared<WorkerHealth>(WithHeaders(options.channels, options.headers),
+                                                std::move(health));
+  auto coordinator = std::shared_ptr<Coordinator>(new Coordinator(std::move(options)));
+  coordinator->health_ = std::move(checker);
+  return coordinator;
 }
 
 Status Coordinator::CheckWorkers() const {
   Result<std::vector<std::string>> workers = options_.resolver->Resolve();
   if (!workers.ok())
     return std::move(workers).status().WithContext("finding the workers");
-  for (const auto& address : *workers) {
-    auto label = fmt::format("worker {}", address);
-    Result<WorkerChannelPtr> channel = options_.channels->Connect(address);
-    if (!channel.ok())
-      return std::move(channel).status().WithContext(label);
-    Result<WorkerInfo> info = (*channel)->GetWorkerInfo();
-    if (!info.ok())
-      return std::move(info).status().WithContext(label);
-    if (!options_.version.empty() && info->version != options_.version)
-      return Status::InvalidArgument("worker {} runs shoal {} and this coordinator {}", address,
-                                     info->version, options_.version)
-          .WithHint("run the same shoal binary everywhere");
-  }
-  return Status::OK();
+  // Workers that do not answer are skipped with a warning: the session starts on the others.
+  return health_->Usable(*workers).status();
 }
 
 Result<exec::ExecPlanPtr> Coordinator::Distribute(
@@ -230,7 +267,9 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
   Result<std::vector<std::string>> workers = options_.resolver->Resolve();
   if (!workers.ok())
     return std::move(workers).status().WithContext("finding the workers");
-  planner.workers = std::move(workers).MoveValueUnsafe();
+  // Only workers that answer now: the router never places a task on a worker known dead, and a
+  // connection a worker restart broke is re-established before any task is sent.
+  SHOAL_ASSIGN_OR_RETURN(planner.workers, health_->Usable(*workers));
   // Head exchanges and coordinator channels alike carry the passthrough headers.
   ChannelResolverPtr channels = WithHeaders(options_.channels, options_.headers);
   planner.query_id = context->query_id().empty() ? NewQueryId() : context->query_id();
@@ -287,7 +326,8 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
         tasks.push_back(std::move(task));
     }
   }
-  deferred->target = std::make_shared<QueryHandle>(channels, std::move(tasks));
+  deferred->target =
+      std::make_shared<QueryHandle>(channels, std::move(tasks), options_.heartbeat_interval);
   if (adaptive) {
     AdaptiveDispatchOptions sizing;
     sizing.workers = planner.workers;

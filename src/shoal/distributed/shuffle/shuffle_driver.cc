@@ -77,6 +77,14 @@ std::string FailedTaskMessage(const TaskSlot& slot) {
   return message;
 }
 
+// A task failed with an error every attempt would repeat: the query fails with that error (its
+// code and SQLSTATE, a division by zero stays 22012), not with a transport failure.
+void NoteDeterministicFailure(const TaskSlot& slot, const Status& error, Status* deterministic) {
+  if (deterministic->ok())
+    *deterministic = Status(error).WithContext(
+        fmt::format("shuffle stage {} partition {}", slot.stage_id, slot.partition));
+}
+
 Status LevelFailures(const std::vector<std::string>& failures, size_t tasks, int level,
                      std::string hint) {
   if (failures.empty())
@@ -170,7 +178,8 @@ Status RunLevelRemote(const std::vector<TaskSlot*>& level_slots,
                       const std::vector<std::string>& workers, const std::string& query_id,
                       const std::string& dir, size_t max_running, int retries,
                       const std::shared_ptr<exec::TaskContext>& context,
-                      std::vector<ShuffleTaskReport>* reports, std::vector<std::string>* failures) {
+                      std::vector<ShuffleTaskReport>* reports, std::vector<std::string>* failures,
+                      Status* deterministic) {
   RemoteCallSet calls;
   std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
   for (;;) {
@@ -200,6 +209,11 @@ Status RunLevelRemote(const std::vector<TaskSlot*>& level_slots,
       }
       slot->attempt_errors.push_back(
           fmt::format("on worker {}: {}", call->worker, call->rows.status().UserMessage()));
+      if (!IsRetryableTaskError(call->rows.status())) {
+        NoteDeterministicFailure(*slot, call->rows.status(), deterministic);
+        failures->push_back(FailedTaskMessage(*slot));
+        continue;
+      }
       if (slot->attempts <= retries) {
         SHOAL_LOG(kInfo, "shuffle stage {} partition {}: attempt {} on {} failed ({}); retrying",
                   slot->stage_id, slot->partition, slot->attempts, call->worker,
@@ -292,39 +306,58 @@ Status RequireNoStageOutput(const std::string& dir) {
           dir));
 }
 
+bool IsMarkedShuffleDir(const std::string& dir) {
+  struct stat st {};
+  return ::stat((fs::path(dir) / kShuffleDirMarker).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+Status MarkShuffleDir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return Status::IoError("cannot create shuffle directory {}: {}", dir, ec.message());
+  if (IsMarkedShuffleDir(dir))
+    return Status::OK();
+  return WriteFileAtomically(
+      (fs::path(dir) / kShuffleDirMarker).string(),
+      "This directory holds Shoal materialized-shuffle files; `shoal shuffle gc` may remove its "
+      "q-<id>/ subdirectories.\n");
+}
+
+bool IsQueryShuffleDirName(const std::string& name) {
+  return name.size() > 2 && name.size() <= 34 && name.rfind("q-", 0) == 0 &&
+         name.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
+}
+
 Result<int64_t> RemoveShuffleFiles(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return Status::NotFound("shuffle directory {} does not exist", dir);
+  // Never trust a name alone: `gc` given the wrong directory must not delete someone's `tasks/`.
+  if (!IsMarkedShuffleDir(dir))
+    return Status::InvalidArgument(
+               "{} is not a Shoal shuffle directory (it has no {} file); nothing was removed", dir,
+               kShuffleDirMarker)
+        .WithHint(
+            "give the directory a `shoal sql --shuffle-dir` or `shoal worker --shuffle-dir` used");
   int64_t removed = 0;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if ((IsStageFileName(name) || IsStageTemporaryName(name)) && fs::remove(entry.path(), ec))
-      ++removed;
-    // A `shoal worker --shuffle-dir`'s per-query directories (stage_file_service.h).
-    if (!ec && name.size() > 2 && name.rfind("q-", 0) == 0 &&
-        name.find_first_not_of("0123456789abcdef", 2) == std::string::npos &&
-        entry.is_directory(ec)) {
-      int64_t files = 0;
-      for (const auto& f : fs::recursive_directory_iterator(entry.path(), ec))
-        files += f.is_regular_file() ? 1 : 0;
-      if (!ec)
-        fs::remove_all(entry.path(), ec);
-      if (!ec)
-        removed += files;
-    }
+    // Each query's directory carries the marker too; a q-<hex> folder without it is not Shoal's.
+    if (!IsQueryShuffleDirName(name) || !entry.is_directory(ec) ||
+        !IsMarkedShuffleDir(entry.path().string()))
+      continue;
+    int64_t files = 0;
+    for (const auto& f : fs::recursive_directory_iterator(entry.path(), ec))
+      files += f.is_regular_file() ? 1 : 0;
+    if (!ec)
+      fs::remove_all(entry.path(), ec);
     if (ec)
       return Status::IoError("cannot remove {}: {}", entry.path().string(), ec.message());
+    removed += files;
   }
   if (ec)
     return Status::IoError("cannot list shuffle directory {}: {}", dir, ec.message());
-  const fs::path tasks = fs::path(dir) / "tasks";
-  if (fs::exists(tasks, ec)) {
-    auto n = fs::remove_all(tasks, ec);
-    if (ec)
-      return Status::IoError("cannot remove {}: {}", tasks.string(), ec.message());
-    removed += static_cast<int64_t>(n) - 1;  // the directory itself is not a file
-  }
   return removed;
 }
 
@@ -343,7 +376,12 @@ Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
   if (dir.empty())
     return plan;
   MaterializedPlannerOptions planner;
-  planner.shuffle_dir = fs::absolute(dir).lexically_normal().string();
+  // A directory per query under the session's: any number of queries run one after another (or
+  // at once) in one shuffle_dir, and the query's end removes exactly its own files.
+  std::string base = fs::absolute(dir).lexically_normal().string();
+  while (base.size() > 1 && base.back() == '/')
+    base.pop_back();
+  planner.shuffle_dir = fmt::format("{}/q-{}", base, NewQueryId());
   planner.compression = settings.GetString("shuffle_compression");
   SHOAL_ASSIGN_OR_RETURN(MaterializedPlan staged, PlanMaterialized(plan, planner));
   if (staged.stages.empty())
@@ -363,6 +401,9 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
                                 std::vector<ShuffleTaskReport>* reports) const {
   // Before writing anything: the filesystem is the state, so old stage files would be read.
   SHOAL_RETURN_IF_ERROR(RequireNoStageOutput(dir));
+  // The session's directory and the query's both carry the marker `shoal shuffle gc` looks for.
+  SHOAL_RETURN_IF_ERROR(MarkShuffleDir(fs::path(dir).parent_path().string()));
+  SHOAL_RETURN_IF_ERROR(MarkShuffleDir(dir));
   const std::string tasks_dir = dir + "/tasks";
   std::error_code ec;
   fs::create_directories(tasks_dir, ec);
@@ -428,18 +469,28 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   for (auto& [level, level_slots] : by_level) {
     if (!options_.workers.empty()) {
       std::vector<std::string> failures;
-      SHOAL_RETURN_IF_ERROR(RunLevelRemote(level_slots, options_.workers, query_id, dir,
-                                           max_running, retries, context, reports, &failures));
-      SHOAL_RETURN_IF_ERROR(LevelFailures(
-          failures, level_slots.size(), level,
-          fmt::format("each attempt's output is on its worker, in "
-                      "WDIR/q-{}/tasks/task-<stage>-<partition>.attempt-<n>.stdout and .stderr",
-                      query_id)));
+      Status deterministic;
+      Status st = RunLevelRemote(level_slots, options_.workers, query_id, dir, max_running, retries,
+                                 context, reports, &failures, &deterministic);
+      if (st.ok())
+        st = deterministic;
+      if (st.ok())
+        st = LevelFailures(failures, level_slots.size(), level,
+                           "each attempt's error is quoted above; a task's error that would "
+                           "repeat on every attempt is not retried");
+      if (!st.ok()) {
+        // Failed attempts leave their directories on workers that hold no published file (which
+        // the query's end removes): every worker drops the query now.
+        for (const auto& worker : options_.workers)
+          DropRemoteShuffleQuery(worker, query_id);
+        return st;
+      }
       continue;
     }
     ProcessSet processes;
     std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
     std::vector<std::string> failures;
+    Status deterministic;
     auto finish = [&](TaskSlot* slot, Result<int64_t> rows) -> Status {
       if (rows.ok()) {
         reports->push_back({slot->stage_id, slot->partition, *rows, slot->attempts});
@@ -450,6 +501,11 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
         // Published before the failure: the rename makes the file whole, so it is not re-run.
         SHOAL_ASSIGN_OR_RETURN(int64_t n, CountFileRows(slot->stage_file));
         reports->push_back({slot->stage_id, slot->partition, n, slot->attempts});
+        return Status::OK();
+      }
+      if (!IsRetryableTaskError(rows.status())) {
+        NoteDeterministicFailure(*slot, rows.status(), &deterministic);
+        failures.push_back(FailedTaskMessage(*slot));
         return Status::OK();
       }
       if (slot->attempts <= retries) {
@@ -509,11 +565,10 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       if (!reaped)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    SHOAL_RETURN_IF_ERROR(LevelFailures(
-        failures, level_slots.size(), level,
-        fmt::format("each attempt's output is in {}/task-<stage>-<partition>.attempt-<n>"
-                    ".stdout and .stderr",
-                    tasks_dir)));
+    SHOAL_RETURN_IF_ERROR(deterministic);
+    SHOAL_RETURN_IF_ERROR(LevelFailures(failures, level_slots.size(), level,
+                                        "each attempt's error is quoted above; a task's error "
+                                        "that would repeat on every attempt is not retried"));
   }
   return Status::OK();
 }

@@ -2,8 +2,9 @@
 // calls it in its shuffle mode (engine/execution_mode.h): with `shuffle_dir` set, the physical
 // plan is cut into stages (materialized_planner.h) and wrapped in a node that, the first time the
 // plan is executed (never for a plain EXPLAIN):
-//  1. refuses a directory that already holds stage output (one shuffle directory per query: a
-//     stage reads a file it finds, so old files would silently become this query's answer);
+//  1. works in a fresh directory per query, `shuffle_dir`/q-<id>/ (a stage reads a file it finds,
+//     so old files would silently become this query's answer), removed when the query ends,
+//     whether it succeeded or failed (its tasks' errors are in the query's error);
 //  2. encodes every stage with the session's codecs (DIR/tasks/stage-<id>.plan; the directory is
 //     inside the encoded stage nodes) and writes one envelope per (stage, partition);
 //  3. runs `shoal task ENVELOPE` processes (the same binary), stage levels in dependency order and
@@ -18,7 +19,8 @@
 // --shuffle-dir`s over gRPC instead (stage_file_service.h): round robin, a retry on the next
 // worker, the location of every finished task's file recorded and shipped in later envelopes;
 // stage nodes fetch the files they do not have (stage_file_client.h), the final ones included, and
-// a query that succeeded has its files removed from the workers when its plan is released.
+// a query has its files removed from the workers when its plan is released (a failed one, also
+// the directories of its failed attempts, at once).
 #pragma once
 
 #include <cstdint>
@@ -52,9 +54,17 @@ struct ShuffleDriverOptions {
 /// directory that does not exist holds none).
 Status RequireNoStageOutput(const std::string& dir);
 
-/// Removes a finished query's files from `dir`: stage files, writers' temporaries and tasks/, and
-/// in a worker's --shuffle-dir the per-query directories q-<id>/.
-/// Returns how many files were removed; other files stay.
+/// The file that marks a directory as Shoal's shuffle directory (a session's or worker's, and each
+/// query's q-<id>/ in it): `shoal shuffle gc` removes nothing from a directory without it.
+inline constexpr const char* kShuffleDirMarker = ".shoal-shuffle";
+
+/// Creates `dir` if needed and puts the marker in it.
+Status MarkShuffleDir(const std::string& dir);
+bool IsMarkedShuffleDir(const std::string& dir);
+
+/// `shoal shuffle gc`: removes the per-query directories q-<hex>/ (each carrying the marker) from
+/// `dir`, a marked shuffle directory; refuses any other directory. Returns how many files were
+/// removed; nothing else in `dir` is touched.
 Result<int64_t> RemoveShuffleFiles(const std::string& dir);
 
 class ShuffleDriver : public std::enable_shared_from_this<ShuffleDriver> {

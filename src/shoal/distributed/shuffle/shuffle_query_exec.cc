@@ -1,16 +1,28 @@
 #include "shoal/distributed/shuffle/shuffle_query_exec.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "shoal/common/logging.h"
 #include "shoal/distributed/shuffle/stage_file_client.h"
 
 namespace shoal::distributed::shuffle {
 
 ShuffleQueryExec::State::~State() {
-  if (ran && status.ok())
-    DropRemoteStageFiles(dir);
+  if (!ran)
+    return;
+  DropRemoteStageFiles(dir);
+  // Test hook: tests that look at a query's stage files and task outputs keep them.
+  if (std::getenv("SHOAL_SHUFFLE_TEST_KEEP_FILES") != nullptr)
+    return;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (ec)
+    SHOAL_LOG(kWarning, "could not remove shuffle query directory {}: {}", dir, ec.message());
 }
 
 ShuffleQueryExec::ShuffleQueryExec(StageRunner run, MaterializedPlan plan, std::string dir)

@@ -58,8 +58,9 @@ class ShuffleQueryExec final : public exec::ExecutionPlan {
  private:
   // Run-time state shared by every execution of this node: the stages run once.
   struct State {
-    // The query is over when the last copy of the plan goes: files its tasks left on workers are
-    // not needed any more (after a failure they stay, with the tasks' output, for diagnosis).
+    // The query is over when the last copy of the plan goes: its directory here and on the
+    // workers is not needed any more, after a success or a failure (the tasks' errors are in the
+    // query's error).
     ~State();
 
     std::mutex mutex;

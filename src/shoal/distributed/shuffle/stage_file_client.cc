@@ -18,6 +18,7 @@
 
 #include "shoal/common/logging.h"
 #include "shoal/distributed/proto/shuffle.grpc.pb.h"
+#include "shoal/distributed/shuffle/task_error.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -53,6 +54,10 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string& worker) {
 }
 
 Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  // A task's own error (stage_file_service.cc): its code and SQLSTATE travel in the details.
+  if (auto reported = ParseTaskErrorReport(status.error_details()))
+    return Status(reported->first, fmt::format("{}: {}", what, status.error_message()))
+        .WithSqlState(reported->second);
   switch (status.error_code()) {
     case grpc::StatusCode::NOT_FOUND:
       return Status::NotFound("{}: {}", what, status.error_message());
@@ -120,18 +125,21 @@ void DropRemoteStageFiles(const std::string& dir) {
       held.insert({location.worker, location.query_id});
     r.by_dir.erase(d);
   }
-  for (const auto& [worker, query_id] : held) {
-    proto::ShuffleFiles::Stub stub(ChannelTo(worker));
-    grpc::ClientContext call;
-    call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    proto::DropShuffleQueryRequest request;
-    request.set_query_id(query_id);
-    proto::DropShuffleQueryResponse response;
-    grpc::Status status = stub.DropShuffleQuery(&call, request, &response);
-    if (!status.ok())
-      SHOAL_LOG(kWarning, "could not remove shuffle query {} on worker {}: {}", query_id, worker,
-                status.error_message());
-  }
+  for (const auto& [worker, query_id] : held)
+    DropRemoteShuffleQuery(worker, query_id);
+}
+
+void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_id) {
+  proto::ShuffleFiles::Stub stub(ChannelTo(worker));
+  grpc::ClientContext call;
+  call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  proto::DropShuffleQueryRequest request;
+  request.set_query_id(query_id);
+  proto::DropShuffleQueryResponse response;
+  grpc::Status status = stub.DropShuffleQuery(&call, request, &response);
+  if (!status.ok())
+    SHOAL_LOG(kWarning, "could not remove shuffle query {} on worker {}: {}", query_id, worker,
+              status.error_message());
 }
 
 Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,

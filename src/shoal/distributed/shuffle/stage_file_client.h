@@ -39,6 +39,10 @@ std::vector<proto::StageFileLocationProto> StageFileLocations(const std::string&
 /// logged; `shoal shuffle gc WDIR` on the worker removes what is left.
 void DropRemoteStageFiles(const std::string& dir);
 
+/// Asks `worker` to remove its directory of shuffle query `query_id` (best effort: a worker that
+/// does not answer within 5 s is logged and skipped).
+void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_id);
+
 /// Streams the stage file from `from` into `local_path` (a temporary name, then a rename, so a
 /// reader sees all or nothing). A file the worker does not have is NotFound naming both.
 Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,

@@ -17,6 +17,7 @@
 #include "shoal/common/logging.h"
 #include "shoal/distributed/proto/distributed.pb.h"
 #include "shoal/distributed/proto/shuffle.grpc.pb.h"
+#include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/distributed/shuffle/task_process.h"
@@ -31,12 +32,15 @@ grpc::Status ToGrpc(const Status& status) {
   std::string message = status.UserMessage();
   if (!status.hint().empty())
     message += " (hint: " + status.hint() + ")";
+  // A task's own error keeps its code and SQLSTATE in the details, so that the driver neither
+  // retries a deterministic error nor turns a division by zero into a transport failure.
+  std::string details = TaskErrorReport(status);
   switch (status.code()) {
-    case StatusCode::kNotFound: return {grpc::StatusCode::NOT_FOUND, message};
+    case StatusCode::kNotFound: return {grpc::StatusCode::NOT_FOUND, message, details};
     case StatusCode::kInvalidArgument:
-    case StatusCode::kInvalidData: return {grpc::StatusCode::INVALID_ARGUMENT, message};
-    case StatusCode::kCancelled: return {grpc::StatusCode::CANCELLED, message};
-    default: return {grpc::StatusCode::ABORTED, message};
+    case StatusCode::kInvalidData: return {grpc::StatusCode::INVALID_ARGUMENT, message, details};
+    case StatusCode::kCancelled: return {grpc::StatusCode::CANCELLED, message, details};
+    default: return {grpc::StatusCode::ABORTED, message, details};
   }
 }
 
@@ -82,6 +86,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   Result<int64_t> Run(grpc::ServerContext* call, const proto::RunShuffleTaskRequest& request) {
     SHOAL_ASSIGN_OR_RETURN(std::string dir,
                            QueryShuffleDir(options.shuffle_dir, request.query_id()));
+    SHOAL_RETURN_IF_ERROR(MarkShuffleDir(dir));
     const std::string tasks_dir = dir + "/tasks";
     std::error_code ec;
     fs::create_directories(tasks_dir, ec);
@@ -204,10 +209,7 @@ Result<std::unique_ptr<StageFileService>> StageFileService::Make(StageFileServic
   options.shuffle_dir = fs::absolute(options.shuffle_dir, ec).lexically_normal().string();
   while (options.shuffle_dir.size() > 1 && options.shuffle_dir.back() == '/')
     options.shuffle_dir.pop_back();
-  fs::create_directories(options.shuffle_dir, ec);
-  if (ec)
-    return Status::IoError("cannot create shuffle directory {}: {}", options.shuffle_dir,
-                           ec.message());
+  SHOAL_RETURN_IF_ERROR(MarkShuffleDir(options.shuffle_dir));
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   return std::unique_ptr<StageFileService>(new StageFileService(std::move(impl)));

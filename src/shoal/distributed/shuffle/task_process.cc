@@ -2,8 +2,11 @@
 
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstring>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -17,10 +20,27 @@
 
 namespace shoal::distributed::shuffle {
 
+std::string ResolveTaskExecutable(const std::string& executable) {
+  if (executable != "/proc/self/exe")
+    return executable;
+  char buffer[PATH_MAX + 1];
+  const ssize_t n = ::readlink("/proc/self/exe", buffer, PATH_MAX);
+  if (n <= 0)
+    return executable;
+  std::string path(buffer, static_cast<size_t>(n));
+  // A binary rebuilt under a running process: only the link still reaches the old file.
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (path.size() > kDeleted.size() &&
+      path.compare(path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0)
+    return executable;
+  return path;
+}
+
 Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string& envelope,
                                const std::string& stdout_path, const std::string& stderr_path) {
   // Everything the child touches is prepared before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = {executable, "task", envelope};
+  const std::string path = ResolveTaskExecutable(executable);
+  std::vector<std::string> args = {"shoal", "task", envelope};
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (auto& a : args)
@@ -46,7 +66,7 @@ Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string&
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
-    ::execv(argv[0], argv.data());
+    ::execv(path.c_str(), argv.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here, so a kill of the group can never miss a fresh child
@@ -96,10 +116,41 @@ std::string DescribeTaskExit(int status) {
   return fmt::format("wait status {}", status);
 }
 
+namespace {
+
+// The message a failed task printed ("ERROR:  ..." and "HINT:  ..." lines) without the labels.
+Status ReportedStatus(StatusCode code, const std::string& sqlstate, const std::string& err) {
+  std::string message;
+  std::string hint;
+  size_t pos = 0;
+  while (pos < err.size()) {
+    size_t eol = err.find('\n', pos);
+    if (eol == std::string::npos)
+      eol = err.size();
+    std::string_view line(err.data() + pos, eol - pos);
+    pos = eol + 1;
+    if (line.substr(0, 8) == "ERROR:  ")
+      message = std::string(line.substr(8));
+    else if (line.substr(0, 7) == "HINT:  ")
+      hint = std::string(line.substr(7));
+  }
+  if (message.empty())
+    message = TailOf(err, 2000);
+  Status status = Status(code, std::move(message)).WithSqlState(sqlstate);
+  return hint.empty() ? status : std::move(status).WithHint(std::move(hint));
+}
+
+}  // namespace
+
 Result<int64_t> TaskOutcome(int status, const std::string& stdout_path,
                             const std::string& stderr_path) {
   auto out = ReadWholeFile(stdout_path);
   auto err = ReadWholeFile(stderr_path);
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && out.ok()) {
+    // The task ran and failed with an error of its own: keep its code (retry or not) and SQLSTATE.
+    if (auto reported = ParseTaskErrorReport(*out))
+      return ReportedStatus(reported->first, reported->second, err.ok() ? *err : std::string());
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Status::Unavailable(
         "{}{}", DescribeTaskExit(status),

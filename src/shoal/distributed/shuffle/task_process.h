@@ -10,13 +10,20 @@
 #include <sys/types.h>
 
 #include "shoal/common/result.h"
+#include "shoal/distributed/shuffle/task_error.h"
 
 namespace shoal::distributed::shuffle {
 
 /// Starts `executable task envelope` in its own process group (killed when this process dies),
-/// stdout and stderr to the given files.
+/// stdout and stderr to the given files. The process is named `shoal task ...` in `ps`: argv[0] is
+/// "shoal" and "/proc/self/exe" is resolved to the real binary before the exec (the kernel names a
+/// process after the file it executes, and that link's file is called "exe").
 Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string& envelope,
                                const std::string& stdout_path, const std::string& stderr_path);
+
+/// The binary `executable` names: "/proc/self/exe" resolved to this process's real path (kept as
+/// it is when the link cannot be read or its file was replaced on disk).
+std::string ResolveTaskExecutable(const std::string& executable);
 
 /// Kills the task's process group and reaps it.
 void KillTaskProcess(pid_t pid);
@@ -30,7 +37,10 @@ std::string TailOf(const std::string& text, size_t max_chars);
 /// "exit status N" / "killed by signal N (NAME)".
 std::string DescribeTaskExit(int status);
 
-/// The result of a task process that ended with wait status `status`, from its output files.
+/// The result of a task process that ended with wait status `status`, from its output files: the
+/// rows it wrote, or its error. A task that reported its error (TaskErrorReport) fails with that
+/// error's code and SQLSTATE; one that died or exited without a report fails as Unavailable (it
+/// may succeed when run again).
 Result<int64_t> TaskOutcome(int status, const std::string& stdout_path,
                             const std::string& stderr_path);
 

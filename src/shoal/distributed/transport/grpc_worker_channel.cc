@@ -127,8 +127,12 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
       f->set_node_id(feed.node_id);
       f->set_partitions(feed.partitions);
     }
-    if (!stream_->Write(msg))
+    std::unique_lock<std::mutex> lock(write_mutex_);
+    if (!stream_->Write(msg)) {
+      lock.unlock();
       return FinishWithError();
+    }
+    plan_sent_ = true;
     return Status::OK();
   }
 
@@ -148,8 +152,14 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
       EncodeStatus(batch.failure, m->mutable_failure());
     }
     // Blocks on HTTP/2 flow control while the worker's feed queues are full; CancelSends ends it.
-    if (!stream_->Write(msg))
+    std::unique_lock<std::mutex> lock(write_mutex_);
+    if (finished_)
+      return finish_status_.ok() ? Status::Cancelled("the coordinator channel is closed")
+                                 : finish_status_;
+    if (!stream_->Write(msg)) {
+      lock.unlock();
       return FinishWithError();
+    }
     return Status::OK();
   }
 
@@ -158,8 +168,25 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   Status SendWorkUnitEos() override {
     proto::CoordinatorToWorkerProto msg;
     msg.set_work_unit_eos(true);
-    if (!stream_->Write(msg))
+    std::unique_lock<std::mutex> lock(write_mutex_);
+    if (finished_)
+      return Status::OK();
+    if (!stream_->Write(msg)) {
+      lock.unlock();
       return FinishWithError();
+    }
+    return Status::OK();
+  }
+
+  Status SendHeartbeat() override {
+    // Never waits: a send in flight (perhaps blocked by backpressure) already tells the worker.
+    std::unique_lock<std::mutex> lock(write_mutex_, std::try_to_lock);
+    if (!lock.owns_lock() || finished_ || !plan_sent_)
+      return Status::OK();
+    proto::CoordinatorToWorkerProto msg;
+    msg.set_heartbeat(true);
+    // A failed write shows again at the next send or at Finish, which report the worker's status.
+    (void)stream_->Write(msg);
     return Status::OK();
   }
 
@@ -179,10 +206,12 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   }
 
   Result<TaskMetrics> Finish() override {
+    std::unique_lock<std::mutex> lock(write_mutex_);
     if (finished_)
       return finish_status_.ok() ? Result<TaskMetrics>(metrics_) : finish_status_;
     finished_ = true;
     stream_->WritesDone();
+    lock.unlock();
     proto::WorkerToCoordinatorProto msg;
     Status plan_status;
     while (stream_->Read(&msg)) {
@@ -212,6 +241,9 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   std::unique_ptr<
       grpc::ClientReaderWriter<proto::CoordinatorToWorkerProto, proto::WorkerToCoordinatorProto>>
       stream_;
+  // Serialises writes: the work-unit sender, the heartbeat thread and Finish's WritesDone.
+  std::mutex write_mutex_;
+  bool plan_sent_ = false;
   bool finished_ = false;
   Status finish_status_;
   TaskMetrics metrics_;
@@ -416,13 +448,23 @@ class GrpcWorkerChannel final : public WorkerChannel {
   }
 
   Result<WorkerInfo> GetWorkerInfo() override {
-    SHOAL_RETURN_IF_ERROR(WaitConnected());
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(options_.connect_timeout_ms));
-    proto::GetWorkerInfoRequestProto request;
     proto::GetWorkerInfoResponseProto response;
-    SHOAL_RETURN_IF_ERROR(FromGrpc(stub_->GetWorkerInfo(&context, request, &response), address_));
+    for (int attempt = 0;; ++attempt) {
+      SHOAL_RETURN_IF_ERROR(WaitConnected());
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() +
+                           std::chrono::milliseconds(options_.connect_timeout_ms));
+      proto::GetWorkerInfoRequestProto request;
+      grpc::Status status = stub_->GetWorkerInfo(&context, request, &response);
+      // The connection looked ready but was broken (the worker restarted since: "Broken pipe"):
+      // the failed call makes the channel reconnect, and the second one reaches the new worker.
+      // Coordinators ask this before every query (worker_health.h), so no task of a query is ever
+      // sent over such a connection.
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE && attempt == 0)
+        continue;
+      SHOAL_RETURN_IF_ERROR(FromGrpc(status, address_));
+      break;
+    }
     WorkerInfo info;
     info.version = response.version();
     info.codec_ids.assign(response.codec_ids().begin(), response.codec_ids().end());

@@ -229,6 +229,8 @@ class WorkerGrpcService final : public proto::Worker::Service {
                                      [context] { return context->IsCancelled(); });
       } else if (msg.has_work_unit_eos() && has_task) {
         service->EndWorkUnits(key);
+      } else if (msg.has_heartbeat() && has_task) {
+        service->Heartbeat(key);
       }
     }
     if (!has_task)

@@ -99,6 +99,16 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
 
   void CancelSends() override { sends_cancelled_.store(true); }
 
+  Status SendHeartbeat() override {
+    if (!has_task_.load())
+      return Status::OK();
+    auto service = service_.lock();
+    if (!service)
+      return Status::Unavailable("worker is gone");
+    service->Heartbeat(key_);
+    return Status::OK();
+  }
+
   Result<TaskMetrics> Finish() override {
     if (!has_task_)
       return TaskMetrics{};
@@ -116,7 +126,8 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
   std::weak_ptr<WorkerService> service_;
   Headers headers_;
   TaskKey key_;
-  bool has_task_ = false;
+  // Atomic: the coordinator's heartbeat thread reads it while Finish clears it.
+  std::atomic<bool> has_task_{false};
   Status plan_status_;
   std::atomic<bool> sends_cancelled_{false};
   std::shared_ptr<LoadInfoQueue> load_info_ = std::make_shared<LoadInfoQueue>();

@@ -5,7 +5,8 @@
 // The protocol has three calls:
 //  - OpenCoordinatorChannel: one bidirectional stream per task, opened by the coordinator. It
 //    carries the task's encoded plan (SetPlanRequest, declaring the plan's work-unit feeds), then
-//    the units of those feeds (WorkUnitBatch, work_unit_feed.h) and their end (WorkUnitEos); the
+//    the units of those feeds (WorkUnitBatch, work_unit_feed.h) and their end (WorkUnitEos), and
+//    heartbeats while the query runs (a task without contact for the worker's TTL ends); the
 //    worker answers with the task's metrics when the coordinator closes it, and in adaptive mode
 //    first with a LoadInfo per output partition and LoadInfoEos (load_sampler.h). The worker keeps
 //    a task's state exactly as long as its coordinator channel is open, so closing the channel
@@ -192,6 +193,10 @@ class CoordinatorStream {
   /// Thread-safe: a send blocked in another thread returns an error, and later sends fail (the
   /// query no longer needs the task's units).
   virtual void CancelSends() = 0;
+  /// Tells the worker the coordinator is alive and still wants the task (its TTL starts again,
+  /// worker_service.h). Thread-safe with the other sends: skipped while one is in flight (the
+  /// worker counts a send held back by backpressure as contact).
+  virtual Status SendHeartbeat() = 0;
   /// Closes the channel, which frees the task on the worker, and returns its metrics, or the error
   /// the worker reported for the task (a refused plan, say).
   virtual Result<TaskMetrics> Finish() = 0;

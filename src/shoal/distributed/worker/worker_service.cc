@@ -21,6 +21,12 @@ namespace shoal::distributed {
 
 namespace {
 
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // One partition of a broadcast head: computed by the first consumer that asks, replayed to all.
 struct BroadcastPartition {
   std::mutex mutex;
@@ -37,6 +43,16 @@ struct WorkerService::Task {
   exec::ExecPlanPtr plan;
   std::shared_ptr<exec::TaskContext> context;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  // The last message from the task's coordinator (its plan, work units, heartbeats), in
+  // steady-clock nanoseconds: the TTL counts from here, never from the start.
+  std::atomic<int64_t> last_contact_ns{NowNs()};
+  // PushWorkUnits calls waiting for room in the feed queues: the coordinator is sending, only
+  // held back by backpressure, so the task is in contact.
+  std::atomic<int> pushing{0};
+  // Set (with `expiry`) before the TTL ends the task: its streams then fail with `expiry`
+  // instead of a plain cancellation.
+  std::atomic<bool> expired{false};
+  Status expiry;
   Headers headers;  // of the coordinator channel; forwarded on calls to producers
   std::atomic<int64_t> output_rows{0};
   std::atomic<int64_t> output_batches{0};
@@ -55,6 +71,13 @@ struct WorkerService::Task {
 
 namespace {
 
+// A task the TTL ended fails its consumers with the reason, not with the cancellation it caused.
+Status ExpiryOr(const WorkerService::Task& task, Status status) {
+  if (task.expired.load(std::memory_order_acquire) && status.code() == StatusCode::kCancelled)
+    return task.expiry;
+  return status;
+}
+
 // Counts what a task serves and keeps the task alive while a consumer reads it.
 class TaskStream final : public exec::RecordBatchStream {
  public:
@@ -64,7 +87,10 @@ class TaskStream final : public exec::RecordBatchStream {
   const columnar::SchemaPtr& schema() const override { return input_->schema(); }
 
   Result<columnar::RecordBatchPtr> Next() override {
-    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, input_->Next());
+    Result<columnar::RecordBatchPtr> next = input_->Next();
+    if (!next.ok())
+      return ExpiryOr(*task_, std::move(next).status());
+    columnar::RecordBatchPtr batch = std::move(next).MoveValueUnsafe();
     if (batch) {
       task_->output_rows += batch->num_rows();
       task_->output_batches += 1;
@@ -96,7 +122,7 @@ class BroadcastStream final : public exec::RecordBatchStream {
       filled_ = true;
     }
     if (!cache_->status.ok())
-      return cache_->status;
+      return ExpiryOr(*task_, cache_->status);
     if (next_ >= cache_->batches.size())
       return columnar::RecordBatchPtr();
     return cache_->batches[next_++];
@@ -245,12 +271,8 @@ std::shared_ptr<NetworkSendCounters> WorkerService::SendCounters(const TaskKey& 
 Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const TaskKey& key) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto found = [&] { return tasks_.count(key) > 0; };
-  if (std::find(expired_.begin(), expired_.end(), key) != expired_.end()) {
-    return Status::Cancelled("worker {} dropped {} of query {}: it outlived the task TTL of {} ms",
-                             options_.address, key.ToString(), key.query_id,
-                             options_.task_ttl.count())
-        .WithHint("raise `shoal worker --task-ttl` for queries that run longer");
-  }
+  if (std::find(expired_.begin(), expired_.end(), key) != expired_.end())
+    return ExpiryStatus(key);
   if (!cv_.wait_for(lock, options_.plan_wait, found)) {
     return Status::NotFound("worker {} has no plan for {} of query {} after waiting {} ms",
                             options_.address, key.ToString(), key.query_id,
@@ -323,6 +345,7 @@ WorkerInfo WorkerService::GetWorkerInfo() const {
 Status WorkerService::PushWorkUnits(const TaskKey& key, WorkUnitBatch batch,
                                     const std::function<bool()>& abandoned) {
   WorkUnitFeedsPtr feeds;
+  std::shared_ptr<Task> task;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = tasks_.find(key);
@@ -330,15 +353,49 @@ Status WorkerService::PushWorkUnits(const TaskKey& key, WorkUnitBatch batch,
       return Status::NotFound("worker {} has no task {} for its work units", options_.address,
                               key.ToString());
     feeds = it->second->feeds;
+    task = it->second;
   }
-  return feeds ? feeds->Push(std::move(batch), abandoned) : Status::OK();
+  task->last_contact_ns.store(NowNs(), std::memory_order_relaxed);
+  if (!feeds)
+    return Status::OK();
+  task->pushing.fetch_add(1);
+  Status st = feeds->Push(std::move(batch), abandoned);
+  task->pushing.fetch_sub(1);
+  task->last_contact_ns.store(NowNs(), std::memory_order_relaxed);
+  return st;
 }
 
 void WorkerService::EndWorkUnits(const TaskKey& key) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = tasks_.find(key);
-  if (it != tasks_.end() && it->second->feeds)
+  if (it == tasks_.end())
+    return;
+  it->second->last_contact_ns.store(NowNs(), std::memory_order_relaxed);
+  if (it->second->feeds)
     it->second->feeds->End();
+}
+
+void WorkerService::Heartbeat(const TaskKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tasks_.find(key);
+  if (it != tasks_.end())
+    it->second->last_contact_ns.store(NowNs(), std::memory_order_relaxed);
+}
+
+Status WorkerService::ExpiryStatus(const TaskKey& key) const {
+  return Status::Cancelled(
+             "worker {} ended {} of query {}: task expired after {:g} s without contact from the "
+             "coordinator",
+             options_.address, key.ToString(), key.query_id,
+             static_cast<double>(options_.task_ttl.count()) / 1000.0)
+      .WithHint(
+          "the coordinator sends a heartbeat several times a second while its query runs: it "
+          "hung or lost its connection to this worker");
+}
+
+int64_t WorkerService::sweeps() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return sweeps_;
 }
 
 int WorkerService::num_tasks() const {
@@ -361,32 +418,48 @@ int64_t WorkerService::tasks_expired() const {
 }
 
 void WorkerService::SweepExpiredTasks() {
-  // Checks a few times per TTL (at most once a second), so a task lives at most ~1.25 TTL.
+  // Checks a few times per TTL (at most once a second), so a task lives at most ~1.25 TTL after
+  // its coordinator's last message.
   const auto period = std::clamp<std::chrono::milliseconds>(
       options_.task_ttl / 4, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+  const int64_t ttl_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(options_.task_ttl).count();
   std::unique_lock<std::mutex> lock(mutex_);
+  int64_t last_sweep = NowNs();
   while (!sweeper_cv_.wait_for(lock, period, [&] { return stopping_; })) {
-    const auto now = std::chrono::steady_clock::now();
-    std::vector<TaskKey> expired;
+    const int64_t now = NowNs();
+    ++sweeps_;
+    // This process was stopped (SIGSTOP, a paused VM) for longer than the TTL: nothing could
+    // reach it, so silence says nothing about the coordinators. They get a fresh TTL.
+    const bool was_stopped = now - last_sweep >= ttl_ns;
+    last_sweep = now;
+    std::vector<std::shared_ptr<Task>> expired;
     for (const auto& [key, task] : tasks_) {
-      if (now - task->started >= options_.task_ttl)
-        expired.push_back(key);
+      if (was_stopped || task->pushing.load() > 0) {
+        task->last_contact_ns.store(now, std::memory_order_relaxed);
+        continue;
+      }
+      if (now - task->last_contact_ns.load(std::memory_order_relaxed) >= ttl_ns)
+        expired.push_back(task);
     }
     if (expired.empty())
       continue;
     constexpr size_t kRemember = 1024;
-    for (const auto& key : expired) {
+    for (const auto& task : expired) {
       if (expired_.size() >= kRemember)
         expired_.erase(expired_.begin());
-      expired_.push_back(key);
+      expired_.push_back(task->key);
+      task->expiry = ExpiryStatus(task->key);
+      task->expired.store(true, std::memory_order_release);
     }
     tasks_expired_ += static_cast<int64_t>(expired.size());
     lock.unlock();
     // Ended exactly as when the coordinator closes the channel (cancel, feeds, samplers).
-    for (const auto& key : expired) {
-      SHOAL_LOG(kWarning, "worker {}: dropping {} of query {}: older than the task TTL of {} ms",
-                options_.address, key.ToString(), key.query_id, options_.task_ttl.count());
-      (void)EndTask(key);
+    for (const auto& task : expired) {
+      SHOAL_LOG(
+          kWarning, "worker {}: dropping {} of query {}: no contact from its coordinator for {} ms",
+          options_.address, task->key.ToString(), task->key.query_id, options_.task_ttl.count());
+      (void)EndTask(task->key);
     }
     lock.lock();
   }

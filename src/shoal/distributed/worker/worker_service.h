@@ -11,8 +11,10 @@
 // consumer) and returns one stream per partition. EndTask (the coordinator channel closed, for
 // whatever reason) cancels whatever still runs for the task and forgets it; streams still held
 // by consumers keep the task's memory alive until they are dropped. A sweeper thread also ends
-// tasks older than `task_ttl`, so a coordinator that hangs with its channels open cannot pin a
-// worker's memory forever; consumers then get an error naming the TTL. In adaptive mode a task
+// tasks that had no contact from their coordinator (plan, work units, heartbeats) for `task_ttl`,
+// so a coordinator that hangs with its channels open cannot pin a worker's memory forever, while
+// a query that merely runs long is never touched; consumers of an expired task get "task expired
+// after N s without contact from the coordinator". In adaptive mode a task
 // starts running at SetPlan: a LoadSampler samples its partitions for the coordinator, and
 // consumers and producer heads execute the sampled plan, which continues the sampled streams.
 //
@@ -53,8 +55,9 @@ struct WorkerServiceOptions {
   ChannelResolverPtr channels;
   /// How long ExecuteTask waits for a task's plan to arrive.
   std::chrono::milliseconds plan_wait{10000};
-  /// A task older than this is cancelled and dropped even if its coordinator channel is still
-  /// open (a coordinator that hangs without closing it); 0: never.
+  /// A task that had no message from its coordinator for this long is cancelled and dropped even
+  /// if its coordinator channel is still open (a coordinator that hangs without closing it);
+  /// 0: never. Coordinators send heartbeats several times a second (coordinator.h).
   std::chrono::milliseconds task_ttl{std::chrono::minutes(10)};
 };
 
@@ -80,6 +83,9 @@ class WorkerService {
                        const std::function<bool()>& abandoned);
   /// WorkUnitEos from the task's coordinator channel.
   void EndWorkUnits(const TaskKey& key);
+  /// A heartbeat from the task's coordinator channel: the coordinator is alive and still wants the
+  /// task, so its TTL starts again.
+  void Heartbeat(const TaskKey& key);
   /// Where a transport counts what it sends for the task (null: no such task).
   std::shared_ptr<NetworkSendCounters> SendCounters(const TaskKey& key) const;
   Result<std::vector<exec::StreamPtr>> ExecuteTask(const ExecuteTaskRequest& request,
@@ -94,8 +100,10 @@ class WorkerService {
   /// Test hook: the headers of the last ExecuteTask call for each of the last 64 tasks asked for
   /// (kept after the tasks are gone), oldest first, to check that consumers forward them.
   std::vector<std::pair<TaskKey, Headers>> ExecuteHeadersSeen() const;
-  /// Tasks dropped because they outlived `task_ttl`.
+  /// Tasks dropped because their coordinator was silent for `task_ttl`.
   int64_t tasks_expired() const;
+  /// Rounds the TTL sweeper has made (for tests: time passed as the sweeper sees it).
+  int64_t sweeps() const;
 
   struct Task;
 
@@ -104,6 +112,7 @@ class WorkerService {
   // Per-operator metrics, producer heads and network counters of an ended task.
   void AddTaskDetails(Task& task, TaskMetrics* metrics) const;
   void SweepExpiredTasks();
+  Status ExpiryStatus(const TaskKey& key) const;
 
   WorkerServiceOptions options_;
   TableCodecRegistryPtr codecs_;
@@ -116,6 +125,7 @@ class WorkerService {
   // Tasks the TTL dropped (oldest first, bounded): a consumer asking for one gets a clear error.
   std::vector<TaskKey> expired_;
   int64_t tasks_expired_ = 0;
+  int64_t sweeps_ = 0;
   // The TTL sweeper (runs while task_ttl > 0).
   bool stopping_ = false;
   std::condition_variable sweeper_cv_;

@@ -133,7 +133,11 @@ TEST(WorkerResolverTest, TheCoordinatorResolvesAtEveryQuery) {
   runner.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
   const char* sql = "SELECT count(*) FROM lineitem";
   ASSERT_OK(runner.RunOne(sql).status());
-  file.Write("w1:1\nw9:1\n");  // w9 does not exist: the next query must notice
+  file.Write("w1:1\nw9:1\n");  // w9 does not exist: the next query skips it
+  ASSERT_OK(runner.RunOne(sql).status());
+  EXPECT_TRUE(coordinator->health()->IsQuarantined("w9:1"));
+  ASSERT_OK(coordinator->CheckWorkers());
+  file.Write("w9:1\n");  // only w9: the query must fail naming it
   auto failed = runner.RunOne(sql);
   ASSERT_FALSE(failed.ok());
   EXPECT_NE(failed.status().UserMessage().find("w9:1"), std::string::npos)

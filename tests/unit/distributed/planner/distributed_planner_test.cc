@@ -3,6 +3,8 @@
 // stages as documented, errors name worker, stage and task, and workers forget their tasks.
 #include "shoal/distributed/planner/distributed_planner.h"
 
+#include <chrono>
+
 #include <gtest/gtest.h>
 
 #include "shoal/distributed/coordinator/coordinator.h"
@@ -12,6 +14,7 @@
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
 
 namespace shoal::distributed {
 namespace {
@@ -110,14 +113,44 @@ TEST_F(DistributedTest, AWorkerErrorNamesTheWorkerStageAndTask) {
   EXPECT_EQ(TasksHeld(), 0);
 }
 
-TEST_F(DistributedTest, AnUnreachableWorkerIsReportedByName) {
-  ASSERT_OK_AND_ASSIGN(auto coordinator, Coordinator::Make(distributed_testing::CoordinatorFor(
-                                             {"w1", "w9"}, cluster_, "")));
-  Status checked = coordinator->CheckWorkers();
+// Regression: one unreachable worker stopped the whole session from starting. Now it is skipped
+// (quarantined) and the queries run on the others; it is used again once it answers, and a query
+// never places a task on a worker known dead.
+TEST_F(DistributedTest, AnUnreachableWorkerIsSkippedAndUsedAgainWhenItAnswers) {
+  CoordinatorOptions options = distributed_testing::CoordinatorFor({"w1", "w9"}, cluster_);
+  options.quarantine = std::chrono::milliseconds(20);  // checked again soon
+  ASSERT_OK_AND_ASSIGN(auto coordinator,
+                       distributed_testing::InstallCoordinator(distributed_, std::move(options)));
+  ASSERT_OK(coordinator->CheckWorkers());
+  EXPECT_TRUE(coordinator->health()->IsQuarantined("w9"));
+  const std::string sql = distributed_testing::TpchQuery(1);
+  distributed_testing::ExpectSameRows(single_, distributed_, sql);
+  EXPECT_EQ(TasksHeld(), 0);
+
+  // w9 comes up: the next query uses it.
+  ASSERT_OK(cluster_->AddWorker([&] {
+    WorkerServiceOptions w = distributed_testing::TestWorker(distributed_.session().catalog());
+    w.address = "w9";
+    return w;
+  }()));
+  ASSERT_TRUE(shoal::testing::WaitFor([&] { return !coordinator->health()->IsQuarantined("w9"); },
+                                      "w9 to pass a health check"));
+  distributed_testing::ExpectSameRows(single_, distributed_, sql);
+  EXPECT_FALSE(cluster_->worker("w9")->ExecuteHeadersSeen().empty()) << "no task ran on w9";
+
+  // w9 dies: the next query runs on w1 alone, without an error.
+  cluster_->RemoveWorker("w9");
+  distributed_testing::ExpectSameRows(single_, distributed_, sql);
+  EXPECT_EQ(TasksHeld(), 0);
+
+  // No worker answers: a clear error naming it, at start and at the query.
+  ASSERT_OK_AND_ASSIGN(
+      auto dead, Coordinator::Make(distributed_testing::CoordinatorFor({"w9"}, cluster_, "")));
+  Status checked = dead->CheckWorkers();
   EXPECT_EQ(checked.code(), StatusCode::kUnavailable);
   EXPECT_NE(checked.UserMessage().find("w9"), std::string::npos) << checked.ToString();
-  distributed_.SetExecutionMode(engine::ExecutionMode::OnWorkers(coordinator));
-  auto result = distributed_.RunOne(distributed_testing::TpchQuery(1));
+  distributed_.SetExecutionMode(engine::ExecutionMode::OnWorkers(dead));
+  auto result = distributed_.RunOne(sql);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().UserMessage().find("w9"), std::string::npos)
       << result.status().ToString();

@@ -1,8 +1,9 @@
 // The materialized-shuffle driver with real `shoal task` processes (the shoal binary): answers
-// equal the single-node ones, a used directory is refused while unrelated files are fine, every
-// stage of a union is shipped, a task killed mid-write is retried without changing the answer, a
-// cancelled driver leaves no task running, and `shoal shuffle gc` empties the directory for another
-// query.
+// equal the single-node ones, every query gets its own directory (so any number run in one
+// session's directory) removed when it ends, every stage of a union is shipped, a task killed
+// mid-write is retried without changing the answer, a deterministic error is never retried, a
+// cancelled driver leaves no task running, task processes are named `shoal task` in `ps`, and
+// `shoal shuffle gc` deletes only what carries Shoal's marker.
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 
 #include <chrono>
@@ -11,12 +12,14 @@
 #include <fstream>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/task_process.h"
 #include "shoal/engine/execution_modes.h"
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
@@ -32,6 +35,8 @@ namespace fs = std::filesystem;
 class ShuffleDriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Most tests look at a query's files after it ran; the cleanup tests unset this.
+    ::setenv("SHOAL_SHUFFLE_TEST_KEEP_FILES", "1", 1);
     root_ = fs::temp_directory_path() /
             ("shoal-driver-test-" + std::to_string(::getpid()) + "-" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -46,6 +51,7 @@ class ShuffleDriverTest : public ::testing::Test {
   }
 
   void TearDown() override {
+    ::unsetenv("SHOAL_SHUFFLE_TEST_KEEP_FILES");
     ::unsetenv("SHOAL_SHUFFLE_TEST_KILL_MARKER");
     ::unsetenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS");
     fs::remove_all(root_);
@@ -65,9 +71,30 @@ class ShuffleDriverTest : public ::testing::Test {
     EXPECT_GT(expected.num_rows(), 0);
   }
 
-  // Stage files per stage id.
-  static std::map<int, int> StageFiles(const fs::path& dir) {
+  // The per-query directories q-<id>/ in a session's shuffle directory.
+  static std::vector<fs::path> QueryDirs(const fs::path& dir) {
+    std::vector<fs::path> dirs;
+    if (!fs::exists(dir))
+      return dirs;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.is_directory() && e.path().filename().string().rfind("q-", 0) == 0)
+        dirs.push_back(e.path());
+    }
+    return dirs;
+  }
+
+  // The directory of the only query run in `dir` (empty when there is not exactly one).
+  static fs::path QueryDir(const fs::path& dir) {
+    std::vector<fs::path> dirs = QueryDirs(dir);
+    return dirs.size() == 1 ? dirs[0] : fs::path();
+  }
+
+  // Stage files per stage id of the only query run in `dir`.
+  static std::map<int, int> StageFiles(const fs::path& session_dir) {
     std::map<int, int> files;
+    const fs::path dir = QueryDir(session_dir);
+    if (dir.empty())
+      return files;
     for (const auto& e : fs::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
       if (IsStageFileName(name))
@@ -104,7 +131,7 @@ TEST_F(ShuffleDriverTest, AUnionWithAnAggregateInEachBranchShipsEveryStage) {
   EXPECT_EQ(files, (std::map<int, int>{{1, 4}, {2, 2}, {3, 2}}));
   // Every stage partition had an envelope, and every envelope a stage file.
   std::map<int, int> envelopes;
-  for (const auto& e : fs::directory_iterator(dir / "tasks")) {
+  for (const auto& e : fs::directory_iterator(QueryDir(dir) / "tasks")) {
     const std::string name = e.path().filename().string();
     if (name.rfind("task-", 0) == 0 && e.path().extension() == ".envelope")
       ++envelopes[std::stoi(name.substr(5))];
@@ -112,30 +139,111 @@ TEST_F(ShuffleDriverTest, AUnionWithAnAggregateInEachBranchShipsEveryStage) {
   EXPECT_EQ(envelopes, files);
 }
 
-TEST_F(ShuffleDriverTest, AUsedDirectoryIsRefusedAndUnrelatedFilesAreFine) {
-  const fs::path dir = root_ / "used";
+// Regression: the second shuffling query of a session found the first one's stage files and was
+// refused; and a failed query left its files behind.
+TEST_F(ShuffleDriverTest, QueriesInOneDirectoryEachGetTheirOwnAndLeaveNothingBehind) {
+  ::unsetenv("SHOAL_SHUFFLE_TEST_KEEP_FILES");
+  const fs::path dir = root_ / "session";
   fs::create_directories(dir / "subdir");
   std::ofstream(dir / "notes.txt") << "not a stage file\n";
-  std::ofstream(dir / "stage-1-part-0.arrow.bak") << "not a stage file either\n";
   const std::string sql = distributed_testing::TpchQuery(1);
-  ExpectSameAnswer(sql, dir);  // unrelated files are accepted
+  for (int run = 0; run < 3; ++run) {
+    ExpectSameAnswer(run == 1 ? distributed_testing::TpchQuery(3) : sql, dir);
+    EXPECT_TRUE(QueryDirs(dir).empty()) << "run " << run << " left its directory";
+  }
+  // A failed query (a division by zero in its tasks) removes its directory too.
+  auto failed = shuffled_.RunOne(
+      "SELECT l_returnflag, sum(l_quantity / (l_linenumber - l_linenumber)) FROM lineitem "
+      "GROUP BY 1");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(QueryDirs(dir).empty());
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+  EXPECT_TRUE(fs::exists(dir / "subdir"));
+  EXPECT_TRUE(IsMarkedShuffleDir(dir.string()));
+}
 
-  auto again = shuffled_.RunOne(sql);  // the same directory now holds stage output
-  ASSERT_EQ(again.status().code(), StatusCode::kInvalidArgument) << again.status().ToString();
-  EXPECT_NE(again.status().UserMessage().find("already holds stage output"), std::string::npos)
-      << again.status().UserMessage();
-  EXPECT_NE(again.status().UserMessage().find("stage-1-part-0.arrow"), std::string::npos);
-  EXPECT_NE(again.status().hint().find("shoal shuffle gc"), std::string::npos);
+// Regression: `shoal shuffle gc DIR` deleted any tasks/ and q-<hex>/ folder of any directory.
+TEST_F(ShuffleDriverTest, GcDeletesOnlyWhatCarriesTheMarker) {
+  const fs::path foreign = root_ / "foreign";
+  fs::create_directories(foreign / "tasks");
+  fs::create_directories(foreign / "q-abc");
+  std::ofstream(foreign / "q-abc" / "data") << "someone's data\n";
+  std::ofstream(foreign / "stage-1-part-0.arrow") << "not ours\n";
+  auto refused = RemoveShuffleFiles(foreign.string());
+  ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().ToString();
+  EXPECT_NE(refused.status().UserMessage().find("not a Shoal shuffle directory"), std::string::npos)
+      << refused.status().UserMessage();
+  EXPECT_TRUE(fs::exists(foreign / "tasks"));
+  EXPECT_TRUE(fs::exists(foreign / "q-abc" / "data"));
+  EXPECT_TRUE(fs::exists(foreign / "stage-1-part-0.arrow"));
 
-  // gc removes only the query's files; then the directory serves another query.
+  // A shuffle directory a query ran in: its query directory goes, nothing else does.
+  const fs::path dir = root_ / "used";
+  ExpectSameAnswer(distributed_testing::TpchQuery(1), dir);
+  ASSERT_FALSE(QueryDir(dir).empty());
+  fs::create_directories(dir / "q-0ff" / "tasks");  // looks like Shoal's, has no marker
+  fs::create_directories(dir / "tasks");
   ASSERT_OK_AND_ASSIGN(int64_t removed, RemoveShuffleFiles(dir.string()));
   EXPECT_GT(removed, 0);
-  EXPECT_TRUE(StageFiles(dir).empty());
-  EXPECT_FALSE(fs::exists(dir / "tasks"));
-  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
-  EXPECT_TRUE(fs::exists(dir / "stage-1-part-0.arrow.bak"));
-  EXPECT_TRUE(fs::exists(dir / "subdir"));
-  ExpectSameAnswer(sql, dir);
+  EXPECT_EQ(QueryDirs(dir), std::vector<fs::path>{dir / "q-0ff"});
+  EXPECT_TRUE(fs::exists(dir / "tasks"));
+  EXPECT_TRUE(IsMarkedShuffleDir(dir.string()));
+}
+
+// Regression: a division by zero in a task was run 1 + shuffle_task_retries times, and reached
+// the user as a transport failure (Unavailable) instead of SQLSTATE 22012.
+TEST_F(ShuffleDriverTest, ADeterministicErrorIsNeverRetried) {
+  const fs::path dir = root_ / "deterministic";
+  ASSERT_OK(UseDir(dir));
+  auto result = shuffled_.RunOne(
+      "SELECT l_returnflag, sum(l_quantity / (l_linenumber - l_linenumber)) FROM lineitem "
+      "GROUP BY 1");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().sqlstate(), "22012") << result.status().ToString();
+  EXPECT_NE(result.status().UserMessage().find("division by zero"), std::string::npos)
+      << result.status().UserMessage();
+  const fs::path query = QueryDir(dir);
+  ASSERT_FALSE(query.empty());
+  int first = 0;
+  int retried = 0;
+  for (const auto& e : fs::directory_iterator(query / "tasks")) {
+    const std::string name = e.path().filename().string();
+    first += name.find(".attempt-1.stdout") != std::string::npos ? 1 : 0;
+    retried += name.find(".attempt-2.stdout") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GT(first, 0);
+  EXPECT_EQ(retried, 0);
+}
+
+// Regression: task processes showed in `ps` as "/proc/self/exe task ...".
+TEST_F(ShuffleDriverTest, TaskProcessesAreNamedShoalTask) {
+  const fs::path dir = root_ / "named";
+  ASSERT_OK(UseDir(dir));
+  ::setenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS", "60000", 1);
+  Status status;
+  std::thread query([&] { status = shuffled_.RunOne(distributed_testing::TpchQuery(3)).status(); });
+  std::vector<int> pids;
+  const bool started = shoal::testing::WaitFor(
+      [&] {
+        pids = distributed_testing::ProcessesMentioning(dir.string());
+        return !pids.empty();
+      },
+      "a task process to start");
+  std::string cmdline;
+  if (started) {
+    std::ifstream in("/proc/" + std::to_string(pids[0]) + "/cmdline", std::ios::binary);
+    cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  shuffled_.CancelRunning();
+  query.join();
+  ASSERT_TRUE(started);
+  EXPECT_EQ(cmdline.substr(0, cmdline.find('\0')), "shoal") << cmdline;
+  EXPECT_EQ(cmdline.rfind(std::string("shoal\0task\0", 11), 0), 0u) << cmdline;
+  EXPECT_EQ(cmdline.find("/proc/self/exe"), std::string::npos) << cmdline;
+  // The default executable is this process's link, which execs a file named "exe": the real path
+  // is run instead.
+  EXPECT_EQ(ResolveTaskExecutable("/proc/self/exe"), fs::read_symlink("/proc/self/exe").string());
+  EXPECT_EQ(ResolveTaskExecutable("/usr/bin/shoal"), "/usr/bin/shoal");
 }
 
 TEST_F(ShuffleDriverTest, ExplainRunsNoTask) {
@@ -160,11 +268,11 @@ TEST_F(ShuffleDriverTest, ATaskKilledMidWriteIsRetriedAndTheAnswerIsUnchanged) {
   ASSERT_TRUE(fs::exists(marker)) << "no task was killed";
   // The killed writer left its temporary (never read: the answer is right) and was run again.
   int temporaries = 0;
-  for (const auto& e : fs::directory_iterator(dir))
+  for (const auto& e : fs::directory_iterator(QueryDir(dir)))
     temporaries += IsStageTemporaryName(e.path().filename().string()) ? 1 : 0;
   EXPECT_EQ(temporaries, 1);
   int second_attempts = 0;
-  for (const auto& e : fs::directory_iterator(dir / "tasks")) {
+  for (const auto& e : fs::directory_iterator(QueryDir(dir) / "tasks")) {
     const std::string name = e.path().filename().string();
     second_attempts += name.find(".attempt-2.stdout") != std::string::npos ? 1 : 0;
   }

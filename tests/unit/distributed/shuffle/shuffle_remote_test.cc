@@ -5,6 +5,7 @@
 // gone runs on the other worker; a file of several chunks arrives whole; a cancelled driver
 // leaves no task process on the workers.
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -124,6 +125,8 @@ class ShuffleRemoteTest : public ::testing::Test {
 TEST_F(ShuffleRemoteTest, TpchQ3AndQ18OnTwoWorkersGiveTheSingleNodeAnswer) {
   StartServers(2);
   UseWorkers({servers_[0]->address, servers_[1]->address});
+  // The driver's own directory of each query is kept, to look at the files it fetched.
+  ::setenv("SHOAL_SHUFFLE_TEST_KEEP_FILES", "1", 1);
   for (int q : {3, 18}) {
     const fs::path dir = root_ / ("driver-q" + std::to_string(q));
     ExpectSameAnswer(distributed_testing::TpchQuery(q), dir);
@@ -136,6 +139,28 @@ TEST_F(ShuffleRemoteTest, TpchQ3AndQ18OnTwoWorkersGiveTheSingleNodeAnswer) {
   EXPECT_GT(CountStageFiles(root_ / "driver-q18"), 0);
   EXPECT_EQ(CountStageFiles(root_ / "worker0"), 0);
   EXPECT_EQ(CountStageFiles(root_ / "worker1"), 0);
+  ::unsetenv("SHOAL_SHUFFLE_TEST_KEEP_FILES");
+}
+
+// Regression: a failed query left its directories on the workers, and a deterministic error (a
+// division by zero) was retried on every worker and reported as a transport failure.
+TEST_F(ShuffleRemoteTest, ADeterministicErrorIsNotRetriedAndLeavesNoDirectory) {
+  StartServers(2);
+  UseWorkers({servers_[0]->address, servers_[1]->address});
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + (root_ / "driver").string() + "'").status());
+  auto result = shuffled_.RunOne(
+      "SELECT l_returnflag, sum(l_quantity / (l_linenumber - l_linenumber)) FROM lineitem "
+      "GROUP BY 1");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().sqlstate(), "22012") << result.status().ToString();
+  EXPECT_NE(result.status().UserMessage().find("division by zero"), std::string::npos)
+      << result.status().UserMessage();
+  for (const char* dir : {"worker0", "worker1", "driver"}) {
+    int left = 0;
+    for (const auto& e : fs::directory_iterator(root_ / dir))
+      left += e.path().filename().string().rfind("q-", 0) == 0 ? 1 : 0;
+    EXPECT_EQ(left, 0) << dir;
+  }
 }
 
 TEST_F(ShuffleRemoteTest, AMissingRemoteFileIsNotFoundNamingTheWorkerAndTheFile) {

@@ -156,6 +156,49 @@ TEST_F(LifecycleTest, AnUnreachableWorkerFailsFastNamingItsAddress) {
   EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// Regression: the TTL counted from the task's start, so every query running longer than it was
+// killed ("canceling statement due to user request"). A coordinator that keeps in touch keeps its
+// task for any length of time; once it falls silent, the task ends one TTL later.
+TEST(TaskTtlTest, HeartbeatsKeepATaskLongPastItsTtlAndSilenceEndsIt) {
+  auto cluster = InProcessCluster::Make();
+  WorkerServiceOptions options;
+  options.address = "w1";
+  options.task_ttl = milliseconds(100);
+  options.plan_wait = milliseconds(100);
+  ASSERT_OK(cluster->AddWorker(std::move(options)));
+  auto worker = cluster->worker("w1");
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, cluster->Connect("w1"));
+  ASSERT_OK_AND_ASSIGN(auto stream, channel->OpenCoordinatorChannel({}));
+  SetPlanRequest request;
+  request.task_key = {"q-beat", 1, 0};
+  request.encoded_plan = "not a plan";  // refused, but held like any task
+  const auto sent = steady_clock::now();
+  ASSERT_OK(stream->SendPlan(request));
+  // A heartbeat after every sweep (one every TTL/4) until the sweeper has seen four TTLs pass.
+  const int64_t first = worker->sweeps();
+  while (worker->sweeps() - first < 16 && worker->num_tasks() == 1) {
+    ASSERT_OK(stream->SendHeartbeat());
+    const int64_t seen = worker->sweeps();
+    ASSERT_TRUE(WaitFor([&] { return worker->sweeps() > seen; }, "the TTL sweeper's next round"));
+  }
+  EXPECT_GE(steady_clock::now() - sent, milliseconds(400));
+  EXPECT_EQ(worker->num_tasks(), 1);
+  EXPECT_EQ(worker->tasks_expired(), 0);
+  // Silence: the task ends, and a consumer asking for it learns why.
+  ASSERT_TRUE(WaitFor([&] { return worker->num_tasks() == 0; }, "w1 to drop the silent task"));
+  EXPECT_EQ(worker->tasks_expired(), 1);
+  ExecuteTaskRequest execute;
+  execute.task_key = request.task_key;
+  execute.partition_end = 1;
+  Result<std::vector<exec::StreamPtr>> late = channel->ExecuteTask({}, execute, nullptr);
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.status().UserMessage().find(
+                "task expired after 0.1 s without contact from the coordinator"),
+            std::string::npos)
+      << late.status().UserMessage();
+  EXPECT_EQ(late.status().UserMessage().find("user request"), std::string::npos);
+}
+
 TEST(TaskTtlTest, ATaskOlderThanTheTtlIsDroppedAndConsumersAreTold) {
   auto cluster = InProcessCluster::Make();
   WorkerServiceOptions options;
@@ -190,7 +233,10 @@ TEST(TaskTtlTest, ATaskOlderThanTheTtlIsDroppedAndConsumersAreTold) {
   Result<std::vector<exec::StreamPtr>> late = channel->ExecuteTask({}, execute, nullptr);
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().code(), StatusCode::kCancelled) << late.status().ToString();
-  EXPECT_NE(late.status().UserMessage().find("TTL"), std::string::npos);
+  EXPECT_NE(late.status().UserMessage().find(
+                "task expired after 0.1 s without contact from the coordinator"),
+            std::string::npos)
+      << late.status().UserMessage();
   // A task inside its TTL stays, although older than w1's TTL by now.
   EXPECT_EQ(cluster->worker("w2")->num_tasks(), 1);
   EXPECT_FALSE(stream2->Finish().ok());  // the refusal

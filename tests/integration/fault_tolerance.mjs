@@ -1,0 +1,202 @@
+// Fault tolerance of the distributed engine with real processes (issue 16): `shoal worker`s on
+// loopback (OS-chosen ports) and `shoal sql --workers ...`. Each check is a regression test of a
+// bug an operator hit, with a deadline so that a hang fails instead of stalling:
+//  1. one unreachable address in --workers: the session starts on the live workers, with a
+//     warning naming the skipped one, and answers right;
+//  2. a worker restarted (same port) under an open session: the session's next query answers
+//     right (it failed with "Broken pipe");
+//  3. a query that runs longer than the workers' --task-ttl (a worker frozen with SIGSTOP
+//     mid-query makes it so) answers right: the TTL counts from the coordinator's last contact
+//     (heartbeats), not from the task's start;
+//  4. a coordinator frozen mid-query for longer than the TTL: its tasks expire, and the error
+//     says "task expired after N s without contact from the coordinator".
+//
+// Usage: node tests/integration/fault_tolerance.mjs <path to shoal>
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
+
+const shoal = process.argv[2];
+if (!shoal) {
+  console.error('usage: node fault_tolerance.mjs <shoal binary>');
+  process.exit(2);
+}
+const sf = '0.01';
+const ttl = '1s';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-faults-'));
+const children = [];
+process.on('exit', () => {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGCONT');
+      c.kill('SIGKILL');
+    }
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => process.exit(1));
+}
+
+const workers = [];
+function Fail(message) {
+  console.error(`FAIL: ${message}`);
+  for (const w of workers) {
+    console.error(`--- log of worker ${w.address} (last 20 lines):`);
+    console.error(fs.readFileSync(w.log, 'utf8').split('\n').slice(-20).join('\n'));
+  }
+  process.exit(1);
+}
+
+function Expect(cond, what, r) {
+  if (!cond) Fail(`${what}\n  exit ${r?.code}\n  stdout: ${r?.stdout}\n  stderr: ${r?.stderr}`);
+}
+
+// Starts a worker (on `listen`, default a free port); resolves once it listens.
+async function StartWorker(name, listen = '127.0.0.1:0') {
+  const log = path.join(tmp, `${name}.log`);
+  const fd = fs.openSync(log, 'w');
+  const child = spawn(shoal, ['worker', '--listen', listen, '--threads', '2', '--tpch', sf,
+                              '--task-ttl', ttl],
+                      { stdio: ['ignore', fd, fd], env: { ...process.env, SHOAL_LOG_LEVEL: 'info' } });
+  fs.closeSync(fd);
+  children.push(child);
+  const worker = { name, child, log, address: '' };
+  worker.address = await ListeningAddress(child, log);
+  return worker;
+}
+
+function Sql(args, timeoutSeconds = 120) {
+  const r = spawnSync(shoal, ['sql', '--tpch', sf, '--format', 'csv', ...args],
+                      { encoding: 'utf8', timeout: timeoutSeconds * 1000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// Starts `shoal sql` in the background; `done` resolves with {code, stdout, stderr}.
+function SqlInBackground(args) {
+  const child = spawn(shoal, ['sql', '--tpch', sf, '--format', 'csv', ...args],
+                      { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const r = { child, stdout: '', stderr: '', code: undefined };
+  child.stdout.on('data', (d) => { r.stdout += d; });
+  child.stderr.on('data', (d) => { r.stderr += d; });
+  r.done = new Promise((resolve) => child.on('exit', (code) => { r.code = code; resolve(r); }));
+  return r;
+}
+
+// Waits for `r` to end within `seconds`; kills it (a hang) otherwise.
+async function Ended(r, seconds) {
+  const guard = setTimeout(() => { r.child.kill('SIGCONT'); r.child.kill('SIGKILL'); },
+                           seconds * 1000);
+  await r.done;
+  clearTimeout(guard);
+  return r;
+}
+
+const answerSql = 'SELECT l_returnflag, count(*), sum(l_quantity) FROM lineitem ' +
+                  'GROUP BY l_returnflag ORDER BY 1';
+const small = ['-c', "SET dist_bytes_per_task = '64kB'"];
+const expected = Sql(['-c', answerSql]);
+Expect(expected.code === 0 && expected.stdout.length > 0, 'the single-node query failed', expected);
+
+let a;
+let b;
+try {
+  [a, b] = await Promise.all([StartWorker('a'), StartWorker('b')]);
+  workers.push(a, b);
+} catch (e) {
+  Fail(e.message);
+}
+
+// 1. One unreachable address among the workers.
+{
+  const r = Sql(['--workers', `${a.address},127.0.0.1:1,${b.address}`, ...small, '-c', answerSql]);
+  Expect(r.code === 0 && r.stdout === expected.stdout,
+         'an unreachable worker among live ones stopped the session or changed the answer', r);
+  Expect(r.stderr.includes('127.0.0.1:1'), 'no warning names the skipped worker', r);
+  console.log(`unreachable worker skipped: ${r.stderr.trim().split('\n')[0]}`);
+}
+
+// 2. A worker restarted under an open session. The session runs a query, then reads a FIFO (which
+// blocks it until the worker is back), then runs the query again.
+{
+  const fifo = path.join(tmp, 'between');
+  spawnSync('mkfifo', [fifo]);
+  const session = SqlInBackground(['--workers', `${a.address},${b.address}`, ...small,
+                                   '-c', answerSql, '-f', fifo, '-c', answerSql]);
+  if (!await WaitFor(() => session.stdout.length >= expected.stdout.length ||
+                           session.code !== undefined, 'the first query of the session')) {
+    Fail('the first query did not answer');
+  }
+  Expect(session.code === undefined && session.stdout === expected.stdout,
+         'the first query of the session failed', session);
+  const port = b.address.split(':').pop();
+  b.child.kill('SIGKILL');
+  await new Promise((resolve) => b.child.once('exit', resolve));
+  try {
+    const restarted = await StartWorker('b-restarted', `127.0.0.1:${port}`);
+    workers[1] = restarted;
+    b = restarted;
+  } catch (e) {
+    Fail(`the worker did not restart on port ${port}: ${e.message}`);
+  }
+  fs.writeFileSync(fifo, 'SELECT 1;\n');  // unblocks the session
+  await Ended(session, 120);
+  Expect(session.code === 0, 'the first query after a worker restart failed', session);
+  Expect(session.stdout.startsWith(expected.stdout) && session.stdout.endsWith(expected.stdout) &&
+         session.stdout.length > 2 * expected.stdout.length,
+         'the session gave a wrong answer after a worker restart', session);
+  console.log('worker restart: the next query of the open session answered right');
+}
+
+// 3. A query longer than the TTL: worker b is frozen mid-query for longer than the TTL (but well
+// within the transport's keepalive timeout of 3 s, so nobody declares it dead).
+{
+  const both = `${a.address},${b.address}`;
+  const q = SqlInBackground(['--workers', both, ...small, '-c',
+                             'SELECT count(*) FROM lineitem a, orders b ' +
+                             'WHERE a.l_orderkey + b.o_orderkey < 0']);
+  const idle = CpuSeconds(b.child.pid);
+  const running = await WaitFor(() => q.code !== undefined || CpuSeconds(b.child.pid) - idle >= 0.3,
+                                'worker b to run the query');
+  Expect(running && q.code === undefined, 'the query ended before worker b could be frozen', q);
+  b.child.kill('SIGSTOP');
+  const frozenAt = Date.now();
+  // The freeze is the point of the test: 1.6 times the TTL.
+  await WaitFor(() => Date.now() - frozenAt >= 1600, 'the freeze to last 1.6 s');
+  b.child.kill('SIGCONT');
+  await Ended(q, 300);
+  Expect(q.code === 0 && q.stdout.trim().split('\n').pop() === '0',
+         'a query that ran longer than the task TTL did not answer', q);
+  Expect(!/user request/.test(q.stderr), 'the query was cancelled "due to user request"', q);
+  console.log('a query longer than the task TTL answered');
+}
+
+// 4. A coordinator frozen mid-query: the workers drop its tasks one TTL later, and the error says
+// why once it runs again.
+{
+  const q = SqlInBackground(['--workers', `${a.address},${b.address}`, ...small, '-c',
+                             'SELECT count(*) FROM lineitem a, lineitem b ' +
+                             'WHERE a.l_orderkey + b.l_orderkey < 0']);
+  const idle = CpuSeconds(a.child.pid);
+  const running = await WaitFor(() => q.code !== undefined || CpuSeconds(a.child.pid) - idle >= 0.3,
+                                'worker a to run the query');
+  Expect(running && q.code === undefined, 'the query ended before its coordinator was frozen', q);
+  q.child.kill('SIGSTOP');
+  const dropped = await WaitFor(
+      () => /no contact from its coordinator/.test(fs.readFileSync(a.log, 'utf8')),
+      'worker a to drop the silent coordinator\'s tasks');
+  q.child.kill('SIGCONT');
+  Expect(dropped, 'worker a kept the tasks of a frozen coordinator', q);
+  await Ended(q, 120);
+  Expect(q.code !== 0, 'the query of a frozen coordinator succeeded', q);
+  Expect(/task expired after 1 s without contact from the coordinator/.test(q.stderr),
+         'the error does not say the task expired for lack of contact', q);
+  console.log(`frozen coordinator: ${q.stderr.trim().split('\n')[0]}`);
+}
+
+console.log('fault tolerance: all checks passed');
+process.exit(0);

@@ -1,0 +1,131 @@
+// Worker health checks: a worker that does not answer is quarantined and checked again in the
+// background until it answers, no worker answering names them all, and a version mismatch stays
+// an error.
+#include "shoal/distributed/coordinator/worker_health.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
+
+namespace shoal::distributed {
+namespace {
+
+// Answers GetWorkerInfo as its test says: up or down, with a version.
+class FakeChannel final : public WorkerChannel {
+ public:
+  struct State {
+    std::mutex mutex;
+    bool up = true;
+    std::string version = "v1";
+    int calls = 0;
+  };
+
+  FakeChannel(std::string address, std::shared_ptr<State> state)
+      : address_(std::move(address)), state_(std::move(state)) {}
+
+  const std::string& address() const override { return address_; }
+  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(const Headers&) override {
+    return Status::NotImplemented("fake");
+  }
+  Result<std::vector<exec::StreamPtr>> ExecuteTask(
+      const Headers&, const ExecuteTaskRequest&,
+      const std::shared_ptr<exec::TaskContext>&) override {
+    return Status::NotImplemented("fake");
+  }
+  Result<WorkerInfo> GetWorkerInfo() override {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->calls;
+    if (!state_->up)
+      return Status::Unavailable("worker {} is unreachable: connection refused", address_);
+    WorkerInfo info;
+    info.version = state_->version;
+    return info;
+  }
+
+ private:
+  std::string address_;
+  std::shared_ptr<State> state_;
+};
+
+class FakeCluster final : public ChannelResolver {
+ public:
+  std::shared_ptr<FakeChannel::State> Add(const std::string& address) {
+    auto state = std::make_shared<FakeChannel::State>();
+    states_[address] = state;
+    return state;
+  }
+  Result<WorkerChannelPtr> Connect(const std::string& address) override {
+    auto it = states_.find(address);
+    if (it == states_.end())
+      return Status::Unavailable("no worker {}", address);
+    return WorkerChannelPtr(std::make_shared<FakeChannel>(address, it->second));
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<FakeChannel::State>> states_;
+};
+
+// Regression: one unreachable worker stopped the session; now it is skipped, checked again in
+// the background, and back in use once it answers.
+TEST(WorkerHealthTest, AWorkerThatDoesNotAnswerIsQuarantinedUntilItAnswers) {
+  auto cluster = std::make_shared<FakeCluster>();
+  cluster->Add("a:1");
+  auto b = cluster->Add("b:1");
+  WorkerHealthOptions options;
+  options.quarantine = std::chrono::milliseconds(20);
+  WorkerHealth health(cluster, options);
+  b->up = false;
+  ASSERT_OK_AND_ASSIGN(auto usable, health.Usable({"a:1", "b:1"}));
+  EXPECT_EQ(usable, std::vector<std::string>{"a:1"});
+  EXPECT_TRUE(health.IsQuarantined("b:1"));
+  // Queries skip it without waiting for it while it is quarantined.
+  const int calls = [&] {
+    std::lock_guard<std::mutex> lock(b->mutex);
+    return b->calls;
+  }();
+  ASSERT_TRUE(shoal::testing::WaitFor(
+      [&] {
+        std::lock_guard<std::mutex> lock(b->mutex);
+        return b->calls > calls;
+      },
+      "a background check of b"));
+  EXPECT_TRUE(health.IsQuarantined("b:1"));
+  {
+    std::lock_guard<std::mutex> lock(b->mutex);
+    b->up = true;
+  }
+  ASSERT_TRUE(
+      shoal::testing::WaitFor([&] { return !health.IsQuarantined("b:1"); }, "b to be back in use"));
+  ASSERT_OK_AND_ASSIGN(usable, health.Usable({"a:1", "b:1"}));
+  EXPECT_EQ(usable, (std::vector<std::string>{"a:1", "b:1"}));
+}
+
+TEST(WorkerHealthTest, NoWorkerAnsweringNamesThemAllAndAVersionMismatchIsAnError) {
+  auto cluster = std::make_shared<FakeCluster>();
+  auto a = cluster->Add("a:1");
+  WorkerHealthOptions options;
+  options.version = "v1";
+  WorkerHealth health(cluster, options);
+  a->up = false;
+  Result<std::vector<std::string>> none = health.Usable({"a:1", "gone:1"});
+  ASSERT_EQ(none.status().code(), StatusCode::kUnavailable) << none.status().ToString();
+  EXPECT_NE(none.status().UserMessage().find("a:1"), std::string::npos);
+  EXPECT_NE(none.status().UserMessage().find("gone:1"), std::string::npos);
+  // Both quarantined now: the next query checks them again rather than failing blind.
+  {
+    std::lock_guard<std::mutex> lock(a->mutex);
+    a->up = true;
+    a->version = "v2";
+  }
+  Result<std::vector<std::string>> mismatch = health.Usable({"a:1"});
+  ASSERT_EQ(mismatch.status().code(), StatusCode::kInvalidArgument) << mismatch.status().ToString();
+  EXPECT_NE(mismatch.status().UserMessage().find("v2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace shoal::distributed
