@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
 
 namespace shoal::sql::internal {
@@ -63,6 +64,7 @@ Result<StatementBinder::QueryResult> StatementBinder::BindQuery(const PgNode& no
 Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query::SelectStmt& s,
                                                                  const Scope* outer,
                                                                  const CteScope* outer_ctes) {
+  SHOAL_CHECK_STACK_DEPTH();
   CteScope cte_scope;
   SHOAL_ASSIGN_OR_RETURN(const CteScope* ctes, BindWith(s, outer_ctes, &cte_scope));
   if (s.op() != pg_query::SETOP_NONE && s.op() != pg_query::SET_OPERATION_UNDEFINED)
