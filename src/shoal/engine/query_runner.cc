@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "shoal/columnar/builder.h"
+#include "shoal/common/stack_depth.h"
 #include "shoal/exec/execution_plan.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/physical_planner.h"
@@ -120,10 +121,24 @@ Status QueryRunner::Run(std::string_view sql,
   SHOAL_ASSIGN_OR_RETURN(auto script, sql::ParseSql(sql));
   for (const auto& statement : script.statements) {
     // Bound one at a time: a statement may use what the previous one created.
-    sql::Binder binder(session_.get());
-    SHOAL_ASSIGN_OR_RETURN(auto bound, binder.Bind(script, statement));
-    SHOAL_ASSIGN_OR_RETURN(auto result, Execute(bound));
-    SHOAL_RETURN_IF_ERROR(on_result(result));
+    auto run = [&]() -> Status {
+      sql::Binder binder(session_.get());
+      SHOAL_ASSIGN_OR_RETURN(auto bound, binder.Bind(script, statement));
+      SHOAL_ASSIGN_OR_RETURN(auto result, Execute(bound));
+      return on_result(result);
+    };
+    // Binding and planning take about 2kB of stack per level of nesting, so a long statement
+    // (possibly a chain of thousands of operators or UNION ALLs) runs on a thread whose stack
+    // grows with its text (reserved, not committed); CheckStackDepth then limits depth there.
+    constexpr size_t kLongStatement = 2048;
+    if (statement.text.size() <= kLongStatement) {
+      SHOAL_RETURN_IF_ERROR(run());
+      continue;
+    }
+    Status status;
+    size_t stack = kDefaultThreadStack + std::min(statement.text.size(), size_t{1} << 20) * 2048;
+    SHOAL_RETURN_IF_ERROR(RunWithStack(stack, [&] { status = run(); }));
+    SHOAL_RETURN_IF_ERROR(status);
   }
   return Status::OK();
 }

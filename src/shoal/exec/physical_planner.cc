@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/common/settings.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/expand_exec.h"
@@ -352,6 +353,7 @@ Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
 }
 
 Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) const {
+  SHOAL_CHECK_STACK_DEPTH();
   const int partitions = std::max(1, options_.target_partitions);
   std::vector<ExecPlanPtr> inputs;
   for (const auto& child : plan.children) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/common/edit_distance.h"
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
@@ -100,6 +101,7 @@ Result<ExprPtr> StatementBinder::BindColumnRef(const pg_query::ColumnRef& ref, E
 }
 
 Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) {
+  SHOAL_CHECK_STACK_DEPTH();
   switch (node.node_case()) {
     case PgNode::kColumnRef: return BindColumnRef(node.column_ref(), ctx);
     case PgNode::kAConst: return BindConst(node.a_const());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
 
 namespace shoal::sql::internal {
@@ -182,6 +183,7 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
 
 Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Scope* outer,
                                                     const CteScope* ctes) {
+  SHOAL_CHECK_STACK_DEPTH();
   switch (node.node_case()) {
     case PgNode::kRangeVar: return BindRangeVar(node.range_var(), ctes);
     case PgNode::kJoinExpr: return BindJoin(node.join_expr(), outer, ctes);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
 
 namespace shoal::sql::internal {
@@ -64,6 +65,7 @@ Result<StatementBinder::QueryResult> StatementBinder::BindQuery(const PgNode& no
 Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query::SelectStmt& s,
                                                                  const Scope* outer,
                                                                  const CteScope* outer_ctes) {
+  SHOAL_CHECK_STACK_DEPTH();
   CteScope cte_scope;
   SHOAL_ASSIGN_OR_RETURN(const CteScope* ctes, BindWith(s, outer_ctes, &cte_scope));
   if (s.op() != pg_query::SETOP_NONE && s.op() != pg_query::SET_OPERATION_UNDEFINED)

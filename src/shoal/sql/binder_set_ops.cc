@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
 
@@ -139,6 +140,7 @@ Result<StatementBinder::QueryResult> StatementBinder::BindValues(
 Result<StatementBinder::QueryResult> StatementBinder::BindSetOp(const pg_query::SelectStmt& s,
                                                                 const Scope* outer,
                                                                 const CteScope* ctes) {
+  SHOAL_CHECK_STACK_DEPTH();
   SHOAL_ASSIGN_OR_RETURN(QueryResult left, BindSelect(s.larg(), outer, ctes));
   SHOAL_ASSIGN_OR_RETURN(QueryResult right, BindSelect(s.rarg(), outer, ctes));
   const char* op_name = s.op() == pg_query::SETOP_UNION       ? "UNION"

@@ -1,10 +1,17 @@
 #include "shoal/sql/parser.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
+#include <mutex>
 
 #include <pg_query.h>
 
+#include "shoal/common/logging.h"
+#include "shoal/common/stack_depth.h"
 #include "shoal/common/text.h"
+// The generated header brings protobuf's Arena, CodedInputStream and SetLogHandler (protobuf
+// headers are not included directly outside the distributed layer).
 #include "shoal/sql/pg_query_proto/pg_query.pb.h"
 
 namespace shoal::sql {
@@ -21,6 +28,137 @@ int BytePositionToCharPosition(std::string_view text, int byte_offset) {
 }
 
 namespace {
+
+// libpg_query turns its parse tree into protobuf with recursive C functions that never check the
+// stack (its check_stack_depth() is a stub), and protobuf decodes it recursively: a deep
+// statement (SELECT 1+1+...+1 with 30,000 terms) would overflow the caller's stack. The depth of
+// a statement's tree is bounded by its tokens, so statements with many tokens are parsed on a
+// thread whose stack is sized for that bound: per token at most kStackPerToken bytes (measured
+// on the worst shapes, unary minus chains and nested scalar subqueries, with a margin of 4x).
+// The stack is reserved, not committed: only what the recursion touches uses memory.
+constexpr size_t kStackPerToken = 2048;
+constexpr size_t kInlineTokens = 1000;  // fewer tokens: parse on the caller's stack
+constexpr size_t kMaxParseStack = size_t{64} << 30;
+
+// Validates UTF-8 as PostgreSQL's pg_verify_mbstr does (no overlong forms, surrogates or code
+// points past U+10FFFF) and reports the first bad sequence with PostgreSQL's 22021 message.
+Status CheckUtf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    bool ok = len != 0 && i + len <= n;
+    if (ok) {
+      unsigned char c1 = p[i + 1];
+      unsigned char lo = 0x80, hi = 0xBF;
+      if (c == 0xE0)
+        lo = 0xA0;
+      else if (c == 0xED)
+        hi = 0x9F;
+      else if (c == 0xF0)
+        lo = 0x90;
+      else if (c == 0xF4)
+        hi = 0x8F;
+      ok = c1 >= lo && c1 <= hi;
+      for (size_t k = 2; ok && k < len; ++k)
+        ok = (p[i + k] & 0xC0) == 0x80;
+    }
+    if (ok) {
+      i += len;
+      continue;
+    }
+    // PostgreSQL prints the bytes of the sequence the lead byte announces (pg_utf_mblen), as
+    // many as exist.
+    size_t announced = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+    size_t shown = std::min(announced, n - i);
+    std::string bytes;
+    for (size_t k = 0; k < shown; ++k)
+      bytes += fmt::format("{}0x{:02x}", k ? " " : "", p[i + k]);
+    return Status::InvalidArgument("invalid byte sequence for encoding \"UTF8\": {}", bytes)
+        .WithSqlState("22021")
+        .WithPosition(BytePositionToCharPosition(text, static_cast<int>(i)))
+        .WithHint(fmt::format("The SQL text is not valid UTF-8 at byte offset {}; save it as UTF-8.",
+                              i));
+  }
+  return Status::OK();
+}
+
+// Tokens of the longest statement of `sql`: a bound on any of its parse trees' depth.
+size_t MaxStatementTokens(const std::string& sql) {
+  // A token takes at least one byte, so short scripts need no scan.
+  if (sql.size() <= kInlineTokens)
+    return sql.size();
+  PgQueryScanResult scan = pg_query_scan(sql.c_str());
+  if (scan.error != nullptr) {
+    // The parser stops at the same error before it builds any tree.
+    pg_query_free_scan_result(scan);
+    return 0;
+  }
+  pg_query::ScanResult result;
+  bool decoded = result.ParseFromArray(scan.pbuf.data, static_cast<int>(scan.pbuf.len));
+  pg_query_free_scan_result(scan);
+  if (!decoded)
+    return sql.size();
+  size_t longest = 0;
+  size_t current = 0;
+  for (const auto& token : result.tokens()) {
+    if (token.token() == pg_query::ASCII_59) {
+      current = 0;
+    } else if (token.token() != pg_query::SQL_COMMENT && token.token() != pg_query::C_COMMENT) {
+      longest = std::max(longest, ++current);
+    }
+  }
+  return longest;
+}
+
+// protobuf writes its own "[libprotobuf ERROR ...]" lines to stderr; Shoal's stderr carries only
+// Shoal's messages, so they go to Shoal's log at debug level (the caller reports the failure).
+void RouteProtobufLogs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* file,
+                                       int line, const std::string& message) {
+      if (level == google::protobuf::LOGLEVEL_FATAL)
+        SHOAL_LOG_ERROR("protobuf {}:{}: {}", file, line, message);
+      else
+        SHOAL_LOG_DEBUG("protobuf {}:{}: {}", file, line, message);
+    });
+  });
+}
+
+struct RawParse {
+  std::string error;  // libpg_query's message; empty on success
+  int cursor = 0;
+  bool decoded = false;
+};
+
+// Runs libpg_query and decodes its tree into `tree` (on `arena`, so that freeing it does not
+// recurse either).
+RawParse ParseAndDecode(const std::string& sql, pg_query::ParseResult* tree) {
+  RawParse raw;
+  PgQueryProtobufParseResult result = pg_query_parse_protobuf(sql.c_str());
+  if (result.error != nullptr) {
+    raw.error = result.error->message ? result.error->message : "syntax error";
+    // cursorpos is already PostgreSQL's 1-based character position; 0 means unknown.
+    raw.cursor = result.error->cursorpos;
+    pg_query_free_protobuf_parse_result(result);
+    return raw;
+  }
+  google::protobuf::io::CodedInputStream input(
+      reinterpret_cast<const uint8_t*>(result.parse_tree.data),
+      static_cast<int>(result.parse_tree.len));
+  // The tree is as deep as the statement; the stack it is decoded on was sized for that.
+  input.SetRecursionLimit(INT_MAX);
+  raw.decoded = tree->ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
+  pg_query_free_protobuf_parse_result(result);
+  return raw;
+}
 
 // A statement's text without surrounding blanks and its trailing semicolons.
 std::string_view TrimStatement(std::string_view s) {
@@ -190,23 +328,32 @@ Result<ParsedScript> ParseSql(std::string_view sql) {
     return Status::SyntaxError("SQL text contains a NUL character")
         .WithPosition(BytePositionToCharPosition(sql, static_cast<int>(script.sql.find('\0'))));
   }
+  RouteProtobufLogs();
+  SHOAL_RETURN_IF_ERROR(CheckUtf8(script.sql));
   SHOAL_ASSIGN_OR_RETURN(auto externals, RewriteExternalTables(&script.sql));
-  PgQueryProtobufParseResult result = pg_query_parse_protobuf(script.sql.c_str());
-  if (result.error != nullptr) {
-    std::string message = result.error->message ? result.error->message : "syntax error";
-    // cursorpos is already PostgreSQL's 1-based character position; 0 means unknown.
-    int cursor = result.error->cursorpos;
-    pg_query_free_protobuf_parse_result(result);
-    Status status = Status::SyntaxError("{}", message);
-    if (cursor > 0)
-      status = std::move(status).WithPosition(cursor);
+  auto arena = std::make_shared<google::protobuf::Arena>();
+  auto* tree = google::protobuf::Arena::CreateMessage<pg_query::ParseResult>(arena.get());
+  size_t tokens = MaxStatementTokens(script.sql);
+  RawParse raw;
+  if (tokens <= kInlineTokens) {
+    raw = ParseAndDecode(script.sql, tree);
+  } else {
+    size_t stack = tokens * kStackPerToken + (size_t{1} << 20);
+    if (stack > kMaxParseStack) {
+      return Status::InvalidArgument("stack depth limit exceeded")
+          .WithSqlState("54001")
+          .WithHint(fmt::format("A statement of {} tokens is too long to parse; split it.", tokens));
+    }
+    SHOAL_RETURN_IF_ERROR(
+        RunWithStack(stack, [&] { raw = ParseAndDecode(script.sql, tree); }));
+  }
+  if (!raw.error.empty()) {
+    Status status = Status::SyntaxError("{}", raw.error);
+    if (raw.cursor > 0)
+      status = std::move(status).WithPosition(raw.cursor);
     return status;
   }
-  auto tree = std::make_shared<pg_query::ParseResult>();
-  bool decoded =
-      tree->ParseFromArray(result.parse_tree.data, static_cast<int>(result.parse_tree.len));
-  pg_query_free_protobuf_parse_result(result);
-  if (!decoded)
+  if (!raw.decoded)
     return Status::Internal("libpg_query returned a parse tree that does not decode");
   for (const auto& raw : tree->stmts()) {
     if (!raw.has_stmt())
@@ -225,7 +372,8 @@ Result<ParsedScript> ParseSql(std::string_view sql) {
     }
     script.statements.push_back(std::move(statement));
   }
-  script.tree = std::move(tree);
+  // The arena owns the tree; freeing it frees blocks, without walking the tree.
+  script.tree = std::shared_ptr<const pg_query::ParseResult>(arena, tree);
   return script;
 }
 

@@ -1,6 +1,9 @@
 // Cardinality estimates and join ordering over the TPC-H catalog (SF 1 statistics).
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+
 #include "shoal/sql/binder.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "tests/support/gtest_util.h"
@@ -104,6 +107,73 @@ TEST_F(JoinOrderTest, SelectStarKeepsTheColumnOrder) {
     names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"r_regionkey", "r_name", "r_comment", "n_nationkey",
                                              "n_name", "n_regionkey", "n_comment"}));
+}
+
+// A comma join of `n` aliases of nation with the given WHERE text; `edge(i)` gives the equality
+// of edge i (chain, star and cycle shapes over 20 relations, as in SQLite's select5).
+std::string ManyTableJoin(int n, const std::function<std::string(int)>& edge, int edges) {
+  std::string sql = "select count(*) from ";
+  for (int i = 0; i < n; ++i)
+    sql += (i ? ", nation t" : "nation t") + std::to_string(i);
+  sql += " where ";
+  for (int i = 0; i < edges; ++i)
+    sql += (i ? " and " : "") + edge(i);
+  return sql;
+}
+
+void ExpectNoCrossJoinAndBoundedSearch(const LogicalPlanPtr& plan, int n) {
+  ASSERT_NE(plan, nullptr);
+  std::string text = FormatLogicalPlan(*plan);
+  EXPECT_EQ(text.find("CrossJoin"), std::string::npos) << text;
+  std::vector<const LogicalPlan*> joins;
+  CollectJoins(*plan, &joins);
+  EXPECT_EQ(joins.size(), static_cast<size_t>(n - 1)) << text;
+  for (const auto* j : joins)
+    EXPECT_FALSE(j->left_keys.empty()) << text;
+  // Greedy ordering costs at most n^3 / 6 pairs; a search over all orders would cost ~3^n.
+  optimizer::JoinOrderingStats stats;
+  auto again = optimizer::ReorderJoins(plan, &stats);
+  ASSERT_NE(again, nullptr);
+  EXPECT_LE(stats.pairs_costed, static_cast<uint64_t>(n * n * n / 6)) << stats.pairs_costed;
+  EXPECT_EQ(FormatLogicalPlan(*again).find("CrossJoin"), std::string::npos);
+}
+
+TEST_F(JoinOrderTest, TwentyTableChainStarAndCycleJoinWithoutCrossProducts) {
+  constexpr int n = 20;
+  auto chain = [](int i) {
+    return "t" + std::to_string(i) + ".n_regionkey = t" + std::to_string(i + 1) + ".n_nationkey";
+  };
+  ExpectNoCrossJoinAndBoundedSearch(Optimized(ManyTableJoin(n, chain, n - 1)), n);
+  auto star = [](int i) {
+    return "t0.n_nationkey + " + std::to_string(i) + " = t" + std::to_string(i + 1) +
+           ".n_regionkey";
+  };
+  ExpectNoCrossJoinAndBoundedSearch(Optimized(ManyTableJoin(n, star, n - 1)), n);
+  auto cycle = [&](int i) {
+    return i == n - 1 ? std::string("t19.n_regionkey = t0.n_nationkey") : chain(i);
+  };
+  ExpectNoCrossJoinAndBoundedSearch(Optimized(ManyTableJoin(n, cycle, n)), n);
+  // In reverse FROM order too: the order of FROM must not matter.
+  auto backwards = [](int i) {
+    return "t" + std::to_string(19 - i) + ".n_regionkey = t" + std::to_string(18 - i) +
+           ".n_nationkey";
+  };
+  ExpectNoCrossJoinAndBoundedSearch(Optimized(ManyTableJoin(n, backwards, n - 1)), n);
+}
+
+TEST_F(JoinOrderTest, TwelveTablesUseTheExhaustiveSearchOverConnectedSubsets) {
+  constexpr int n = 12;
+  auto chain = [](int i) {
+    return "t" + std::to_string(i) + ".n_regionkey = t" + std::to_string(i + 1) + ".n_nationkey";
+  };
+  auto plan = Optimized(ManyTableJoin(n, chain, n - 1));
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(FormatLogicalPlan(*plan).find("CrossJoin"), std::string::npos);
+  optimizer::JoinOrderingStats stats;
+  optimizer::ReorderJoins(plan, &stats);
+  // A chain of n has (n^3 - n) / 6 connected pairs of connected subsets.
+  EXPECT_LE(stats.pairs_costed, static_cast<uint64_t>((n * n * n - n) / 6));
+  EXPECT_GT(stats.pairs_costed, 0u);
 }
 
 }  // namespace

@@ -52,6 +52,54 @@ TEST(ParserTest, EmbeddedNulIsRefused) {
   EXPECT_EQ(result.status().position(), 9);
 }
 
+TEST(ParserTest, InvalidUtf8Is22021NamingTheBytesAndPosition) {
+  struct Case {
+    std::string sql;
+    std::string bytes;
+    int position;
+  };
+  const Case cases[] = {
+      {"SELECT 'ab\xC3('", "0xc3 0x28", 11},                  // lead byte, no continuation
+      {"SELECT '\xC3\xA9\xFF'", "0xff", 10},                  // after a valid two-byte é
+      {"SELECT 1 -- \xC0\xAF", "0xc0 0xaf", 13},              // overlong, inside a comment
+      {"SELECT '\xED\xA0\x80'", "0xed 0xa0 0x80", 9},         // a UTF-16 surrogate
+      {"SELECT '\xF4\x90\x80\x80'", "0xf4 0x90 0x80 0x80", 9},  // past U+10FFFF
+      {"SELECT 'x\xE2\x82", "0xe2 0x82", 10},                 // cut short at the end
+  };
+  for (const auto& c : cases) {
+    auto result = ParseSql(c.sql);
+    ASSERT_FALSE(result.ok()) << c.bytes;
+    EXPECT_EQ(result.status().sqlstate(), "22021") << c.bytes;
+    EXPECT_EQ(result.status().message(),
+              "invalid byte sequence for encoding \"UTF8\": " + c.bytes);
+    EXPECT_EQ(result.status().position(), c.position) << c.bytes;
+  }
+  // Valid multi-byte text passes: two-, three- and four-byte sequences.
+  EXPECT_TRUE(ParseSql("SELECT '\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80'").ok());
+}
+
+// A left-deep chain of n additions: n levels of parse tree.
+std::string Chain(int n) {
+  std::string sql = "SELECT 1";
+  for (int i = 1; i < n; ++i)
+    sql += "+1";
+  return sql;
+}
+
+TEST(ParserTest, DeepTreesDecode) {
+  // protobuf's default recursion limit (100) refused 48 levels; 30,000 levels parse on a stack
+  // sized for them.
+  for (int n : {60, 1000, 30000}) {
+    auto result = ParseSql(Chain(n));
+    ASSERT_TRUE(result.ok()) << n << ": " << result.status().ToString();
+    EXPECT_EQ(result->statements.size(), 1u);
+  }
+  std::string unions = "SELECT 1";
+  for (int i = 1; i < 5000; ++i)
+    unions += " UNION ALL SELECT 1";
+  EXPECT_TRUE(ParseSql(unions).ok());
+}
+
 TEST(ParserTest, CharPositionOfByteOffset) {
   EXPECT_EQ(BytePositionToCharPosition("abc", 0), 1);
   EXPECT_EQ(BytePositionToCharPosition("abc", 2), 3);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/distributed/codec/type_codec.h"
 
 namespace shoal::distributed {
@@ -20,6 +21,7 @@ Status EncodeSortKeys(const std::vector<sql::SortKey>& keys,
 }
 
 Status EncodeExpr(const sql::Expr& e, proto::ExprProto* out) {
+  SHOAL_CHECK_STACK_DEPTH();
   if (e.kind == sql::ExprKind::kSubquery)
     return Status::Internal("a subquery expression reached a physical plan: {}", e.ToString());
   if (e.kind == sql::ExprKind::kColumnRef && e.outer_depth != 0)
@@ -57,6 +59,7 @@ Status EncodeExpr(const sql::Expr& e, proto::ExprProto* out) {
 Result<sql::ExprPtr> ExprDecoder::Decode(const proto::ExprProto& in, int depth) {
   if (depth > kMaxExprDepth)
     return Status::InvalidData("encoded plan: expression nested deeper than {}", kMaxExprDepth);
+  SHOAL_CHECK_STACK_DEPTH();
   auto e = std::make_shared<sql::Expr>();
   SHOAL_ASSIGN_OR_RETURN(e->kind,
                          CheckedEnum(in.kind(), sql::ExprKind::kWindow, "expression kind"));

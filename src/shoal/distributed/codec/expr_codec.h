@@ -18,7 +18,7 @@
 
 namespace shoal::distributed {
 
-inline constexpr int kMaxExprDepth = 1000;
+inline constexpr int kMaxExprDepth = 20000;
 
 Status EncodeExpr(const sql::Expr& e, proto::ExprProto* out);
 Status EncodeExprList(const std::vector<sql::ExprPtr>& exprs,

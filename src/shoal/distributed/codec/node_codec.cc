@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/common/check.h"
 #include "shoal/distributed/codec/node_codec_families_internal.h"
 
@@ -39,6 +40,7 @@ const NodeCodec* NodeCodecRegistry::ForCase(proto::PlanNodeProto::NodeCase node_
 }
 
 Status NodeEncoder::Encode(const exec::ExecutionPlan& node, proto::PlanNodeProto* out) {
+  SHOAL_CHECK_STACK_DEPTH();
   const NodeCodec* codec = nodes_.ForKind(node.kind());
   if (codec == nullptr)
     return Status::NotImplemented("plan serialization of {} nodes is not supported", node.name());
@@ -52,6 +54,7 @@ Status NodeEncoder::Encode(const exec::ExecutionPlan& node, proto::PlanNodeProto
 Result<exec::ExecPlanPtr> NodeDecoder::Decode(const proto::PlanNodeProto& in, int depth) {
   if (depth > kMaxDepth)
     return Status::InvalidData("encoded plan: nested deeper than {} nodes", kMaxDepth);
+  SHOAL_CHECK_STACK_DEPTH();
   std::vector<exec::ExecPlanPtr> children;
   for (const auto& c : in.children()) {
     SHOAL_ASSIGN_OR_RETURN(auto child, Decode(c, depth + 1));

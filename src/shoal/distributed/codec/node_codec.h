@@ -94,7 +94,7 @@ class NodeEncoder {
 /// Decodes a plan tree through the registry; codecs call Decode for messages they embed.
 class NodeDecoder {
  public:
-  static constexpr int kMaxDepth = 500;
+  static constexpr int kMaxDepth = 2500;
 
   NodeDecoder(const NodeCodecRegistry& nodes, const PlanDecodeContext& context)
       : nodes_(nodes), context_(context) {}

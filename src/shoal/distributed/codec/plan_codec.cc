@@ -1,7 +1,10 @@
 #include "shoal/distributed/codec/plan_codec.h"
 
+#include <climits>
 #include <string>
 #include <vector>
+
+#include <google/protobuf/io/coded_stream.h>
 
 #include <fmt/format.h>
 
@@ -19,9 +22,19 @@ Result<std::string> EncodePlan(const exec::ExecPlanPtr& plan, const TableCodecRe
   return bytes;
 }
 
+bool ParseEncodedPlan(const std::string& bytes, proto::EncodedPlan* out) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return false;
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                               static_cast<int>(bytes.size()));
+  // Expressions and nodes, each a few messages deep at most per level.
+  input.SetRecursionLimit(kMaxExprDepth + 4 * NodeDecoder::kMaxDepth + 100);
+  return out->ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
+}
+
 Result<exec::ExecPlanPtr> DecodePlan(const std::string& bytes, const PlanDecodeContext& context) {
   proto::EncodedPlan encoded;
-  if (!encoded.ParseFromString(bytes))
+  if (!ParseEncodedPlan(bytes, &encoded))
     return Status::InvalidData("encoded plan: not a valid protobuf message ({} bytes)",
                                bytes.size());
   return DecodePlan(encoded, context);

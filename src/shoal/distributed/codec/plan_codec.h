@@ -30,6 +30,9 @@ namespace shoal::distributed {
 /// The serialised proto::EncodedPlan of `plan`.
 Result<std::string> EncodePlan(const exec::ExecPlanPtr& plan, const TableCodecRegistry& codecs);
 Result<exec::ExecPlanPtr> DecodePlan(const std::string& bytes, const PlanDecodeContext& context);
+/// Parses an encoded plan's bytes, allowing the nesting of the deepest expression the decoder
+/// accepts (protobuf's default limit of 100 would refuse ordinary deep expressions).
+bool ParseEncodedPlan(const std::string& bytes, proto::EncodedPlan* out);
 Result<exec::ExecPlanPtr> DecodePlan(const proto::EncodedPlan& encoded,
                                      const PlanDecodeContext& context);
 

@@ -179,7 +179,7 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
         options.settings.Set("threads", std::to_string(spec.target_partitions())));
   SHOAL_ASSIGN_OR_RETURN(std::string plan_bytes, ReadWholeFile(envelope.plan_path()));
   proto::EncodedPlan encoded;
-  if (!encoded.ParseFromString(plan_bytes))
+  if (!ParseEncodedPlan(plan_bytes, &encoded))
     return Status::InvalidData("{} is not an encoded plan ({} bytes)", envelope.plan_path(),
                                plan_bytes.size());
   if (!spec.tpch_scale().empty())

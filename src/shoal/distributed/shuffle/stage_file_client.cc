@@ -19,6 +19,7 @@
 #include "shoal/common/logging.h"
 #include "shoal/distributed/proto/shuffle.grpc.pb.h"
 #include "shoal/distributed/shuffle/task_error.h"
+#include "shoal/distributed/transport/library_logs.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -48,6 +49,7 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string& worker) {
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
     args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+    RouteLibraryLogs();
     channel = grpc::CreateCustomChannel(worker, grpc::InsecureChannelCredentials(), args);
   }
   return channel;

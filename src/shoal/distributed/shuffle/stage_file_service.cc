@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shoal/common/logging.h"
+#include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/proto/distributed.pb.h"
 #include "shoal/distributed/proto/shuffle.grpc.pb.h"
 #include "shoal/distributed/shuffle/shuffle_driver.h"
@@ -96,7 +97,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     if (!envelope.ParseFromString(request.envelope()))
       return Status::InvalidData("worker {}: the request holds no task envelope", address());
     proto::EncodedPlan plan;
-    if (!plan.ParseFromString(request.plan()))
+    if (!ParseEncodedPlan(request.plan(), &plan))
       return Status::InvalidData("worker {}: the request holds no encoded plan", address());
     ReplaceShuffleDirs(plan.mutable_root(), dir);
     std::string plan_bytes;

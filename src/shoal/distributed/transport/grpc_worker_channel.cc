@@ -14,6 +14,7 @@
 #include "shoal/distributed/proto/distributed.grpc.pb.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
+#include "shoal/distributed/transport/library_logs.h"
 
 namespace shoal::distributed {
 
@@ -114,7 +115,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     auto* m = msg.mutable_set_plan();
     EncodeTaskKey(request.task_key, m->mutable_task_key());
     m->set_task_count(request.task_count);
-    if (!m->mutable_plan()->ParseFromString(request.encoded_plan))
+    if (!ParseEncodedPlan(request.encoded_plan, m->mutable_plan()))
       return Status::Internal("could not re-read an encoded plan");
     m->set_target_worker(request.target_worker);
     m->set_query_start_time_ns(request.query_start_time_ns);
@@ -520,6 +521,7 @@ Result<WorkerChannelPtr> GrpcChannelResolver::Connect(const std::string& address
   args.SetInt(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1);
   // Reconnect quickly after a worker restarts instead of backing off for minutes.
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  RouteLibraryLogs();
   auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
   WorkerChannelPtr out = std::make_shared<GrpcWorkerChannel>(address, std::move(channel), options_);
   channels_[address] = out;

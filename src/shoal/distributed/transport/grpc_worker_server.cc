@@ -16,6 +16,7 @@
 #include "shoal/distributed/transport/grpc_worker_channel.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
+#include "shoal/distributed/transport/library_logs.h"
 
 namespace shoal::distributed {
 
@@ -367,6 +368,7 @@ Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
     return Status::InvalidArgument("--listen '{}' is not HOST:PORT", options.listen);
   auto impl = std::make_unique<Impl>();
   impl->grpc_service = std::make_unique<WorkerGrpcService>(options.send_budget_bytes);
+  RouteLibraryLogs();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(impl->grpc_service.get());

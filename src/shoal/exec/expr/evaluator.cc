@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "shoal/common/stack_depth.h"
 #include "shoal/exec/expr/kernel_util.h"
 
 namespace shoal::exec {
@@ -42,6 +43,7 @@ class CallNode final : public EvalNode {
       : EvalNode(std::move(type)), kernel_(std::move(kernel)), args_(std::move(args)) {}
 
   Result<Datum> Eval(const EvalInput& input, KernelContext* ctx) override {
+    SHOAL_CHECK_STACK_DEPTH();
     values_.clear();
     for (auto& arg : args_) {
       SHOAL_ASSIGN_OR_RETURN(Datum d, arg->Eval(input, ctx));
@@ -242,6 +244,7 @@ Result<std::unique_ptr<EvalNode>> BuildCall(const sql::Expr& expr, const columna
 }
 
 Result<std::unique_ptr<EvalNode>> Build(const sql::Expr& expr, const columnar::Schema& schema) {
+  SHOAL_CHECK_STACK_DEPTH();
   switch (expr.kind) {
     case sql::ExprKind::kColumnRef: {
       if (expr.outer_depth > 0)

@@ -1,9 +1,12 @@
 // Join reordering: each maximal tree of inner joins is flattened into its relations (the inputs
 // that are not inner joins) and its conditions, then rebuilt in the order with the least
-// estimated intermediate rows, found by dynamic programming over subsets of relations (bushy
-// trees; up to kMaxRelations relations, larger trees keep their order). Only pairs of subsets
-// joined by an equality are considered, so a cross join is built only when the relations are not
-// connected at all. Column equalities form equivalence classes (a = b and b = c let a's and c's
+// estimated intermediate rows. Up to kMaxDpRelations relations, dynamic programming over the
+// connected subsets finds the best bushy tree (DPsub with a connectivity test before any costing,
+// so only connected pairs are costed); beyond that, greedy operator ordering (GOO, Fegaras 1998)
+// repeatedly joins the connected pair with the smallest estimated result, which costs O(n^3)
+// pair estimates and handles any size up to kMaxRelations (one bit per relation). Only pairs of
+// subsets joined by an equality are considered, so a cross join is built only when the relations
+// are not connected at all. Column equalities form equivalence classes (a = b and b = c let a's and c's
 // relations join on a = c), which both connects more orders and stops transitive equalities from
 // being counted twice in the estimates.
 //
@@ -26,16 +29,22 @@ namespace shoal::sql::optimizer {
 
 namespace {
 
-constexpr size_t kMaxRelations = 10;
+// 3^12 (531,441) subset pairs are tested for connectivity at most; only connected ones are costed.
+constexpr size_t kMaxDpRelations = 12;
+constexpr size_t kMaxRelations = 64;
 
-using Mask = uint32_t;
+using Mask = uint64_t;
+
+Mask FullMask(size_t n) {
+  return n >= 64 ? ~Mask{0} : (Mask{1} << n) - 1;
+}
 
 bool IsInnerJoin(const LogicalPlan& plan) {
   return plan.kind == LogicalKind::kJoin && plan.join_type == JoinType::kInner;
 }
 
 int PopCount(Mask m) {
-  return __builtin_popcount(m);
+  return __builtin_popcountll(m);
 }
 
 struct Member {
@@ -58,8 +67,8 @@ struct Residual {
 
 class TreeReorderer {
  public:
-  explicit TreeReorderer(std::vector<LogicalPlanPtr> relations)
-      : relations_(std::move(relations)) {}
+  TreeReorderer(std::vector<LogicalPlanPtr> relations, JoinOrderingStats* stats)
+      : relations_(std::move(relations)), stats_(stats) {}
 
   LogicalPlanPtr Build(const std::vector<ExprPtr>& conditions);
 
@@ -73,6 +82,10 @@ class TreeReorderer {
 
   Mask MaskOf(const ExprPtr& e) const;
   void Classify(const std::vector<ExprPtr>& conditions);
+  // Whether some equality could join `a` with `b` (cheap; Connect builds the keys).
+  bool Connected(Mask a, Mask b) const;
+  LogicalPlanPtr BuildDynamic(Mask full);
+  LogicalPlanPtr BuildGoo();
   Split Connect(Mask a, Mask b, double rows_a, double rows_b) const;
   LogicalPlanPtr Join(Mask a, LogicalPlanPtr pa, double rows_a, Mask b, LogicalPlanPtr pb,
                       double rows_b);
@@ -88,10 +101,12 @@ class TreeReorderer {
   std::vector<double> rows_;
   std::vector<double> cost_;
   std::vector<Mask> split_;
+  std::vector<Mask> class_masks_;
+  JoinOrderingStats* stats_;
 };
 
 Mask TreeReorderer::MaskOf(const ExprPtr& e) const {
-  Mask full = (Mask{1} << relations_.size()) - 1;
+  Mask full = FullMask(relations_.size());
   Mask m = 0;
   for (ColumnId id : ExprColumns(e)) {
     auto it = relation_of_.find(id);
@@ -149,6 +164,12 @@ void TreeReorderer::Classify(const std::vector<ExprPtr>& conditions) {
       classes_.emplace_back();
     classes_[it->second].push_back({id, relation_of_.at(id), exprs.at(id)});
   }
+  for (const auto& members : classes_) {
+    Mask m = 0;
+    for (const auto& member : members)
+      m |= Mask{1} << member.relation;
+    class_masks_.push_back(m);
+  }
   // Two columns of one class in the same relation must be equal before that relation is joined
   // on the class, which compares only one of them.
   for (const auto& members : classes_) {
@@ -164,6 +185,19 @@ void TreeReorderer::Classify(const std::vector<ExprPtr>& conditions) {
       }
     }
   }
+}
+
+bool TreeReorderer::Connected(Mask a, Mask b) const {
+  for (Mask m : class_masks_) {
+    if ((m & a) != 0 && (m & b) != 0)
+      return true;
+  }
+  for (const auto& e : equi_) {
+    if (((e.left_mask & a) == e.left_mask && (e.right_mask & b) == e.right_mask) ||
+        ((e.left_mask & b) == e.left_mask && (e.right_mask & a) == e.right_mask))
+      return true;
+  }
+  return false;
 }
 
 TreeReorderer::Split TreeReorderer::Connect(Mask a, Mask b, double rows_a, double rows_b) const {
@@ -237,7 +271,7 @@ LogicalPlanPtr TreeReorderer::Join(Mask a, LogicalPlanPtr pa, double rows_a, Mas
 
 LogicalPlanPtr TreeReorderer::BuildBest(Mask s) {
   if (PopCount(s) == 1)
-    return relations_[static_cast<size_t>(__builtin_ctz(s))];
+    return relations_[static_cast<size_t>(__builtin_ctzll(s))];
   Mask a = split_[s];
   Mask b = s ^ a;
   return Join(a, BuildBest(a), rows_[a], b, BuildBest(b), rows_[b]);
@@ -301,7 +335,14 @@ LogicalPlanPtr TreeReorderer::Build(const std::vector<ExprPtr>& conditions) {
   }
   residual_ = std::move(kept);
 
-  Mask full = (Mask{1} << n) - 1;
+  Mask full = FullMask(n);
+  if (n <= kMaxDpRelations)
+    return BuildDynamic(full);
+  return BuildGoo();
+}
+
+LogicalPlanPtr TreeReorderer::BuildDynamic(Mask full) {
+  size_t n = relations_.size();
   rows_.assign(full + 1, -1);
   cost_.assign(full + 1, -1);
   split_.assign(full + 1, 0);
@@ -315,9 +356,11 @@ LogicalPlanPtr TreeReorderer::Build(const std::vector<ExprPtr>& conditions) {
       continue;
     for (Mask a = (s - 1) & s; a > 0; a = (a - 1) & s) {
       Mask b = s ^ a;
-      if (a < b || cost_[a] < 0 || cost_[b] < 0)
+      if (a < b || cost_[a] < 0 || cost_[b] < 0 || !Connected(a, b))
         continue;
       Split split = Connect(a, b, rows_[a], rows_[b]);
+      if (stats_ != nullptr)
+        ++stats_->pairs_costed;
       if (split.left_keys.empty())
         continue;
       double rows = std::max(1.0, rows_[a] * rows_[b] * split.selectivity);
@@ -350,6 +393,62 @@ LogicalPlanPtr TreeReorderer::Build(const std::vector<ExprPtr>& conditions) {
   return BuildGreedy(parts);
 }
 
+LogicalPlanPtr TreeReorderer::BuildGoo() {
+  // Greedy operator ordering: every step joins the connected pair of parts with the fewest
+  // estimated result rows (ties: the cheaper build side); parts that no equality connects are
+  // cross-joined last, smallest first.
+  struct Part {
+    Mask mask;
+    LogicalPlanPtr plan;
+    double rows;
+  };
+  std::vector<Part> parts;
+  for (size_t i = 0; i < relations_.size(); ++i) {
+    parts.push_back(
+        {Mask{1} << i, relations_[i], std::max(1.0, estimator_.Estimate(relations_[i]))});
+  }
+  while (parts.size() > 1) {
+    size_t best_i = 0;
+    size_t best_j = 0;
+    double best_rows = -1;
+    double best_build = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      for (size_t j = i + 1; j < parts.size(); ++j) {
+        if (!Connected(parts[i].mask, parts[j].mask))
+          continue;
+        Split split = Connect(parts[i].mask, parts[j].mask, parts[i].rows, parts[j].rows);
+        if (stats_ != nullptr)
+          ++stats_->pairs_costed;
+        if (split.left_keys.empty())
+          continue;
+        double rows = std::max(1.0, parts[i].rows * parts[j].rows * split.selectivity);
+        double build = std::min(parts[i].rows, parts[j].rows);
+        if (best_rows < 0 || rows < best_rows || (rows == best_rows && build < best_build)) {
+          best_rows = rows;
+          best_build = build;
+          best_i = i;
+          best_j = j;
+        }
+      }
+    }
+    if (best_rows < 0) {
+      // Nothing connects the parts any more: cross-join the two smallest.
+      std::sort(parts.begin(), parts.end(),
+                [](const Part& x, const Part& y) { return x.rows < y.rows; });
+      best_i = 0;
+      best_j = 1;
+      Split split = Connect(parts[0].mask, parts[1].mask, parts[0].rows, parts[1].rows);
+      best_rows = std::max(1.0, parts[0].rows * parts[1].rows * split.selectivity);
+    }
+    Part& a = parts[best_i];
+    Part& b = parts[best_j];
+    Part merged{a.mask | b.mask, Join(a.mask, a.plan, a.rows, b.mask, b.plan, b.rows), best_rows};
+    parts[best_i] = std::move(merged);
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best_j));
+  }
+  return parts.front().plan;
+}
+
 void Flatten(const LogicalPlanPtr& plan, std::vector<LogicalPlanPtr>* relations,
              std::vector<ExprPtr>* conditions,
              const std::function<LogicalPlanPtr(const LogicalPlanPtr&)>& reorder) {
@@ -368,23 +467,24 @@ void Flatten(const LogicalPlanPtr& plan, std::vector<LogicalPlanPtr>* relations,
     conditions->push_back(c);
 }
 
-LogicalPlanPtr Reorder(const LogicalPlanPtr& plan) {
+LogicalPlanPtr Reorder(const LogicalPlanPtr& plan, JoinOrderingStats* stats) {
+  auto recurse = [stats](const LogicalPlanPtr& p) { return Reorder(p, stats); };
   if (!IsInnerJoin(*plan)) {
     auto node = plan->Clone();
     for (auto& child : node->children)
-      child = Reorder(child);
+      child = recurse(child);
     return node;
   }
   std::vector<LogicalPlanPtr> relations;
   std::vector<ExprPtr> conditions;
-  Flatten(plan, &relations, &conditions, Reorder);
+  Flatten(plan, &relations, &conditions, recurse);
   if (relations.size() > kMaxRelations) {
     auto node = plan->Clone();
     for (auto& child : node->children)
-      child = Reorder(child);
+      child = recurse(child);
     return node;
   }
-  TreeReorderer reorderer(std::move(relations));
+  TreeReorderer reorderer(std::move(relations), stats);
   LogicalPlanPtr rebuilt = reorderer.Build(conditions);
   if (SameColumnIds(rebuilt->output, plan->output))
     return rebuilt;
@@ -396,11 +496,15 @@ class JoinReorderingRule : public OptimizerRule {
   const char* name() const override { return "join_reordering"; }
 
   Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
-    return Reorder(plan);
+    return Reorder(plan, nullptr);
   }
 };
 
 }  // namespace
+
+LogicalPlanPtr ReorderJoins(const LogicalPlanPtr& plan, JoinOrderingStats* stats) {
+  return Reorder(plan, stats);
+}
 
 std::unique_ptr<OptimizerRule> MakeJoinReorderingRule() {
   return std::make_unique<JoinReorderingRule>();

@@ -10,6 +10,7 @@
 // Rules must preserve the output columns (ids, names, types) of the plan they are given.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ std::unique_ptr<OptimizerRule> MakeOuterJoinSimplificationRule();
 std::unique_ptr<OptimizerRule> MakeJoinReorderingRule();
 std::unique_ptr<OptimizerRule> MakeCardinalityEstimationRule();
 std::unique_ptr<OptimizerRule> MakeCommonSubexpressionRule();
+
+/// What join ordering searched: tests bound the search by this count rather than by time.
+struct JoinOrderingStats {
+  uint64_t pairs_costed = 0;  // pairs of connected subsets whose join was estimated
+};
+/// The join reordering rule on its own (for tests), counting its search into `stats`.
+LogicalPlanPtr ReorderJoins(const LogicalPlanPtr& plan, JoinOrderingStats* stats);
 
 class Optimizer {
  public:
