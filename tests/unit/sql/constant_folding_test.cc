@@ -70,8 +70,8 @@ TEST_F(ConstantFoldingTest, DateAgainstTimestampConstantComparesDates) {
                       "interval '1 month' and l_commitdate >= date '1995-03-01' + interval '36 "
                       "hours'"),
             "Projection: l_orderkey\n"
-            "  Filter: l_shipdate < DATE '1995-04-01' AND l_commitdate > DATE '1995-03-02'\n"
-            "    Scan: lineitem projection=[l_orderkey, l_commitdate, l_shipdate] "
+            "  Filter: (l_shipdate < DATE '1995-04-01') AND (l_commitdate > DATE '1995-03-02')\n"
+            "    Scan: lineitem projection=[l_orderkey, l_shipdate, l_commitdate] "
             "predicates=[l_shipdate < DATE '1995-04-01', l_commitdate > DATE '1995-03-02']\n");
 }
 
