@@ -1,6 +1,8 @@
 #include "shoal/cli/sql_command.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -10,6 +12,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -334,26 +337,134 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
   return out;
 }
 
+namespace {
+
+/// [begin, end) of each statement of `sql`, each ending after its semicolon (the last may have
+/// none), skipping blank space between them: psql's splitting, which knows quotes ('', "",
+/// E'\''), -- and nested /* */ comments and dollar quotes ($tag$ ... $tag$).
+std::vector<std::pair<size_t, size_t>> SplitStatements(const std::string& sql) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const size_t n = sql.size();
+  size_t start = 0;
+  auto flush = [&](size_t end) {
+    size_t b = sql.find_first_not_of(" \t\r\n", start);
+    if (b != std::string::npos && b < end)
+      out.emplace_back(b, end);
+    start = end;
+  };
+  size_t i = 0;
+  while (i < n) {
+    char c = sql[i];
+    if (c == '\'' || c == '"') {
+      bool backslash = c == '\'' && i > 0 && (sql[i - 1] == 'E' || sql[i - 1] == 'e');
+      for (++i; i < n; ++i) {
+        if (backslash && sql[i] == '\\') {
+          ++i;
+        } else if (sql[i] == c) {
+          if (i + 1 < n && sql[i + 1] == c) {
+            ++i;
+          } else {
+            break;
+          }
+        }
+      }
+      ++i;
+    } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+      i = sql.find('\n', i);
+      i = i == std::string::npos ? n : i + 1;
+    } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+      int depth = 1;
+      for (i += 2; i < n && depth > 0; ++i) {
+        if (sql[i] == '/' && i + 1 < n && sql[i + 1] == '*') {
+          ++depth;
+          ++i;
+        } else if (sql[i] == '*' && i + 1 < n && sql[i + 1] == '/') {
+          --depth;
+          ++i;
+        }
+      }
+    } else if (c == '$' && (i == 0 || !(std::isalnum(static_cast<unsigned char>(sql[i - 1])) ||
+                                        sql[i - 1] == '_'))) {
+      size_t close = sql.find('$', i + 1);
+      bool tag = close != std::string::npos;
+      for (size_t k = i + 1; tag && k < close; ++k) {
+        tag = std::isalnum(static_cast<unsigned char>(sql[k])) || sql[k] == '_';
+      }
+      if (tag && !(close > i + 1 && std::isdigit(static_cast<unsigned char>(sql[i + 1])))) {
+        std::string delimiter = sql.substr(i, close - i + 1);
+        size_t end = sql.find(delimiter, close + 1);
+        i = end == std::string::npos ? n : end + delimiter.size();
+      } else {
+        ++i;
+      }
+    } else if (c == ';') {
+      flush(++i);
+    } else {
+      ++i;
+    }
+  }
+  flush(n);
+  for (auto& [b, e] : out) {
+    e = std::max(b, sql.find_last_not_of(" \t\r\n", e - 1) + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
-                    std::string* failed_sql) {
-  auto run = [&](const std::string& sql) {
-    Status st = RunSql(runner, sql, format, *timing, out, err);
-    if (!st.ok() && failed_sql != nullptr) {
+                    std::string* failed_sql, int* failed_line) {
+  int buffer_line = 1;  // the script's line where `buffer` starts
+  auto lines_in = [](std::string_view text) {
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  auto fail = [&](const Status& st, const std::string& sql, int line) {
+    if (failed_sql != nullptr) {
       *failed_sql = sql;
     }
+    if (failed_line != nullptr) {
+      *failed_line = line;
+    }
     return st;
+  };
+  auto run = [&](const std::string& sql) {
+    if (failed_line == nullptr || Trim(sql).empty()) {
+      Status st = RunSql(runner, sql, format, *timing, out, err);
+      return st.ok() ? st : fail(st, sql, buffer_line);
+    }
+    // One statement at a time, split as psql's lexer splits them (at semicolons outside
+    // quotes, comments and dollar quotes), so that an error names the statement's own line and
+    // its LINE n counts from the statement's start, as psql reports errors of a file.
+    for (const auto& [begin, end] : SplitStatements(sql)) {
+      std::string text = sql.substr(begin, end - begin);
+      Status st = RunSql(runner, text, format, *timing, out, err);
+      if (!st.ok()) {
+        size_t last = text.find_last_not_of(" \t\r\n");
+        int end_line =
+            buffer_line + lines_in(std::string_view(sql).substr(0, begin)) +
+            lines_in(std::string_view(text).substr(0, last == std::string::npos ? 0 : last));
+        return fail(st, text, end_line);
+      }
+    }
+    return Status::OK();
   };
   std::string buffer;
   std::istringstream in(script);
   std::string line;
+  int line_no = 0;
   while (!*quit && std::getline(in, line)) {
+    ++line_no;
     std::string trimmed(Trim(line));
     if (!trimmed.empty() && trimmed[0] == '\\') {
       // SQL before the meta-command runs first, so `\timing on` affects only what follows.
       SHOAL_RETURN_IF_ERROR(run(buffer));
       buffer.clear();
-      SHOAL_RETURN_IF_ERROR(RunMetaCommand(trimmed, timing, quit));
+      buffer_line = line_no + 1;
+      Status st = RunMetaCommand(trimmed, timing, quit);
+      if (!st.ok()) {
+        return fail(st, "", line_no);
+      }
       continue;
     }
     buffer += line + "\n";
@@ -434,16 +545,21 @@ void RegisterSqlCommand(CLI::App& app) {
     for (const auto& [is_file, text] : inputs) {
       Status st;
       std::string failed_sql;
+      int failed_line = 0;
       if (is_file) {
         auto script = ReadFile(text == "/dev/stdin" ? "-" : text);
-        st = script.ok()
-                 ? RunSqlScript(runner, *script, format, &timing, &quit, std::cout, std::cerr)
-                 : script.status();
+        st = script.ok() ? RunSqlScript(runner, *script, format, &timing, &quit, std::cout,
+                                        std::cerr, &failed_sql, &failed_line)
+                         : script.status();
       } else {
         st = RunSqlScript(runner, text, format, &timing, &quit, std::cout, std::cerr, &failed_sql);
       }
       if (!st.ok()) {
         std::cout.flush();
+        if (failed_line > 0) {
+          // psql's "psql:FILE:LINE: ERROR: ...": which file, and the line the statement ends on.
+          std::cerr << fmt::format("shoal:{}:{}: ", text == "-" ? "<stdin>" : text, failed_line);
+        }
         PrintError(st, failed_sql, std::cerr);
         throw CLI::RuntimeError(1);
       }

@@ -25,10 +25,12 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
 /// Runs a script (SQL statements and psql meta-commands such as `\timing on` and `\q` on lines of
 /// their own) against `runner`, writing results to `out` and timings to `err`. Returns the first
 /// error; `*quit` is set when `\q` was read. `failed_sql` (optional) receives the SQL text an
-/// error's position refers to.
+/// error's position refers to. With `failed_line` (a file run by -f), statements run one at a
+/// time and, as with psql, `failed_sql` is the failing statement alone and `*failed_line` the
+/// script's line where it ends (1-based).
 Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
-                    std::string* failed_sql = nullptr);
+                    std::string* failed_sql = nullptr, int* failed_line = nullptr);
 
 /// psql's error report: "ERROR:  message", then "LINE n: text" with a caret under the error's
 /// position in `sql` (when known), then "HINT:  hint".

@@ -448,15 +448,13 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
       result.command_tag = "CREATE VIEW";
       return result;
     case sql::StatementKind::kDropTable:
-      for (const auto& [schema, name] : statement.drop_objects) {
-        SHOAL_RETURN_IF_ERROR(catalog.DropTable(schema, name, statement.if_exists));
-      }
+      SHOAL_RETURN_IF_ERROR(catalog.DropRelations(false, statement.drop_objects,
+                                                  statement.if_exists, statement.cascade));
       result.command_tag = "DROP TABLE";
       return result;
     case sql::StatementKind::kDropView:
-      for (const auto& [schema, name] : statement.drop_objects) {
-        SHOAL_RETURN_IF_ERROR(catalog.DropView(schema, name, statement.if_exists));
-      }
+      SHOAL_RETURN_IF_ERROR(catalog.DropRelations(true, statement.drop_objects, statement.if_exists,
+                                                  statement.cascade));
       result.command_tag = "DROP VIEW";
       return result;
     case sql::StatementKind::kSet:

@@ -27,6 +27,134 @@ const char* StatementKindName(StatementKind kind) {
 
 namespace internal {
 
+namespace {
+
+/// 0A000 for a statement Shoal does not run, named as PostgreSQL's command tag names it, with what
+/// to do instead.
+Status UnsupportedStatement(const PgNode& node) {
+  constexpr const char* kWrite =
+      "Tables accept only INSERT: write the rows you want with CREATE TABLE ... AS SELECT (or "
+      "COPY (SELECT ...) TO a file) instead.";
+  constexpr const char* kNoPrivileges = "Shoal has no roles or privileges.";
+  constexpr const char* kStatements =
+      "Shoal runs SELECT, VALUES, EXPLAIN, CREATE TABLE [AS], CREATE EXTERNAL TABLE, CREATE VIEW, "
+      "INSERT, COPY, DROP TABLE, DROP VIEW, SET, RESET and SHOW.";
+  const char* name = nullptr;
+  const char* instead = kStatements;
+  switch (node.node_case()) {
+    case PgNode::kUpdateStmt:
+      name = "UPDATE";
+      instead = kWrite;
+      break;
+    case PgNode::kDeleteStmt:
+      name = "DELETE";
+      instead = kWrite;
+      break;
+    case PgNode::kMergeStmt:
+      name = "MERGE";
+      instead = kWrite;
+      break;
+    case PgNode::kTruncateStmt:
+      name = "TRUNCATE";
+      instead = kWrite;
+      break;
+    case PgNode::kIndexStmt:
+      name = "CREATE INDEX";
+      instead =
+          "Shoal has no indexes: it scans columns and skips Parquet row groups by their "
+          "statistics.";
+      break;
+    case PgNode::kReindexStmt:
+      name = "REINDEX";
+      instead = "Shoal has no indexes.";
+      break;
+    case PgNode::kGrantStmt:
+      name = node.grant_stmt().is_grant() ? "GRANT" : "REVOKE";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kGrantRoleStmt:
+      name = node.grant_role_stmt().is_grant() ? "GRANT" : "REVOKE";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kCreateRoleStmt:
+      name = "CREATE ROLE";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kAlterRoleStmt:
+      name = "ALTER ROLE";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kDropRoleStmt:
+      name = "DROP ROLE";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kAlterDefaultPrivilegesStmt:
+      name = "ALTER DEFAULT PRIVILEGES";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kAlterOwnerStmt:
+      name = "ALTER OWNER";
+      instead = kNoPrivileges;
+      break;
+    case PgNode::kTransactionStmt:
+      name = "BEGIN / COMMIT / ROLLBACK";
+      instead = "Shoal has no transactions: each statement takes effect when it ends.";
+      break;
+    case PgNode::kLockStmt:
+      name = "LOCK";
+      instead = "Shoal has no transactions or locks.";
+      break;
+    case PgNode::kAlterTableStmt:
+      name = "ALTER TABLE";
+      instead = "Create the table anew with CREATE TABLE ... AS SELECT.";
+      break;
+    case PgNode::kRenameStmt:
+      name = "ALTER ... RENAME";
+      instead =
+          "Create the object anew under the new name (CREATE TABLE ... AS SELECT, CREATE "
+          "VIEW).";
+      break;
+    case PgNode::kCreateSchemaStmt: name = "CREATE SCHEMA"; break;
+    case PgNode::kCreateSeqStmt: name = "CREATE SEQUENCE"; break;
+    case PgNode::kCreateFunctionStmt: name = "CREATE FUNCTION"; break;
+    case PgNode::kCreateTrigStmt: name = "CREATE TRIGGER"; break;
+    case PgNode::kCreateDomainStmt: name = "CREATE DOMAIN"; break;
+    case PgNode::kCreateEnumStmt:
+    case PgNode::kCompositeTypeStmt:
+    case PgNode::kDefineStmt: name = "CREATE TYPE / AGGREGATE / OPERATOR"; break;
+    case PgNode::kCreatedbStmt: name = "CREATE DATABASE"; break;
+    case PgNode::kDropdbStmt: name = "DROP DATABASE"; break;
+    case PgNode::kCommentStmt: name = "COMMENT"; break;
+    case PgNode::kVacuumStmt:
+      name = "VACUUM / ANALYZE";
+      instead = "Shoal keeps no statistics to refresh: it reads them from the files.";
+      break;
+    case PgNode::kClusterStmt: name = "CLUSTER"; break;
+    case PgNode::kRefreshMatViewStmt: name = "REFRESH MATERIALIZED VIEW"; break;
+    case PgNode::kPrepareStmt: name = "PREPARE"; break;
+    case PgNode::kExecuteStmt: name = "EXECUTE"; break;
+    case PgNode::kDeallocateStmt: name = "DEALLOCATE"; break;
+    case PgNode::kDeclareCursorStmt: name = "DECLARE CURSOR"; break;
+    case PgNode::kFetchStmt: name = "FETCH"; break;
+    case PgNode::kClosePortalStmt: name = "CLOSE"; break;
+    case PgNode::kDoStmt: name = "DO"; break;
+    case PgNode::kCallStmt: name = "CALL"; break;
+    case PgNode::kListenStmt: name = "LISTEN"; break;
+    case PgNode::kNotifyStmt: name = "NOTIFY"; break;
+    case PgNode::kDiscardStmt: name = "DISCARD"; break;
+    case PgNode::kCheckPointStmt: name = "CHECKPOINT"; break;
+    case PgNode::kLoadStmt: name = "LOAD"; break;
+    case PgNode::kCreateExtensionStmt: name = "CREATE EXTENSION"; break;
+    default: break;
+  }
+  Status status = name != nullptr
+                      ? Status::NotImplemented("{} is not supported", name)
+                      : Status::NotImplemented("this kind of statement is not supported");
+  return std::move(status).WithSqlState("0A000").WithHint(instead);
+}
+
+}  // namespace
+
 Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
   switch (node.node_case()) {
     case PgNode::kSelectStmt: {
@@ -72,9 +200,7 @@ Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
     }
     default: break;
   }
-  return Status::NotImplemented("statement type {} is not supported",
-                                static_cast<int>(node.node_case()))
-      .WithSqlState("0A000");
+  return UnsupportedStatement(node);
 }
 
 }  // namespace internal

@@ -270,8 +270,16 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
     case pg_query::AEXPR_OP: {
       if (!e.has_lexpr()) {
         SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
-        if (op == "+")
-          return r;
+        if (op == "+") {
+          // Prefix + exists for numbers only (PostgreSQL has no + text, + date, + interval).
+          if (IsNumeric(r->type) || r->type.id() == TypeId::kNull || IsUnknownLiteral(r))
+            return r;
+          return At(Status::TypeError("operator does not exist: + {}", SqlTypeName(r->type))
+                        .WithSqlState("42883")
+                        .WithHint("No operator matches the given name and argument type. You "
+                                  "might need to add an explicit type cast."),
+                    loc);
+        }
         if (op == "-") {
           // Fold negative numeric literals right away so that -1 is a literal.
           if (r->kind == ExprKind::kLiteral && !r->value.is_null() && IsNumeric(r->type)) {

@@ -52,6 +52,11 @@ Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv
   auto object = catalog_.Lookup(rv.schemaname(), rv.relname());
   if (!object.ok())
     return At(object.status(), rv.location());
+  if (view_depth_ == 0) {  // what the statement itself names: a CREATE VIEW's dependencies
+    const std::string& schema = object->table ? object->table->schema : object->view->schema;
+    referenced_relations_.emplace_back(schema,
+                                       object->table ? object->table->name : object->view->name);
+  }
   if (object->view) {
     const ViewEntry& view = *object->view;
     if (view_depth_ > 32)

@@ -178,11 +178,47 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
                   .WithSqlState("42809"),
               loc);
   }
-  if (LastName(f.funcname()) == "date_part") {
-    // PostgreSQL's date_part returns double precision where EXTRACT returns a number that
-    // prints as an integer (numeric); both share the extract kernels.
+  if ((name == "round" || name == "trunc") && args.size() == 2) {
+    // round(numeric, n) has n fraction digits in PostgreSQL (round(1.25, 1) is 1.3, round(5, 2)
+    // is 5.00, round(1234.5, -2) is 1200): with a constant n, so has the result's decimal type.
     SHOAL_ASSIGN_OR_RETURN(ExprPtr call, MakeResolvedCall(name, std::move(args), loc));
-    return MakeCast(std::move(call), DataType::Float64());
+    ExprPtr digits = call->kind == ExprKind::kCall ? call->args[1] : nullptr;
+    if (digits && digits->kind == ExprKind::kLiteral && !digits->value.is_null() &&
+        digits->type.is_integer() && call->type.id() == TypeId::kDecimal) {
+      const DataType& in = call->args[0]->type;
+      int64_t n = digits->value.int_value();
+      int scale = static_cast<int>(std::clamp<int64_t>(n, 0, DataType::kMaxDecimalPrecision));
+      int integer_digits = in.precision() - in.scale() + 1;
+      if (integer_digits + scale <= DataType::kMaxDecimalPrecision) {
+        auto copy = std::make_shared<Expr>(*call);
+        copy->type = DataType::Decimal(integer_digits + scale, scale);
+        call = copy;
+      }
+    }
+    return call;
+  }
+  if (name == "extract") {
+    // PostgreSQL 15's EXTRACT returns numeric: exact, with 6 fraction digits for second and
+    // epoch (3 for millisecond) of a timestamp or interval; date_part the same as double
+    // precision. Both share the extract kernels, which write the decimal the call is given here.
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr call, MakeResolvedCall(name, std::move(args), loc));
+    ExprPtr field_arg = call->kind == ExprKind::kCall ? call->args[0] : nullptr;
+    if (field_arg && field_arg->kind == ExprKind::kLiteral && !field_arg->value.is_null() &&
+        call->type.id() == TypeId::kDecimal) {
+      std::string field = field_arg->value.string_value();
+      bool point = call->args[1]->type.id() != TypeId::kDate32;
+      int scale = (field == "second" || field == "seconds" || field == "epoch") && point ? 6
+                  : (field == "millisecond" || field == "milliseconds") && point         ? 3
+                                                                                         : 0;
+      if (scale != call->type.scale()) {
+        auto copy = std::make_shared<Expr>(*call);
+        copy->type = DataType::Decimal(DataType::kMaxDecimal64Precision, scale);
+        call = copy;
+      }
+    }
+    if (LastName(f.funcname()) == "date_part")
+      return MakeCast(std::move(call), DataType::Float64());
+    return call;
   }
   return MakeResolvedCall(name, std::move(args), loc);
 }

@@ -291,6 +291,8 @@ class StatementBinder {
   std::unordered_map<const Expr*, ExprPtr> unknown_literals_;
   std::vector<std::shared_ptr<const ParsedScript>> keep_alive_;
   int view_depth_ = 0;
+  // (schema, name) of each table and view the statement names outside views, in order.
+  std::vector<std::pair<std::string, std::string>> referenced_relations_;
 };
 
 }  // namespace shoal::sql::internal

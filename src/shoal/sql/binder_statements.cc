@@ -209,6 +209,7 @@ Result<BoundStatement> StatementBinder::BindCreateView(const pg_query::ViewStmt&
   out.view.name = out.object_name;
   out.view.sql = std::move(sql);
   out.view.column_names = q.names;
+  out.view.depends_on = referenced_relations_;
   out.table_schema = SchemaOfPlan(*q.plan, q.names);
   return out;
 }
@@ -222,6 +223,7 @@ Result<BoundStatement> StatementBinder::BindDrop(const pg_query::DropStmt& s) {
   else
     return Status::NotImplemented("only DROP TABLE and DROP VIEW are supported");
   out.if_exists = s.missing_ok();
+  out.cascade = s.behavior() == pg_query::DROP_CASCADE;
   for (const auto& o : s.objects()) {
     std::vector<std::string> parts;
     for (const auto& p : o.list().items())

@@ -74,6 +74,7 @@ struct BoundStatement {
   // kDropTable / kDropView: (schema, name) pairs.
   std::vector<std::pair<std::string, std::string>> drop_objects;
   bool if_exists = false;
+  bool cascade = false;  // DROP ... CASCADE: dependent views go too
 
   // kSet / kReset / kShow.
   std::string setting_name;

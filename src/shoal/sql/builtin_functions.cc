@@ -102,22 +102,39 @@ std::optional<FunctionResolution> AddSubRule(std::string_view op,
   const DataType& b = args[1];
   if (a.id() == TypeId::kNull && b.id() == TypeId::kNull)
     return Res({DataType::Int32(), DataType::Int32()}, DataType::Int32());
-  // Date arithmetic: date +/- integer days, date - date, date/timestamp +/- interval.
+  // PostgreSQL's date/time operators: date +/- integer -> date, date - date -> integer,
+  // date +/- interval -> timestamp (the date read as its midnight), timestamp[tz] +/- interval ->
+  // the same type, timestamp - timestamp (a date read as a timestamp) -> interval, interval +/-
+  // interval -> interval.
   auto is_int = [](const DataType& t) { return t.is_integer() || t.id() == TypeId::kNull; };
+  auto is_interval = [](const DataType& t) {
+    return t.id() == TypeId::kInterval || t.id() == TypeId::kNull;
+  };
+  const bool add = op == "+";
+  const DataType ts = DataType::Timestamp(columnar::TimeUnit::kMicro);
+  const DataType iv = DataType::Interval();
   if (a.id() == TypeId::kDate32 && is_int(b))
     return Res({a, DataType::Int32()}, a);
-  if (op == "+" && is_int(a) && b.id() == TypeId::kDate32)
+  if (add && is_int(a) && b.id() == TypeId::kDate32)
     return Res({DataType::Int32(), b}, b);
-  if (op == "-" && a.id() == TypeId::kDate32 && b.id() == TypeId::kDate32)
+  if (!add && a.id() == TypeId::kDate32 && b.id() == TypeId::kDate32)
     return Res({a, b}, DataType::Int32());
-  if (IsTemporal(a) && (b.id() == TypeId::kInterval || b.id() == TypeId::kNull))
-    return Res({a, DataType::Interval()}, a);
-  if (op == "+" && a.id() == TypeId::kInterval && IsTemporal(b))
+  if (a.id() == TypeId::kDate32 && is_interval(b))
+    return Res({ts, iv}, ts);
+  if (add && a.id() == TypeId::kInterval && b.id() == TypeId::kDate32)
+    return Res({iv, ts}, ts);
+  if (a.id() == TypeId::kTimestamp && is_interval(b))
+    return Res({a, iv}, a);
+  if (add && a.id() == TypeId::kInterval && b.id() == TypeId::kTimestamp)
     return Res({a, b}, b);
-  if (a.id() == TypeId::kInterval && b.id() == TypeId::kInterval)
-    return Res({a, b}, a);
-  if (op == "-" && a.id() == TypeId::kTimestamp && b.id() == TypeId::kTimestamp)
-    return Res({a, b}, DataType::Interval());
+  if (a.id() == TypeId::kInterval && is_interval(b))
+    return Res({a, iv}, a);
+  if (add && a.id() == TypeId::kNull && b.id() == TypeId::kInterval)
+    return Res({b, b}, b);
+  if (!add && IsTemporal(a) && IsTemporal(b)) {
+    DataType t = a.id() == TypeId::kTimestamp ? a : (b.id() == TypeId::kTimestamp ? b : ts);
+    return Res({t, t}, iv);
+  }
   return ResolveArithmetic(op, a, b);
 }
 
@@ -151,9 +168,17 @@ void RegisterBuiltins(FunctionRegistry& r) {
         [name](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
           if (a.size() != 2)
             return std::nullopt;
+          // interval * number, number * interval, interval / number -> interval.
+          const DataType iv = DataType::Interval();
+          const DataType f8 = DataType::Float64();
+          auto number = [](const DataType& t) { return IsNumeric(t) || t.id() == TypeId::kNull; };
+          if (name != "%" && a[0].id() == TypeId::kInterval && number(a[1]))
+            return Res({iv, f8}, iv);
+          if (name == "*" && number(a[0]) && a[1].id() == TypeId::kInterval)
+            return Res({f8, iv}, iv);
           return ResolveArithmetic(name, a[0], a[1]);
         },
-        "numeric " + name + " numeric");
+        "numeric " + name + " numeric" + (name == "%" ? "" : ", interval " + name + " number"));
   }
   scalar(
       "mod",
@@ -289,12 +314,13 @@ void RegisterBuiltins(FunctionRegistry& r) {
   // Dates.
   scalar(
       "extract",
-      [kText, kI64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+      [kText](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
         if (a.size() != 2 || !IsString(a[0]))
           return std::nullopt;
         if (!IsTemporal(a[1]) && a[1].id() != TypeId::kInterval)
           return std::nullopt;
-        return Res({kText, a[1]}, kI64);
+        // numeric, as in PostgreSQL 15; the binder sets the scale the field needs.
+        return Res({kText, a[1]}, DataType::Decimal(DataType::kMaxDecimal64Precision, 0));
       },
       "extract(field FROM date | timestamp | interval)");
   scalar(
@@ -302,9 +328,15 @@ void RegisterBuiltins(FunctionRegistry& r) {
       [kText](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
         if (a.size() != 2 || !IsString(a[0]) || !IsTemporal(a[1]))
           return std::nullopt;
+        // PostgreSQL has no date_trunc(text, date): the date is read as a timestamp with time
+        // zone (midnight UTC in Shoal's one time zone), and so is the result.
+        if (a[1].id() == TypeId::kDate32) {
+          DataType tz = DataType::Timestamp(columnar::TimeUnit::kMicro, "UTC");
+          return Res({kText, tz}, tz);
+        }
         return Res({kText, a[1]}, a[1]);
       },
-      "date_trunc(text, date | timestamp)");
+      "date_trunc(text, timestamp | timestamp with time zone)");
   scalar("current_date", Fixed({}, DataType::Date32(), false), "current_date");
   scalar("make_date", Fixed({kI64, kI64, kI64}, DataType::Date32()),
          "make_date(bigint, bigint, bigint)");
@@ -315,31 +347,43 @@ void RegisterBuiltins(FunctionRegistry& r) {
     return Res(a, a[0]);
   };
   scalar("abs", same_numeric, "abs(numeric)");
-  // Rounding a decimal to an integer gives scale 0 and may need one more digit (9.5 -> 10), as
-  // PostgreSQL prints round(9.5) as 10. With a digits argument the scale stays (the digits are
-  // only known per row) and one digit is added for the carry.
-  auto to_integral =
-      [same_numeric](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
-    auto r = same_numeric(a);
-    if (r && a[0].id() == TypeId::kDecimal)
-      r->result_type = CappedDecimal(a[0].precision() - a[0].scale() + 1, 0);
-    return r;
+  // Rounding, as PostgreSQL resolves it: round / trunc / ceil / floor of a number have a
+  // numeric and a double precision version, and an integer or real argument goes to the double
+  // one (its preferred type); round / trunc with a digits argument exist for numeric only, an
+  // integer going to numeric. Rounding a decimal to an integer gives scale 0 and may need one more
+  // digit (9.5 -> 10). With digits the scale stays (the binder sets it when the digits are a
+  // constant) and one digit is added for the carry. round / trunc (double precision, integer),
+  // which PostgreSQL refuses, are accepted (round(avg(x), 2) is everyday SQL and Shoal's avg is
+  // double precision) and computed as PostgreSQL computes round(x::numeric, n).
+  auto to_integral = [kF64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+    if (a.size() != 1)
+      return std::nullopt;
+    if (a[0].id() == TypeId::kDecimal)
+      return Res(a, CappedDecimal(a[0].precision() - a[0].scale() + 1, 0));
+    if (IsNumeric(a[0]) || a[0].id() == TypeId::kNull)
+      return Res({kF64}, kF64);
+    return std::nullopt;
   };
   for (const char* name : {"floor", "ceil"})
-    scalar(name, to_integral, std::string(name) + "(numeric)");
+    scalar(name, to_integral, std::string(name) + "(numeric | double precision)");
   for (const char* name : {"round", "trunc"}) {
     scalar(
         name,
-        [to_integral](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
-          if (a.size() == 2 && IsNumeric(a[0]) && CanImplicitCast(a[1], DataType::Int32())) {
-            DataType result = a[0];
-            if (a[0].id() == TypeId::kDecimal)
-              result = CappedDecimal(a[0].precision() + 1, a[0].scale());
-            return Res({a[0], DataType::Int32()}, result);
-          }
-          return to_integral(a);
+        [to_integral, kF64](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.size() != 2)
+            return to_integral(a);
+          if (!CanImplicitCast(a[1], DataType::Int32()))
+            return std::nullopt;
+          if (IsFloat(a[0]))
+            return Res({kF64, DataType::Int32()}, kF64);
+          if (a[0].id() != TypeId::kDecimal && !a[0].is_integer() && a[0].id() != TypeId::kNull)
+            return std::nullopt;
+          DataType d = a[0].id() == TypeId::kDecimal ? a[0]
+                       : a[0].id() == TypeId::kNull  ? IntegerAsDecimal(DataType::Int32())
+                                                     : IntegerAsDecimal(a[0]);
+          return Res({d, DataType::Int32()}, CappedDecimal(d.precision() + 1, d.scale()));
         },
-        std::string(name) + "(numeric[, integer])");
+        std::string(name) + "(numeric | double precision[, integer])");
   }
   scalar("power", Fixed({kF64, kF64}, kF64), "power(double, double)");
   for (const char* name : {"sqrt", "ln", "log", "exp"})

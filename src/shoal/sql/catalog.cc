@@ -1,5 +1,7 @@
 #include "shoal/sql/catalog.h"
 
+#include <algorithm>
+
 #include "shoal/common/edit_distance.h"
 
 namespace shoal::sql {
@@ -157,6 +159,95 @@ Status Catalog::DropView(std::string_view schema_name, std::string_view name, bo
     return Status::OK();
   return Status::NotFound("view \"{}\" does not exist", QualifiedName(schema_name, name))
       .WithSqlState("42P01");
+}
+
+Status Catalog::CheckDropLocked(bool views, std::string_view schema_name, std::string_view name,
+                                bool if_exists, bool* exists) const {
+  *exists = false;
+  auto schema = FindSchemaLocked(schema_name);
+  if (!schema.ok())
+    return if_exists ? Status::OK() : schema.status();
+  bool is_table = (*schema)->tables.count(name) > 0;
+  bool is_view = (*schema)->views.count(name) > 0;
+  if (views ? is_view : is_table) {
+    *exists = true;
+    return Status::OK();
+  }
+  if (views && is_table) {
+    return Status::InvalidArgument("\"{}\" is not a view", QualifiedName(schema_name, name))
+        .WithSqlState("42809")
+        .WithHint("Use DROP TABLE to remove a table.");
+  }
+  if (!views && is_view) {
+    return Status::InvalidArgument("\"{}\" is not a table", QualifiedName(schema_name, name))
+        .WithSqlState("42809")
+        .WithHint("Use DROP VIEW to remove a view.");
+  }
+  if (if_exists)
+    return Status::OK();
+  return Status::NotFound("{} \"{}\" does not exist", views ? "view" : "table",
+                          QualifiedName(schema_name, name))
+      .WithSqlState("42P01");
+}
+
+Status Catalog::DropRelations(bool views,
+                              const std::vector<std::pair<std::string, std::string>>& objects,
+                              bool if_exists, bool cascade) {
+  using Key = std::pair<std::string, std::string>;
+  std::lock_guard<std::mutex> lock(mutex_);
+  // What the statement names (kind checked), then every view depending on those, breadth first,
+  // each with the object it depends on (PostgreSQL lists them in this order).
+  std::vector<Key> named;
+  for (const auto& [schema, name] : objects) {
+    bool exists = false;
+    SHOAL_RETURN_IF_ERROR(CheckDropLocked(views, schema, name, if_exists, &exists));
+    Key key{std::string(SchemaOrDefault(schema)), name};
+    if (exists && std::find(named.begin(), named.end(), key) == named.end())
+      named.push_back(std::move(key));
+  }
+  auto is_view = [&](const Key& k) {
+    auto it = schemas_.find(k.first);
+    return it != schemas_.end() && it->second.views.count(k.second) > 0;
+  };
+  auto describe = [&](const Key& k) {
+    return fmt::format("{} {}", is_view(k) ? "view" : "table", QualifiedName(k.first, k.second));
+  };
+  std::vector<Key> doomed = named;
+  std::vector<std::string> dependencies;  // "view v2 depends on view v1", outside `named` only
+  for (size_t i = 0; i < doomed.size(); ++i) {
+    for (const auto& [schema_name, schema] : schemas_) {
+      for (const auto& [name, view] : schema.views) {
+        Key dependent{schema_name, name};
+        if (std::find(view.depends_on.begin(), view.depends_on.end(), doomed[i]) ==
+            view.depends_on.end())
+          continue;
+        bool known = std::find(doomed.begin(), doomed.end(), dependent) != doomed.end();
+        if (!known)
+          doomed.push_back(dependent);
+        if (std::find(named.begin(), named.end(), dependent) == named.end() && !known)
+          dependencies.push_back(
+              fmt::format("{} depends on {}", describe(dependent), describe(doomed[i])));
+      }
+    }
+  }
+  if (!dependencies.empty() && !cascade) {
+    std::string detail;
+    for (const auto& d : dependencies)
+      detail += d + "; ";
+    return (named.size() == 1
+                ? Status::InvalidArgument("cannot drop {} because other objects depend on it",
+                                          describe(named.front()))
+                : Status::InvalidArgument(
+                      "cannot drop desired object(s) because other objects depend on them"))
+        .WithSqlState("2BP01")
+        .WithHint(detail + "Use DROP ... CASCADE to drop the dependent objects too.");
+  }
+  for (const auto& k : doomed) {
+    auto& schema = schemas_.at(k.first);
+    if (schema.views.erase(k.second) == 0)
+      schema.tables.erase(k.second);
+  }
+  return Status::OK();
 }
 
 std::vector<std::string> Catalog::ListNames(std::string_view schema_name) const {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shoal/common/result.h"
@@ -37,6 +38,9 @@ struct ViewEntry {
   std::string name;
   std::string sql;                        // the SELECT, as text
   std::vector<std::string> column_names;  // output names (explicit or derived at CREATE VIEW)
+  // The tables and views its query names directly, as (schema, name): DROP refuses to remove
+  // them while the view exists (or, with CASCADE, removes the view too).
+  std::vector<std::pair<std::string, std::string>> depends_on;
 };
 
 /// What a name resolves to: exactly one of table / view is set.
@@ -73,6 +77,11 @@ class Catalog {
   /// as in PostgreSQL. `if_exists` turns a missing object into success.
   Status DropTable(std::string_view schema, std::string_view name, bool if_exists = false);
   Status DropView(std::string_view schema, std::string_view name, bool if_exists = false);
+  /// DROP TABLE / DROP VIEW of several objects (`views` tells which), all or none. Views that
+  /// depend on them, directly or through other views, make it fail with 2BP01 naming each
+  /// dependency, as PostgreSQL's RESTRICT does; with `cascade` they are dropped too.
+  Status DropRelations(bool views, const std::vector<std::pair<std::string, std::string>>& objects,
+                       bool if_exists, bool cascade);
 
   /// Names of tables and views in a schema, sorted.
   std::vector<std::string> ListNames(std::string_view schema = kDefaultSchema) const;
@@ -86,6 +95,8 @@ class Catalog {
   Result<Schema*> FindSchemaLocked(std::string_view name);
   Result<const Schema*> FindSchemaLocked(std::string_view name) const;
   std::vector<std::string> NamesLocked(const Schema& schema) const;
+  Status CheckDropLocked(bool views, std::string_view schema, std::string_view name, bool if_exists,
+                         bool* exists) const;
 
   mutable std::mutex mutex_;
   std::map<std::string, Schema, std::less<>> schemas_;

@@ -87,5 +87,24 @@ TEST_F(SqlCommandTest, ErrorShowsLineAndCaret) {
   EXPECT_EQ(FormatSqlError(Status::InvalidArgument("bad"), ""), "ERROR:  bad\n");
 }
 
+TEST_F(SqlCommandTest, FileErrorsNameTheStatementsLineAndCountLinesWithinIt) {
+  // As psql reports errors of a file: the failing statement alone, LINE n within it, and the
+  // file's line where the statement ends; statements before it have run.
+  std::string failed;
+  int line = 0;
+  const std::string sql = "SELECT 1;\n\nCREATE TABLE t (total int);\nSELECT\n  totl\nFROM t;\n";
+  Status st = RunSqlScript(runner_, sql, SqlOutputFormat::kTable, &timing_, &quit_, out_, err_,
+                           &failed, &line);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(line, 6);
+  EXPECT_EQ(failed, "SELECT\n  totl\nFROM t;");
+  std::string text = FormatSqlError(st, failed);
+  EXPECT_EQ(text.substr(0, text.find("HINT")),
+            "ERROR:  column \"totl\" does not exist\n"
+            "LINE 2:   totl\n"
+            "          ^\n");
+  EXPECT_TRUE(runner_.RunOne("SELECT * FROM t").ok());
+}
+
 }  // namespace
 }  // namespace shoal::cli

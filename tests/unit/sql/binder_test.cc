@@ -101,7 +101,8 @@ TEST_F(BinderTest, DateAndIntervalLiterals) {
   EXPECT_EQ(days, 10561);
   EXPECT_EQ(Plan("SELECT DATE '1998-12-01' - INTERVAL '90' DAY, interval '3 months', "
                  "extract(year from DATE '1995-01-01')"),
-            "Projection: DATE '1998-12-01' - INTERVAL '90 days' AS ?column?, "
+            // date - interval is a timestamp, as in PostgreSQL: the date is read as its midnight.
+            "Projection: TIMESTAMP '1998-12-01 00:00:00' - INTERVAL '90 days' AS ?column?, "
             "INTERVAL '3 months' AS interval, extract(year FROM DATE '1995-01-01') AS extract\n"
             "  Values: rows=1\n");
 }

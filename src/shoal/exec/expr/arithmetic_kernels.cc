@@ -399,6 +399,187 @@ Result<KernelPtr> MakeDateArith(ArithOp op, const KernelSignature& sig) {
   return Status::NotImplemented("{} on {}", "date arithmetic", TypeListText(sig.arg_types));
 }
 
+// ---- timestamps and intervals (PostgreSQL's timestamp_pl_interval, timestamp_mi,
+// interval_pl / _mi, interval_mul / _div) ----------------------------------------------------
+
+int64_t UnitsPerSecond(const DataType& timestamp) {
+  switch (timestamp.unit()) {
+    case columnar::TimeUnit::kSecond: return 1;
+    case columnar::TimeUnit::kMilli: return 1000;
+    case columnar::TimeUnit::kMicro: return 1000000;
+    case columnar::TimeUnit::kNano: return 1000000000;
+  }
+  return 1000000;
+}
+
+/// t + sign * iv: months first (the day clamped to the month's end), then days, then the time.
+int64_t AddInterval(int64_t t, MonthDayNano iv, int sign, int64_t per_second, uint8_t& f) {
+  const int64_t per_day = 86400 * per_second;
+  int64_t days = t / per_day;
+  int64_t rem = t % per_day;
+  if (rem < 0) {
+    rem += per_day;
+    --days;
+  }
+  if (days > INT32_MAX || days < INT32_MIN) {
+    f |= kOverflowFlag;
+    return 0;
+  }
+  int64_t shifted = int64_t{AddMonthsToDate(static_cast<int32_t>(days), sign * iv.months)} +
+                    sign * int64_t{iv.days};
+  int64_t units = per_second >= 1000000000 ? iv.nanoseconds * (per_second / 1000000000)
+                                           : iv.nanoseconds / (1000000000 / per_second);
+  int64_t r = 0;
+  if (__builtin_mul_overflow(shifted, per_day, &r) || __builtin_add_overflow(r, rem, &r) ||
+      __builtin_add_overflow(r, sign * units, &r))
+    f |= kOverflowFlag;
+  return r;
+}
+
+/// interval * factor (or / factor), carrying fractional months into days (30 a month) and
+/// fractional days into the time, rounded to microseconds as PostgreSQL does.
+MonthDayNano ScaleInterval(MonthDayNano v, double factor, bool divide, uint8_t& f) {
+  if (divide && factor == 0) {
+    f |= kDivideByZeroFlag;
+    return {};
+  }
+  auto apply = [&](double x) { return divide ? x / factor : x * factor; };
+  auto ts_round = [](double x) { return std::rint(x * 1e6) / 1e6; };
+  double months = apply(v.months);
+  double days = apply(v.days);
+  if (std::isnan(months) || months > INT32_MAX || months < INT32_MIN || std::isnan(days) ||
+      days > INT32_MAX || days < INT32_MIN) {
+    f |= kOverflowFlag;
+    return {};
+  }
+  MonthDayNano r{static_cast<int32_t>(months), static_cast<int32_t>(days), 0};
+  double month_remainder_days = ts_round((months - r.months) * 30);
+  double sec_remainder = ts_round(
+      (days - r.days + month_remainder_days - static_cast<int>(month_remainder_days)) * 86400);
+  if (std::fabs(sec_remainder) >= 86400) {
+    r.days += static_cast<int32_t>(sec_remainder / 86400);
+    sec_remainder -= static_cast<int>(sec_remainder / 86400) * 86400.0;
+  }
+  r.days += static_cast<int32_t>(month_remainder_days);
+  double micros = std::rint(apply(static_cast<double>(v.nanoseconds / 1000)) + sec_remainder * 1e6);
+  if (std::isnan(micros) || std::fabs(micros) >= 9.2e15) {
+    f |= kOverflowFlag;
+    return {};
+  }
+  r.nanoseconds = static_cast<int64_t>(micros) * 1000;
+  return r;
+}
+
+Status IntervalFlagsToStatus(uint8_t flags, const char* what) {
+  if (flags & kDivideByZeroFlag)
+    return Status::InvalidArgument("division by zero").WithSqlState("22012");
+  if (flags & kOverflowFlag)
+    return Status::OutOfRange("{} out of range", what).WithSqlState("22008");
+  return Status::OK();
+}
+
+Result<KernelPtr> MakeTemporalArith(ArithOp op, const KernelSignature& sig) {
+  const DataType ta = sig.arg_types[0];
+  const DataType tb = sig.arg_types[1];
+  const DataType result = sig.result_type;
+  const bool add = op == ArithOp::kAdd;
+  // timestamp +/- interval, interval + timestamp.
+  if (result.id() == TypeId::kTimestamp && (add || op == ArithOp::kSub) &&
+      (ta.id() == TypeId::kInterval) != (tb.id() == TypeId::kInterval)) {
+    const bool ts_first = ta.id() == TypeId::kTimestamp;
+    if ((ts_first ? ta : tb) != result)
+      return Status::Internal("timestamp arithmetic on {}", TypeListText(sig.arg_types));
+    const int sign = add ? 1 : -1;
+    const int64_t per_second = UnitsPerSecond(result);
+    return MakeLambdaKernel(
+        [ts_first, sign, per_second, result](const std::vector<Datum>& args, int64_t length,
+                                             KernelContext* ctx) -> Result<Datum> {
+          uint8_t flags = 0;
+          SHOAL_ASSIGN_OR_RETURN(
+              Datum out, (BinaryFixed<int64_t, MonthDayNano, int64_t>(
+                             args[ts_first ? 0 : 1], args[ts_first ? 1 : 0], length, result, ctx,
+                             &flags, [sign, per_second](int64_t t, MonthDayNano iv, uint8_t& f) {
+                               return AddInterval(t, iv, sign, per_second, f);
+                             })));
+          SHOAL_RETURN_IF_ERROR(IntervalFlagsToStatus(flags, "timestamp"));
+          return out;
+        });
+  }
+  // timestamp - timestamp: the difference as days and time (justify_hours).
+  if (op == ArithOp::kSub && ta.id() == TypeId::kTimestamp && tb == ta &&
+      result.id() == TypeId::kInterval) {
+    const int64_t per_second = UnitsPerSecond(ta);
+    return MakeLambdaKernel([per_second, result](const std::vector<Datum>& args, int64_t length,
+                                                 KernelContext* ctx) -> Result<Datum> {
+      uint8_t flags = 0;
+      SHOAL_ASSIGN_OR_RETURN(Datum out,
+                             (BinaryFixed<int64_t, int64_t, MonthDayNano>(
+                                 args[0], args[1], length, result, ctx, &flags,
+                                 [per_second](int64_t x, int64_t y, uint8_t& f) -> MonthDayNano {
+                                   int64_t d = 0;
+                                   if (__builtin_sub_overflow(x, y, &d)) {
+                                     f |= kOverflowFlag;
+                                     return {};
+                                   }
+                                   const int64_t per_day = 86400 * per_second;
+                                   int64_t days = d / per_day;  // toward zero, as justify_hours
+                                   int64_t rem = d % per_day;
+                                   int64_t nanos = per_second >= 1000000000
+                                                       ? rem / (per_second / 1000000000)
+                                                       : rem * (1000000000 / per_second);
+                                   return {0, static_cast<int32_t>(days), nanos};
+                                 })));
+      SHOAL_RETURN_IF_ERROR(IntervalFlagsToStatus(flags, "interval"));
+      return out;
+    });
+  }
+  // interval +/- interval.
+  if ((add || op == ArithOp::kSub) && ta.id() == TypeId::kInterval &&
+      tb.id() == TypeId::kInterval) {
+    const int sign = add ? 1 : -1;
+    return MakeLambdaKernel([sign, result](const std::vector<Datum>& args, int64_t length,
+                                           KernelContext* ctx) -> Result<Datum> {
+      uint8_t flags = 0;
+      SHOAL_ASSIGN_OR_RETURN(
+          Datum out, (BinaryFixed<MonthDayNano, MonthDayNano, MonthDayNano>(
+                         args[0], args[1], length, result, ctx, &flags,
+                         [sign](MonthDayNano x, MonthDayNano y, uint8_t& f) {
+                           MonthDayNano r{};
+                           bool o = __builtin_add_overflow(x.months, sign * y.months, &r.months);
+                           o = __builtin_add_overflow(x.days, sign * y.days, &r.days) || o;
+                           o = __builtin_add_overflow(x.nanoseconds, sign * y.nanoseconds,
+                                                      &r.nanoseconds) ||
+                               o;
+                           f |= o ? kOverflowFlag : 0;
+                           return r;
+                         })));
+      SHOAL_RETURN_IF_ERROR(IntervalFlagsToStatus(flags, "interval"));
+      return out;
+    });
+  }
+  // interval * number, number * interval, interval / number (the number as double).
+  if ((op == ArithOp::kMul || op == ArithOp::kDiv) && result.id() == TypeId::kInterval) {
+    const bool iv_first = ta.id() == TypeId::kInterval;
+    const bool divide = op == ArithOp::kDiv;
+    if ((iv_first ? tb : ta).id() != TypeId::kFloat64 || (divide && !iv_first))
+      return Status::Internal("interval arithmetic on {}", TypeListText(sig.arg_types));
+    return MakeLambdaKernel([iv_first, divide, result](const std::vector<Datum>& args,
+                                                       int64_t length,
+                                                       KernelContext* ctx) -> Result<Datum> {
+      uint8_t flags = 0;
+      SHOAL_ASSIGN_OR_RETURN(
+          Datum out, (BinaryFixed<MonthDayNano, double, MonthDayNano>(
+                         args[iv_first ? 0 : 1], args[iv_first ? 1 : 0], length, result, ctx,
+                         &flags, [divide](MonthDayNano v, double x, uint8_t& f) {
+                           return ScaleInterval(v, x, divide, f);
+                         })));
+      SHOAL_RETURN_IF_ERROR(IntervalFlagsToStatus(flags, "interval"));
+      return out;
+    });
+  }
+  return Status::NotImplemented("operator {} on {}", OpName(op), TypeListText(sig.arg_types));
+}
+
 template <ArithOp kOp>
 Result<KernelPtr> MakeArith(const KernelSignature& sig) {
   if (sig.arg_types.size() != 2)
@@ -414,6 +595,9 @@ Result<KernelPtr> MakeArith(const KernelSignature& sig) {
   }
   if (ta.id() == TypeId::kDate32 || tb.id() == TypeId::kDate32)
     return MakeDateArith(kOp, sig);
+  if (ta.id() == TypeId::kTimestamp || tb.id() == TypeId::kTimestamp ||
+      ta.id() == TypeId::kInterval || tb.id() == TypeId::kInterval)
+    return MakeTemporalArith(kOp, sig);
   if (r.id() == TypeId::kDecimal)
     return MakeDecimalArith(kOp, sig);
   Result<KernelPtr> unsupported =

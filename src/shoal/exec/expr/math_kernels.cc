@@ -3,6 +3,8 @@
 // PostgreSQL's rint), POWER, SQRT, LN, LOG (base 10), EXP with PostgreSQL's domain errors, and
 // GREATEST / LEAST (NULL arguments ignored; NULL only when every argument is NULL).
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -75,6 +77,45 @@ int128_t RoundUnscaled(int128_t v, int scale, int64_t digits, int out_scale, Rou
     q = -e > 38 ? 0 : q / columnar::PowerOfTen(static_cast<int>(-e));
   }
   return q;
+}
+
+// round(x, n) / trunc(x, n) of a double, as PostgreSQL computes round(x::numeric, n) (it has no
+// round(double precision, integer)): x read as its 15-significant-digit decimal (float8 ->
+// numeric), rounded half away from zero (or truncated) at n fraction digits, read back as a
+// double. Formats into stack buffers: no allocation per row.
+double RoundDecimalDigits(double x, int32_t digits, bool truncate) {
+  if (!std::isfinite(x) || x == 0)
+    return x;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.14e", x);  // [-]d.dddddddddddddde[+-]XX: 15 digits
+  const char* p = buf;
+  const bool negative = *p == '-';
+  if (negative)
+    ++p;
+  char mantissa[16];
+  int count = 0;
+  for (; *p != '\0' && *p != 'e'; ++p) {
+    if (*p >= '0' && *p <= '9' && count < 15)
+      mantissa[count++] = *p;
+  }
+  const int exponent = *p == 'e' ? std::atoi(p + 1) : 0;
+  // x = 0.m1 m2 ... m15 * 10^(exponent + 1): keep this many leading digits.
+  const int64_t keep = int64_t{exponent} + 1 + digits;
+  if (keep >= count)
+    return std::strtod(buf, nullptr);
+  if (keep < 0)
+    return 0.0;
+  int64_t kept = 0;
+  for (int64_t i = 0; i < keep; ++i)
+    kept = kept * 10 + (mantissa[i] - '0');
+  if (!truncate && mantissa[keep] >= '5')
+    ++kept;
+  if (kept == 0)
+    return 0.0;  // numeric has no negative zero
+  char out[48];
+  std::snprintf(out, sizeof out, "%s%llde%lld", negative ? "-" : "", static_cast<long long>(kept),
+                static_cast<long long>(-int64_t{digits}));
+  return std::strtod(out, nullptr);
 }
 
 struct FixedPointInfo {
@@ -198,11 +239,11 @@ Result<KernelPtr> MakeRounding(const KernelSignature& sig, RoundMode mode) {
         return UnaryFixed<F, F>(c[0], length, out, ctx, &flags,
                                 [round1](F x, uint8_t&) { return static_cast<F>(round1(x)); });
       }
-      return BinaryFixed<F, int32_t, F>(c[0], c[1], length, out, ctx, &flags,
-                                        [round1](F x, int32_t digits, uint8_t&) {
-                                          const double p = std::pow(10.0, digits);
-                                          return static_cast<F>(round1(x * p) / p);
-                                        });
+      const bool truncate = mode == RoundMode::kTrunc;
+      return BinaryFixed<F, int32_t, F>(
+          c[0], c[1], length, out, ctx, &flags, [truncate](F x, int32_t digits, uint8_t&) {
+            return static_cast<F>(RoundDecimalDigits(x, digits, truncate));
+          });
     };
     if (out.id() == TypeId::kFloat32)
       return run(float{});

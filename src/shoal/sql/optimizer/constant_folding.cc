@@ -3,7 +3,11 @@
 // AND / OR / NOT with constant operands by three-valued logic, drops filters that are always true
 // and turns filters that are never true into empty Values. Anything it cannot evaluate exactly
 // (overflow, unsupported types) is left for run time, where the error is raised if it happens.
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <string_view>
 
 #include "shoal/sql/literal_parsing.h"
 #include "shoal/sql/optimizer/optimizer.h"
@@ -84,6 +88,28 @@ std::optional<Scalar> Arithmetic(const std::string& op, const Scalar& a, const S
     return AddMonthsDays(static_cast<int32_t>(a.int_value()), iv.months, iv.days,
                          op == "-" ? -1 : 1);
   }
+  // timestamp +/- interval, interval + timestamp (microseconds, as the binder types them).
+  bool ts_iv = ta.id() == TypeId::kTimestamp && tb.id() == TypeId::kInterval;
+  bool iv_ts = op == "+" && ta.id() == TypeId::kInterval && tb.id() == TypeId::kTimestamp;
+  if ((ts_iv || iv_ts) && (op == "+" || op == "-") && result.id() == TypeId::kTimestamp &&
+      result.unit() == columnar::TimeUnit::kMicro && (ts_iv ? ta : tb) == result) {
+    constexpr int64_t kPerDay = int64_t{86400} * 1000000;
+    int64_t t = (ts_iv ? a : b).int_value();
+    auto iv = (ts_iv ? b : a).interval_value();
+    int sign = op == "-" ? -1 : 1;
+    int64_t days = t >= 0 ? t / kPerDay : -((-t + kPerDay - 1) / kPerDay);
+    int64_t rem = t - days * kPerDay;
+    if (days < INT32_MIN || days > INT32_MAX)
+      return std::nullopt;
+    auto shifted = AddMonthsDays(static_cast<int32_t>(days), iv.months, iv.days, sign);
+    if (!shifted)
+      return std::nullopt;
+    int64_t r = 0;
+    if (__builtin_mul_overflow(shifted->int_value(), kPerDay, &r) ||
+        __builtin_add_overflow(r, rem + sign * (iv.nanoseconds / 1000), &r))
+      return std::nullopt;
+    return Scalar::Timestamp(r, result.unit(), result.timezone());
+  }
   if (ta.id() == TypeId::kDate32 && tb.is_integer() && result.id() == TypeId::kDate32) {
     int64_t v = op == "-" ? a.int_value() - b.int_value() : a.int_value() + b.int_value();
     return Scalar::Date32(static_cast<int32_t>(v));
@@ -154,6 +180,39 @@ std::optional<Scalar> Arithmetic(const std::string& op, const Scalar& a, const S
   return std::nullopt;
 }
 
+/// `CAST(d AS timestamp) op constant` for a date `d` (what `date_col < date '...' + interval
+/// '...'` becomes once the constant is folded) compared as dates, so that it reaches the scan as
+/// a date predicate (row-group pruning, no per-row cast): at midnight the constant is that date;
+/// otherwise d < c and d <= c are d <= the constant's date, d > c and d >= c are d > it.
+ExprPtr CompareDateToTimestampConstant(const std::string& op, const std::vector<ExprPtr>& a) {
+  static const std::map<std::string, std::string> kFlipped = {
+      {"=", "="}, {"<>", "<>"}, {"<", ">"}, {"<=", ">="}, {">", "<"}, {">=", "<="}};
+  if (a.size() != 2 || kFlipped.count(op) == 0)
+    return nullptr;
+  bool cast_left = a[0]->kind == ExprKind::kCast && IsLiteral(a[1]);
+  const ExprPtr& cast = cast_left ? a[0] : a[1];
+  const ExprPtr& constant = cast_left ? a[1] : a[0];
+  if (cast->kind != ExprKind::kCast || cast->try_cast || !IsLiteral(constant) ||
+      constant->value.is_null() || cast->type.id() != TypeId::kTimestamp ||
+      cast->type.unit() != columnar::TimeUnit::kMicro || !cast->type.timezone().empty() ||
+      cast->args[0]->type.id() != TypeId::kDate32 || constant->type != cast->type)
+    return nullptr;
+  std::string o = cast_left ? op : kFlipped.at(op);  // now: date o constant
+  constexpr int64_t kPerDay = int64_t{86400} * 1000000;
+  int64_t t = constant->value.int_value();
+  int64_t days = t >= 0 ? t / kPerDay : -((-t + kPerDay - 1) / kPerDay);
+  if (days < INT32_MIN || days > INT32_MAX)
+    return nullptr;
+  bool midnight = days * kPerDay == t;
+  if (!midnight) {
+    if (o == "=" || o == "<>")
+      return nullptr;
+    o = (o == "<" || o == "<=") ? "<=" : ">";
+  }
+  ExprPtr date = MakeLiteral(Scalar::Date32(static_cast<int32_t>(days)));
+  return MakeCall(o, {cast->args[0], date}, DataType::Boolean(), cast->args[0]->nullable);
+}
+
 ExprPtr Bool(bool v) {
   return MakeLiteral(Scalar::Boolean(v));
 }
@@ -161,6 +220,30 @@ ExprPtr Bool(bool v) {
 ExprPtr NullBool() {
   return MakeLiteral(Scalar(DataType::Boolean()));
 }
+
+}  // namespace
+
+bool IsStrictFunction(std::string_view name) {
+  // Every scalar function and operator is strict (NULL in, NULL out) except these, which look at
+  // NULL arguments: three-valued logic, the NULL tests, the conditional functions and concat()
+  // (which skips NULLs). "in" is strict in its left operand only: `1 IN (1, NULL)` is true.
+  static const std::set<std::string, std::less<>> kNotStrict = {"and",
+                                                                "or",
+                                                                "is_null",
+                                                                "is_not_null",
+                                                                "is_true",
+                                                                "is_false",
+                                                                "is_distinct_from",
+                                                                "is_not_distinct_from",
+                                                                "coalesce",
+                                                                "greatest",
+                                                                "least",
+                                                                "nullif",
+                                                                "concat"};
+  return kNotStrict.count(name) == 0;
+}
+
+namespace {
 
 /// Folds one node whose children are already folded; nullptr keeps it.
 ExprPtr FoldNode(const ExprPtr& e) {
@@ -216,17 +299,20 @@ ExprPtr FoldNode(const ExprPtr& e) {
       return Bool(n == "is_not_null");
     return nullptr;
   }
+  if (auto as_date = CompareDateToTimestampConstant(n, a))
+    return as_date;
+  // A strict function of a NULL constant is NULL whatever its other arguments are, so they are
+  // never evaluated (PostgreSQL's eval_const_expressions does the same: `a*a = NULL` is NULL
+  // even where a*a would overflow, and `NULL IN (a/a)` is NULL even where a is 0).
+  if (IsStrictFunction(n)) {
+    bool null_argument =
+        n == "in" ? IsNullLiteral(a[0]) : std::any_of(a.begin(), a.end(), IsNullLiteral);
+    if (null_argument)
+      return MakeLiteral(Scalar(e->type));
+  }
   for (const auto& x : a) {
     if (!IsLiteral(x))
       return nullptr;
-  }
-  static const std::set<std::string> kStrict = {"+",  "-", "*",  "/", "%",  "=",
-                                                "<>", "<", "<=", ">", ">=", "negate"};
-  if (kStrict.count(n) > 0) {
-    for (const auto& x : a) {
-      if (x->value.is_null())
-        return MakeLiteral(Scalar(e->type));
-    }
   }
   if (a.size() == 2 && (n == "=" || n == "<>" || n == "<" || n == "<=" || n == ">" || n == ">=")) {
     auto c = Compare(a[0]->value, a[1]->value);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shoal/common/result.h"
@@ -36,6 +37,9 @@ class OptimizerRule {
 };
 
 std::unique_ptr<OptimizerRule> MakeConstantFoldingRule();
+/// Whether scalar function / operator `name` (a kCall name) returns NULL whenever an argument is
+/// NULL; constant folding replaces such a call with a NULL argument by NULL.
+bool IsStrictFunction(std::string_view name);
 std::unique_ptr<OptimizerRule> MakePredicatePushdownRule();
 std::unique_ptr<OptimizerRule> MakeProjectionPruningRule();
 std::unique_ptr<OptimizerRule> MakeSubqueryDecorrelationRule();
