@@ -14,20 +14,23 @@ chain() {  # chain N OPERATOR TERM: SELECT TERM OP TERM ... (N terms)
 chain 30000 + 1 >"$dir/plus30k.sql"
 chain 60000 '||' "'x'" >"$dir/cat60k.sql"
 python3 -c "print('SELECT 1 + ' + '(' * 50000 + '1' + ')' * 50000 + ';')" >"$dir/parens50k.sql"
-python3 -c "print('SELECT count(*) FROM (' + ' UNION ALL '.join(['SELECT 1 AS x'] * 5000) + ') u;')" \
-  >"$dir/union5k.sql"
-for f in plus30k cat60k parens50k union5k; do
+python3 -c "print('SELECT count(*) FROM (' + ' UNION ALL '.join(['SELECT 1 AS x'] * 1000) + ') u;')" \
+  >"$dir/union1k.sql"
+for f in plus30k cat60k parens50k union1k; do
   out=$("$shoal" sql -f "$dir/$f.sql" 2>"$dir/$f.err")
   rc=$?
   err=$(cat "$dir/$f.err")
   [ "$rc" -le 1 ] || fail "$f: exit status $rc (a signal?): $err"
   if [ "$rc" -eq 1 ]; then
-    grep -q "54001\|stack depth limit exceeded" <<<"$err" || fail "$f: error other than 54001: $err"
+    # 54001, or (50,000 parentheses) the grammar's own nesting limit, as PostgreSQL's parser
+    # reports it: 'memory exhausted at or near "("'.
+    grep -q "54001\|stack depth limit exceeded\|memory exhausted at or near" <<<"$err" ||
+      fail "$f: error other than 54001: $(head -c 500 <<<"$err")"
   else
     [ -n "$out" ] || fail "$f: no answer and no error"
   fi
   # Only Shoal's lines on stderr: no gRPC/protobuf/libpg_query log lines.
-  if grep -v "^ERROR\|^HINT\|^DETAIL\|^LINE\|^ *\^\|^CONTEXT\|^psql\|^  " <<<"$err" | grep -q .; then
+  if grep -v "^shoal:[^ ]*: ERROR\|^ERROR\|^HINT\|^DETAIL\|^LINE\|^ *\^\|^CONTEXT\|^psql\|^  " <<<"$err" | grep -q .; then
     fail "$f: foreign lines on stderr: $(head -c 500 <<<"$err")"
   fi
   echo "$f: exit $rc"

@@ -4,6 +4,7 @@
 // processes are gone after Stop and when their parent dies, even by SIGKILL.
 #include "tests/slt/distributed_modes.h"
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -137,13 +138,26 @@ TEST(DistributedModesTest, WorkerProcessesAreGoneAfterStopAndWhenTheirParentIsKi
       ::pause();  // until killed
   }
   ::close(report[1]);
+  // The child writes each pid on its own, so a pipe read may return the first alone: read until
+  // both arrived or the child closed its end. The parent is killed before anything is asserted,
+  // so a failure cannot leave it (and the test's output pipe) behind.
   std::vector<pid_t> orphans(2, -1);
-  ASSERT_EQ(::read(report[0], orphans.data(), sizeof(pid_t) * 2),
-            static_cast<ssize_t>(sizeof(pid_t) * 2));
+  auto* bytes = reinterpret_cast<char*>(orphans.data());
+  const size_t wanted = sizeof(pid_t) * orphans.size();
+  size_t got = 0;
+  while (got < wanted) {
+    const ssize_t n = ::read(report[0], bytes + got, wanted - got);
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
   ::close(report[0]);
   ::kill(parent, SIGKILL);
   int status = 0;
   ASSERT_EQ(::waitpid(parent, &status, 0), parent);
+  ASSERT_EQ(got, wanted) << "the child reported " << got << " of " << wanted << " bytes of pids";
   for (pid_t pid : orphans)
     EXPECT_TRUE(WaitUntilGone(pid)) << "worker " << pid << " outlived its parent";
 }

@@ -115,8 +115,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     auto* m = msg.mutable_set_plan();
     EncodeTaskKey(request.task_key, m->mutable_task_key());
     m->set_task_count(request.task_count);
-    if (!ParseEncodedPlan(request.encoded_plan, m->mutable_plan()))
-      return Status::Internal("could not re-read an encoded plan");
+    m->set_plan(request.encoded_plan);
     m->set_target_worker(request.target_worker);
     m->set_query_start_time_ns(request.query_start_time_ns);
     for (const auto& [name, value] : request.settings) {

@@ -205,7 +205,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
         SetPlanRequest request;
         request.task_key = DecodeTaskKey(m.task_key());
         request.task_count = m.task_count();
-        request.encoded_plan = m.plan().SerializeAsString();
+        request.encoded_plan = m.plan();
         request.target_worker = m.target_worker();
         request.query_start_time_ns = m.query_start_time_ns();
         for (int i = 0; i < m.setting_names_size() && i < m.setting_values_size(); ++i)

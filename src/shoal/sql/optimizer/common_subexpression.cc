@@ -13,6 +13,8 @@
 // expressions, so a repeated expression is not also split into its repeated parts. The new
 // projection passes every input column through under its own id; projection pruning, which runs
 // after this rule, drops the columns nobody reads.
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,34 +32,62 @@ bool IsVolatile(const std::string& name) {
          name == "clock_timestamp";
 }
 
-// Whether `e` may be computed by a projection: no subquery, aggregate, window, outer reference
-// or volatile call anywhere inside.
-bool Movable(const ExprPtr& e) {
-  bool ok = true;
-  VisitExpr(e, [&ok](const Expr& x) {
-    switch (x.kind) {
-      case ExprKind::kSubquery:
-      case ExprKind::kAggregate:
-      case ExprKind::kWindow: ok = false; break;
-      case ExprKind::kColumnRef:
-        if (x.outer_depth > 0)
-          ok = false;
-        break;
-      case ExprKind::kCall:
-        if (IsVolatile(x.name))
-          ok = false;
-        break;
-      default: break;
-    }
-  });
-  return ok;
+// Whether `x` itself (not its children) may be computed by a projection: no subquery, aggregate,
+// window, outer reference or volatile call.
+bool LocallyMovable(const Expr& x) {
+  switch (x.kind) {
+    case ExprKind::kSubquery:
+    case ExprKind::kAggregate:
+    case ExprKind::kWindow: return false;
+    case ExprKind::kColumnRef: return x.outer_depth == 0;
+    case ExprKind::kCall: return !IsVolatile(x.name);
+    default: return true;
+  }
 }
 
-int Size(const Expr& e) {
-  int n = 1;
-  for (const auto& a : e.args)
-    n += Size(*a);
-  return n;
+// What Collect needs of every node, computed once, bottom-up: the search used to format, measure
+// and walk each subtree again at every node, which made a 10,000-term expression quadratic.
+struct NodeInfo {
+  size_t hash = 0;  // equal for ExprEquals-equal trees (differing trees may collide)
+  int size = 0;     // nodes in the tree (args only)
+  bool movable = true;
+};
+using NodeInfos = std::unordered_map<const Expr*, NodeInfo>;
+
+size_t Mix(size_t seed, size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+const NodeInfo& Analyze(const ExprPtr& e, NodeInfos* infos);
+
+bool SubtreeMovable(const ExprPtr& e, NodeInfos* infos) {
+  return e == nullptr || Analyze(e, infos).movable;
+}
+
+const NodeInfo& Analyze(const ExprPtr& e, NodeInfos* infos) {
+  auto found = infos->find(e.get());
+  if (found != infos->end())
+    return found->second;
+  NodeInfo info;
+  info.hash = Mix(static_cast<size_t>(e->kind), std::hash<std::string>{}(e->name));
+  info.size = 1;
+  info.movable = LocallyMovable(*e);
+  for (const auto& a : e->args) {
+    const NodeInfo& child = Analyze(a, infos);
+    info.hash = Mix(info.hash, child.hash);
+    info.size += child.size;
+    info.movable = info.movable && child.movable;
+  }
+  // The parts VisitExpr walks besides the arguments (aggregates and windows are not movable
+  // themselves, but a FILTER or ORDER BY can sit on other calls).
+  info.movable = info.movable && SubtreeMovable(e->filter, infos);
+  for (const auto& k : e->order_by)
+    info.movable = info.movable && SubtreeMovable(k.expr, infos);
+  for (const auto& p : e->partition_by)
+    info.movable = info.movable && SubtreeMovable(p, infos);
+  info.movable = info.movable && SubtreeMovable(e->frame.start_offset, infos) &&
+                 SubtreeMovable(e->frame.end_offset, infos);
+  return infos->emplace(e.get(), info).first->second;
 }
 
 // The argument positions of `e` that are evaluated for every row `e` is evaluated for.
@@ -77,26 +107,30 @@ struct Candidate {
 };
 
 // Counts the movable compound subexpressions of `e` in positions evaluated for every row.
-void Collect(const ExprPtr& e, std::unordered_map<std::string, std::vector<Candidate>>* seen) {
+void Collect(const ExprPtr& e, NodeInfos* infos,
+             std::unordered_map<size_t, std::vector<Candidate>>* seen) {
   if (e->kind == ExprKind::kColumnRef || e->kind == ExprKind::kLiteral)
     return;
-  if ((e->kind == ExprKind::kCall || e->kind == ExprKind::kCast) && Movable(e)) {
-    auto& bucket = (*seen)[e->ToString()];
-    bool found = false;
-    for (auto& c : bucket) {
-      if (ExprEquals(*c.expr, *e)) {
-        ++c.count;
-        found = true;
-        break;
+  if (e->kind == ExprKind::kCall || e->kind == ExprKind::kCast) {
+    const NodeInfo& info = Analyze(e, infos);
+    if (info.movable) {
+      auto& bucket = (*seen)[info.hash];
+      bool found = false;
+      for (auto& c : bucket) {
+        if (ExprEquals(*c.expr, *e)) {
+          ++c.count;
+          found = true;
+          break;
+        }
       }
+      if (!found)
+        bucket.push_back(Candidate{e, 1, info.size});
     }
-    if (!found)
-      bucket.push_back(Candidate{e, 1, Size(*e)});
   }
   if (e->kind == ExprKind::kAggregate) {
     if (e->filter == nullptr) {
       for (const auto& a : e->args)
-        Collect(a, seen);
+        Collect(a, infos, seen);
     }
     return;
   }
@@ -104,7 +138,7 @@ void Collect(const ExprPtr& e, std::unordered_map<std::string, std::vector<Candi
     return;
   for (size_t i = 0; i < e->args.size(); ++i) {
     if (ArgAlwaysEvaluated(*e, i))
-      Collect(e->args[i], seen);
+      Collect(e->args[i], infos, seen);
   }
 }
 
@@ -138,11 +172,13 @@ bool Extract(std::vector<ExprPtr*> roots, ColumnIdAllocator* ids, std::vector<Co
              std::vector<ExprPtr>* extracted) {
   bool changed = false;
   for (;;) {
-    std::unordered_map<std::string, std::vector<Candidate>> seen;
+    NodeInfos infos;
+    std::unordered_map<size_t, std::vector<Candidate>> seen;
     for (ExprPtr* root : roots)
-      Collect(*root, &seen);
+      Collect(*root, &infos, &seen);
+    // Only repeated candidates are compared by text (a stable choice among equal sizes).
     const Candidate* best = nullptr;
-    for (const auto& [text, bucket] : seen) {
+    for (const auto& [hash, bucket] : seen) {
       for (const auto& c : bucket) {
         if (c.count >= 2 && (best == nullptr || c.size > best->size ||
                              (c.size == best->size && c.expr->ToString() < best->expr->ToString())))
