@@ -9,18 +9,17 @@
 //    messages and ends the connection (ErrorResponse and/or close) once the client has sent all
 //    it had (the client half-closes), within a deadline; a crash, hang or malformed reply fails.
 // Runs under ASan + UBSan in CI (label `fuzz`). SHOAL_FUZZ_SEED / SHOAL_FUZZ_ITERATIONS.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "shoal/engine/settings_catalog.h"
 #include "shoal/server/pg_wire.h"
@@ -36,8 +35,8 @@ using testing::MutationStats;
 
 struct Input {
   std::string name;
-  std::string bytes;    // for conversations: start-up packet + messages
-  char kind = 0;        // for single messages: the type byte ('P', 'B', ...), 0 = start-up
+  std::string bytes;  // for conversations: start-up packet + messages
+  char kind = 0;      // for single messages: the type byte ('P', 'B', ...), 0 = start-up
 };
 
 std::string Startup() {
@@ -144,31 +143,34 @@ std::vector<Input> Conversations() {
                           Query("create table if not exists f (a int, b text); insert into f "
                                 "values (1, 'one'); select * from f; drop table f") +
                           terminate});
-  c.push_back({"error", Startup() + Query("select nosuch from t; select 1") + Query("") + terminate});
+  c.push_back(
+      {"error", Startup() + Query("select nosuch from t; select 1") + Query("") + terminate});
   c.push_back({"transaction", Startup() + Query("begin; select 1; savepoint s; select 1/0") +
                                   Query("rollback to savepoint s; commit") + terminate});
-  c.push_back({"extended", Startup() + ParseMsg("s1", "select $1::int + $2, $3::text", {23, 0, 25}) +
+  c.push_back({"extended", Startup() +
+                               ParseMsg("s1", "select $1::int + $2, $3::text", {23, 0, 25}) +
                                Target('D', 'S', "s1") +
                                BindMsg("p1", "s1", {1, 0, 0}, {Be32(41), "1", "hi"}, {1}) +
                                Target('D', 'P', "p1") + ExecuteMsg("p1", 0) +
                                Target('C', 'P', "p1") + Target('C', 'S', "s1") + sync + terminate});
-  c.push_back({"cursor", Startup() + Query("begin") +
-                             ParseMsg("", "select * from t order by a", {}) +
-                             BindMsg("c", "", {}, {}, {0}) + ExecuteMsg("c", 2) +
-                             ExecuteMsg("c", 2) + ExecuteMsg("c", 0) + sync + Query("commit") +
-                             terminate});
+  c.push_back(
+      {"cursor", Startup() + Query("begin") + ParseMsg("", "select * from t order by a", {}) +
+                     BindMsg("c", "", {}, {}, {0}) + ExecuteMsg("c", 2) + ExecuteMsg("c", 2) +
+                     ExecuteMsg("c", 0) + sync + Query("commit") + terminate});
   c.push_back({"binary", Startup() +
-                             ParseMsg("", "select $1::numeric + 1, $2::date, $3::bytea, $4::float8", {1700, 1082, 17, 701}) +
+                             ParseMsg("", "select $1::numeric + 1, $2::date, $3::bytea, $4::float8",
+                                      {1700, 1082, 17, 701}) +
                              BindMsg("", "", {1},
                                      {std::string("\0\1\0\0\0\0\0\0\0\x0c", 10), Be32(100),
                                       "\x01\x02", std::string("\x3f\xf8\0\0\0\0\0\0", 8)},
                                      {1}) +
                              ExecuteMsg("", 0) + sync + terminate});
-  c.push_back({"batch_error", Startup() + ParseMsg("", "select 1/0", {}) + BindMsg("", "", {}, {}, {}) +
-                                  ExecuteMsg("", 0) + ParseMsg("", "select 2", {}) +
-                                  BindMsg("", "", {}, {}, {}) + ExecuteMsg("", 0) + sync +
-                                  terminate});
-  c.push_back({"ssl", Be32(8) + Be32(server::kSslRequestCode) + Startup() + Query("select 1") + terminate});
+  c.push_back({"batch_error", Startup() + ParseMsg("", "select 1/0", {}) +
+                                  BindMsg("", "", {}, {}, {}) + ExecuteMsg("", 0) +
+                                  ParseMsg("", "select 2", {}) + BindMsg("", "", {}, {}, {}) +
+                                  ExecuteMsg("", 0) + sync + terminate});
+  c.push_back(
+      {"ssl", Be32(8) + Be32(server::kSslRequestCode) + Startup() + Query("select 1") + terminate});
   c.push_back({"cancel", Be32(16) + Be32(server::kCancelRequestCode) + Be32(1) + Be32(2)});
   return c;
 }
@@ -202,10 +204,12 @@ class Mutator : public testing::MutationRng {
         case 3: testing::mutate::EraseRange(&b, pos, 1 + Below(16)); break;
         case 4: testing::mutate::DuplicateRange(&b, pos, Below(b.size() + 1), 1 + Below(40)); break;
         case 5: {  // a length or count field rewritten with an edge value
-          static const int32_t kEdges[] = {0, 1, 3, 4, 5, -1, -2, 0x7fffffff, INT32_MIN, 65535, 0x10000};
+          static const int32_t kEdges[] = {0,  1,          3,         4,     5,      -1,
+                                           -2, 0x7fffffff, INT32_MIN, 65535, 0x10000};
           const int32_t v = kEdges[Below(std::size(kEdges))];
           std::string be = Be32(v);
-          if (pos + 4 <= b.size()) b.replace(pos, 4, be);
+          if (pos + 4 <= b.size())
+            b.replace(pos, 4, be);
           break;
         }
         case 6: {  // a 16-bit count rewritten
@@ -299,7 +303,8 @@ Status Converse(int port, const std::string& bytes, int64_t* messages) {
       return Status::InvalidData("a truncated message in the reply");
     }
     const auto* b = reinterpret_cast<const uint8_t*>(reply.data() + i + 1);
-    const uint32_t len = (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+    const uint32_t len =
+        (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
     if (len < 4 || i + 1 + len > reply.size()) {
       return Status::InvalidData("a reply message of bad length {}", len);
     }
@@ -325,9 +330,11 @@ int Run() {
   }
   {
     int64_t n = 0;
-    Status st = Converse(server.port(), Startup() + Query("create table t (a int, b text); "
-                                                        "insert into t values (1,'a'),(2,'b'),(3,NULL)") +
-                                            Simple('X'),
+    Status st = Converse(server.port(),
+                         Startup() +
+                             Query("create table t (a int, b text); "
+                                   "insert into t values (1,'a'),(2,'b'),(3,NULL)") +
+                             Simple('X'),
                          &n);
     if (!st.ok()) {
       std::fprintf(stderr, "setup failed: %s\n", st.ToString().c_str());
@@ -361,7 +368,8 @@ int Run() {
     stats->SetInput(c.name, mutant);
     ++stats->reads;
     stats->Check(Converse(server.port(), mutant, &replies),
-                 fmt::format("iteration {} conversation {}", i, c.name), std::initializer_list<StatusCode>{});
+                 fmt::format("iteration {} conversation {}", i, c.name),
+                 std::initializer_list<StatusCode>{});
   });
   server.Stop();
   return harness.Finish({"InvalidArgument"}, fmt::format("{} reply messages", replies));

@@ -342,8 +342,7 @@ class ScriptRun {
       }
     } else {
       std::vector<Row> expected;
-      const bool value_per_line =
-          IsValuePerLine(expected_lines, static_cast<size_t>(num_columns));
+      const bool value_per_line = IsValuePerLine(expected_lines, static_cast<size_t>(num_columns));
       for (size_t k = 0; k < expected_lines.size(); ++k) {
         if (value_per_line) {
           // SQLite's form: every value on a line of its own, row after row.

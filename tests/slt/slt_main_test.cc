@@ -132,7 +132,8 @@ TEST_F(SltMainTest, MaxReportsBoundsTheFullReports) {
   RegisterSltEngine("fake", script_.Factory());
   std::string bad = Write("bad.slt", std::string(kFail) + "\n" + kFail + "\n" + kFail);
   EXPECT_EQ(Run({"--max-reports", "1", bad}), 1);
-  EXPECT_NE(out_.str().find(bad + ": 2 more failures not shown\n"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find(bad + ": 2 more failures not shown\n"), std::string::npos)
+      << out_.str();
   EXPECT_EQ(Summary(), "0 passed, 3 failed, 0 skipped");
   EXPECT_EQ(Run({"--max-reports", "x", bad}), 2);
   EXPECT_NE(err_.str().find("--max-reports needs a number, got 'x'"), std::string::npos);

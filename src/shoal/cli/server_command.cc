@@ -1,10 +1,5 @@
 #include "shoal/cli/server_command.h"
 
-#include <pthread.h>
-#include <termios.h>
-#include <unistd.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +7,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <pthread.h>
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "shoal/cli/worker_command.h"
 #include "shoal/common/version.h"
@@ -115,7 +115,9 @@ Status RunServer(const ServerArgs& args) {
 
 // The password, from the terminal without echo (asked twice) or from the first line of stdin.
 Result<std::string> ReadPassword(const std::string& user) {
-  auto read_line = [](std::string* line) { return static_cast<bool>(std::getline(std::cin, *line)); };
+  auto read_line = [](std::string* line) {
+    return static_cast<bool>(std::getline(std::cin, *line));
+  };
   if (!isatty(STDIN_FILENO)) {
     std::string line;
     if (!read_line(&line) || line.empty()) {

@@ -1,13 +1,13 @@
 #include "shoal/common/stack_depth.h"
 
-#include <pthread.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace shoal {
 

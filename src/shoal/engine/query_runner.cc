@@ -316,8 +316,9 @@ Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statemen
   if (statement.copy_path.empty()) {
     return Status::NotImplemented("COPY TO STDOUT needs a client to send the rows to")
         .WithSqlState("0A000")
-        .WithHint("write to a file: COPY ... TO '/path/to/file.parquet', or connect to `shoal "
-                  "server` with psql");
+        .WithHint(
+            "write to a file: COPY ... TO '/path/to/file.parquet', or connect to `shoal "
+            "server` with psql");
   }
   SHOAL_ASSIGN_OR_RETURN(io::CopyWriteOptions options,
                          io::ParseCopyOptions(statement.copy_path, statement.copy_options));

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "shoal/common/stack_depth.h"
 #include "shoal/common/settings.h"
+#include "shoal/common/stack_depth.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/expand_exec.h"
 #include "shoal/exec/operators/filter_exec.h"

@@ -1,17 +1,16 @@
 #include "shoal/server/auth_config.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace shoal::server {
 
@@ -35,7 +34,8 @@ std::vector<std::string> List(const std::string& field) {
   size_t start = 0;
   for (;;) {
     size_t comma = field.find(',', start);
-    out.push_back(field.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    out.push_back(
+        field.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) {
       return out;
     }
@@ -82,8 +82,9 @@ Result<std::vector<HbaRule>> AuthConfig::ParseHba(const std::string& text,
     }
     auto bad = [&](const std::string& why) {
       return Status::InvalidArgument("{} line {}: {}", name, lineno, why)
-          .WithHint("a rule is: TYPE DATABASE USER ADDRESS METHOD, e.g. "
-                    "host all all 127.0.0.1/32 scram-sha-256");
+          .WithHint(
+              "a rule is: TYPE DATABASE USER ADDRESS METHOD, e.g. "
+              "host all all 127.0.0.1/32 scram-sha-256");
     };
     if (f.size() != 5) {
       return bad(fmt::format("expected 5 fields, found {}", f.size()));
@@ -241,9 +242,10 @@ ScramVerifier AuthConfig::DecoyVerifier(const std::string& user) const {
 Status WriteUserEntry(const std::string& data_dir, const std::string& user,
                       const ScramVerifier& verifier) {
   if (user.empty() || user.find_first_of(":\n\r") != std::string::npos) {
-    return Status::InvalidArgument("invalid user name '{}': it must not be empty or hold ':' or a "
-                                   "line break",
-                                   user);
+    return Status::InvalidArgument(
+        "invalid user name '{}': it must not be empty or hold ':' or a "
+        "line break",
+        user);
   }
   const std::string path = data_dir + "/users";
   bool exists = false;

@@ -15,13 +15,13 @@
 //                       `shoal server passwd USER` with mode 0600.
 #pragma once
 
-#include <sys/socket.h>
-
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/socket.h>
 
 #include "shoal/common/result.h"
 #include "shoal/server/scram.h"
@@ -36,9 +36,9 @@ struct HbaRule {
   std::vector<std::string> databases;  // empty: all
   std::vector<std::string> users;      // empty: all
   bool any_address = true;
-  int family = AF_INET;                // of `address`
-  std::string address;                 // 4 or 16 bytes, network order
-  int prefix = 0;                      // bits of `address` that must match
+  int family = AF_INET;  // of `address`
+  std::string address;   // 4 or 16 bytes, network order
+  int prefix = 0;        // bits of `address` that must match
   AuthMethod method = AuthMethod::kTrust;
   int line = 0;
 };

@@ -1,9 +1,5 @@
 #include "shoal/server/connection.h"
 
-#include <openssl/ssl.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -11,6 +7,9 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/server/pg_types.h"
@@ -231,8 +230,9 @@ void Connection::Serve() {
     const int32_t length = DecodeInt32(header + 1);
     if (length < 4 || length > kMaxMessageBytes) {
       WriteErrorResponse(
-          out_, ProtocolViolation(fmt::format("invalid message length {} (type '{}')", length,
-                                              static_cast<int>(static_cast<uint8_t>(type)))),
+          out_,
+          ProtocolViolation(fmt::format("invalid message length {} (type '{}')", length,
+                                        static_cast<int>(static_cast<uint8_t>(type)))),
           "FATAL");
       (void)Flush();
       return;
@@ -258,8 +258,9 @@ Status Connection::Startup() {
     SHOAL_RETURN_IF_ERROR(ReadExactly(length_bytes, 4));
     const int32_t length = DecodeInt32(length_bytes);
     if (length < 8 || length > kMaxStartupPacketLength) {
-      WriteErrorResponse(out_, ProtocolViolation(fmt::format("invalid length of startup packet: {}", length)),
-                         "FATAL");
+      WriteErrorResponse(
+          out_, ProtocolViolation(fmt::format("invalid length of startup packet: {}", length)),
+          "FATAL");
       return ProtocolViolation("bad startup packet");
     }
     std::string body(static_cast<size_t>(length - 4), '\0');
@@ -357,10 +358,10 @@ Status Connection::SendStartupReply(const StartupPacket& packet) {
     } else if (words[i].rfind("-c", 0) == 0) {
       assignment = words[i].substr(2);
     } else {
-      auto st = Status::InvalidArgument("invalid command-line argument for server process: {}",
-                                        words[i])
-                    .WithSqlState("42601")
-                    .WithHint("options take -c name=value");
+      auto st =
+          Status::InvalidArgument("invalid command-line argument for server process: {}", words[i])
+              .WithSqlState("42601")
+              .WithHint("options take -c name=value");
       WriteErrorResponse(out_, st, "FATAL");
       return st;
     }
@@ -377,7 +378,8 @@ Status Connection::SendStartupReply(const StartupPacket& packet) {
       return st;
     }
   }
-  SHOAL_RETURN_IF_ERROR(Authenticate(packet.Get("database").empty() ? user_ : packet.Get("database")));
+  SHOAL_RETURN_IF_ERROR(
+      Authenticate(packet.Get("database").empty() ? user_ : packet.Get("database")));
   out_.Begin('R');
   out_.Int32(0);  // AuthenticationOk
   out_.End();
@@ -410,8 +412,9 @@ Result<std::string> Connection::ReadAuthMessage() {
   SHOAL_RETURN_IF_ERROR(ReadExactly(header, 5));
   const int32_t length = DecodeInt32(header + 1);
   if (header[0] != 'p' || length < 4 || length > kMaxStartupPacketLength) {
-    return ProtocolViolation(fmt::format("expected a SASL response message, got type {} of length {}",
-                                         static_cast<int>(static_cast<uint8_t>(header[0])), length));
+    return ProtocolViolation(
+        fmt::format("expected a SASL response message, got type {} of length {}",
+                    static_cast<int>(static_cast<uint8_t>(header[0])), length));
   }
   std::string body(static_cast<size_t>(length - 4), '\0');
   SHOAL_RETURN_IF_ERROR(ReadExactly(body.data(), body.size()));
@@ -521,9 +524,7 @@ Status Connection::HandleMessage(char type, std::string_view body, bool* termina
     case 'D': st = Describe(body); break;
     case 'E': st = Execute(body); break;
     case 'C': st = Close(body); break;
-    case 'S':
-      Sync();
-      return Flush();
+    case 'S': Sync(); return Flush();
     case 'H': return Flush();
     case 'X': *terminate = true; return Status::OK();
     case 'd':
@@ -531,8 +532,8 @@ Status Connection::HandleMessage(char type, std::string_view body, bool* termina
     case 'f':
       return Status::OK();  // COPY data outside COPY FROM STDIN: ignored, as PostgreSQL does
     default: {
-      auto violation = ProtocolViolation(fmt::format(
-          "invalid frontend message type {}", static_cast<int>(static_cast<uint8_t>(type))));
+      auto violation = ProtocolViolation(fmt::format("invalid frontend message type {}",
+                                                     static_cast<int>(static_cast<uint8_t>(type))));
       WriteErrorResponse(out_, violation, "FATAL");
       return violation;
     }
@@ -622,8 +623,10 @@ Result<CopyOutOptions> ParseCopyOutOptions(
     std::string l = v;
     std::transform(l.begin(), l.end(), l.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (l == "true" || l == "on" || l == "1") return true;
-    if (l == "false" || l == "off" || l == "0") return false;
+    if (l == "true" || l == "on" || l == "1")
+      return true;
+    if (l == "false" || l == "off" || l == "0")
+      return false;
     return Status::InvalidArgument("{} requires a Boolean value", v).WithSqlState("22023");
   };
   auto one_char = [](const std::string& name, const std::string& v) -> Result<char> {
@@ -702,7 +705,9 @@ void AppendCopyField(const CopyOutOptions& o, std::string_view value, bool is_nu
     }
     return;
   }
-  bool quote = value == o.null_text || value.find_first_of(std::string{o.delimiter, o.quote, '\n', '\r'}) != std::string_view::npos ||
+  bool quote = value == o.null_text ||
+               value.find_first_of(std::string{o.delimiter, o.quote, '\n', '\r'}) !=
+                   std::string_view::npos ||
                (o.escape != o.quote && value.find(o.escape) != std::string_view::npos);
   if (!quote) {
     out->append(value);
@@ -892,7 +897,8 @@ Result<std::string> Connection::RunTransactionCommand(const sql::ParsedStatement
     auto to = std::find(words.begin(), words.end(), "to");
     if (to != words.end()) {
       if (!in_block) {
-        return Status::InvalidArgument("ROLLBACK TO SAVEPOINT can only be used in transaction blocks")
+        return Status::InvalidArgument(
+                   "ROLLBACK TO SAVEPOINT can only be used in transaction blocks")
             .WithSqlState("25P01");
       }
       auto all = LeadingWords(statement.text, 6);
@@ -935,8 +941,8 @@ Result<std::string> Connection::RunTransactionCommand(const sql::ParsedStatement
         .WithSqlState("25P01");
   }
   std::string name = words.size() > 2 && words[1] == "savepoint" ? words[2]
-                     : words.size() > 1                           ? words[1]
-                                                                  : "";
+                     : words.size() > 1                          ? words[1]
+                                                                 : "";
   auto it = std::find(savepoints_.begin(), savepoints_.end(), name);
   if (it == savepoints_.end()) {
     return Status::InvalidArgument("savepoint \"{}\" does not exist", name).WithSqlState("3B001");
@@ -1109,8 +1115,8 @@ Status Connection::Execute(std::string_view body) {
   }
   if (portal.done) {
     // A finished portal has no more rows (PostgreSQL answers the same way).
-    WriteCommandComplete(out_, ReturnsRows(portal.bound->kind) ? "SELECT 0"
-                                                               : portal.cursor->command_tag());
+    WriteCommandComplete(
+        out_, ReturnsRows(portal.bound->kind) ? "SELECT 0" : portal.cursor->command_tag());
     return Status::OK();
   }
   if (portal.cursor == nullptr) {

@@ -156,10 +156,10 @@ class Connection {
   int32_t pid_ = 0;
   std::string user_;
   char transaction_status_ = 'I';
-  bool block_wrote_ = false;       // a write ran inside the current transaction block
+  bool block_wrote_ = false;             // a write ran inside the current transaction block
   std::vector<std::string> savepoints_;  // of the current transaction block, oldest first
-  bool broken_ = false;            // a write to the client failed: it has gone
-  bool skip_until_sync_ = false;   // an extended-protocol error happened since the last Sync
+  bool broken_ = false;                  // a write to the client failed: it has gone
+  bool skip_until_sync_ = false;         // an extended-protocol error happened since the last Sync
   std::map<std::string, std::shared_ptr<Prepared>> statements_;
   std::map<std::string, std::unique_ptr<Portal>> portals_;
 };

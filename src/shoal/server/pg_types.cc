@@ -90,7 +90,9 @@ void AppendBinary(const Array& array, int64_t i, std::string* out) {
       PutInt64(out, static_cast<int64_t>(bits));
       return;
     }
-    case TypeId::kDate32: PutInt32(out, static_cast<int32_t>(array.Value<int32_t>(i) - kPgEpochDays)); return;
+    case TypeId::kDate32:
+      PutInt32(out, static_cast<int32_t>(array.Value<int32_t>(i) - kPgEpochDays));
+      return;
     case TypeId::kTimestamp:
       PutInt64(out, ToMicros(array.Value<int64_t>(i), array.type().unit()) - kPgEpochMicros);
       return;
@@ -149,8 +151,9 @@ PgType PgTypeOf(const DataType& type) {
 
 Status CheckResultFormats(const std::vector<int16_t>& formats, int num_columns) {
   if (formats.size() > 1 && formats.size() != static_cast<size_t>(num_columns)) {
-    return ProtocolViolation(fmt::format("bind message has {} result formats but query has {} columns",
-                                         formats.size(), num_columns));
+    return ProtocolViolation(
+        fmt::format("bind message has {} result formats but query has {} columns", formats.size(),
+                    num_columns));
   }
   return Status::OK();
 }
@@ -228,8 +231,8 @@ int64_t GetInt(std::string_view b) {
 }
 
 Status WrongLength(std::string_view type, size_t got) {
-  return ProtocolViolation(
-      fmt::format("incorrect binary data format in bind parameter: {} value of {} bytes", type, got));
+  return ProtocolViolation(fmt::format(
+      "incorrect binary data format in bind parameter: {} value of {} bytes", type, got));
 }
 
 std::string FloatText(double v, bool single) {
@@ -246,7 +249,8 @@ std::string FloatText(double v, bool single) {
 std::string TimeText(int64_t micros) {
   int64_t seconds = micros / 1000000;
   int64_t fraction = micros % 1000000;
-  std::string out = fmt::format("{:02}:{:02}:{:02}", seconds / 3600, (seconds / 60) % 60, seconds % 60);
+  std::string out =
+      fmt::format("{:02}:{:02}:{:02}", seconds / 3600, (seconds / 60) % 60, seconds % 60);
   if (fraction != 0) {
     std::string f = fmt::format("{:06}", fraction);
     while (f.back() == '0') {
@@ -316,14 +320,18 @@ Result<std::string> NumericTextFromBinary(std::string_view b) {
   return out;
 }
 
-// PostgreSQL's bytea text forms: hex ("\\x0aff") or escape (backslash + three octal digits, "\\\\").
+// PostgreSQL's bytea text forms: hex ("\\x0aff") or escape (backslash + three octal digits,
+// "\\\\").
 Result<std::string> ByteaFromText(const std::string& text) {
   std::string out;
   if (text.size() >= 2 && text[0] == '\\' && text[1] == 'x') {
     auto nibble = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      if (c >= '0' && c <= '9')
+        return c - '0';
+      if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
       return -1;
     };
     for (size_t i = 2; i < text.size();) {
@@ -334,7 +342,8 @@ Result<std::string> ByteaFromText(const std::string& text) {
       int hi = nibble(text[i]);
       int lo = i + 1 < text.size() ? nibble(text[i + 1]) : -1;
       if (hi < 0 || lo < 0) {
-        return Status::InvalidArgument("invalid hexadecimal data in bytea value").WithSqlState("22P02");
+        return Status::InvalidArgument("invalid hexadecimal data in bytea value")
+            .WithSqlState("22P02");
       }
       out.push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
@@ -348,8 +357,10 @@ Result<std::string> ByteaFromText(const std::string& text) {
       out.push_back('\\');
       ++i;
     } else if (i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '3' &&
-               text[i + 2] >= '0' && text[i + 2] <= '7' && text[i + 3] >= '0' && text[i + 3] <= '7') {
-      out.push_back(static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0')));
+               text[i + 2] >= '0' && text[i + 2] <= '7' && text[i + 3] >= '0' &&
+               text[i + 3] <= '7') {
+      out.push_back(static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                                      (text[i + 3] - '0')));
       i += 3;
     } else {
       return Status::InvalidArgument("invalid input syntax for type bytea").WithSqlState("22P02");
@@ -370,12 +381,8 @@ Result<std::string> BinaryText(uint32_t oid, std::string_view b) {
     case pg_oid::kInt2:
       SHOAL_RETURN_IF_ERROR(need(2, "smallint"));
       return std::to_string(GetInt(b));
-    case pg_oid::kInt4:
-      SHOAL_RETURN_IF_ERROR(need(4, "integer"));
-      return std::to_string(GetInt(b));
-    case pg_oid::kInt8:
-      SHOAL_RETURN_IF_ERROR(need(8, "bigint"));
-      return std::to_string(GetInt(b));
+    case pg_oid::kInt4: SHOAL_RETURN_IF_ERROR(need(4, "integer")); return std::to_string(GetInt(b));
+    case pg_oid::kInt8: SHOAL_RETURN_IF_ERROR(need(8, "bigint")); return std::to_string(GetInt(b));
     case pg_oid::kFloat4: {
       SHOAL_RETURN_IF_ERROR(need(4, "real"));
       auto bits = static_cast<uint32_t>(GetInt(b));

@@ -41,7 +41,7 @@ inline constexpr uint32_t kNumeric = 1700;
 /// How a column is described in RowDescription.
 struct PgType {
   uint32_t oid = pg_oid::kText;
-  int16_t length = -1;   // typlen: fixed size in bytes, -1 variable
+  int16_t length = -1;    // typlen: fixed size in bytes, -1 variable
   int32_t modifier = -1;  // atttypmod: numeric ((precision << 16) | scale) + 4, else -1
 };
 PgType PgTypeOf(const columnar::DataType& type);

@@ -68,8 +68,8 @@ Result<std::string_view> MessageReader::Bytes(size_t n) {
 
 Status MessageReader::ExpectEnd(std::string_view what) const {
   if (remaining() != 0) {
-    return ProtocolViolation(fmt::format("invalid {} message format: {} bytes left over", what,
-                                         remaining()));
+    return ProtocolViolation(
+        fmt::format("invalid {} message format: {} bytes left over", what, remaining()));
   }
   return Status::OK();
 }

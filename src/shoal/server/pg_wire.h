@@ -20,10 +20,10 @@
 
 namespace shoal::server {
 
-inline constexpr int32_t kProtocolVersion3 = 3 << 16;     // 196608
-inline constexpr int32_t kCancelRequestCode = 80877102;   // 1234 << 16 | 5678
-inline constexpr int32_t kSslRequestCode = 80877103;      // 1234 << 16 | 5679
-inline constexpr int32_t kGssEncRequestCode = 80877104;   // 1234 << 16 | 5680
+inline constexpr int32_t kProtocolVersion3 = 3 << 16;      // 196608
+inline constexpr int32_t kCancelRequestCode = 80877102;    // 1234 << 16 | 5678
+inline constexpr int32_t kSslRequestCode = 80877103;       // 1234 << 16 | 5679
+inline constexpr int32_t kGssEncRequestCode = 80877104;    // 1234 << 16 | 5680
 inline constexpr int32_t kMaxStartupPacketLength = 10000;  // as PostgreSQL: longer is refused
 
 /// A malformed message: SQLSTATE 08P01 (protocol_violation).
@@ -80,9 +80,9 @@ Result<ParseMessage> ParseParseMessage(std::string_view body);
 struct BindMessage {
   std::string portal;
   std::string statement;
-  std::vector<int16_t> parameter_formats;             // 0, 1 (all) or one per parameter
+  std::vector<int16_t> parameter_formats;              // 0, 1 (all) or one per parameter
   std::vector<std::optional<std::string>> parameters;  // nullopt: NULL
-  std::vector<int16_t> result_formats;                // 0, 1 (all) or one per column
+  std::vector<int16_t> result_formats;                 // 0, 1 (all) or one per column
 };
 Result<BindMessage> ParseBindMessage(std::string_view body);
 
@@ -133,8 +133,8 @@ class MessageWriter {
 /// Severity of an ErrorResponse / NoticeResponse ("ERROR", "FATAL", "NOTICE", "WARNING").
 /// The fields sent: S and V (severity), C (SQLSTATE), M (message with its context), H (hint),
 /// P (position, when the error has one), and D (`detail`, when given).
-void WriteErrorResponse(MessageWriter& out, const Status& status, std::string_view severity = "ERROR",
-                        std::string_view detail = "");
+void WriteErrorResponse(MessageWriter& out, const Status& status,
+                        std::string_view severity = "ERROR", std::string_view detail = "");
 void WriteNoticeResponse(MessageWriter& out, std::string_view severity, std::string_view sqlstate,
                          std::string_view message);
 void WriteParameterStatus(MessageWriter& out, std::string_view name, std::string_view value);

@@ -1,15 +1,14 @@
 #include "shoal/server/scram.h"
 
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
-
-#include <cstring>
-#include <vector>
-
-#include <fmt/format.h>
 
 namespace shoal::server {
 
@@ -207,7 +206,8 @@ Result<std::string> ScramExchange::ServerFirst(std::string_view client_first) {
   if (client_first.size() < 3 || (client_first[0] != 'n' && client_first[0] != 'y') ||
       client_first[1] != ',') {
     if (!client_first.empty() && client_first[0] == 'p') {
-      return Status::InvalidArgument("SCRAM channel binding is not supported").WithSqlState("08P01");
+      return Status::InvalidArgument("SCRAM channel binding is not supported")
+          .WithSqlState("08P01");
     }
     return Malformed("client-first-message has no gs2 header");
   }
@@ -222,7 +222,8 @@ Result<std::string> ScramExchange::ServerFirst(std::string_view client_first) {
   gs2_header_ = std::string(client_first.substr(0, 3));
   client_first_bare_ = std::string(client_first.substr(3));
   SHOAL_ASSIGN_OR_RETURN(auto attrs, Attributes(client_first_bare_));
-  if (attrs.size() < 2 || attrs[0].first != 'n' || attrs[1].first != 'r' || attrs[1].second.empty()) {
+  if (attrs.size() < 2 || attrs[0].first != 'n' || attrs[1].first != 'r' ||
+      attrs[1].second.empty()) {
     return Malformed("client-first-message must be n=<user>,r=<nonce>");
   }
   if (attrs.size() > 2) {
@@ -234,8 +235,8 @@ Result<std::string> ScramExchange::ServerFirst(std::string_view client_first) {
     }
   }
   nonce_ = attrs[1].second + server_nonce_;
-  server_first_ = fmt::format("r={},s={},i={}", nonce_, Base64Encode(verifier_.salt),
-                              verifier_.iterations);
+  server_first_ =
+      fmt::format("r={},s={},i={}", nonce_, Base64Encode(verifier_.salt), verifier_.iterations);
   return server_first_;
 }
 

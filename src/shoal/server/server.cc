@@ -1,20 +1,19 @@
 #include "shoal/server/server.h"
 
-#include <arpa/inet.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "shoal/server/connection.h"
 #include "shoal/server/pg_wire.h"
@@ -44,7 +43,8 @@ std::string OpenSslError() {
 
 Status Server::Start() {
   if (options_.tls_cert.empty() != options_.tls_key.empty()) {
-    return Status::InvalidArgument("TLS needs both a certificate and a key (--tls-cert, --tls-key)");
+    return Status::InvalidArgument(
+        "TLS needs both a certificate and a key (--tls-cert, --tls-key)");
   }
   if (!options_.tls_cert.empty()) {
     SSL_CTX* context = SSL_CTX_new(TLS_server_method());
@@ -100,7 +100,8 @@ Status Server::Start() {
     auto st = Status::IoError("cannot listen on {}:{}: {}", options_.host, options_.port,
                               std::strerror(err));
     if (err == EADDRINUSE) {
-      return std::move(st).WithHint("another server is using that port; choose another with --listen");
+      return std::move(st).WithHint(
+          "another server is using that port; choose another with --listen");
     }
     return st;
   }
@@ -146,9 +147,9 @@ void Server::AcceptLoop() {
       lock.unlock();
       // As PostgreSQL: a FATAL error in place of the start-up reply, then close.
       MessageWriter out;
-      WriteErrorResponse(out,
-                         Status::Unavailable("sorry, too many clients already").WithSqlState("53300"),
-                         "FATAL");
+      WriteErrorResponse(
+          out, Status::Unavailable("sorry, too many clients already").WithSqlState("53300"),
+          "FATAL");
       [[maybe_unused]] ssize_t n = send(fd, out.buffer().data(), out.buffer().size(), MSG_NOSIGNAL);
       close(fd);
       continue;

@@ -93,7 +93,7 @@ class Server final : public ConnectionHost {
   std::condition_variable cv_;          // pool threads wait here for accepted sockets
   std::condition_variable stopped_cv_;  // Wait() waits here (its own: a notify_one for a
                                         // socket must never wake it instead of a pool thread)
-  std::deque<int> pending_;  // accepted sockets waiting for a thread
+  std::deque<int> pending_;             // accepted sockets waiting for a thread
   int open_connections_ = 0;
   std::vector<int> serving_;  // sockets being served (shut down on Stop)
   bool stopped_ = false;

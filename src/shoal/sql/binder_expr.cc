@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "shoal/common/stack_depth.h"
 #include "shoal/common/edit_distance.h"
+#include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
 #include "shoal/sql/literal_parsing.h"
@@ -181,8 +181,9 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
       if (number < 1 || static_cast<size_t>(number) > params.size()) {
         if (number >= 1 && session_->lenient_parameters())
           return MakeLiteral(Scalar());
-        return At(Status::InvalidArgument("there is no parameter ${}", number).WithSqlState("42P02"),
-                  location);
+        return At(
+            Status::InvalidArgument("there is no parameter ${}", number).WithSqlState("42P02"),
+            location);
       }
       const QueryParameter& p = params[static_cast<size_t>(number - 1)];
       if (!p.text)

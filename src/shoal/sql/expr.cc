@@ -5,7 +5,7 @@
 
 #include "shoal/sql/function_registry.h"
 #include "shoal/sql/literal_parsing.h"
-#include "shoal/sql/ordered_aggregates.h"
+#include "shoal/sql/ordered_aggregate_names.h"
 
 namespace shoal::sql {
 

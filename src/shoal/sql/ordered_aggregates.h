@@ -10,19 +10,10 @@
 //    is the single ORDER BY key.
 #pragma once
 
-#include <string_view>
-
 #include "shoal/sql/expr.h"
+#include "shoal/sql/ordered_aggregate_names.h"
 
 namespace shoal::sql {
-
-inline bool IsOrderSensitiveAggregate(std::string_view name) {
-  return name == "string_agg" || name == "array_agg";
-}
-
-inline bool IsOrderedSetAggregate(std::string_view name) {
-  return name == "percentile_cont" || name == "percentile_disc" || name == "mode";
-}
 
 /// Whether a kAggregate expression needs its rows sorted: an order-sensitive aggregate with an
 /// ORDER BY, or an ordered-set aggregate. Such an aggregate has no mergeable partial state and

@@ -52,7 +52,10 @@ Status CheckUtf8(std::string_view text) {
       ++i;
       continue;
     }
-    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    size_t len = c >= 0xC2 && c <= 0xDF   ? 2
+                 : c >= 0xE0 && c <= 0xEF ? 3
+                 : c >= 0xF0 && c <= 0xF4 ? 4
+                                          : 0;
     bool ok = len != 0 && i + len <= n;
     if (ok) {
       unsigned char c1 = p[i + 1];
@@ -83,8 +86,8 @@ Status CheckUtf8(std::string_view text) {
     return Status::InvalidArgument("invalid byte sequence for encoding \"UTF8\": {}", bytes)
         .WithSqlState("22021")
         .WithPosition(BytePositionToCharPosition(text, static_cast<int>(i)))
-        .WithHint(fmt::format("The SQL text is not valid UTF-8 at byte offset {}; save it as UTF-8.",
-                              i));
+        .WithHint(
+            fmt::format("The SQL text is not valid UTF-8 at byte offset {}; save it as UTF-8.", i));
   }
   return Status::OK();
 }
@@ -122,8 +125,8 @@ size_t MaxStatementTokens(const std::string& sql) {
 void RouteProtobufLogs() {
   static std::once_flag once;
   std::call_once(once, [] {
-    google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* file,
-                                       int line, const std::string& message) {
+    google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* file, int line,
+                                       const std::string& message) {
       if (level == google::protobuf::LOGLEVEL_FATAL)
         SHOAL_LOG_ERROR("protobuf {}:{}: {}", file, line, message);
       else
@@ -342,10 +345,10 @@ Result<ParsedScript> ParseSql(std::string_view sql) {
     if (stack > kMaxParseStack) {
       return Status::InvalidArgument("stack depth limit exceeded")
           .WithSqlState("54001")
-          .WithHint(fmt::format("A statement of {} tokens is too long to parse; split it.", tokens));
+          .WithHint(
+              fmt::format("A statement of {} tokens is too long to parse; split it.", tokens));
     }
-    SHOAL_RETURN_IF_ERROR(
-        RunWithStack(stack, [&] { raw = ParseAndDecode(script.sql, tree); }));
+    SHOAL_RETURN_IF_ERROR(RunWithStack(stack, [&] { raw = ParseAndDecode(script.sql, tree); }));
   }
   if (!raw.error.empty()) {
     Status status = Status::SyntaxError("{}", raw.error);

@@ -2,9 +2,9 @@
 // gives bounded deep work the stack it needs.
 #include "shoal/common/stack_depth.h"
 
-#include <gtest/gtest.h>
-
 #include <thread>
+
+#include <gtest/gtest.h>
 
 namespace shoal {
 namespace {
@@ -42,8 +42,8 @@ TEST(StackDepthTest, WorksOnOtherThreadsWithTheirOwnStacks) {
 TEST(StackDepthTest, RunWithStackGivesDeeperRecursion) {
   Status small;
   int small_depth = 0;
-  ASSERT_TRUE(RunWithStack(size_t{1} << 20, [&] { small_depth = RecurseUntilRefused(0, &small); })
-                  .ok());
+  ASSERT_TRUE(
+      RunWithStack(size_t{1} << 20, [&] { small_depth = RecurseUntilRefused(0, &small); }).ok());
   Status big;
   int big_depth = 0;
   ASSERT_TRUE(

@@ -29,13 +29,26 @@ TEST(SettingsCatalogTest, EverySettingIsDeclaredOnceWithHelpAndAnOwner) {
   }
   // What the layers read today (a new setting is added here on purpose).
   EXPECT_EQ(declared, 20u);
-  for (const char* name :
-       {"batch_size", "threads", "memory_limit", "spill_dir", "join_collect_build_rows",
-        "dist_max_tasks", "dist_bytes_per_task", "dist_broadcast_max_bytes", "dist_compression",
-        "dist_memory_table_max_bytes", "dist_work_unit_feeds", "dist_adaptive_task_counts",
-        "dist_sample_rows", "dist_sample_bytes", "dist_sample_time_ms", "shuffle_dir",
-        "shuffle_compression", "shuffle_max_concurrent_tasks", "shuffle_task_retries",
-        "statement_timeout"}) {
+  for (const char* name : {"batch_size",
+                           "threads",
+                           "memory_limit",
+                           "spill_dir",
+                           "join_collect_build_rows",
+                           "dist_max_tasks",
+                           "dist_bytes_per_task",
+                           "dist_broadcast_max_bytes",
+                           "dist_compression",
+                           "dist_memory_table_max_bytes",
+                           "dist_work_unit_feeds",
+                           "dist_adaptive_task_counts",
+                           "dist_sample_rows",
+                           "dist_sample_bytes",
+                           "dist_sample_time_ms",
+                           "shuffle_dir",
+                           "shuffle_compression",
+                           "shuffle_max_concurrent_tasks",
+                           "shuffle_task_retries",
+                           "statement_timeout"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
 }

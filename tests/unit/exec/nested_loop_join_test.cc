@@ -116,8 +116,8 @@ TEST_P(NestedLoopJoinTest, MatchesTheNaiveReference) {
     auto left = ScanRows(left_rows, 7, 3);
     auto right = ScanRows(right_rows, 11, 2);
     for (const Condition& c : Conditions()) {
-      for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kSemi, JoinType::kAnti,
-                            JoinType::kMark}) {
+      for (JoinType type :
+           {JoinType::kInner, JoinType::kLeft, JoinType::kSemi, JoinType::kAnti, JoinType::kMark}) {
         SCOPED_TRACE(fmt::format("{} {} {}x{}", sql::JoinTypeName(type), c.name, nl, nr));
         ASSERT_OK_AND_ASSIGN(auto join, NestedLoopJoinExec::Make(left, right, type, c.expr));
         ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, MakeContext(batch_size)));

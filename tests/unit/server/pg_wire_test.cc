@@ -1,13 +1,14 @@
 // The PostgreSQL protocol codec of `shoal server` (src/shoal/server/pg_wire.h, pg_types.h):
 // frontend messages as clients send them (bytes written here from the protocol documentation's
 // "Message Formats"), malformed ones refused with 08P01, and backend messages byte for byte.
-#include <gtest/gtest.h>
+#include "shoal/server/pg_wire.h"
 
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "shoal/columnar/builder.h"
 #include "shoal/server/pg_types.h"
-#include "shoal/server/pg_wire.h"
 
 namespace shoal::server {
 namespace {
@@ -98,14 +99,14 @@ TEST(PgWireTest, BindMessage) {
   EXPECT_EQ(m->result_formats, std::vector<int16_t>{1});
   // A value length past the end, a negative length other than -1, a format code 2, and two
   // parameter formats for one parameter.
-  EXPECT_FALSE(ParseBindMessage(Str("") + Str("") + Int16Bytes(0) + Int16Bytes(1) +
-                                Int32Bytes(100) + "ab")
+  EXPECT_FALSE(
+      ParseBindMessage(Str("") + Str("") + Int16Bytes(0) + Int16Bytes(1) + Int32Bytes(100) + "ab")
+          .ok());
+  EXPECT_FALSE(ParseBindMessage(Str("") + Str("") + Int16Bytes(0) + Int16Bytes(1) + Int32Bytes(-2) +
+                                Int16Bytes(0))
                    .ok());
-  EXPECT_FALSE(ParseBindMessage(Str("") + Str("") + Int16Bytes(0) + Int16Bytes(1) +
-                                Int32Bytes(-2) + Int16Bytes(0))
-                   .ok());
-  EXPECT_FALSE(ParseBindMessage(Str("") + Str("") + Int16Bytes(1) + Int16Bytes(2) +
-                                Int16Bytes(0) + Int16Bytes(0))
+  EXPECT_FALSE(ParseBindMessage(Str("") + Str("") + Int16Bytes(1) + Int16Bytes(2) + Int16Bytes(0) +
+                                Int16Bytes(0))
                    .ok());
   auto mismatch = ParseBindMessage(Str("") + Str("") + Int16Bytes(2) + Int16Bytes(0) +
                                    Int16Bytes(0) + Int16Bytes(1) + Int32Bytes(-1) + Int16Bytes(0));
@@ -144,21 +145,24 @@ TEST(PgWireTest, BackendMessagesByteForByte) {
   EXPECT_EQ(w.buffer(), std::string("C\0\0\0\x0dSELECT 1\0", 14));
   w.Clear();
   WriteParameterStatus(w, "a", "b");
-  EXPECT_EQ(w.buffer(), std::string("S\0\0\0\x08" "a\0b\0", 9));
+  EXPECT_EQ(w.buffer(), std::string("S\0\0\0\x08"
+                                    "a\0b\0",
+                                    9));
   w.Clear();
   WriteErrorResponse(w, Status::InvalidArgument("bad").WithSqlState("22023").WithPosition(3));
-  EXPECT_EQ(w.buffer(), std::string("E\0\0\0\x22" "SERROR\0VERROR\0C22023\0Mbad\0P3\0\0", 35));
+  EXPECT_EQ(w.buffer(), std::string("E\0\0\0\x22"
+                                    "SERROR\0VERROR\0C22023\0Mbad\0P3\0\0",
+                                    35));
 }
 
 TEST(PgWireTest, NumericBinary) {
   // 12345.678: weight 1, digits 1 2345 6780, dscale 3.
-  EXPECT_EQ(NumericBinaryFromText("12345.678"),
-            Int16Bytes(3) + Int16Bytes(1) + Int16Bytes(0) + Int16Bytes(3) + Int16Bytes(1) +
-                Int16Bytes(2345) + Int16Bytes(6780));
+  EXPECT_EQ(NumericBinaryFromText("12345.678"), Int16Bytes(3) + Int16Bytes(1) + Int16Bytes(0) +
+                                                    Int16Bytes(3) + Int16Bytes(1) +
+                                                    Int16Bytes(2345) + Int16Bytes(6780));
   // -0.0001: weight -1, one digit 1, negative, dscale 4.
-  EXPECT_EQ(NumericBinaryFromText("-0.0001"), Int16Bytes(1) + Int16Bytes(-1) +
-                                                  Int16Bytes(0x4000) + Int16Bytes(4) +
-                                                  Int16Bytes(1));
+  EXPECT_EQ(NumericBinaryFromText("-0.0001"),
+            Int16Bytes(1) + Int16Bytes(-1) + Int16Bytes(0x4000) + Int16Bytes(4) + Int16Bytes(1));
   // Zero with a scale: no digits, dscale kept.
   EXPECT_EQ(NumericBinaryFromText("0.00"),
             Int16Bytes(0) + Int16Bytes(0) + Int16Bytes(0) + Int16Bytes(2));
@@ -178,7 +182,8 @@ TEST(PgWireTest, DataRowTextAndBinary) {
   auto batch = columnar::RecordBatch::Make(schema, 2, {*ints_array});
   MessageWriter text;
   WriteDataRows(text, *batch, 0, 2, {});
-  EXPECT_EQ(text.buffer(), std::string("D\0\0\0\x0b\0\x01\0\0\0\x01" "7"
+  EXPECT_EQ(text.buffer(), std::string("D\0\0\0\x0b\0\x01\0\0\0\x01"
+                                       "7"
                                        "D\0\0\0\x0a\0\x01\xff\xff\xff\xff",
                                        23));
   MessageWriter binary;
@@ -186,9 +191,9 @@ TEST(PgWireTest, DataRowTextAndBinary) {
   EXPECT_EQ(binary.buffer(), std::string("D\0\0\0\x0e\0\x01\0\0\0\x04\0\0\0\x07", 15));
   MessageWriter description;
   WriteRowDescription(description, *schema, {1});
-  EXPECT_EQ(description.buffer(),
-            std::string("T\0\0\0\x1a\0\x01i\0\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\x01",
-                        27));
+  EXPECT_EQ(
+      description.buffer(),
+      std::string("T\0\0\0\x1a\0\x01i\0\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\x01", 27));
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // SCRAM-SHA-256 of `shoal server` (src/shoal/server/scram.h) against RFC 7677's test vector, and
 // the refusals: a wrong proof (28P01), a changed nonce, channel binding, malformed messages.
-#include <gtest/gtest.h>
-
 #include "shoal/server/scram.h"
+
+#include <gtest/gtest.h>
 
 namespace shoal::server {
 namespace {
@@ -74,10 +74,15 @@ TEST(ScramTest, MalformedMessagesAreRefused) {
     // A nonce changed by the client.
     ScramExchange exchange(PencilVerifier(), kServerNonce);
     ASSERT_TRUE(exchange.ServerFirst(kClientFirst).ok());
-    EXPECT_FALSE(exchange.ServerFinal("c=biws,r=rOprNGfwEbeRWgbNEkqO,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=").ok());
+    EXPECT_FALSE(
+        exchange
+            .ServerFinal(
+                "c=biws,r=rOprNGfwEbeRWgbNEkqO,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+            .ok());
     EXPECT_FALSE(exchange.ServerFinal("c=biws,r=x").ok());
-    EXPECT_FALSE(exchange.ServerFinal("c=eSws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                                      "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+    EXPECT_FALSE(exchange
+                     .ServerFinal("c=eSws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+                                  "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
                      .ok());
   }
 }

@@ -120,8 +120,7 @@ TEST_F(DecorrelationTest, CorrelatedInInsideADisjunctionIsTwoMarks) {
       Optimized("select b from t where a in (select x from u where u.y = t.b) or b = 1");
   EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
   EXPECT_NE(plan.find("MarkJoin: keys=[a = x, b = y]"), std::string::npos) << plan;
-  EXPECT_NE(plan.find("MarkJoin: keys=[b = y], filter=(a = x) IS NULL"), std::string::npos)
-      << plan;
+  EXPECT_NE(plan.find("MarkJoin: keys=[b = y], filter=(a = x) IS NULL"), std::string::npos) << plan;
 }
 
 TEST_F(DecorrelationTest, NonEqualityCorrelationUnderAnAggregateJoinsTheDomain) {
@@ -212,9 +211,9 @@ TEST_F(DecorrelationTest, CorrelatedScalarSubqueryWithoutAggregateIsCheckedPerKe
 TEST_F(DecorrelationTest, UncorrelatedScalarSubqueryIsCheckedOnlyWhenItMayReturnSeveralRows) {
   std::string checked = Optimized("select b, (select x from u) from t");
   EXPECT_NE(checked.find("scalar_subquery_check("), std::string::npos) << checked;
-  for (const char* single : {"select b, (select x from u limit 1) from t",
-                             "select b, (select max(x) from u) from t",
-                             "select b, (select 1) from t"}) {
+  for (const char* single :
+       {"select b, (select x from u limit 1) from t", "select b, (select max(x) from u) from t",
+        "select b, (select 1) from t"}) {
     std::string plan = Optimized(single);
     EXPECT_EQ(plan.find("scalar_subquery_check"), std::string::npos) << plan;
   }

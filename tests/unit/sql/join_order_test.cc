@@ -1,8 +1,8 @@
 // Cardinality estimates and join ordering over the TPC-H catalog (SF 1 statistics).
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "shoal/sql/binder.h"
 #include "shoal/sql/optimizer/optimizer.h"

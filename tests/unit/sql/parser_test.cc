@@ -59,19 +59,18 @@ TEST(ParserTest, InvalidUtf8Is22021NamingTheBytesAndPosition) {
     int position;
   };
   const Case cases[] = {
-      {"SELECT 'ab\xC3('", "0xc3 0x28", 11},                  // lead byte, no continuation
-      {"SELECT '\xC3\xA9\xFF'", "0xff", 10},                  // after a valid two-byte é
-      {"SELECT 1 -- \xC0\xAF", "0xc0 0xaf", 13},              // overlong, inside a comment
-      {"SELECT '\xED\xA0\x80'", "0xed 0xa0 0x80", 9},         // a UTF-16 surrogate
+      {"SELECT 'ab\xC3('", "0xc3 0x28", 11},                    // lead byte, no continuation
+      {"SELECT '\xC3\xA9\xFF'", "0xff", 10},                    // after a valid two-byte é
+      {"SELECT 1 -- \xC0\xAF", "0xc0 0xaf", 13},                // overlong, inside a comment
+      {"SELECT '\xED\xA0\x80'", "0xed 0xa0 0x80", 9},           // a UTF-16 surrogate
       {"SELECT '\xF4\x90\x80\x80'", "0xf4 0x90 0x80 0x80", 9},  // past U+10FFFF
-      {"SELECT 'x\xE2\x82", "0xe2 0x82", 10},                 // cut short at the end
+      {"SELECT 'x\xE2\x82", "0xe2 0x82", 10},                   // cut short at the end
   };
   for (const auto& c : cases) {
     auto result = ParseSql(c.sql);
     ASSERT_FALSE(result.ok()) << c.bytes;
     EXPECT_EQ(result.status().sqlstate(), "22021") << c.bytes;
-    EXPECT_EQ(result.status().message(),
-              "invalid byte sequence for encoding \"UTF8\": " + c.bytes);
+    EXPECT_EQ(result.status().message(), "invalid byte sequence for encoding \"UTF8\": " + c.bytes);
     EXPECT_EQ(result.status().position(), c.position) << c.bytes;
   }
   // Valid multi-byte text passes: two-, three- and four-byte sequences.

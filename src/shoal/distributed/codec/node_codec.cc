@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "shoal/common/stack_depth.h"
 #include "shoal/common/check.h"
+#include "shoal/common/stack_depth.h"
 #include "shoal/distributed/codec/node_codec_families_internal.h"
 
 namespace shoal::distributed {

@@ -4,9 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <google/protobuf/io/coded_stream.h>
-
 #include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
 
 namespace shoal::distributed {
 

@@ -14,9 +14,9 @@
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/proto/distributed.grpc.pb.h"
 #include "shoal/distributed/transport/grpc_worker_channel.h"
+#include "shoal/distributed/transport/library_logs.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
-#include "shoal/distributed/transport/library_logs.h"
 
 namespace shoal::distributed {
 

@@ -38,7 +38,6 @@ bool PlanIsCorrelated(const LogicalPlan& plan) {
   return !refs.empty();
 }
 
-
 /// `inner = outer` where one side reads only the subquery and the other only the enclosing query.
 /// Returns {inner side, outer side}.
 std::optional<std::pair<ExprPtr, ExprPtr>> CorrelatedEquality(const ExprPtr& cond) {
@@ -338,8 +337,7 @@ std::optional<DecorrelatedSubquery> PullUpCorrelation(const LogicalPlanPtr& subq
 /// LIMIT 1, a single VALUES row, and what filters, projects or sorts one of those.
 bool AtMostOneRow(const LogicalPlan& plan) {
   switch (plan.kind) {
-    case LogicalKind::kAggregate:
-      return plan.group_by.empty() && plan.grouping_sets.empty();
+    case LogicalKind::kAggregate: return plan.group_by.empty() && plan.grouping_sets.empty();
     case LogicalKind::kValues: return plan.rows.size() <= 1;
     case LogicalKind::kLimit:
     case LogicalKind::kSort:

@@ -258,8 +258,9 @@ class DomainUnnester {
       ExprPtr value = MakeColumnRef(grouped.id, grouped.name, grouped.type, true);
       auto it = empty.find(original[i].id);
       if (it != empty.end()) {
-        ExprPtr missing = MakeCall("is_null", {MakeColumnRef(count.id, count.name, count.type, true)},
-                                   DataType::Boolean(), false);
+        ExprPtr missing =
+            MakeCall("is_null", {MakeColumnRef(count.id, count.name, count.type, true)},
+                     DataType::Boolean(), false);
         ExprPtr fill = it->second;
         if (fill->type != grouped.type)
           fill = MakeCast(fill, grouped.type);
@@ -364,9 +365,9 @@ class DomainUnnester {
     // rows on their own (they would carry no domain value).
     bool push_left = left_reads || type == JoinType::kRight || type == JoinType::kFull;
     bool push_right = right_reads || type == JoinType::kFull;
-    if (push_right && (type == JoinType::kLeft || type == JoinType::kSemi ||
-                       type == JoinType::kAnti || type == JoinType::kMark ||
-                       type == JoinType::kNullAwareAnti))
+    if (push_right &&
+        (type == JoinType::kLeft || type == JoinType::kSemi || type == JoinType::kAnti ||
+         type == JoinType::kMark || type == JoinType::kNullAwareAnti))
       push_left = true;
     if (push_left && type == JoinType::kRight)
       push_right = true;
@@ -395,8 +396,7 @@ class DomainUnnester {
       std::vector<ExprPtr> same;
       for (size_t i = 0; i < left->domain.size(); ++i)
         same.push_back(NullSafeEquals(left->domain[i], right->domain[i]));
-      JoinCondition on =
-          SplitJoinCondition(same, OutputIds(*left->plan), OutputIds(*right->plan));
+      JoinCondition on = SplitJoinCondition(same, OutputIds(*left->plan), OutputIds(*right->plan));
       node->left_keys.insert(node->left_keys.end(), on.left_keys.begin(), on.left_keys.end());
       node->right_keys.insert(node->right_keys.end(), on.right_keys.begin(), on.right_keys.end());
       std::vector<ExprPtr> residual = on.residual;

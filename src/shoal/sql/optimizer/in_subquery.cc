@@ -146,13 +146,12 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
   ColumnId true_mark = ids.Next();
   ColumnId null_mark = ids.Next();
   auto first = MakeJoinNode(JoinType::kMark, input, pulled->plan, std::move(some_true), true_mark);
-  auto second =
-      MakeJoinNode(JoinType::kMark, first, pulled->plan, std::move(some_null), null_mark);
+  auto second = MakeJoinNode(JoinType::kMark, first, pulled->plan, std::move(some_null), null_mark);
   auto read = [](ColumnId mark) {
-    return MakeCall(
-        "coalesce",
-        {MakeColumnRef(mark, "mark", DataType::Boolean(), true), MakeLiteral(Scalar::Boolean(false))},
-        DataType::Boolean(), false);
+    return MakeCall("coalesce",
+                    {MakeColumnRef(mark, "mark", DataType::Boolean(), true),
+                     MakeLiteral(Scalar::Boolean(false))},
+                    DataType::Boolean(), false);
   };
   ExprPtr value =
       MakeCase({read(true_mark), MakeLiteral(Scalar::Boolean(true)), read(null_mark),

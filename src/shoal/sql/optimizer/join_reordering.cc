@@ -6,9 +6,9 @@
 // repeatedly joins the connected pair with the smallest estimated result, which costs O(n^3)
 // pair estimates and handles any size up to kMaxRelations (one bit per relation). Only pairs of
 // subsets joined by an equality are considered, so a cross join is built only when the relations
-// are not connected at all. Column equalities form equivalence classes (a = b and b = c let a's and c's
-// relations join on a = c), which both connects more orders and stops transitive equalities from
-// being counted twice in the estimates.
+// are not connected at all. Column equalities form equivalence classes (a = b and b = c let a's and
+// c's relations join on a = c), which both connects more orders and stops transitive equalities
+// from being counted twice in the estimates.
 //
 // Build sides: the execution engine builds its hash table from the RIGHT input of a join, so each
 // join puts the input with fewer estimated rows on the right.

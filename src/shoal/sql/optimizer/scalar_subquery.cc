@@ -102,10 +102,10 @@ ExprPtr CheckedValue(const LogicalPlan& join, const ColumnInfo& original) {
   const auto& out = join.output;
   if (original.type.id() == columnar::TypeId::kNull) {
     const ColumnInfo& count = out.back();
-    return MakeCall("scalar_subquery_check",
-                    {MakeColumnRef(count.id, count.name, count.type, true),
-                     MakeLiteral(Scalar(original.type))},
-                    original.type, true);
+    return MakeCall(
+        "scalar_subquery_check",
+        {MakeColumnRef(count.id, count.name, count.type, true), MakeLiteral(Scalar(original.type))},
+        original.type, true);
   }
   const ColumnInfo& count = out[out.size() - 2];
   const ColumnInfo& value = out.back();
@@ -163,8 +163,7 @@ std::optional<SubqueryRewrite> RewriteCorrelatedGeneral(const LogicalPlanPtr& in
   if (!checked) {
     std::vector<ExprPtr> on;
     for (size_t i = 0; i < keys.size(); ++i)
-      on.push_back(
-          MakeCall(equals, {conditions[i], MakeRef(keys[i])}, DataType::Boolean(), false));
+      on.push_back(MakeCall(equals, {conditions[i], MakeRef(keys[i])}, DataType::Boolean(), false));
     auto join = MakeJoinNode(JoinType::kLeft, input, decorrelated,
                              SplitJoinCondition(on, OutputIds(*input), OutputIds(*decorrelated)));
     ColumnInfo result = join->output[input->output.size()];
@@ -197,8 +196,7 @@ std::optional<SubqueryRewrite> RewriteScalarSubquery(const LogicalPlanPtr& input
       auto join = MakeJoinNode(JoinType::kLeft, input, plan, {});
       return SubqueryRewrite{join, MakeRef(join->output.back())};
     }
-    if (!MinSupports(plan->output[0].type) &&
-        plan->output[0].type.id() != columnar::TypeId::kNull)
+    if (!MinSupports(plan->output[0].type) && plan->output[0].type.id() != columnar::TypeId::kNull)
       return std::nullopt;
     std::vector<ColumnInfo> no_keys;
     auto counted = CountPerKey(plan, {}, ids, &no_keys);

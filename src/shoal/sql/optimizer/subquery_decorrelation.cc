@@ -3,8 +3,9 @@
 // keys and aggregate arguments, as a projection below the aggregate — by a join of the node's
 // input with the subquery's plan, using the per-form rewrites declared in decorrelation.h.
 // Subqueries nested inside subqueries are rewritten first, so an inner correlated subquery is
-// already a join when its enclosing one is pulled into the outer query. Filters whose rewrite added columns (a mark, a scalar result) are
-// topped with a projection that restores their original columns.
+// already a join when its enclosing one is pulled into the outer query. Filters whose rewrite added
+// columns (a mark, a scalar result) are topped with a projection that restores their original
+// columns.
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/optimizer/plan_util.h"
