@@ -78,7 +78,8 @@ Status CheckStackDepth() {
 
 Status RunWithStack(size_t bytes, const std::function<void()>& fn) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  bytes = (std::max(bytes, size_t{PTHREAD_STACK_MIN} + page) + page - 1) / page * page;
+  const auto min_stack = static_cast<size_t>(PTHREAD_STACK_MIN);
+  bytes = (std::max(bytes, min_stack + page) + page - 1) / page * page;
   size_t total = bytes + page;  // one guard page below the stack
   void* base = mmap(nullptr, total, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);

@@ -151,7 +151,6 @@ class Connection {
   ssl_st* ssl_ = nullptr;  // set once the client asked for TLS and the handshake succeeded
   MessageWriter out_;
   std::string in_buffer_;
-  size_t in_pos_ = 0;
   std::unique_ptr<engine::QueryRunner> runner_;
   int32_t pid_ = 0;
   std::string user_;

@@ -96,7 +96,6 @@ Result<DatePart> ParseDatePart(std::string name, Source source) {
 }
 
 constexpr int64_t kMicrosPerSecond = 1000000;
-constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
