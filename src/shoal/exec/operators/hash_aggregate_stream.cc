@@ -261,6 +261,27 @@ class HashAggregateStream final : public OperatorStream {
     return SpillTable(level);
   }
 
+  // Writes each row of `batch` to the spill partition its hash picks at `level`; `rows` is the
+  // caller's scratch (one row list per partition), reused across batches.
+  Status WritePartitioned(const RecordBatch& batch, const std::vector<uint64_t>& hashes, int level,
+                          std::vector<std::vector<int32_t>>* rows,
+                          std::vector<std::unique_ptr<SpillWriter>>* writers) {
+    for (auto& r : *rows)
+      r.clear();
+    for (int64_t i = 0; i < batch.num_rows(); ++i)
+      (*rows)[static_cast<size_t>(SpillPartitionOf(hashes[static_cast<size_t>(i)], level))]
+          .push_back(static_cast<int32_t>(i));
+    for (int p = 0; p < kSpillFanout; ++p) {
+      const auto& r = (*rows)[static_cast<size_t>(p)];
+      if (r.empty())
+        continue;
+      SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr part,
+                             TakeBatch(batch, r.data(), static_cast<int64_t>(r.size()), pool()));
+      SHOAL_RETURN_IF_ERROR((*writers)[static_cast<size_t>(p)]->Write(*part));
+    }
+    return Status::OK();
+  }
+
   // Writes every group's partial state to the spill partition its key hash picks at `level`, and
   // empties the table.
   Status SpillTable(int level) {
@@ -300,19 +321,7 @@ class HashAggregateStream final : public OperatorStream {
           columns.push_back(std::move(st));
       }
       RecordBatchPtr batch = RecordBatch::Make(spill_schema_, length, std::move(columns));
-      for (auto& r : rows)
-        r.clear();
-      for (int64_t i = 0; i < length; ++i)
-        rows[static_cast<size_t>(SpillPartitionOf(hashes[static_cast<size_t>(i)], level))]
-            .push_back(static_cast<int32_t>(i));
-      for (int p = 0; p < kSpillFanout; ++p) {
-        const auto& r = rows[static_cast<size_t>(p)];
-        if (r.empty())
-          continue;
-        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr part,
-                               TakeBatch(*batch, r.data(), static_cast<int64_t>(r.size()), pool()));
-        SHOAL_RETURN_IF_ERROR(writers_[static_cast<size_t>(p)]->Write(*part));
-      }
+      SHOAL_RETURN_IF_ERROR(WritePartitioned(*batch, hashes, level, &rows, &writers_));
     }
     return ResetTable();
   }
@@ -372,19 +381,7 @@ class HashAggregateStream final : public OperatorStream {
       for (const ArrayPtr& column : columns)
         batch_columns.push_back(column->Slice(start, length));
       RecordBatchPtr batch = RecordBatch::Make(schema, length, std::move(batch_columns));
-      for (auto& r : rows)
-        r.clear();
-      for (int64_t i = 0; i < length; ++i)
-        rows[static_cast<size_t>(SpillPartitionOf(hashes[static_cast<size_t>(i)], level))]
-            .push_back(static_cast<int32_t>(i));
-      for (int p = 0; p < kSpillFanout; ++p) {
-        const auto& r = rows[static_cast<size_t>(p)];
-        if (r.empty())
-          continue;
-        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr part,
-                               TakeBatch(*batch, r.data(), static_cast<int64_t>(r.size()), pool()));
-        SHOAL_RETURN_IF_ERROR(writers[static_cast<size_t>(p)]->Write(*part));
-      }
+      SHOAL_RETURN_IF_ERROR(WritePartitioned(*batch, hashes, level, &rows, &writers));
     }
     return Status::OK();
   }
