@@ -18,15 +18,14 @@ struct StackBounds {
   size_t size = 0;
 };
 
-thread_local StackBounds tls_bounds;
-
 uintptr_t FrameAddress() {
   // The frame, not a local: under AddressSanitizer locals may live on a heap "fake stack".
   return reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 }
 
 const StackBounds& Bounds() {
-  StackBounds& b = tls_bounds;
+  // Each thread reads its own stack's bounds once.
+  thread_local StackBounds b;
   if (b.low != 0)
     return b;
   pthread_attr_t attr;
