@@ -1,5 +1,7 @@
 #include "shoal/exec/operators/union_exec.h"
 
+#include <algorithm>
+
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/operator_stream.h"
 
@@ -30,6 +32,22 @@ class UnionStream final : public OperatorStream {
 Result<std::shared_ptr<UnionExec>> UnionExec::Make(std::vector<ExecPlanPtr> inputs) {
   if (inputs.empty())
     return Status::Internal("Union of nothing");
+  // UNION ALL is associative: an input that is itself a union contributes its inputs, so a
+  // left-deep chain of n arms (what the parser produces) becomes one n-way union instead of n
+  // nested ones, through which partition p would pass n - p union streams.
+  if (std::any_of(inputs.begin(), inputs.end(),
+                  [](const ExecPlanPtr& in) { return in->kind() == kKind; })) {
+    std::vector<ExecPlanPtr> flat;
+    for (auto& in : inputs) {
+      if (in->kind() == kKind) {
+        const auto& nested = static_cast<const UnionExec&>(*in).inputs_;
+        flat.insert(flat.end(), nested.begin(), nested.end());
+      } else {
+        flat.push_back(std::move(in));
+      }
+    }
+    inputs = std::move(flat);
+  }
   const auto& first = *inputs[0]->schema();
   for (const auto& in : inputs) {
     const auto& s = *in->schema();
@@ -57,24 +75,31 @@ Result<ExecPlanPtr> UnionExec::WithNewChildren(std::vector<ExecPlanPtr> children
   return ExecPlanPtr(std::move(node));
 }
 
-Partitioning UnionExec::output_partitioning() const {
+UnionExec::UnionExec(columnar::SchemaPtr schema, std::vector<ExecPlanPtr> inputs)
+    : ExecutionPlan(kKind, std::move(schema)), inputs_(std::move(inputs)) {
+  first_partition_.reserve(inputs_.size() + 1);
   int n = 0;
-  for (const auto& in : inputs_)
+  for (const auto& in : inputs_) {
+    first_partition_.push_back(n);
     n += in->num_partitions();
-  return Partitioning::Unknown(n);
+  }
+  first_partition_.push_back(n);
+}
+
+Partitioning UnionExec::output_partitioning() const {
+  return Partitioning::Unknown(first_partition_.back());
 }
 
 Result<StreamPtr> UnionExec::Execute(int partition,
                                      const std::shared_ptr<TaskContext>& context) const {
-  int p = partition;
-  for (const auto& in : inputs_) {
-    if (p < in->num_partitions()) {
-      SHOAL_ASSIGN_OR_RETURN(StreamPtr input, in->Execute(p, context));
-      return StreamPtr(new UnionStream(this, partition, context, std::move(input)));
-    }
-    p -= in->num_partitions();
-  }
-  return Status::Internal("Union partition {} out of range", partition);
+  if (partition < 0 || partition >= first_partition_.back())
+    return Status::Internal("Union partition {} out of range", partition);
+  // The input whose range holds the partition: the last start at or before it.
+  auto after = std::upper_bound(first_partition_.begin(), first_partition_.end() - 1, partition);
+  size_t i = static_cast<size_t>(after - first_partition_.begin()) - 1;
+  SHOAL_ASSIGN_OR_RETURN(StreamPtr input,
+                         inputs_[i]->Execute(partition - first_partition_[i], context));
+  return StreamPtr(new UnionStream(this, partition, context, std::move(input)));
 }
 
 }  // namespace shoal::exec

@@ -2,6 +2,8 @@
 // first), so the union itself moves no data and runs every input in parallel.
 #pragma once
 
+#include <vector>
+
 #include "shoal/exec/execution_plan.h"
 
 namespace shoal::exec {
@@ -27,10 +29,13 @@ class UnionExec final : public ExecutionPlan {
   }
 
  private:
-  UnionExec(columnar::SchemaPtr schema, std::vector<ExecPlanPtr> inputs)
-      : ExecutionPlan(kKind, std::move(schema)), inputs_(std::move(inputs)) {}
+  UnionExec(columnar::SchemaPtr schema, std::vector<ExecPlanPtr> inputs);
 
   std::vector<ExecPlanPtr> inputs_;
+  // first_partition_[i] is input i's first output partition; the last entry is the total. Plans
+  // are immutable, so this is computed once: a 1,000-way UNION ALL asked every input for its
+  // partition count on every call, which made planning and execution cubic in the arms.
+  std::vector<int> first_partition_;
 };
 
 }  // namespace shoal::exec
