@@ -27,7 +27,7 @@ void AddNodeSecurityFlags(CLI::App* cmd, engine::NodeSecurityOptions* options,
 Status SetUpNodeSecurity(const engine::NodeSecurityOptions& options, std::string_view command,
                          std::string_view what) {
   SHOAL_ASSIGN_OR_RETURN(bool insecure, engine::InstallNodeSecurity(options, command));
-  if (insecure) {
+  if (insecure && !what.empty()) {
     std::cerr << "WARNING:  " << command << " --insecure: " << what
               << " use plain TCP without certificates or signed requests\n";
   }

@@ -15,8 +15,9 @@ namespace shoal::cli {
 void AddNodeSecurityFlags(CLI::App* cmd, engine::NodeSecurityOptions* options,
                           bool with_cert_and_key = true);
 
-/// InstallNodeSecurity for `command`; with --insecure, prints a warning to stderr naming `what`
-/// goes unprotected.
+/// InstallNodeSecurity for `command`. With --insecure and a non-empty `what`, prints a warning
+/// to stderr that `what` goes unprotected (the long-running services say so; `shoal sql`, whose
+/// stderr carries query errors, does not).
 Status SetUpNodeSecurity(const engine::NodeSecurityOptions& options, std::string_view command,
                          std::string_view what);
 

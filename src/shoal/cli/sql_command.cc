@@ -522,9 +522,7 @@ void RegisterSqlCommand(CLI::App& app) {
         (!args->workers.empty() && !engine::IsInProcessWorkers(args->workers)) ||
         !args->shuffle_workers.empty();
     if (remote_workers) {
-      if (Status st =
-              SetUpNodeSecurity(args->node_security, "shoal sql", "the connections to its workers");
-          !st.ok()) {
+      if (Status st = SetUpNodeSecurity(args->node_security, "shoal sql", /*what=*/""); !st.ok()) {
         PrintError(st, "", std::cerr);
         throw CLI::RuntimeError(1);
       }

@@ -44,10 +44,14 @@ grpc::Status ToGrpc(const AuthResult& result) {
                       result.message);
 }
 
-std::mutex process_mutex;
-std::shared_ptr<NodeSecurity>& ProcessSecurityRef() {
-  static auto* security = new std::shared_ptr<NodeSecurity>(NodeSecurity::Insecure());
-  return *security;
+struct ProcessSecurity {
+  std::mutex mutex;
+  std::shared_ptr<NodeSecurity> security = NodeSecurity::Insecure();
+};
+
+ProcessSecurity& Process() {
+  static auto* process = new ProcessSecurity();  // never destroyed: calls may end during exit
+  return *process;
 }
 
 }  // namespace
@@ -238,13 +242,13 @@ std::string MessageDigest(const google::protobuf::MessageLite& message) {
 }
 
 void SetProcessNodeSecurity(std::shared_ptr<NodeSecurity> security) {
-  std::lock_guard<std::mutex> lock(process_mutex);
-  ProcessSecurityRef() = std::move(security);
+  std::lock_guard<std::mutex> lock(Process().mutex);
+  Process().security = std::move(security);
 }
 
 std::shared_ptr<NodeSecurity> ProcessNodeSecurity() {
-  std::lock_guard<std::mutex> lock(process_mutex);
-  return ProcessSecurityRef();
+  std::lock_guard<std::mutex> lock(Process().mutex);
+  return Process().security;
 }
 
 }  // namespace shoal::distributed
