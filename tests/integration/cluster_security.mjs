@@ -179,6 +179,34 @@ CorrectClientServed('after an expired signature');
 }
 CorrectClientServed('after unsigned requests');
 
+// `shoal server --workers`: its front door's --tls-cert/--tls-key are its node certificate too;
+// a psql client (who never holds the cluster secret) gets the single-node answer.
+{
+  const bare = Run(['server', '--listen', '127.0.0.1:0', '--data-dir', path.join(tmp, 'bare'),
+                    '--workers', workersArg]);
+  Check('shoal server --workers without TLS flags or --insecure refuses to start',
+        bare.code === 1 && bare.stderr.includes('--insecure'), bare.stderr);
+  const log = path.join(tmp, 'server.log');
+  const fd = fs.openSync(log, 'w');
+  const child = spawn(shoal, ['server', '--listen', '127.0.0.1:0', '--data-dir',
+                              path.join(tmp, 'server'), '--tpch', sf, '--workers', workersArg,
+                              ...good],
+                      { stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  children.push(child);
+  const address = await ListeningAddress(child, log);
+  const port = address.split(':').pop();
+  const psql = spawnSync('psql', ['-X', '--csv', '-h', '127.0.0.1', '-p', port, '-U', 'shoal',
+                                  '-d', 'shoal', '-c', "SET dist_bytes_per_task = '64kB'",
+                                  '-c', query],
+                         { encoding: 'utf8', timeout: 120000,
+                           env: { ...process.env, PGCONNECT_TIMEOUT: '10' } });
+  const rows = (psql.stdout ?? '').split('\n').filter((l) => l !== 'SET').join('\n');
+  Check('shoal server over mutual TLS to the workers answers psql like one node',
+        psql.status === 0 && rows === expected.stdout, `${psql.stderr}\n${psql.stdout}`);
+  child.kill('SIGTERM');
+}
+
 // Plain TCP is possible when asked for on both ends, and the worker says so at start-up.
 {
   const log = path.join(tmp, 'insecure.log');
