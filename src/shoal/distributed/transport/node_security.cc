@@ -50,8 +50,9 @@ struct ProcessSecurity {
 };
 
 ProcessSecurity& Process() {
-  static auto* process = new ProcessSecurity();  // never destroyed: calls may end during exit
-  return *process;
+  // Channels and servers keep their own reference, so nothing needs this after exit starts.
+  static ProcessSecurity process;
+  return process;
 }
 
 }  // namespace
@@ -224,8 +225,8 @@ std::vector<std::string> NodeSecurity::ChildProcessArgs() const {
   std::vector<std::string> args = {"--tls-cert",     options_.tls_cert, "--tls-key",
                                    options_.tls_key, "--tls-ca",        options_.tls_ca};
   if (!options_.cluster_secret_file.empty()) {
-    args.push_back("--cluster-secret-file");
-    args.push_back(options_.cluster_secret_file);
+    args.emplace_back("--cluster-secret-file");
+    args.emplace_back(options_.cluster_secret_file);
   }
   return args;
 }

@@ -67,8 +67,8 @@ class RequestVerifier {
  public:
   /// Tokens whose expiry lies more than `max_lifetime_ms` ahead are refused too: a holder of the
   /// secret cannot mint tokens that live for ever, and the nonce memory stays bounded.
-  RequestVerifier(std::string secret, int64_t max_lifetime_ms = 10 * 60 * 1000,
-                  AuthClock clock = SystemClockMs);
+  explicit RequestVerifier(std::string secret, int64_t max_lifetime_ms = 10 * 60 * 1000,
+                           AuthClock clock = SystemClockMs);
 
   /// Checks `token`'s MAC for `method`, its expiry and its nonce (remembered on success until
   /// the token expires). Says nothing yet about the body: see CheckBody.
