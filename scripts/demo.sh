@@ -68,10 +68,16 @@ stop_workers() {
 trap stop_workers EXIT
 trap 'exit 130' INT TERM
 
+# The nodes talk over mutual TLS with signed requests (docs/security.md): a throwaway CA, one
+# certificate for every node, and a cluster secret.
+bash "$(dirname "${BASH_SOURCE[0]}")/make-test-certs.sh" "$logs/certs" >/dev/null
+security=(--tls-cert "$logs/certs/node.pem" --tls-key "$logs/certs/node.key"
+          --tls-ca "$logs/certs/ca.pem" --cluster-secret-file "$logs/certs/cluster-secret")
+
 # Each worker prints "listening on HOST:PORT" once it serves.
 addresses=()
 for i in 1 2; do
-  "$shoal" worker --listen 127.0.0.1:0 >"$logs/worker$i.log" 2>&1 &
+  "$shoal" worker "${security[@]}" --listen 127.0.0.1:0 >"$logs/worker$i.log" 2>&1 &
   pids+=($!)
   address=
   for _ in $(seq 1 100); do
@@ -108,8 +114,8 @@ done
 sql=$(sed 's/;[[:space:]]*$//' "$query_file")
 echo
 echo "demo: TPC-H Q$query at SF $sf on workers $workers"
-"$shoal" sql --workers "$workers" "${tables[@]}" -c '\timing on' -c "$sql" 2>&1 |
+"$shoal" sql --workers "$workers" "${security[@]}" "${tables[@]}" -c '\timing on' -c "$sql" 2>&1 |
   grep -v '^CREATE EXTERNAL TABLE$'
 echo
 echo "demo: EXPLAIN ANALYZE"
-"$shoal" sql --workers "$workers" "${tables[@]}" -c "EXPLAIN ANALYZE $sql" | grep -v '^CREATE EXTERNAL TABLE$'
+"$shoal" sql --workers "$workers" "${security[@]}" "${tables[@]}" -c "EXPLAIN ANALYZE $sql" | grep -v '^CREATE EXTERNAL TABLE$'

@@ -11,11 +11,14 @@
 // --shuffle adds a run through the materialized shuffle (`SET shuffle_dir` to a fresh directory
 // before every run: stages as `shoal task` processes exchanging files), its column and its ratio
 // to the single node.
+// The workers and `shoal sql` talk plain TCP (--insecure) unless --tls: then mutual TLS with
+// signed requests (docs/security.md), certificates from scripts/make-test-certs.sh — to measure
+// what TLS costs.
 //
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
-//       [--workers N] [--dist-setting name=value ...] [--shuffle]
+//       [--workers N] [--dist-setting name=value ...] [--shuffle] [--tls]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -58,6 +61,10 @@ function ParseArgs(argv) {
   };
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i];
+    if (key === '--tls') {
+      options.tls = true;
+      continue;
+    }
     if (key === '--shuffle') {
       options.shuffle = true;
       continue;
@@ -176,7 +183,8 @@ function RunShoal(options, sql, runs, { workers = [], shuffleRoot = null } = {})
   }
   const file = path.join(os.tmpdir(), `shoal-bench-${process.pid}.sql`);
   fs.writeFileSync(file, script.join('\n') + '\n');
-  const workerArgs = workers.length > 0 ? ['--workers', workers.join(',')] : [];
+  const workerArgs = workers.length > 0 ? ['--workers', workers.join(','), ...options.security]
+                                         : [];
   const run = spawnSync(options.shoal, ['sql', ...workerArgs, '--format', 'csv', '-f', file],
                         { encoding: 'utf8', maxBuffer: 1 << 30 });
   fs.rmSync(file, { force: true });
@@ -207,7 +215,8 @@ async function StartWorkers(options, count) {
   for (let i = 0; i < count; ++i) {
     const log = path.join(logDir, `worker${i}.log`);
     const fd = fs.openSync(log, 'w');
-    children.push(spawn(options.shoal, ['worker', '--listen', '127.0.0.1:0', '--threads',
+    children.push(spawn(options.shoal, ['worker', ...options.security, '--listen', '127.0.0.1:0',
+                                        '--threads',
                                         String(options.threads)], { stdio: ['ignore', fd, fd] }));
     fs.closeSync(fd);
     const child = children[children.length - 1];
@@ -234,6 +243,17 @@ if (!fs.existsSync(options.shoal)) {
                   'ninja -C build/release shoal) or pass --shoal');
 }
 EnsureData(options);
+options.security = ['--insecure'];
+if (options.tls && options.workers > 0) {
+  const certs = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-certs-'));
+  process.on('exit', () => fs.rmSync(certs, { recursive: true, force: true }));
+  const made = spawnSync('bash', [path.join(path.dirname(new URL(import.meta.url).pathname), '..',
+                                            '..', 'scripts', 'make-test-certs.sh'), certs]);
+  if (made.status !== 0) throw new Error(`make-test-certs.sh failed: ${made.stderr}`);
+  options.security = ['--tls-cert', path.join(certs, 'node.pem'), '--tls-key',
+                      path.join(certs, 'node.key'), '--tls-ca', path.join(certs, 'ca.pem'),
+                      '--cluster-secret-file', path.join(certs, 'cluster-secret')];
+}
 const workers = options.workers > 0 ? await StartWorkers(options, options.workers) : [];
 if (workers.length > 0) console.error(`workers: ${workers.join(', ')}`);
 const con = await DuckDBConnection(options);

@@ -5,10 +5,11 @@
 // instead of a hang. The workers are always killed at the end, also when a check fails or the
 // script is interrupted. With --inproc N the same queries run across N workers inside the shell's
 // own process (`shoal sql --workers inproc:N`, the in-process transport) and no process starts.
+// Worker processes run with mutual TLS and signed requests (cluster_certs.mjs), unless --insecure.
 //
 // Usage: node tests/integration/distributed_tpch.mjs <path to shoal> [memory|tbl|parquet]
 //            [--sf SF (0.01)] [--workers N (2) | --inproc N] [--parts N]
-//            [--setting name=value ...] [--timeout SECONDS per query] [qNN ...]
+//            [--setting name=value ...] [--timeout SECONDS per query] [--insecure] [qNN ...]
 // The settings default to dist_bytes_per_task=64kB and threads=2 (small tasks, so that leaf
 // stages use every worker); given ones come after them and so override them. Parquet and TBL data
 // are generated once into a temporary directory (or $SHOAL_TPCH_DATA, see check_answers.mjs) and
@@ -19,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { MakeClusterCerts } from './cluster_certs.mjs';
 import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,7 +29,7 @@ function Usage(message) {
   if (message) console.error(message);
   console.error('usage: node distributed_tpch.mjs <shoal binary> [memory|tbl|parquet] [--sf SF] ' +
                 '[--workers N | --inproc N] [--parts N] [--setting name=value ...] ' +
-                '[--timeout SECONDS] [qNN ...]');
+                '[--timeout SECONDS] [--insecure] [qNN ...]');
   process.exit(2);
 }
 const shoal = process.argv[2];
@@ -37,6 +39,7 @@ let numWorkers = 2;
 let inproc = 0;
 let parts = 0;
 let timeout = 120;
+let insecure = false;
 const settings = ['dist_bytes_per_task=64kB', 'threads=2'];
 const only = [];
 for (let i = 3; i < process.argv.length; ++i) {
@@ -52,6 +55,7 @@ for (let i = 3; i < process.argv.length; ++i) {
   else if (arg === '--parts') parts = Number(value());
   else if (arg === '--setting') settings.push(value());
   else if (arg === '--timeout') timeout = Number(value());
+  else if (arg === '--insecure') insecure = true;
   else if (/^q\d\d$/.test(arg)) only.push(arg);
   else Usage(`unknown argument '${arg}'`);
 }
@@ -77,7 +81,7 @@ function Fail(message) {
 
 // Starts a worker on a free port and resolves with its address once it listens.
 async function StartWorker() {
-  const args = ['worker', '--listen', '127.0.0.1:0', '--threads', '2'];
+  const args = ['worker', ...securityArgs, '--listen', '127.0.0.1:0', '--threads', '2'];
   if (source === 'memory') args.push('--tpch', sf);
   // Output goes to files: spawnSync below blocks node's event loop, and a worker writing to a
   // pipe nobody drains would block.
@@ -91,6 +95,10 @@ async function StartWorker() {
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-dist-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+const securityArgs = inproc > 0 ? [] : insecure ? ['--insecure']
+                                                : MakeClusterCerts(path.join(tmp, 'certs')).args;
+console.log(inproc > 0 ? 'in-process transport'
+                       : insecure ? 'plain TCP (--insecure)' : 'mutual TLS, signed requests');
 const addresses = [];
 if (inproc === 0) {
   try {
@@ -107,7 +115,8 @@ const workersArg = inproc > 0 ? `inproc:${inproc}` : addresses.join(',');
 // check_answers.mjs runs `<shoal> sql ...`: a wrapper adds --workers to every `sql` call.
 const wrapper = path.join(tmp, 'shoal-distributed');
 fs.writeFileSync(wrapper, '#!/bin/sh\n' +
-  'if [ "$1" = sql ]; then shift; exec "$SHOAL_REAL" sql --workers "$SHOAL_WORKERS" "$@"; fi\n' +
+  'if [ "$1" = sql ]; then shift; exec "$SHOAL_REAL" sql --workers "$SHOAL_WORKERS" ' +
+  `${securityArgs.map((a) => `'${a}'`).join(' ')} "$@"; fi\n` +
   'exec "$SHOAL_REAL" "$@"\n', { mode: 0o755 });
 const env = { ...process.env, SHOAL_REAL: path.resolve(shoal), SHOAL_WORKERS: workersArg };
 // Parquet / TBL data: generated once, here, so that EXPLAIN below declares the same files.

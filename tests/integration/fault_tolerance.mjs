@@ -59,7 +59,7 @@ function Expect(cond, what, r) {
 async function StartWorker(name, listen = '127.0.0.1:0') {
   const log = path.join(tmp, `${name}.log`);
   const fd = fs.openSync(log, 'w');
-  const child = spawn(shoal, ['worker', '--listen', listen, '--threads', '2', '--tpch', sf,
+  const child = spawn(shoal, ['worker', '--insecure', '--listen', listen, '--threads', '2', '--tpch', sf,
                               '--task-ttl', ttl],
                       { stdio: ['ignore', fd, fd], env: { ...process.env, SHOAL_LOG_LEVEL: 'info' } });
   fs.closeSync(fd);
@@ -70,14 +70,14 @@ async function StartWorker(name, listen = '127.0.0.1:0') {
 }
 
 function Sql(args, timeoutSeconds = 120) {
-  const r = spawnSync(shoal, ['sql', '--tpch', sf, '--format', 'csv', ...args],
+  const r = spawnSync(shoal, ['sql', '--insecure', '--tpch', sf, '--format', 'csv', ...args],
                       { encoding: 'utf8', timeout: timeoutSeconds * 1000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 // Starts `shoal sql` in the background; `done` resolves with {code, stdout, stderr}.
 function SqlInBackground(args) {
-  const child = spawn(shoal, ['sql', '--tpch', sf, '--format', 'csv', ...args],
+  const child = spawn(shoal, ['sql', '--insecure', '--tpch', sf, '--format', 'csv', ...args],
                       { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const r = { child, stdout: '', stderr: '', code: undefined };

@@ -4,7 +4,9 @@
 // queries are compared with DuckDB's stored answers (tests/data/tpch/answers/) and no stage file
 // may stay on the workers after a query that succeeded; then one worker
 // is killed and a query must still be answered (its tasks retried on the other worker); finally a
-// query with only the dead worker must fail naming it.
+// query with only the dead worker must fail naming it. Every connection (driver -> worker, and a
+// worker's task fetching a stage file from the other worker) runs over mutual TLS with signed
+// requests (cluster_certs.mjs).
 //
 //   node shuffle_remote_tpch.mjs SHOAL_BINARY [SF] [qNN ...]
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Compare, OrderKeys, ParseCsv } from '../tpch/tpch_common.mjs';
+import { MakeClusterCerts } from './cluster_certs.mjs';
 import { ListeningAddress } from './wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -28,6 +31,7 @@ if (!shoal) {
 if (only.length === 0) only = ['q03', 'q05', 'q09', 'q18'];
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-shuffle-remote-'));
+const security = MakeClusterCerts(path.join(root, 'certs')).args;
 const workers = [];
 const started = Date.now();
 function Cleanup() {
@@ -58,7 +62,7 @@ async function StartWorker(name) {
   const dir = path.join(root, name);
   const log = path.join(root, `${name}.log`);
   const fd = fs.openSync(log, 'w');
-  const child = spawn(shoal, ['worker', '--listen', '127.0.0.1:0', '--shuffle-dir', dir],
+  const child = spawn(shoal, ['worker', ...security, '--listen', '127.0.0.1:0', '--shuffle-dir', dir],
                       { stdio: ['ignore', fd, fd], env: { ...process.env, SHOAL_LOG_LEVEL: 'info' } });
   fs.closeSync(fd);
   const worker = { child, dir, log, address: '' };
@@ -84,7 +88,7 @@ function RunQuery(name, addresses, tag) {
   const answerFile = path.join(repo, 'tests', 'data', 'tpch', 'answers', `sf${sf}`, `${name}.csv`);
   const dir = path.join(root, `driver-${name}-${tag}`);
   const t0 = Date.now();
-  const run = spawnSync(shoal, ['sql', '--tpch', sf, '--shuffle-dir', dir, '--shuffle-workers',
+  const run = spawnSync(shoal, ['sql', ...security, '--tpch', sf, '--shuffle-dir', dir, '--shuffle-workers',
                                 addresses.join(','), '--format', 'csv', '-f', queryFile],
                         { encoding: 'utf8', timeout: 600000, maxBuffer: 1 << 28 });
   const ms = Date.now() - t0;
@@ -127,7 +131,7 @@ const beforeA = TasksRun(a);
 // Only the dead worker, no retries: the error names it.
 {
   const queryFile = path.join(repo, 'tests', 'data', 'tpch', 'queries', `${only[0]}.sql`);
-  const run = spawnSync(shoal, ['sql', '--tpch', sf, '--shuffle-dir',
+  const run = spawnSync(shoal, ['sql', ...security, '--tpch', sf, '--shuffle-dir',
                                 path.join(root, 'driver-dead'), '--shuffle-workers', b.address,
                                 '-c', 'SET shuffle_task_retries = 0', '-f', queryFile],
                         { encoding: 'utf8', timeout: 120000 });

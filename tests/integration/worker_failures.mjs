@@ -56,7 +56,7 @@ function Fail(message) {
 async function StartWorker(extra = []) {
   const log = path.join(tmp, `worker${workers.length}.log`);
   const fd = fs.openSync(log, 'w');
-  const child = spawn(shoal, ['worker', '--listen', '127.0.0.1:0', '--threads', '2', '--tpch', sf,
+  const child = spawn(shoal, ['worker', '--insecure', '--listen', '127.0.0.1:0', '--threads', '2', '--tpch', sf,
                               ...extra],
                       { stdio: ['ignore', fd, fd], env: { ...process.env, SHOAL_LOG_LEVEL: 'info' } });
   fs.closeSync(fd);
@@ -69,7 +69,7 @@ async function StartWorker(extra = []) {
 // Runs `shoal sql` to completion (with a deadline) and returns {code, stdout, stderr, seconds}.
 function Sql(args, timeoutSeconds = 60) {
   const t0 = Date.now();
-  const r = spawnSync(shoal, ['sql', '--tpch', sf, '--format', 'csv', ...args],
+  const r = spawnSync(shoal, ['sql', '--insecure', '--tpch', sf, '--format', 'csv', ...args],
                       { encoding: 'utf8', timeout: timeoutSeconds * 1000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (Date.now() - t0) / 1000,
            timedOut: r.error?.code === 'ETIMEDOUT' };
@@ -120,7 +120,7 @@ const small = ['-c', "SET dist_bytes_per_task = '64kB'"];
 
 // 2b. Worker flags are checked before the worker listens.
 {
-  const r = spawnSync(shoal, ['worker', '--listen', '127.0.0.1:0', '--task-ttl', '5x'],
+  const r = spawnSync(shoal, ['worker', '--insecure', '--listen', '127.0.0.1:0', '--task-ttl', '5x'],
                       { encoding: 'utf8', timeout: 30000 });
   Expect(r.status === 1 && /not a duration/.test(r.stderr), 'a bad --task-ttl was accepted',
          { code: r.status, stdout: r.stdout, stderr: r.stderr });
@@ -161,7 +161,7 @@ const small = ['-c', "SET dist_bytes_per_task = '64kB'"];
 // 5. A worker killed mid-query.
 {
   const t0 = Date.now();
-  const slow = spawn(shoal, ['sql', '--tpch', sf, '--workers', both, ...small, '-c',
+  const slow = spawn(shoal, ['sql', '--insecure', '--tpch', sf, '--workers', both, ...small, '-c',
                              'SELECT count(*) FROM lineitem a, lineitem b ' +
                              'WHERE a.l_orderkey + b.l_orderkey < 0'],
                      { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -67,7 +67,9 @@ Result<std::unique_ptr<WorkerProcesses>> WorkerProcesses::Start(
 Status WorkerProcesses::StartOne(const std::string& shoal_binary,
                                  std::chrono::milliseconds ready_timeout) {
   // Everything the child touches is prepared before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = {shoal_binary, "worker", "--listen", "127.0.0.1:0"};
+  // Plain TCP: the slt process is the coordinator and its process-wide security is the default,
+  // insecure one (tests/integration covers mutual TLS and signed requests with real processes).
+  std::vector<std::string> args = {shoal_binary, "worker", "--insecure", "--listen", "127.0.0.1:0"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());

@@ -13,8 +13,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "shoal/cli/node_security_flags.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/common/version.h"
+#include "shoal/engine/in_process_workers.h"
 #include "shoal/server/auth_config.h"
 #include "shoal/server/scram.h"
 #include "shoal/server/server.h"
@@ -33,6 +35,9 @@ struct ServerArgs {
   std::string shuffle_dir;
   std::string tls_cert;
   std::string tls_key;
+  // --tls-ca, --cluster-secret-file, --insecure: the connections to --workers (with --tls-cert
+  // and --tls-key, which serve both doors).
+  engine::NodeSecurityOptions node_security;
   int threads = 100;
   int max_connections = 100;
 };
@@ -82,6 +87,15 @@ Status RunServer(const ServerArgs& args) {
   options.data_dir = args.data_dir;
   options.tls_cert = args.tls_cert;
   options.tls_key = args.tls_key;
+  if (!args.workers.empty() && !engine::IsInProcessWorkers(args.workers)) {
+    engine::NodeSecurityOptions node = args.node_security;
+    if (!node.insecure) {
+      node.tls_cert = args.tls_cert;
+      node.tls_key = args.tls_key;
+    }
+    SHOAL_RETURN_IF_ERROR(
+        SetUpNodeSecurity(node, "shoal server", "the connections to its --workers"));
+  }
   if (!std::filesystem::exists(std::filesystem::path(args.data_dir) / "hba.conf")) {
     std::fprintf(stderr,
                  "WARNING:  %s/hba.conf does not exist: every connection is trusted (no "
@@ -195,6 +209,9 @@ void RegisterServerCommand(CLI::App& app) {
   cmd->add_option("--tls-cert", args->tls_cert,
                   "PEM certificate (chain) for TLS; with --tls-key, SSLRequest is answered 'S'");
   cmd->add_option("--tls-key", args->tls_key, "PEM private key of --tls-cert");
+  // --tls-cert and --tls-key also secure the connections to --workers (one certificate, both
+  // doors).
+  AddNodeSecurityFlags(cmd, &args->node_security, /*with_cert_and_key=*/false);
   cmd->add_option("--threads", args->threads,
                   "Threads serving connections; a connection holds one while open (default 100)");
   cmd->add_option("--max-connections", args->max_connections,

@@ -18,9 +18,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "shoal/cli/node_security_flags.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/common/text.h"
+#include "shoal/engine/in_process_workers.h"
 #include "shoal/engine/session_setup.h"
 #include "shoal/io/csv_field.h"
 
@@ -44,6 +46,9 @@ struct SqlArgs {
   std::string shuffle_dir;
   // --shuffle-workers H:P,...: `shoal worker --shuffle-dir`s that run those tasks instead
   std::string shuffle_workers;
+  // --tls-cert, --tls-key, --tls-ca, --cluster-secret-file, --insecure: how --workers and
+  // --shuffle-workers are reached (node_security_flags.h).
+  engine::NodeSecurityOptions node_security;
 };
 
 std::string JsonString(const std::string& text) {
@@ -500,6 +505,7 @@ void RegisterSqlCommand(CLI::App& app) {
                   "With --shuffle-dir: run the tasks on these `shoal worker --shuffle-dir`s "
                   "(HOST:PORT[,HOST:PORT...]); stage files are fetched from the worker that "
                   "wrote them");
+  AddNodeSecurityFlags(cmd, &args->node_security);
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
@@ -512,6 +518,15 @@ void RegisterSqlCommand(CLI::App& app) {
     setup.workers = {args->workers, args->headers, args->worker_version};
     setup.shuffle_dir = args->shuffle_dir;
     setup.shuffle_workers = args->shuffle_workers;
+    const bool remote_workers =
+        (!args->workers.empty() && !engine::IsInProcessWorkers(args->workers)) ||
+        !args->shuffle_workers.empty();
+    if (remote_workers) {
+      if (Status st = SetUpNodeSecurity(args->node_security, "shoal sql", /*what=*/""); !st.ok()) {
+        PrintError(st, "", std::cerr);
+        throw CLI::RuntimeError(1);
+      }
+    }
     if (Status st = engine::SetUpSession(setup, runner); !st.ok()) {
       PrintError(st, "", std::cerr);
       throw CLI::RuntimeError(1);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/cli/node_security_flags.h"
 #include "shoal/common/settings.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/worker_process.h"
@@ -23,6 +24,8 @@ struct WorkerArgs {
   std::string version = DefaultWorkerVersion();
   std::string task_ttl = "10m";
   std::string shuffle_dir;
+  // --tls-cert, --tls-key, --tls-ca, --cluster-secret-file, --insecure (node_security_flags.h).
+  engine::NodeSecurityOptions node_security;
 };
 
 Status RunWorker(const WorkerArgs& args) {
@@ -37,6 +40,10 @@ Status RunWorker(const WorkerArgs& args) {
   SHOAL_ASSIGN_OR_RETURN(std::chrono::milliseconds task_ttl, ParseDuration(args.task_ttl));
   if (task_ttl.count() <= 0)
     return Status::InvalidArgument("--task-ttl must be positive, got '{}'", args.task_ttl);
+  // Before anything listens: how calls are secured.
+  SHOAL_RETURN_IF_ERROR(SetUpNodeSecurity(
+      args.node_security, "shoal worker",
+      "calls to this worker (anyone who reaches its port can run plans on it) and from it"));
   engine::WorkerProcessOptions options;
   options.listen = args.listen;
   options.threads = args.threads;
@@ -87,6 +94,8 @@ void RegisterWorkerCommand(CLI::App& app) {
   cmd->add_option("--shuffle-dir", args->shuffle_dir,
                   "Also run materialized-shuffle tasks of `shoal sql --shuffle-workers` drivers, "
                   "keeping their stage files in this directory (one subdirectory per query)");
+  // Mutual TLS and request signing (docs/security.md).
+  AddNodeSecurityFlags(cmd, &args->node_security);
   cmd->callback([args] {
     Status st = RunWorker(*args);
     if (!st.ok()) {

@@ -3,6 +3,7 @@
 //
 //   shoal worker --listen HOST:PORT [--threads N] [--memory-limit B] [--tpch SF] [--version V]
 //                [--task-ttl DURATION] [--shuffle-dir WDIR]
+//                (--tls-cert F --tls-key F --tls-ca F --cluster-secret-file F | --insecure)
 //
 // The worker prints "listening on HOST:PORT" (the real port when PORT is 0) on stdout once it
 // accepts calls, and runs until SIGINT or SIGTERM. --version sets the version it reports (default:
@@ -14,6 +15,8 @@
 // --shuffle-dir also serves the materialized shuffle's tasks and stage files
 // (distributed/shuffle/stage_file_service.h) for `shoal sql --shuffle-dir DIR --shuffle-workers
 // ...`.
+// Every call to and from the worker is mutual TLS with a signed request (docs/security.md), or,
+// with --insecure, plain TCP (and a warning at start-up); with neither the worker does not start.
 #pragma once
 
 #include <chrono>

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "shoal/common/pem_file.h"
 #include "shoal/server/connection.h"
 #include "shoal/server/pg_wire.h"
 
@@ -47,6 +48,10 @@ Status Server::Start() {
         "TLS needs both a certificate and a key (--tls-cert, --tls-key)");
   }
   if (!options_.tls_cert.empty()) {
+    // The same reading as the certificates between nodes (common/pem_file.h): a missing or
+    // unreadable file is named before OpenSSL's own, terser, error.
+    SHOAL_RETURN_IF_ERROR(ReadPemFile(options_.tls_cert, "--tls-cert").status());
+    SHOAL_RETURN_IF_ERROR(ReadPemFile(options_.tls_key, "--tls-key").status());
     SSL_CTX* context = SSL_CTX_new(TLS_server_method());
     if (context == nullptr) {
       return Status::Internal("cannot create a TLS context: {}", OpenSslError());

@@ -85,7 +85,10 @@ Result<std::vector<std::string>> WorkerHealth::Usable(const std::vector<std::str
   for (const auto& f : failures)
     message += "\n" + f;
   return Status::Unavailable("{}", message)
-      .WithHint("check that `shoal worker` runs at the addresses given and that they are right");
+      .WithHint(
+          "check that `shoal worker` runs at the addresses given and that they are right, and "
+          "that the workers and this node use certificates of the same CA (--tls-ca), or all "
+          "--insecure");
 }
 
 void WorkerHealth::Quarantine(const std::string& worker, const Status& why) {

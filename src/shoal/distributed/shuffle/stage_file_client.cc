@@ -20,6 +20,7 @@
 #include "shoal/distributed/proto/shuffle.grpc.pb.h"
 #include "shoal/distributed/shuffle/task_error.h"
 #include "shoal/distributed/transport/library_logs.h"
+#include "shoal/distributed/transport/node_security.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -50,7 +51,7 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string& worker) {
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
     args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     RouteLibraryLogs();
-    channel = grpc::CreateCustomChannel(worker, grpc::InsecureChannelCredentials(), args);
+    channel = grpc::CreateCustomChannel(worker, ProcessNodeSecurity()->ChannelCredentials(), args);
   }
   return channel;
 }
@@ -61,6 +62,10 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
     return Status(reported->first, fmt::format("{}: {}", what, status.error_message()))
         .WithSqlState(reported->second);
   switch (status.error_code()) {
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return Status::InvalidArgument("{}: refused: {}", what, status.error_message())
+          .WithHint("every node of a cluster must read the same --cluster-secret-file");
     case grpc::StatusCode::NOT_FOUND:
       return Status::NotFound("{}: {}", what, status.error_message());
     case grpc::StatusCode::INVALID_ARGUMENT:
@@ -137,6 +142,7 @@ void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_
   call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
   proto::DropShuffleQueryRequest request;
   request.set_query_id(query_id);
+  ProcessNodeSecurity()->SignCall(&call, "ShuffleFiles/DropShuffleQuery", query_id, request);
   proto::DropShuffleQueryResponse response;
   grpc::Status status = stub.DropShuffleQuery(&call, request, &response);
   if (!status.ok())
@@ -168,6 +174,7 @@ Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
   request.set_query_id(from.query_id);
   request.set_stage_id(stage_id);
   request.set_partition(partition);
+  ProcessNodeSecurity()->SignCall(&call, "ShuffleFiles/FetchStageFile", from.query_id, request);
   auto reader = stub.FetchStageFile(&call, request);
   proto::StageFileChunk chunk;
   while (reader->Read(&chunk)) {
@@ -213,6 +220,7 @@ Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::strin
   if (!envelope.SerializeToString(request.mutable_envelope()))
     return Status::Internal("could not serialise a task envelope");
   request.set_plan(plan_bytes);
+  ProcessNodeSecurity()->SignCall(call, "ShuffleFiles/RunShuffleTask", query_id, request);
   proto::RunShuffleTaskResponse response;
   proto::ShuffleFiles::Stub stub(ChannelTo(worker));
   grpc::Status status = stub.RunShuffleTask(call, request, &response);

@@ -22,6 +22,7 @@
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/distributed/shuffle/task_process.h"
+#include "shoal/distributed/transport/node_security.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -65,9 +66,18 @@ Result<std::string> QueryShuffleDir(const std::string& shuffle_dir, const std::s
 
 struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   StageFileServiceOptions options;
+  std::shared_ptr<NodeSecurity> security = ProcessNodeSecurity();
   std::mutex mutex;
   std::atomic<uint64_t> next_attempt{0};
   std::atomic<int64_t> tasks_run{0};
+
+  grpc::Status Authorize(const grpc::ServerContext& call, std::string_view method,
+                         const std::string& key, const google::protobuf::MessageLite& request) {
+    RequestToken token;
+    if (grpc::Status auth = security->VerifyCall(call, method, &token); !auth.ok())
+      return auth;
+    return security->CheckCallBody(token, key, request);
+  }
 
   std::string address() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -77,6 +87,12 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   grpc::Status RunShuffleTask(grpc::ServerContext* call,
                               const proto::RunShuffleTaskRequest* request,
                               proto::RunShuffleTaskResponse* response) override {
+    // Only tasks signed by a holder of the cluster secret run (node_security.h), checked before
+    // the envelope or the plan is parsed.
+    if (grpc::Status auth =
+            Authorize(*call, "ShuffleFiles/RunShuffleTask", request->query_id(), *request);
+        !auth.ok())
+      return auth;
     auto rows = Run(call, *request);
     if (!rows.ok())
       return ToGrpc(rows.status());
@@ -139,8 +155,13 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     }
   }
 
-  grpc::Status DropShuffleQuery(grpc::ServerContext*, const proto::DropShuffleQueryRequest* request,
+  grpc::Status DropShuffleQuery(grpc::ServerContext* call,
+                                const proto::DropShuffleQueryRequest* request,
                                 proto::DropShuffleQueryResponse* response) override {
+    if (grpc::Status auth =
+            Authorize(*call, "ShuffleFiles/DropShuffleQuery", request->query_id(), *request);
+        !auth.ok())
+      return auth;
     auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
     if (!dir.ok())
       return ToGrpc(dir.status());
@@ -156,6 +177,10 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   grpc::Status FetchStageFile(grpc::ServerContext* call,
                               const proto::FetchStageFileRequest* request,
                               grpc::ServerWriter<proto::StageFileChunk>* writer) override {
+    if (grpc::Status auth =
+            Authorize(*call, "ShuffleFiles/FetchStageFile", request->query_id(), *request);
+        !auth.ok())
+      return auth;
     auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
     if (!dir.ok())
       return ToGrpc(dir.status());

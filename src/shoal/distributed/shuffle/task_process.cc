@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/distributed/transport/node_security.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -41,6 +42,9 @@ Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string&
   // Everything the child touches is prepared before fork: after it, only async-signal-safe calls.
   const std::string path = ResolveTaskExecutable(executable);
   std::vector<std::string> args = {"shoal", "task", envelope};
+  // A task fetches stage files from other workers: with this process's certificates and secret.
+  for (auto& arg : ProcessNodeSecurity()->ChildProcessArgs())
+    args.push_back(std::move(arg));
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (auto& a : args)

@@ -13,6 +13,7 @@
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/proto/distributed.grpc.pb.h"
 #include "shoal/distributed/transport/library_logs.h"
+#include "shoal/distributed/transport/node_security.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
 
@@ -58,13 +59,25 @@ StatusCode FromGrpcCode(int code) {
 
 namespace {
 
+constexpr const char* kUnreachableHint =
+    "check that `shoal worker` runs there, that the address is right, and that both sides use "
+    "certificates of the same CA (--tls-ca), or both --insecure";
+
 Status FromGrpc(const grpc::Status& status, const std::string& address) {
   if (status.ok())
     return Status::OK();
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+      status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    return Status::InvalidArgument("worker {} refused the request: {}", address,
+                                   status.error_message())
+        .WithHint(
+            "every node of a cluster must read the same --cluster-secret-file, and their "
+            "clocks must agree within the signatures' lifetime");
+  }
   StatusCode code = FromGrpcCode(status.error_code());
   if (code == StatusCode::kUnavailable) {
     return Status::Unavailable("worker {} is unreachable: {}", address, status.error_message())
-        .WithHint("check that `shoal worker` runs there and the address is right");
+        .WithHint(kUnreachableHint);
   }
   if (code == StatusCode::kDeadlineExceeded)
     return Status::DeadlineExceeded("worker {} did not answer in time: {}", address,
@@ -99,10 +112,10 @@ LoadInfo DecodeLoadInfo(const proto::LoadInfoProto& in) {
 
 class GrpcCoordinatorStream final : public CoordinatorStream {
  public:
-  GrpcCoordinatorStream(std::string address, proto::Worker::Stub* stub, const Headers& headers)
-      : address_(std::move(address)) {
+  GrpcCoordinatorStream(std::string address, proto::Worker::Stub* stub, const Headers& headers,
+                        std::shared_ptr<NodeSecurity> security)
+      : address_(std::move(address)), stub_(stub), security_(std::move(security)) {
     AddHeaders(headers, &context_);
-    stream_ = stub->CoordinatorChannel(&context_);
   }
 
   ~GrpcCoordinatorStream() override {
@@ -128,6 +141,12 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
       f->set_partitions(feed.partitions);
     }
     std::unique_lock<std::mutex> lock(write_mutex_);
+    if (stream_)
+      return Status::Internal("a coordinator channel carries one task's plan");
+    // The call opens with the plan's signature in its metadata (node_security.h), so it starts
+    // only now that the plan is known.
+    security_->SignCall(&context_, "Worker/CoordinatorChannel", request.task_key.ToString(), *m);
+    stream_ = stub_->CoordinatorChannel(&context_);
     if (!stream_->Write(msg)) {
       lock.unlock();
       return FinishWithError();
@@ -156,6 +175,8 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     if (finished_)
       return finish_status_.ok() ? Status::Cancelled("the coordinator channel is closed")
                                  : finish_status_;
+    if (!stream_)
+      return Status::Internal("work units sent before the task's plan");
     if (!stream_->Write(msg)) {
       lock.unlock();
       return FinishWithError();
@@ -169,7 +190,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     proto::CoordinatorToWorkerProto msg;
     msg.set_work_unit_eos(true);
     std::unique_lock<std::mutex> lock(write_mutex_);
-    if (finished_)
+    if (finished_ || !stream_)
       return Status::OK();
     if (!stream_->Write(msg)) {
       lock.unlock();
@@ -193,8 +214,8 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   // The worker sends its task metrics only after WritesDone, so before Finish the stream carries
   // nothing but the LoadInfo feed.
   Result<std::optional<LoadInfo>> ReadLoadInfo() override {
-    if (finished_)
-      return Status::Internal("LoadInfo asked of a finished coordinator channel");
+    if (finished_ || !stream_)
+      return Status::Internal("LoadInfo asked of a finished or unopened coordinator channel");
     proto::WorkerToCoordinatorProto msg;
     while (stream_->Read(&msg)) {
       if (msg.has_load_info_eos())
@@ -210,6 +231,8 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     if (finished_)
       return finish_status_.ok() ? Result<TaskMetrics>(metrics_) : finish_status_;
     finished_ = true;
+    if (!stream_)
+      return metrics_;  // never opened: no plan was sent
     stream_->WritesDone();
     lock.unlock();
     proto::WorkerToCoordinatorProto msg;
@@ -237,7 +260,10 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   }
 
   std::string address_;
+  proto::Worker::Stub* stub_;
+  std::shared_ptr<NodeSecurity> security_;
   grpc::ClientContext context_;
+  // Opened by SendPlan.
   std::unique_ptr<
       grpc::ClientReaderWriter<proto::CoordinatorToWorkerProto, proto::WorkerToCoordinatorProto>>
       stream_;
@@ -321,8 +347,9 @@ class ExecuteCall {
   }
 
   void Start(proto::Worker::Stub* stub, const proto::ExecuteTaskRequestProto& request,
-             const Headers& headers) {
+             const Headers& headers, const NodeSecurity& security, const std::string& key) {
     AddHeaders(headers, &context_);
+    security.SignCall(&context_, "Worker/ExecuteTask", key, request);
     if (consumer_)
       ConsumerCalls::Instance().Add(consumer_, demux_);
     reader_ = stub->ExecuteTask(&context_, request);
@@ -404,11 +431,12 @@ class ExecuteCall {
 class GrpcWorkerChannel final : public WorkerChannel {
  public:
   GrpcWorkerChannel(std::string address, std::shared_ptr<grpc::Channel> channel,
-                    GrpcChannelOptions options)
+                    GrpcChannelOptions options, std::shared_ptr<NodeSecurity> security)
       : address_(std::move(address)),
         channel_(std::move(channel)),
         stub_(proto::Worker::NewStub(channel_)),
-        options_(options) {}
+        options_(options),
+        security_(std::move(security)) {}
 
   const std::string& address() const override { return address_; }
 
@@ -416,7 +444,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
       const Headers& headers) override {
     SHOAL_RETURN_IF_ERROR(WaitConnected());
     return std::unique_ptr<CoordinatorStream>(
-        new GrpcCoordinatorStream(address_, stub_.get(), headers));
+        new GrpcCoordinatorStream(address_, stub_.get(), headers, security_));
   }
 
   Result<std::vector<exec::StreamPtr>> ExecuteTask(
@@ -442,7 +470,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
     const int n = request.partition_end - request.partition_start;
     auto call = std::make_shared<ExecuteCall>(address_, n, options_.receive_budget_bytes,
                                               request.task_key.ToString(), context.get());
-    call->Start(stub_.get(), msg, headers);
+    call->Start(stub_.get(), msg, headers, *security_, request.task_key.ToString());
     return call->demux()->MakeStreams(call, context ? context->memory_pool() : DefaultMemoryPool(),
                                       context);
   }
@@ -455,6 +483,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
       context.set_deadline(std::chrono::system_clock::now() +
                            std::chrono::milliseconds(options_.connect_timeout_ms));
       proto::GetWorkerInfoRequestProto request;
+      security_->SignCall(&context, "Worker/GetWorkerInfo", "worker-info", request);
       grpc::Status status = stub_->GetWorkerInfo(&context, request, &response);
       // The connection looked ready but was broken (the worker restarted since: "Broken pipe"):
       // the failed call makes the channel reconnect, and the second one reaches the new worker.
@@ -485,12 +514,12 @@ class GrpcWorkerChannel final : public WorkerChannel {
       if (!channel_->WaitForStateChange(state, deadline)) {
         return Status::Unavailable("worker {} is unreachable: no connection within {} ms", address_,
                                    options_.connect_timeout_ms)
-            .WithHint("check that `shoal worker` runs there and the address is right");
+            .WithHint(kUnreachableHint);
       }
       state = channel_->GetState(/*try_to_connect=*/true);
       if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
         return Status::Unavailable("worker {} is unreachable: the connection failed", address_)
-            .WithHint("check that `shoal worker` runs there and the address is right");
+            .WithHint(kUnreachableHint);
       }
     }
     return Status::OK();
@@ -500,6 +529,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<proto::Worker::Stub> stub_;
   GrpcChannelOptions options_;
+  std::shared_ptr<NodeSecurity> security_;
 };
 
 }  // namespace
@@ -521,8 +551,10 @@ Result<WorkerChannelPtr> GrpcChannelResolver::Connect(const std::string& address
   // Reconnect quickly after a worker restarts instead of backing off for minutes.
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   RouteLibraryLogs();
-  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-  WorkerChannelPtr out = std::make_shared<GrpcWorkerChannel>(address, std::move(channel), options_);
+  auto security = ProcessNodeSecurity();
+  auto channel = grpc::CreateCustomChannel(address, security->ChannelCredentials(), args);
+  WorkerChannelPtr out =
+      std::make_shared<GrpcWorkerChannel>(address, std::move(channel), options_, security);
   channels_[address] = out;
   return out;
 }

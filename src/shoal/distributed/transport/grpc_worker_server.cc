@@ -15,6 +15,7 @@
 #include "shoal/distributed/proto/distributed.grpc.pb.h"
 #include "shoal/distributed/transport/grpc_worker_channel.h"
 #include "shoal/distributed/transport/library_logs.h"
+#include "shoal/distributed/transport/node_security.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
 
@@ -175,7 +176,8 @@ void ProducePartition(exec::RecordBatchStream* stream, int partition,
 
 class WorkerGrpcService final : public proto::Worker::Service {
  public:
-  explicit WorkerGrpcService(int64_t send_budget) : send_budget_(send_budget) {}
+  WorkerGrpcService(int64_t send_budget, std::shared_ptr<NodeSecurity> security)
+      : send_budget_(send_budget), security_(std::move(security)) {}
 
   void SetService(std::shared_ptr<WorkerService> service) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -186,6 +188,12 @@ class WorkerGrpcService final : public proto::Worker::Service {
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<proto::WorkerToCoordinatorProto, proto::CoordinatorToWorkerProto>*
           stream) override {
+    // The signature is checked before anything is read, and the plan's digest against it before
+    // the plan is decoded (node_security.h).
+    RequestToken token;
+    if (grpc::Status auth = security_->VerifyCall(*context, "Worker/CoordinatorChannel", &token);
+        !auth.ok())
+      return auth;
     auto service = Service();
     if (!service)
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
@@ -204,6 +212,9 @@ class WorkerGrpcService final : public proto::Worker::Service {
         const auto& m = msg.set_plan();
         SetPlanRequest request;
         request.task_key = DecodeTaskKey(m.task_key());
+        if (grpc::Status auth = security_->CheckCallBody(token, request.task_key.ToString(), m);
+            !auth.ok())
+          return auth;
         request.task_count = m.task_count();
         request.encoded_plan = m.plan();
         request.target_worker = m.target_worker();
@@ -215,6 +226,9 @@ class WorkerGrpcService final : public proto::Worker::Service {
         key = request.task_key;
         has_task = true;
         plan_status = service->SetPlan(request, ReceivedHeaders(*context), load_info->Sink());
+      } else if (!has_task && !security_->insecure()) {
+        return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                            "a coordinator channel must open with its signed plan");
       } else if (msg.has_work_unit_batch() && has_task) {
         auto* m = msg.mutable_work_unit_batch();
         WorkUnitBatch batch;
@@ -250,6 +264,14 @@ class WorkerGrpcService final : public proto::Worker::Service {
   grpc::Status ExecuteTask(grpc::ServerContext* context,
                            const proto::ExecuteTaskRequestProto* request,
                            grpc::ServerWriter<proto::BatchChunkProto>* writer) override {
+    RequestToken token;
+    if (grpc::Status auth = security_->VerifyCall(*context, "Worker/ExecuteTask", &token);
+        !auth.ok())
+      return auth;
+    if (grpc::Status auth = security_->CheckCallBody(
+            token, DecodeTaskKey(request->task_key()).ToString(), *request);
+        !auth.ok())
+      return auth;
     auto service = Service();
     if (!service)
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
@@ -309,8 +331,15 @@ class WorkerGrpcService final : public proto::Worker::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status GetWorkerInfo(grpc::ServerContext*, const proto::GetWorkerInfoRequestProto*,
+  grpc::Status GetWorkerInfo(grpc::ServerContext* context,
+                             const proto::GetWorkerInfoRequestProto* request,
                              proto::GetWorkerInfoResponseProto* response) override {
+    RequestToken token;
+    if (grpc::Status auth = security_->VerifyCall(*context, "Worker/GetWorkerInfo", &token);
+        !auth.ok())
+      return auth;
+    if (grpc::Status auth = security_->CheckCallBody(token, "worker-info", *request); !auth.ok())
+      return auth;
     auto service = Service();
     if (!service)
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
@@ -329,6 +358,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
   }
 
   int64_t send_budget_;
+  std::shared_ptr<NodeSecurity> security_;
   std::mutex mutex_;
   std::shared_ptr<WorkerService> service_;
 };
@@ -367,10 +397,11 @@ Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
   if (colon == std::string::npos || colon + 1 == options.listen.size())
     return Status::InvalidArgument("--listen '{}' is not HOST:PORT", options.listen);
   auto impl = std::make_unique<Impl>();
-  impl->grpc_service = std::make_unique<WorkerGrpcService>(options.send_budget_bytes);
+  auto security = ProcessNodeSecurity();
+  impl->grpc_service = std::make_unique<WorkerGrpcService>(options.send_budget_bytes, security);
   RouteLibraryLogs();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
+  builder.AddListeningPort(options.listen, security->ServerCredentials(), &impl->port);
   builder.RegisterService(impl->grpc_service.get());
   for (grpc::Service* extra : options.extra_services)
     builder.RegisterService(extra);
