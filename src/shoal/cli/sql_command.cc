@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "shoal/io/data_roots.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/common/text.h"
@@ -44,6 +45,8 @@ struct SqlArgs {
   std::string shuffle_dir;
   // --shuffle-workers H:P,...: `shoal worker --shuffle-dir`s that run those tasks instead
   std::string shuffle_workers;
+  // --data-root DIR (repeatable): the only directories SQL may name files under
+  std::vector<std::string> data_roots;
 };
 
 std::string JsonString(const std::string& text) {
@@ -500,6 +503,11 @@ void RegisterSqlCommand(CLI::App& app) {
                   "With --shuffle-dir: run the tasks on these `shoal worker --shuffle-dir`s "
                   "(HOST:PORT[,HOST:PORT...]); stage files are fetched from the worker that "
                   "wrote them");
+  cmd->add_option("--data-root", args->data_roots,
+                  "External tables, COPY and spill_dir may name files only under this "
+                  "directory, on this node and on in-process workers (repeatable; default: "
+                  "anywhere)")
+      ->allow_extra_args(false);
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
@@ -507,6 +515,12 @@ void RegisterSqlCommand(CLI::App& app) {
     engine::QueryRunner runner;
     const bool interactive = args->commands.empty() && args->files.empty() && isatty(STDIN_FILENO);
     InterruptWatcher interrupts(&runner, /*sticky=*/!interactive);
+    if (Result<io::DataRoots> roots = io::DataRoots::Make(args->data_roots); roots.ok()) {
+      io::SetProcessDataRoots(std::move(roots).MoveValueUnsafe());
+    } else {
+      PrintError(roots.status(), "", std::cerr);
+      throw CLI::RuntimeError(1);
+    }
     engine::SessionSetup setup;
     setup.tpch_scale = args->tpch_scale;
     setup.workers = {args->workers, args->headers, args->worker_version};

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shoal/io/data_roots.h"
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/common/logging.h"
 #include "shoal/common/settings.h"
@@ -451,6 +452,8 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       envelope.set_partition_count(n);
       for (const auto& id : codec_ids)
         envelope.add_codec_ids(id);
+      for (const auto& root : io::ProcessDataRoots()->roots())
+        envelope.add_data_roots(root);
       TaskSlot& slot = slots.emplace_back();
       slot.stage_id = stage.id;
       slot.partition = p;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "shoal/io/data_roots.h"
 #include "shoal/common/settings.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
@@ -165,6 +166,12 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
                               envelope.partition_count(),
                               envelope.partition_count() == 1 ? "partition" : "partitions");
 
+  // The task process confines its table files as the process that started it does.
+  {
+    std::vector<std::string> roots(envelope.data_roots().begin(), envelope.data_roots().end());
+    SHOAL_ASSIGN_OR_RETURN(io::DataRoots data_roots, io::DataRoots::Make(roots));
+    io::SetProcessDataRoots(std::move(data_roots));
+  }
   exec::TaskContext::Options options;
   if (spec.setting_names_size() != spec.setting_values_size())
     return Status::InvalidData("task envelope {}: unpaired settings", path);
