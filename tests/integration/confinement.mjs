@@ -11,8 +11,9 @@
 //     outside DIR are refused by the coordinator itself;
 //  4. a client's spill_dir does not steer a worker's spill files (the worker spills into its own
 //     --spill-dir), and a query's memory_limit makes a big aggregate spill on the worker;
-//  5. `SET threads = 4096` is refused and `SET threads = 1024` does not give the worker more than
-//     its --max-threads threads per task (its thread count is watched while the query runs).
+//  5. `SET threads = 4096` is refused by the setting; `SET threads = 1024` (1,024 partitions per
+//     task) is refused by a worker with --max-threads 2, whose thread count is watched meanwhile;
+//  6. tasks of the materialized shuffle run by a worker ignore the driver's spill_dir.
 //
 // Usage: node tests/integration/confinement.mjs <path to shoal>
 import { spawn, spawnSync } from 'node:child_process';
@@ -207,7 +208,7 @@ console.log('worker data roots: /etc/passwd, /etc/shadow, symlinks and .. escape
 {
   const big = 'SELECT l_orderkey, l_partkey, l_suppkey, count(*), sum(l_quantity) FROM lineitem ' +
               'GROUP BY l_orderkey, l_partkey, l_suppkey';
-  const r = Sql(['--workers', confined.address, '-c', "SET memory_limit = '4MB'",
+  const r = Sql(['--workers', confined.address, '-c', "SET memory_limit = '6MB'",
                  '-c', "SET spill_dir = '/nonexistent-client-spill-dir'",
                  '-c', `EXPLAIN ANALYZE ${big}`]);
   Expect(r.code === 0 && /spilled=/.test(r.stdout),
@@ -221,22 +222,48 @@ console.log('worker data roots: /etc/passwd, /etc/shadow, symlinks and .. escape
   console.log('spill: under memory_limit, in the worker\'s --spill-dir, not the client\'s');
 }
 
-// 5. Threads.
+// 5. Threads. The coordinator plans `threads` partitions per task, and a worker pulls each
+// partition a consumer reads on a thread of its own: 1,024 would mean 1,024 threads per task.
 {
   const refused = Sql(['--workers', confined.address, '-c', 'SET threads = 4096']);
   Expect(refused.code !== 0 && /threads/.test(refused.stderr), 'SET threads = 4096 was accepted',
          refused);
-  const before = fs.readFileSync(`/proc/${confined.child.pid}/status`, 'utf8')
-      .match(/^Threads:\s+(\d+)/m)[1];
-  const r = await SqlWatchingThreads(['--workers', confined.address, '-c', 'SET threads = 1024',
-                                      '-c', table('t', path.join(data, 'good.csv')),
-                                      '-c', answer], confined.child.pid);
-  Expect(r.code === 0 && r.stdout === expectedAnswer.stdout,
-         'SET threads = 1024 gave a wrong answer', r);
-  // --max-threads 2: a few pools of 2 and the gRPC threads, never hundreds.
-  Expect(r.most < 200, `the worker grew from ${before} to ${r.most} threads under ` +
-         'SET threads = 1024', r);
+  const threadsOf = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+      .match(/^Threads:\s+(\d+)/m)[1]);
+  const before = threadsOf(confined.child.pid);
+  const tableT = table('t', path.join(data, 'good.csv'));
+  const big = await SqlWatchingThreads(['--workers', confined.address, '-c', 'SET threads = 1024',
+                                        '-c', "SET dist_bytes_per_task = '64B'", '-c', tableT,
+                                        '-c', answer], confined.child.pid);
+  Expect(big.code !== 0 && /partitions/.test(big.stderr) && /--max-threads/.test(big.stderr),
+         'SET threads = 1024 was not refused by the worker (--max-threads 2)', big);
+  // Within the cap (max(64, 4 x --max-threads) partitions per task) the query runs.
+  const ok = await SqlWatchingThreads(['--workers', confined.address, '-c', 'SET threads = 64',
+                                       '-c', "SET dist_bytes_per_task = '64B'", '-c', tableT,
+                                       '-c', answer], confined.child.pid);
+  Expect(ok.code === 0 && ok.stdout === expectedAnswer.stdout,
+         'SET threads = 64 gave a wrong answer', ok);
+  const most = Math.max(big.most, ok.most);
+  Expect(most < 300, `the worker grew from ${before} to ${most} threads`, ok);
   ExpectCorrect('after SET threads = 1024');
-  console.log(`threads: 4096 refused, 1024 capped (worker threads ${before} -> at most ${r.most})`);
+  console.log(`threads: 4096 refused by the setting, 1024 by the worker, 64 ran (worker threads ` +
+              `${before} -> at most ${most})`);
+}
+// 6. The materialized shuffle: tasks a worker runs for a driver spill into the worker's
+// --spill-dir whatever spill_dir the driver's session names (the worker rewrites the envelope).
+{
+  const shuffleDir = path.join(tmp, 'worker-shuffle');
+  const shuffler = await StartWorker(['--shuffle-dir', shuffleDir, '--spill-dir', workerSpill]);
+  const big = 'SELECT l_orderkey, l_partkey, l_suppkey, count(*), sum(l_quantity) FROM lineitem ' +
+              'GROUP BY l_orderkey, l_partkey, l_suppkey';
+  const count = `SELECT count(*), sum(q) FROM (${big.replace('sum(l_quantity)', 'sum(l_quantity) AS q')}) s`;
+  const expected = Sql(['-c', count]);
+  const r = Sql(['--shuffle-dir', path.join(tmp, 'driver-shuffle'), '--shuffle-workers',
+                 shuffler.address, '-c', "SET memory_limit = '6MB'",
+                 '-c', "SET spill_dir = '/nonexistent-client-spill-dir'", '-c', count]);
+  Expect(expected.code === 0 && r.code === 0 && r.stdout === expected.stdout,
+         'a shuffle task on the worker followed the driver\'s spill_dir', r);
+  Expect(!fs.existsSync('/nonexistent-client-spill-dir'), 'the driver chose the spill directory');
+  console.log('shuffle: the worker\'s tasks spill into its own directory');
 }
 console.log('confinement: all checks passed');

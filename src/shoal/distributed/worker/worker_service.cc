@@ -194,8 +194,7 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
       SHOAL_RETURN_IF_ERROR(options.settings.Set(name, value));
     // Worker-side caps on what the coordinator's settings ask for: its threads, its memory and
     // its spill directory (a client's `SET threads = 1024` or `SET spill_dir` stops here).
-    const int64_t cap = options_.max_threads > 0 ? options_.max_threads
-                                                 : ThreadPool::HardwareConcurrency();
+    const int64_t cap = ThreadCap();
     const int64_t threads = options_.threads > 0
                                 ? options_.threads
                                 : std::min<int64_t>(options.settings.GetInt("threads"), cap);
@@ -215,6 +214,9 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
     decode.feeds = task->feeds;
     decode.refuse_stage_files = true;
     SHOAL_ASSIGN_OR_RETURN(task->plan, DecodePlan(request.encoded_plan, decode));
+    // Every partition a consumer reads is pulled by a thread of its own (grpc_worker_server.h):
+    // a plan of 1,024 partitions would start 1,024 threads whatever the thread pool's size.
+    SHOAL_RETURN_IF_ERROR(CheckPartitions(task->plan->num_partitions(), "the task plan has"));
     return Status::OK();
   }();
   if (!task->refused.ok()) {
@@ -233,6 +235,25 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   }
   cv_.notify_all();
   return task->refused;
+}
+
+int WorkerService::ThreadCap() const {
+  if (options_.threads > 0)
+    return options_.threads;
+  return options_.max_threads > 0 ? options_.max_threads : ThreadPool::HardwareConcurrency();
+}
+
+Status WorkerService::CheckPartitions(int64_t partitions, std::string_view what) const {
+  const int64_t most = std::max<int64_t>(kMinPartitionCap, 4LL * ThreadCap());
+  if (partitions <= most)
+    return Status::OK();
+  return Status::InvalidArgument(
+             "{} {} partitions; worker {} serves at most {} per task (4 per thread of "
+             "--max-threads {}, at least {})",
+             what, partitions, options_.address, most, ThreadCap(), kMinPartitionCap)
+      .WithSqlState("53400")
+      .WithHint("lower the query's threads setting, or start the workers with a higher "
+                "--max-threads");
 }
 
 Status WorkerService::AdmitLocked(const TaskKey& key) const {
@@ -349,6 +370,9 @@ Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTas
   SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<Task> task, WaitForTask(request.task_key));
   if (!task->refused.ok())
     return task->refused;
+  if (request.head.kind == ProducerHeadKind::kRepartition)
+    SHOAL_RETURN_IF_ERROR(
+        CheckPartitions(request.head.partitioning.num_partitions, "the repartition head has"));
   exec::ExecPlanPtr source = task->source();
   int available = source->num_partitions();
   if (request.head.kind == ProducerHeadKind::kRepartition) {
