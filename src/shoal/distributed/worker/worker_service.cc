@@ -194,10 +194,13 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
       SHOAL_RETURN_IF_ERROR(options.settings.Set(name, value));
     // Worker-side caps on what the coordinator's settings ask for: its threads, its memory and
     // its spill directory (a client's `SET threads = 1024` or `SET spill_dir` stops here).
+    // The coordinator plans `threads` partitions per stage, and each partition a consumer reads
+    // is pulled by a producer thread of its own (grpc_worker_server.h): SET threads = 1024 meant
+    // 1,024 threads per task whatever the pool's size, so such a query is refused here.
+    const int64_t asked = options.settings.GetInt("threads");
+    SHOAL_RETURN_IF_ERROR(CheckThreads(asked));
     const int64_t cap = ThreadCap();
-    const int64_t threads = options_.threads > 0
-                                ? options_.threads
-                                : std::min<int64_t>(options.settings.GetInt("threads"), cap);
+    const int64_t threads = options_.threads > 0 ? options_.threads : std::min<int64_t>(asked, cap);
     SHOAL_RETURN_IF_ERROR(options.settings.Set("threads", std::to_string(std::max<int64_t>(1, threads))));
     options.spill_directory = options_.spill_directory;
     options.pool = QueryPool(request.task_key.query_id, options.settings.GetInt("memory_limit"))
@@ -214,9 +217,6 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
     decode.feeds = task->feeds;
     decode.refuse_stage_files = true;
     SHOAL_ASSIGN_OR_RETURN(task->plan, DecodePlan(request.encoded_plan, decode));
-    // Every partition a consumer reads is pulled by a thread of its own (grpc_worker_server.h):
-    // a plan of 1,024 partitions would start 1,024 threads whatever the thread pool's size.
-    SHOAL_RETURN_IF_ERROR(CheckPartitions(task->plan->num_partitions(), "the task plan has"));
     return Status::OK();
   }();
   if (!task->refused.ok()) {
@@ -243,14 +243,14 @@ int WorkerService::ThreadCap() const {
   return options_.max_threads > 0 ? options_.max_threads : ThreadPool::HardwareConcurrency();
 }
 
-Status WorkerService::CheckPartitions(int64_t partitions, std::string_view what) const {
-  const int64_t most = std::max<int64_t>(kMinPartitionCap, 4LL * ThreadCap());
-  if (partitions <= most)
+Status WorkerService::CheckThreads(int64_t threads) const {
+  const int64_t most = std::max<int64_t>(kMinThreadsAccepted, 4LL * ThreadCap());
+  if (threads <= most)
     return Status::OK();
   return Status::InvalidArgument(
-             "{} {} partitions; worker {} serves at most {} per task (4 per thread of "
-             "--max-threads {}, at least {})",
-             what, partitions, options_.address, most, ThreadCap(), kMinPartitionCap)
+             "the query's threads setting is {}; worker {} accepts at most {} (4 per thread of "
+             "its thread cap {}, at least {})",
+             threads, options_.address, most, ThreadCap(), kMinThreadsAccepted)
       .WithSqlState("53400")
       .WithHint("lower the query's threads setting, or start the workers with a higher "
                 "--max-threads");
@@ -370,9 +370,6 @@ Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTas
   SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<Task> task, WaitForTask(request.task_key));
   if (!task->refused.ok())
     return task->refused;
-  if (request.head.kind == ProducerHeadKind::kRepartition)
-    SHOAL_RETURN_IF_ERROR(
-        CheckPartitions(request.head.partitioning.num_partitions, "the repartition head has"));
   exec::ExecPlanPtr source = task->source();
   int available = source->num_partitions();
   if (request.head.kind == ProducerHeadKind::kRepartition) {

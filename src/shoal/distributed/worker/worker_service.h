@@ -28,7 +28,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -126,10 +125,10 @@ class WorkerService {
   Status ExpiryStatus(const TaskKey& key) const;
   // Threads a task may use: --threads, else --max-threads, else the hardware threads.
   int ThreadCap() const;
-  // A task serves at most max(kMinPartitionCap, 4 * ThreadCap()) partitions: each partition a
-  // consumer reads has a producer thread of its own.
-  static constexpr int64_t kMinPartitionCap = 64;
-  Status CheckPartitions(int64_t partitions, std::string_view what) const;
+  // A coordinator's `threads` above max(kMinThreadsAccepted, 4 * ThreadCap()) is refused: it sets
+  // the partitions per task, and each partition a consumer reads has a producer thread.
+  static constexpr int64_t kMinThreadsAccepted = 64;
+  Status CheckThreads(int64_t threads) const;
   // The worker-side caps on concurrent queries and tasks per query (mutex_ held).
   Status AdmitLocked(const TaskKey& key) const;
   // The pool of `query_id`'s tasks, made on first use with `limit` (0: no limit but the worker's).
