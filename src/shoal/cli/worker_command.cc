@@ -1,6 +1,7 @@
 #include "shoal/cli/worker_command.h"
 
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>

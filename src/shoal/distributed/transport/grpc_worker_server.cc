@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
+#include <cstdint>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
