@@ -268,3 +268,5 @@ console.log('worker data roots: /etc/passwd, /etc/shadow, symlinks and .. escape
   console.log('shuffle: the worker\'s tasks spill into its own directory');
 }
 console.log('confinement: all checks passed');
+// The workers' child handles keep the event loop alive; the exit handler stops them.
+process.exit(0);
