@@ -17,6 +17,7 @@
 #include "shoal/cli/worker_command.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/in_process_workers.h"
+#include "shoal/io/data_roots.h"
 #include "shoal/server/auth_config.h"
 #include "shoal/server/scram.h"
 #include "shoal/server/server.h"
@@ -40,6 +41,7 @@ struct ServerArgs {
   engine::NodeSecurityOptions node_security;
   int threads = 100;
   int max_connections = 100;
+  std::vector<std::string> data_roots;  // --data-root: where SQL may name files
 };
 
 // "HOST:PORT", "[V6ADDR]:PORT" or ":PORT" (the default host).
@@ -78,6 +80,8 @@ Status RunServer(const ServerArgs& args) {
     return Status::IoError("--data-dir {}: cannot create the directory: {}", args.data_dir,
                            ec ? ec.message() : "not a directory");
   }
+  SHOAL_ASSIGN_OR_RETURN(io::DataRoots roots, io::DataRoots::Make(args.data_roots));
+  io::SetProcessDataRoots(std::move(roots));
   options.threads = args.threads;
   options.max_connections = args.max_connections;
   options.setup.tpch_scale = args.tpch_scale;
@@ -214,6 +218,10 @@ void RegisterServerCommand(CLI::App& app) {
   AddNodeSecurityFlags(cmd, &args->node_security, /*with_cert_and_key=*/false);
   cmd->add_option("--threads", args->threads,
                   "Threads serving connections; a connection holds one while open (default 100)");
+  cmd->add_option("--data-root", args->data_roots,
+                  "External tables, COPY and spill_dir may name files only under this "
+                  "directory (repeatable; default: anywhere)")
+      ->allow_extra_args(false);
   cmd->add_option("--max-connections", args->max_connections,
                   "Connections open at once; more are refused with SQLSTATE 53300 (default 100)");
   auto passwd_user = std::make_shared<std::string>();

@@ -25,6 +25,7 @@
 #include "shoal/engine/in_process_workers.h"
 #include "shoal/engine/session_setup.h"
 #include "shoal/io/csv_field.h"
+#include "shoal/io/data_roots.h"
 
 namespace shoal::cli {
 
@@ -49,6 +50,8 @@ struct SqlArgs {
   // --tls-cert, --tls-key, --tls-ca, --cluster-secret-file, --insecure: how --workers and
   // --shuffle-workers are reached (node_security_flags.h).
   engine::NodeSecurityOptions node_security;
+  // --data-root DIR (repeatable): the only directories SQL may name files under
+  std::vector<std::string> data_roots;
 };
 
 std::string JsonString(const std::string& text) {
@@ -506,6 +509,11 @@ void RegisterSqlCommand(CLI::App& app) {
                   "(HOST:PORT[,HOST:PORT...]); stage files are fetched from the worker that "
                   "wrote them");
   AddNodeSecurityFlags(cmd, &args->node_security);
+  cmd->add_option("--data-root", args->data_roots,
+                  "External tables, COPY and spill_dir may name files only under this "
+                  "directory, on this node and on in-process workers (repeatable; default: "
+                  "anywhere)")
+      ->allow_extra_args(false);
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
@@ -513,6 +521,12 @@ void RegisterSqlCommand(CLI::App& app) {
     engine::QueryRunner runner;
     const bool interactive = args->commands.empty() && args->files.empty() && isatty(STDIN_FILENO);
     InterruptWatcher interrupts(&runner, /*sticky=*/!interactive);
+    if (Result<io::DataRoots> roots = io::DataRoots::Make(args->data_roots); roots.ok()) {
+      io::SetProcessDataRoots(std::move(roots).MoveValueUnsafe());
+    } else {
+      PrintError(roots.status(), "", std::cerr);
+      throw CLI::RuntimeError(1);
+    }
     engine::SessionSetup setup;
     setup.tpch_scale = args->tpch_scale;
     setup.workers = {args->workers, args->headers, args->worker_version};

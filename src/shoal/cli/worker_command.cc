@@ -1,17 +1,23 @@
 #include "shoal/cli/worker_command.h"
 
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "shoal/cli/node_security_flags.h"
 #include "shoal/common/settings.h"
+#include "shoal/common/thread_pool.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/worker_process.h"
+#include "shoal/io/data_roots.h"
 
 namespace shoal::cli {
 namespace {
@@ -26,13 +32,80 @@ struct WorkerArgs {
   std::string shuffle_dir;
   // --tls-cert, --tls-key, --tls-ca, --cluster-secret-file, --insecure (node_security_flags.h).
   engine::NodeSecurityOptions node_security;
+  // Confinement and resource caps (issue 15 items 3-5; docs/security.md).
+  std::vector<std::string> data_roots;
+  std::string spill_dir;
+  int max_threads = 0;
+  int max_queries = 64;
+  int max_tasks_per_query = 1024;
+  std::string max_message_size = "256MB";
 };
 
+// The worker's memory budget when --memory-limit is not given: half the machine's memory, so a
+// worker spills or fails a query before the kernel's OOM killer ends the whole process.
+int64_t DefaultWorkerMemoryLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0)
+    return 0;
+  return static_cast<int64_t>(pages) * static_cast<int64_t>(page_size) / 2;
+}
+
+bool IsLoopbackHost(std::string_view listen) {
+  const size_t colon = listen.rfind(':');
+  std::string_view host = listen.substr(0, colon == std::string_view::npos ? 0 : colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
+// What the worker tells its operator at start-up, after "listening on": who may reach it and
+// what its plans may touch.
+void PrintStartupNotes(const WorkerArgs& args, int64_t memory_limit, const std::string& address) {
+  if (!IsLoopbackHost(address)) {
+    if (args.node_security.insecure) {
+      std::fprintf(stderr,
+                   "WARNING:  listening on %s without TLS, reachable from other machines: anyone "
+                   "who can connect can run plans on this worker (see docs/security.md)\n",
+                   address.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "WARNING:  listening on %s, reachable from other machines: only peers with a "
+                   "certificate of --tls-ca and the cluster secret are served (docs/security.md)\n",
+                   address.c_str());
+    }
+  }
+  if (args.data_roots.empty()) {
+    std::printf(
+        "data roots: none (plans may read and write any file this process can; "
+        "--data-root DIR confines them)\n");
+  } else {
+    std::string roots;
+    for (const auto& root : io::ProcessDataRoots()->roots())
+      roots += (roots.empty() ? "" : ", ") + root;
+    std::printf("data roots: %s\n", roots.c_str());
+  }
+  const std::string memory =
+      memory_limit > 0 ? fmt::format("{} MiB", memory_limit >> 20) : std::string("unlimited");
+  std::printf("memory limit: %s; threads per task at most %d\n", memory.c_str(),
+              args.threads > 0
+                  ? args.threads
+                  : (args.max_threads > 0 ? args.max_threads : ThreadPool::HardwareConcurrency()));
+  std::fflush(stdout);
+}
+
 Status RunWorker(const WorkerArgs& args) {
-  int64_t memory_limit = 0;
+  int64_t memory_limit = DefaultWorkerMemoryLimit();
   if (!args.memory_limit.empty()) {
     SHOAL_ASSIGN_OR_RETURN(memory_limit, ParseByteSize(args.memory_limit));
   }
+  SHOAL_ASSIGN_OR_RETURN(const int64_t max_message_bytes, ParseByteSize(args.max_message_size));
+  if (max_message_bytes < 1024 || max_message_bytes > INT32_MAX)
+    return Status::InvalidArgument("--max-message-size must be between 1KB and 2GB, got '{}'",
+                                   args.max_message_size);
+  if (args.max_threads < 0 || args.max_queries < 0 || args.max_tasks_per_query < 0)
+    return Status::InvalidArgument(
+        "--max-threads, --max-queries and --max-tasks-per-query must not be negative");
   if (args.threads < 0)
     return Status::InvalidArgument("--threads must be at least 1, got {}", args.threads);
   if (args.version.empty())
@@ -52,6 +125,12 @@ Status RunWorker(const WorkerArgs& args) {
   options.version = args.version;
   options.task_ttl = task_ttl;
   options.shuffle_dir = args.shuffle_dir;
+  options.data_roots = args.data_roots;
+  options.spill_dir = args.spill_dir;
+  options.max_threads = args.max_threads;
+  options.max_queries = args.max_queries;
+  options.max_tasks_per_query = args.max_tasks_per_query;
+  options.max_message_bytes = max_message_bytes;
   SHOAL_ASSIGN_OR_RETURN(auto worker, engine::WorkerProcess::Make(std::move(options)));
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t signals;
@@ -62,6 +141,7 @@ Status RunWorker(const WorkerArgs& args) {
   SHOAL_RETURN_IF_ERROR(worker->Start());
   std::printf("listening on %s\n", worker->address().c_str());
   std::fflush(stdout);
+  PrintStartupNotes(args, memory_limit, worker->address());
   std::thread stopper([&] {
     int signal = 0;
     sigwait(&signals, &signal);
@@ -81,7 +161,8 @@ void RegisterWorkerCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--threads", args->threads, "Threads per task (default: the query's setting)");
   cmd->add_option("--memory-limit", args->memory_limit,
-                  "Bytes all tasks together may hold, e.g. 4GB (default: unlimited)");
+                  "Bytes all tasks together may hold, e.g. 4GB; each query's tasks also stay "
+                  "under its memory_limit (default: half the machine's memory)");
   cmd->add_option("--tpch", args->tpch_scale,
                   "Generate the in-memory TPC-H tables of this scale factor (as shoal sql --tpch)");
   cmd->add_option(
@@ -96,6 +177,23 @@ void RegisterWorkerCommand(CLI::App& app) {
                   "keeping their stage files in this directory (one subdirectory per query)");
   // Mutual TLS and request signing (docs/security.md).
   AddNodeSecurityFlags(cmd, &args->node_security);
+  // Confinement and resource caps (docs/security.md).
+  cmd->add_option("--data-root", args->data_roots,
+                  "Plans may read and write table files only under this directory (repeatable; "
+                  "symlinks and .. are resolved first); default: anywhere")
+      ->allow_extra_args(false);
+  cmd->add_option("--spill-dir", args->spill_dir,
+                  "Where tasks spill (default: $TMPDIR or /tmp); a client's spill_dir setting "
+                  "is ignored");
+  cmd->add_option("--max-threads", args->max_threads,
+                  "Lower a query's threads setting to this (default: the hardware threads)");
+  cmd->add_option(
+      "--max-queries", args->max_queries,
+      "Queries that may hold tasks at once; more are refused (default 64, 0: no limit)");
+  cmd->add_option("--max-tasks-per-query", args->max_tasks_per_query,
+                  "Tasks one query may hold at once; more are refused (default 1024, 0: no limit)");
+  cmd->add_option("--max-message-size", args->max_message_size,
+                  "Largest message a call may send this worker (default 256MB)");
   cmd->callback([args] {
     Status st = RunWorker(*args);
     if (!st.ok()) {

@@ -16,6 +16,7 @@
 #include "shoal/exec/task_context.h"
 #include "shoal/io/arrow_table.h"
 #include "shoal/io/copy_writer.h"
+#include "shoal/io/data_roots.h"
 #include "shoal/io/delimited_table.h"
 #include "shoal/io/memory_table.h"
 #include "shoal/io/parquet/parquet_table.h"
@@ -262,6 +263,10 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   SHOAL_ASSIGN_OR_RETURN(planned.logical, sql::OptimizePlan(plan, &session_->column_ids()));
   TaskContext::Options options;
   options.settings = session_->settings();
+  // A SQL user's spill_dir names a directory this process writes into: with --data-root it must
+  // lie inside the roots like every other file a query writes (io/data_roots.h).
+  if (const std::string& spill_dir = options.settings.GetString("spill_dir"); !spill_dir.empty())
+    SHOAL_RETURN_IF_ERROR(io::CheckDataPath(spill_dir, "spill into").status());
   planned.context = std::make_shared<TaskContext>(std::move(options));
   {
     std::lock_guard<std::mutex> lock(running_mutex_);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "shoal/common/result.h"
 #include "shoal/distributed/shuffle/stage_file_service.h"
@@ -35,6 +36,16 @@ struct WorkerProcessOptions {
   std::chrono::milliseconds task_ttl{std::chrono::minutes(10)};
   /// Also serve materialized-shuffle tasks, keeping their stage files here; empty: not.
   std::string shuffle_dir;
+  /// Confinement and caps (worker_service.h, io/data_roots.h): the directories plans may read
+  /// and write table files under (empty: anywhere), where tasks spill (empty: $TMPDIR or /tmp),
+  /// the most threads a task may use (0: hardware threads), queries at once and tasks per query
+  /// (0: unlimited), and the largest message a call may send.
+  std::vector<std::string> data_roots;
+  std::string spill_dir;
+  int max_threads = 0;
+  int max_queries = 0;
+  int max_tasks_per_query = 0;
+  int64_t max_message_bytes = distributed::kDefaultMaxReceiveBytes;
 };
 
 class WorkerProcess {

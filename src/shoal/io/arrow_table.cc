@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "shoal/columnar/ipc/reader.h"
+#include "shoal/io/data_roots.h"
 
 namespace shoal::io {
 
@@ -127,7 +128,8 @@ Result<std::shared_ptr<ArrowTable>> ArrowTable::Make(const std::string& location
 Status ArrowTable::OpenFiles(std::vector<ListedFile> listed, std::vector<File>* files,
                              columnar::SchemaPtr* file_schema) {
   for (auto& entry : listed) {
-    auto reader = columnar::ipc::OpenFileReader(entry.path);
+    SHOAL_ASSIGN_OR_RETURN(const std::string resolved, CheckDataPath(entry.path, "read"));
+    auto reader = columnar::ipc::OpenFileReader(resolved);
     if (!reader.ok())
       return std::move(reader).status().WithContext(
           fmt::format("opening Arrow IPC file {}", entry.path));
@@ -207,7 +209,8 @@ Result<columnar::RecordBatchReaderPtr> ArrowTable::OpenUnit(const ScanUnit& unit
   SHOAL_RETURN_IF_ERROR(DecodeUnit(unit.payload, &path, &first, &end));
   columnar::ipc::ReadOptions options;
   options.pool = context.pool;
-  auto reader = columnar::ipc::OpenFileReader(path, options);
+  SHOAL_ASSIGN_OR_RETURN(const std::string resolved, CheckDataPath(path, "read"));
+  auto reader = columnar::ipc::OpenFileReader(resolved, options);
   if (!reader.ok())
     return std::move(reader).status().WithContext(fmt::format("opening Arrow IPC file {}", path));
   if (end > (*reader)->num_batches() || !SameTypes(*(*reader)->schema(), *schema_))

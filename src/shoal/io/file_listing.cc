@@ -8,6 +8,7 @@
 #include <glob.h>
 
 #include "shoal/common/text.h"
+#include "shoal/io/data_roots.h"
 
 namespace shoal::io {
 namespace {
@@ -155,7 +156,19 @@ Result<std::vector<ListedFile>> ListFiles(const std::string& location,
                                           const std::vector<std::string_view>& extensions) {
   std::vector<ListedFile> files;
   std::error_code ec;
-  if (location.find_first_of("*?[") != std::string::npos) {
+  const size_t wildcard = location.find_first_of("*?[");
+  // Confinement (data_roots.h): the location (a glob's directory part) before anything is listed,
+  // so nothing outside the roots is even named, then every file found, since a symlink inside a
+  // root may point out of it.
+  {
+    const size_t slash =
+        wildcard == std::string::npos ? std::string::npos : location.rfind('/', wildcard);
+    const std::string listed = wildcard == std::string::npos ? location
+                               : slash == std::string::npos  ? std::string(".")
+                                                             : location.substr(0, slash + 1);
+    SHOAL_RETURN_IF_ERROR(CheckDataPath(listed.empty() ? "/" : listed, "read").status());
+  }
+  if (wildcard != std::string::npos) {
     SHOAL_ASSIGN_OR_RETURN(files, ListGlob(location));
   } else if (fs::is_directory(location, ec)) {
     SHOAL_ASSIGN_OR_RETURN(files, ListDirectory(location, extensions));
@@ -164,6 +177,8 @@ Result<std::vector<ListedFile>> ListFiles(const std::string& location,
   } else {
     return Status::NotFound("no such file or directory: '{}'", location);
   }
+  for (const ListedFile& file : files)
+    SHOAL_RETURN_IF_ERROR(CheckDataPath(file.path, "read").status());
   std::sort(files.begin(), files.end(),
             [](const ListedFile& a, const ListedFile& b) { return a.path < b.path; });
   return files;

@@ -6,10 +6,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "shoal/io/data_roots.h"
+
 namespace shoal::io {
 
 Result<std::unique_ptr<RandomAccessFile>> RandomAccessFile::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Opens the resolved path the data roots admitted, not `path` again (data_roots.h).
+  SHOAL_ASSIGN_OR_RETURN(const std::string resolved, CheckDataPath(path, "read"));
+  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return Status::IoError("cannot open '{}': {}", path, std::strerror(errno));
   return std::unique_ptr<RandomAccessFile>(new RandomAccessFile(fd, path));

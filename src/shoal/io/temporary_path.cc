@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shoal/io/data_roots.h"
+
 namespace shoal::io {
 namespace {
 
@@ -96,6 +98,8 @@ int RemoveStaleTemporaries(const std::string& directory) {
 }
 
 Result<std::unique_ptr<TemporaryPath>> TemporaryPath::Create(const std::string& target) {
+  // COPY ... TO and every other write of a query's output lands here (data_roots.h).
+  SHOAL_RETURN_IF_ERROR(CheckDataPath(target, "write").status());
   struct stat st {};
   if (::stat(target.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode))

@@ -68,7 +68,14 @@ Status EncodeStageFile(const exec::ExecutionPlan& node, NodeEncoder&, proto::Pla
 }
 
 Result<exec::ExecPlanPtr> DecodeStageFile(const proto::PlanNodeProto& in,
-                                          std::vector<exec::ExecPlanPtr> children, NodeDecoder&) {
+                                          std::vector<exec::ExecPlanPtr> children,
+                                          NodeDecoder& decoder) {
+  if (decoder.context().refuse_stage_files)
+    return Status::InvalidArgument(
+               "a task plan may not hold a shuffle stage node (it names a directory to write "
+               "stage files into, '{}')",
+               in.shuffle_stage_file().shuffle_dir())
+        .WithSqlState("42501");
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "ShuffleStage"));
   return shuffle::DecodeStageFile(in.shuffle_stage_file(), children[0]);
 }

@@ -36,6 +36,9 @@ struct PlanDecodeContext {
   ChannelResolverPtr channels;
   /// The task's work-unit feeds, which decoded feed scans read; null decodes them unbound.
   WorkUnitFeedsPtr feeds = nullptr;
+  /// Refuse materialized-shuffle stage nodes: they name a directory to write into, which only the
+  /// shuffle's own task runner may choose (a worker's task plans never hold one).
+  bool refuse_stage_files = false;
 };
 
 class NodeEncoder;

@@ -32,6 +32,7 @@
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_client.h"
 #include "shoal/distributed/shuffle/task_process.h"
+#include "shoal/io/data_roots.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -451,6 +452,8 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       envelope.set_partition_count(n);
       for (const auto& id : codec_ids)
         envelope.add_codec_ids(id);
+      for (const auto& root : io::ProcessDataRoots()->roots())
+        envelope.add_data_roots(root);
       TaskSlot& slot = slots.emplace_back();
       slot.stage_id = stage.id;
       slot.partition = p;

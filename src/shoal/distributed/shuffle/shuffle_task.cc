@@ -26,6 +26,7 @@
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/exec/physical_planner.h"
 #include "shoal/exec/task_context.h"
+#include "shoal/io/data_roots.h"
 #include "shoal/io/tpch/scale.h"
 #include "shoal/io/tpch/tpch_memory_tables.h"
 #include "shoal/io/tpch/tpch_table.h"
@@ -165,6 +166,12 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
                               envelope.partition_count(),
                               envelope.partition_count() == 1 ? "partition" : "partitions");
 
+  // The task process confines its table files as the process that started it does.
+  {
+    std::vector<std::string> roots(envelope.data_roots().begin(), envelope.data_roots().end());
+    SHOAL_ASSIGN_OR_RETURN(io::DataRoots data_roots, io::DataRoots::Make(roots));
+    io::SetProcessDataRoots(std::move(data_roots));
+  }
   exec::TaskContext::Options options;
   if (spec.setting_names_size() != spec.setting_values_size())
     return Status::InvalidData("task envelope {}: unpaired settings", path);

@@ -23,6 +23,7 @@
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/distributed/shuffle/task_process.h"
 #include "shoal/distributed/transport/node_security.h"
+#include "shoal/io/data_roots.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -52,6 +53,29 @@ void ReplaceShuffleDirs(proto::PlanNodeProto* node, const std::string& dir) {
     node->mutable_shuffle_stage_file()->set_shuffle_dir(dir);
   for (auto& child : *node->mutable_children())
     ReplaceShuffleDirs(&child, dir);
+}
+
+// The directories a task uses are this worker's, not the driver's: its spill directory replaces
+// any `spill_dir` setting, and its data roots replace the envelope's.
+void ConfineEnvelope(const std::string& spill_dir, proto::ShuffleTaskEnvelopeProto* envelope) {
+  auto* session = envelope->mutable_session();
+  proto::ShuffleSessionSpecProto kept = *session;
+  kept.clear_setting_names();
+  kept.clear_setting_values();
+  for (int i = 0; i < session->setting_names_size() && i < session->setting_values_size(); ++i) {
+    if (session->setting_names(i) == "spill_dir")
+      continue;
+    kept.add_setting_names(session->setting_names(i));
+    kept.add_setting_values(session->setting_values(i));
+  }
+  if (!spill_dir.empty()) {
+    kept.add_setting_names("spill_dir");
+    kept.add_setting_values(spill_dir);
+  }
+  *session = std::move(kept);
+  envelope->clear_data_roots();
+  for (const auto& root : io::ProcessDataRoots()->roots())
+    envelope->add_data_roots(root);
 }
 
 }  // namespace
@@ -116,6 +140,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     if (!ParseEncodedPlan(request.plan(), &plan))
       return Status::InvalidData("worker {}: the request holds no encoded plan", address());
     ReplaceShuffleDirs(plan.mutable_root(), dir);
+    ConfineEnvelope(options.spill_dir, &envelope);
     std::string plan_bytes;
     if (!plan.SerializeToString(&plan_bytes))
       return Status::Internal("could not serialise a stage plan");

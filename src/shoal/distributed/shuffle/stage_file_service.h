@@ -29,6 +29,9 @@ struct StageFileServiceOptions {
   std::string executable = "/proc/self/exe";
   /// This worker's HOST:PORT, for error messages.
   std::string address;
+  /// Where the tasks spill: replaces any `spill_dir` the driver's settings name (empty: the
+  /// task's $TMPDIR or /tmp). The tasks' data roots are this process's (io/data_roots.h).
+  std::string spill_dir;
 };
 
 class StageFileService {

@@ -1,7 +1,9 @@
 #include "shoal/distributed/transport/grpc_worker_server.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -373,8 +375,10 @@ struct GrpcWorkerServer::Impl {
   std::string address;
 };
 
-void ApplyServerChannelArguments(grpc::ServerBuilder& builder) {
-  builder.SetMaxReceiveMessageSize(-1);
+void ApplyServerChannelArguments(grpc::ServerBuilder& builder, int64_t max_receive_bytes) {
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::clamp<int64_t>(max_receive_bytes, 1, INT32_MAX)));
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxSendMessageSize(-1);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 1000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 3000);
@@ -405,11 +409,16 @@ Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
   builder.RegisterService(impl->grpc_service.get());
   for (grpc::Service* extra : options.extra_services)
     builder.RegisterService(extra);
-  ApplyServerChannelArguments(builder);
+  ApplyServerChannelArguments(builder, options.max_receive_bytes);
   impl->server = builder.BuildAndStart();
   if (!impl->server || impl->port == 0)
-    return Status::Unavailable("could not listen on {}", options.listen)
-        .WithHint("is the port in use, or the host not an address of this machine?");
+    return Status::Unavailable(
+               "could not listen on {}: the port is in use or the host is not an "
+               "address of this machine",
+               options.listen)
+        .WithHint(
+            "stop the process on that port (ss -ltnp shows it), or choose another port; "
+            "port 0 picks a free one");
   impl->address = options.listen.substr(0, colon + 1) + std::to_string(impl->port);
   impl->service = make_service(impl->address);
   impl->grpc_service->SetService(impl->service);

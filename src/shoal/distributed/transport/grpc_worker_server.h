@@ -10,6 +10,7 @@
 // nothing buffers without bound. A failed partition ends with its Status in its last chunk.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,12 +25,20 @@ class ServerBuilder;
 
 namespace shoal::distributed {
 
+/// The largest message a worker receives by default: a task plan with the in-memory tables it
+/// carries (dist_memory_table_max_bytes) or a batch of work units.
+inline constexpr int64_t kDefaultMaxReceiveBytes = 256LL << 20;
+
 /// The HTTP/2 settings every Shoal gRPC server uses (the worker service and the shuffle file
-/// service): no message size limit, keepalive pings every second, and pings from clients accepted
+/// service): received messages up to `max_receive_bytes` (a larger one fails its call with
+/// RESOURCE_EXHAUSTED before it is buffered), no port sharing (SO_REUSEPORT, gRPC's default on
+/// Linux, would let a second worker start on a port in use and steal half its connections),
+/// keepalive pings every second, and pings from clients accepted
 /// at any rate, also between calls. Clients ping every 1-2 s to notice a dead peer quickly; with
 /// gRPC's defaults a server answers such pings on an idle connection (a long task that sends no
 /// data yet) with GOAWAY "too_many_pings" and the call fails.
-void ApplyServerChannelArguments(grpc::ServerBuilder& builder);
+void ApplyServerChannelArguments(grpc::ServerBuilder& builder,
+                                 int64_t max_receive_bytes = kDefaultMaxReceiveBytes);
 
 struct GrpcWorkerServerOptions {
   /// "HOST:PORT"; port 0 picks a free port (see port()).
@@ -38,6 +47,8 @@ struct GrpcWorkerServerOptions {
   /// Further services served on the same port (e.g. the shuffle's stage files); not owned, must
   /// outlive the server.
   std::vector<grpc::Service*> extra_services;
+  /// The largest message a call may send the server.
+  int64_t max_receive_bytes = kDefaultMaxReceiveBytes;
 };
 
 class GrpcWorkerServer {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "shoal/common/logging.h"
+#include "shoal/common/thread_pool.h"
 #include "shoal/distributed/adaptive/load_sampler.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
@@ -184,14 +185,29 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   task->key = request.task_key;
   task->headers = headers;
   task->refused = [&]() -> Status {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      SHOAL_RETURN_IF_ERROR(AdmitLocked(request.task_key));
+    }
     exec::TaskContext::Options options;
     for (const auto& [name, value] : request.settings)
       SHOAL_RETURN_IF_ERROR(options.settings.Set(name, value));
-    if (options_.threads > 0)
-      SHOAL_RETURN_IF_ERROR(options.settings.Set("threads", std::to_string(options_.threads)));
+    // Worker-side caps on what the coordinator's settings ask for: its threads, its memory and
+    // its spill directory (a client's `SET threads = 1024` or `SET spill_dir` stops here).
+    // The coordinator plans `threads` partitions per stage, and each partition a consumer reads
+    // is pulled by a producer thread of its own (grpc_worker_server.h): SET threads = 1024 meant
+    // 1,024 threads per task whatever the pool's size, so such a query is refused here.
+    const int64_t asked = options.settings.GetInt("threads");
+    SHOAL_RETURN_IF_ERROR(CheckThreads(asked));
+    const int64_t cap = ThreadCap();
+    const int64_t threads = options_.threads > 0 ? options_.threads : std::min<int64_t>(asked, cap);
+    SHOAL_RETURN_IF_ERROR(
+        options.settings.Set("threads", std::to_string(std::max<int64_t>(1, threads))));
+    options.spill_directory = options_.spill_directory;
     options.pool =
-        pool_->MakeChild(fmt::format("task {}/{}/{}", request.task_key.query_id,
-                                     request.task_key.stage_id, request.task_key.task_number));
+        QueryPool(request.task_key.query_id, options.settings.GetInt("memory_limit"))
+            ->MakeChild(fmt::format("task {}/{}/{}", request.task_key.query_id,
+                                    request.task_key.stage_id, request.task_key.task_number));
     options.query_id = request.task_key.query_id;
     task->context = std::make_shared<exec::TaskContext>(std::move(options));
     PlanDecodeContext decode;
@@ -200,6 +216,7 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
     SHOAL_ASSIGN_OR_RETURN(
         task->feeds, WorkUnitFeeds::Make(request.work_unit_feeds, request.task_key.ToString()));
     decode.feeds = task->feeds;
+    decode.refuse_stage_files = true;
     SHOAL_ASSIGN_OR_RETURN(task->plan, DecodePlan(request.encoded_plan, decode));
     return Status::OK();
   }();
@@ -219,6 +236,67 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   }
   cv_.notify_all();
   return task->refused;
+}
+
+int WorkerService::ThreadCap() const {
+  if (options_.threads > 0)
+    return options_.threads;
+  return options_.max_threads > 0 ? options_.max_threads : ThreadPool::HardwareConcurrency();
+}
+
+Status WorkerService::CheckThreads(int64_t threads) const {
+  const int64_t most = std::max<int64_t>(kMinThreadsAccepted, 4LL * ThreadCap());
+  if (threads <= most)
+    return Status::OK();
+  return Status::InvalidArgument(
+             "the query's threads setting is {}; worker {} accepts at most {} (4 per thread of "
+             "its thread cap {}, at least {})",
+             threads, options_.address, most, ThreadCap(), kMinThreadsAccepted)
+      .WithSqlState("53400")
+      .WithHint(
+          "lower the query's threads setting, or start the workers with a higher "
+          "--max-threads");
+}
+
+Status WorkerService::AdmitLocked(const TaskKey& key) const {
+  if (options_.max_queries <= 0 && options_.max_tasks_per_query <= 0)
+    return Status::OK();
+  int query_tasks = 0;
+  std::vector<std::string> queries;
+  for (const auto& [held, task] : tasks_) {
+    if (!task->refused.ok())
+      continue;
+    if (held.query_id == key.query_id)
+      ++query_tasks;
+    else if (queries.empty() || queries.back() != held.query_id)
+      queries.push_back(held.query_id);  // keys sort by query id first: one entry per query
+  }
+  if (options_.max_tasks_per_query > 0 && query_tasks >= options_.max_tasks_per_query)
+    return Status::InvalidArgument(
+               "worker {} already holds {} tasks of query {}, its limit per query "
+               "(--max-tasks-per-query)",
+               options_.address, query_tasks, key.query_id)
+        .WithSqlState("53400")
+        .WithHint("lower the query's task counts (dist_* settings) or raise the worker's limit");
+  if (options_.max_queries > 0 && query_tasks == 0 &&
+      static_cast<int>(queries.size()) >= options_.max_queries)
+    return Status::Unavailable(
+               "worker {} already runs tasks of {} queries, its limit (--max-queries)",
+               options_.address, queries.size())
+        .WithSqlState("53400")
+        .WithHint("run the query again when others have finished, or raise the worker's limit");
+  return Status::OK();
+}
+
+std::shared_ptr<MemoryPool> WorkerService::QueryPool(const std::string& query_id, int64_t limit) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::erase_if(query_pools_, [](const auto& entry) { return entry.second.expired(); });
+  std::shared_ptr<MemoryPool> pool = query_pools_[query_id].lock();
+  if (!pool) {
+    pool = pool_->MakeChild("query " + query_id, limit > 0 ? limit : MemoryPool::kUnlimited);
+    query_pools_[query_id] = pool;
+  }
+  return pool;
 }
 
 TaskMetrics WorkerService::EndTask(const TaskKey& key) {

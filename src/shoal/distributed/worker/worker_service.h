@@ -43,10 +43,20 @@ struct WorkerServiceOptions {
   std::string address;
   /// Reported by GetWorkerInfo; a coordinator refuses a worker whose version differs.
   std::string version;
-  /// Threads per task (0: the coordinator's `threads` setting).
+  /// Threads per task (0: the coordinator's `threads` setting, capped at `max_threads`).
   int threads = 0;
-  /// Bytes all tasks together may hold (0: unlimited).
+  /// Bytes all tasks together may hold (0: unlimited). Each query's tasks on this worker share
+  /// one pool under it, limited by the query's `memory_limit` setting, so they spill under it.
   int64_t memory_limit = 0;
+  /// A coordinator's `threads` above this is lowered to it (0: the machine's hardware threads).
+  int max_threads = 0;
+  /// Queries that may hold tasks here at once; a plan of one more is refused (0: unlimited).
+  int max_queries = 0;
+  /// Tasks one query may hold here at once; one more is refused (0: unlimited).
+  int max_tasks_per_query = 0;
+  /// Where tasks spill: the worker's own directory, never the coordinator's `spill_dir` setting
+  /// (a client must not choose where a worker writes). Empty: $TMPDIR or /tmp.
+  std::string spill_directory;
   /// In-memory tables the worker has (for the "shoal.catalog/1" codec); may be null.
   std::shared_ptr<const sql::Catalog> catalog;
   /// Extra table codecs beyond the built-in ones.
@@ -113,6 +123,16 @@ class WorkerService {
   void AddTaskDetails(Task& task, TaskMetrics* metrics) const;
   void SweepExpiredTasks();
   Status ExpiryStatus(const TaskKey& key) const;
+  // Threads a task may use: --threads, else --max-threads, else the hardware threads.
+  int ThreadCap() const;
+  // A coordinator's `threads` above max(kMinThreadsAccepted, 4 * ThreadCap()) is refused: it sets
+  // the partitions per task, and each partition a consumer reads has a producer thread.
+  static constexpr int64_t kMinThreadsAccepted = 64;
+  Status CheckThreads(int64_t threads) const;
+  // The worker-side caps on concurrent queries and tasks per query (mutex_ held).
+  Status AdmitLocked(const TaskKey& key) const;
+  // The pool of `query_id`'s tasks, made on first use with `limit` (0: no limit but the worker's).
+  std::shared_ptr<MemoryPool> QueryPool(const std::string& query_id, int64_t limit);
 
   WorkerServiceOptions options_;
   TableCodecRegistryPtr codecs_;
@@ -120,6 +140,8 @@ class WorkerService {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<TaskKey, std::shared_ptr<Task>> tasks_;
+  // One pool per query with tasks here (limit: the query's memory_limit), shared by its tasks.
+  std::map<std::string, std::weak_ptr<MemoryPool>> query_pools_;
   // Headers seen per task (test hook), oldest first.
   std::vector<std::pair<TaskKey, Headers>> execute_headers_;
   // Tasks the TTL dropped (oldest first, bounded): a consumer asking for one gets a clear error.
