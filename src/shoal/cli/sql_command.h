@@ -11,16 +11,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "shoal/cli/sql_output.h"
 #include "shoal/common/result.h"
 #include "shoal/engine/query_runner.h"
 
 namespace shoal::cli {
-
-enum class SqlOutputFormat { kTable, kCsv, kJson };
-
-/// Renders one statement's result as `format` (table mode: the table, or the command tag for
-/// statements without rows; csv / json: nothing for those).
-std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat format);
 
 /// Runs a script (SQL statements and psql meta-commands such as `\timing on` and `\q` on lines of
 /// their own) against `runner`, writing results to `out` and timings to `err`. Returns the first
@@ -31,10 +26,6 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
 Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
                     std::string* failed_sql = nullptr, int* failed_line = nullptr);
-
-/// psql's error report: "ERROR:  message", then "LINE n: text" with a caret under the error's
-/// position in `sql` (when known), then "HINT:  hint".
-std::string FormatSqlError(const Status& status, const std::string& sql);
 
 void RegisterSqlCommand(CLI::App& app);
 
