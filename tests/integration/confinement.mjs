@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { FailureReport } from './failure_report.mjs';
 import { ListeningAddress, WaitFor } from './wait.mjs';
 
 const shoal = process.argv[2];
@@ -39,18 +40,8 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
 
-function Fail(message) {
-  console.error(`FAIL: ${message}`);
-  for (const w of workers) {
-    console.error(`--- log of worker ${w.address} (last 20 lines):`);
-    console.error(fs.readFileSync(w.log, 'utf8').split('\n').slice(-20).join('\n'));
-  }
-  process.exit(1);
-}
+const { Fail, Expect } = FailureReport(workers);
 
-function Expect(cond, what, r) {
-  if (!cond) Fail(`${what}\n  exit ${r?.code}\n  stdout: ${r?.stdout}\n  stderr: ${r?.stderr}`);
-}
 
 // The files: DIR/data is the data root, DIR/outside is not.
 const data = path.join(tmp, 'data');

@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { FailureReport } from './failure_report.mjs';
 import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
 
 const shoal = process.argv[2];
@@ -42,18 +43,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 const workers = [];
-function Fail(message) {
-  console.error(`FAIL: ${message}`);
-  for (const w of workers) {
-    console.error(`--- log of worker ${w.address} (last 20 lines):`);
-    console.error(fs.readFileSync(w.log, 'utf8').split('\n').slice(-20).join('\n'));
-  }
-  process.exit(1);
-}
+const { Fail, Expect } = FailureReport(workers);
 
-function Expect(cond, what, r) {
-  if (!cond) Fail(`${what}\n  exit ${r?.code}\n  stdout: ${r?.stdout}\n  stderr: ${r?.stderr}`);
-}
 
 // Starts a worker (on `listen`, default a free port); resolves once it listens.
 async function StartWorker(name, listen = '127.0.0.1:0') {

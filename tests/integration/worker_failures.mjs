@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { FailureReport } from './failure_report.mjs';
 import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
 
 const shoal = process.argv[2];
@@ -42,14 +43,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => process.exit(1));
 }
 
-function Fail(message) {
-  console.error(`FAIL: ${message}`);
-  for (const w of workers) {
-    console.error(`--- log of worker ${w.address} (last 20 lines):`);
-    console.error(fs.readFileSync(w.log, 'utf8').split('\n').slice(-20).join('\n'));
-  }
-  process.exit(1);
-}
+const { Fail, Expect } = FailureReport(workers);
 
 // Starts a worker on a free port; resolves once it listens. Output goes to a file (nobody drains
 // a pipe while spawnSync blocks the event loop).
@@ -75,9 +69,6 @@ function Sql(args, timeoutSeconds = 60) {
            timedOut: r.error?.code === 'ETIMEDOUT' };
 }
 
-function Expect(cond, what, r) {
-  if (!cond) Fail(`${what}\n  exit ${r?.code}\n  stdout: ${r?.stdout}\n  stderr: ${r?.stderr}`);
-}
 
 let a;
 let b;
