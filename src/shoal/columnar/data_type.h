@@ -123,6 +123,10 @@ class DataType {
 
   const DataType& value_type() const;
 
+  /// The type of the values a column holds: a dictionary's value type, any other type itself.
+  /// Kernels, accumulators and encoders that decode dictionaries work in this type.
+  const DataType& decoded_type() const { return id_ == TypeId::kDictionary ? value_type() : *this; }
+
   bool ordered() const { return ordered_; }
 
   /// Bits per value of the values buffer: 1 for boolean, 0 for null and variable-length types.

@@ -153,8 +153,8 @@ Result<ExecPlanPtr> NumberCopies(ExecPlanPtr input, int partitions) {
 // each side; INTERSECT keeps the groups found on both sides, EXCEPT those found only on the left.
 // With ALL the inputs already carry copy numbers, so the same distinct operation is the multiset
 // one; the copy numbers are dropped at the end.
-Result<ExecPlanPtr> PlanSetOp(const LogicalPlan& plan, ExecPlanPtr left, ExecPlanPtr right,
-                              int partitions) {
+Result<ExecPlanPtr> PlanSetOp(const LogicalPlan& plan, const ExecPlanPtr& left,
+                              const ExecPlanPtr& right, int partitions) {
   const auto& left_schema = *left->schema();
   const int ncols = left_schema.num_fields();
   const auto kInt64 = columnar::DataType::Int64();

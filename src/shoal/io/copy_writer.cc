@@ -73,7 +73,7 @@ class CsvCopyWriter : public CopyWriter {
 class ArrowCopyWriter : public CopyWriter {
  public:
   static Result<std::unique_ptr<CopyWriter>> Open(const std::string& path,
-                                                  columnar::SchemaPtr schema,
+                                                  const columnar::SchemaPtr& schema,
                                                   columnar::ipc::Compression compression) {
     std::unique_ptr<ArrowCopyWriter> writer(new ArrowCopyWriter(path, schema));
     SHOAL_ASSIGN_OR_RETURN(writer->temporary_, TemporaryPath::Create(path));

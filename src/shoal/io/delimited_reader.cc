@@ -331,15 +331,18 @@ Result<columnar::SchemaPtr> InferDelimitedSchema(const std::string& path,
   if (options.trailing_delimiter && num_fields > 1)
     --num_fields;
   std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(num_fields));
   for (int i = 0; i < num_fields; ++i)
     names.push_back(options.header ? std::string(first[static_cast<size_t>(i)].view())
                                    : "column" + std::to_string(i + 1));
   // Sample: read the start with every column as utf8, then pick the narrowest type that fits.
   std::vector<columnar::Field> text_fields;
+  text_fields.reserve(names.size());
   for (const auto& name : names)
     text_fields.emplace_back(name, DataType::Utf8());
   auto text_schema = std::make_shared<columnar::Schema>(text_fields);
   std::vector<int> all;
+  all.reserve(static_cast<size_t>(num_fields));
   for (int i = 0; i < num_fields; ++i)
     all.push_back(i);
   DelimitedReader reader(path, text_schema, options, all, 0, static_cast<int64_t>(buffer.size()),

@@ -66,10 +66,11 @@ Result<ExprPtr> StatementBinder::BindColumnRef(const pg_query::ColumnRef& ref, E
       ++matches;
     }
     if (matches > 1) {
-      return At(Status::InvalidArgument("column reference \"{}\" is ambiguous",
-                                        qualifier.empty() ? name : qualifier + "." + name)
-                    .WithSqlState("42702"),
-                ref.location());
+      return At(
+          Status::InvalidArgument("column reference \"{}\" is ambiguous",
+                                  qualifier.empty() ? name : fmt::format("{}.{}", qualifier, name))
+              .WithSqlState("42702"),
+          ref.location());
     }
     if (match != nullptr)
       return MakeColumnRef(match->id, match->name, match->type, match->nullable, depth);

@@ -17,7 +17,7 @@ bool IsAggregateName(std::string_view name) {
 }
 
 /// Canonical function name for PostgreSQL spellings.
-std::string CanonicalFunctionName(std::string name) {
+std::string CanonicalFunctionName(const std::string& name) {
   static const std::map<std::string, std::string> kAliases = {
       {"substr", "substring"},   {"char_length", "length"}, {"character_length", "length"},
       {"date_part", "extract"},  {"ceiling", "ceil"},       {"pow", "power"},
@@ -110,6 +110,7 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     if (f.agg_star() && name != "count")
       return At(Status::InvalidArgument("{}(*) is not allowed", name).WithSqlState("42809"), loc);
     std::vector<DataType> types;
+    types.reserve(args.size());
     for (const auto& a : args)
       types.push_back(IsUnknownLiteral(a) ? DataType::Utf8() : a->type);
     auto res = FunctionRegistry::Global().Resolve(name, FunctionKind::kAggregate, types);
@@ -265,7 +266,7 @@ Result<ExprPtr> StatementBinder::BindOrderedSetAggregate(const pg_query::FuncCal
       return no_such_function(direct, value);
     SHOAL_ASSIGN_OR_RETURN(direct[0], Coerce(direct[0], DataType::Float64(), loc));
   }
-  DataType type = value->type.id() == TypeId::kDictionary ? value->type.value_type() : value->type;
+  DataType type = value->type.decoded_type();
   if (name == "percentile_cont") {
     const TypeId id = type.id();
     if (type.is_integer() || id == TypeId::kDecimal || id == TypeId::kFloat32 ||
@@ -298,6 +299,7 @@ Result<ExprPtr> StatementBinder::BindWindow(const pg_query::FuncCall& f, std::ve
   int loc = f.location();
   FunctionKind kind = IsAggregateName(name) ? FunctionKind::kAggregate : FunctionKind::kWindow;
   std::vector<DataType> types;
+  types.reserve(args.size());
   for (const auto& a : args)
     types.push_back(IsUnknownLiteral(a) ? DataType::Utf8() : a->type);
   auto res = FunctionRegistry::Global().Resolve(name, kind, types);

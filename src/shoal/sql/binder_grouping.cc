@@ -261,6 +261,7 @@ Status StatementBinder::PlanAggregate(SelectState& st) {
       std::string name = k->kind == ExprKind::kColumnRef ? k->name : k->ToString();
       key_cols.push_back({NewId(), name, "", k->type, k->nullable || has_grouping_sets});
     }
+    agg_cols.reserve(aggregates.size());
     for (const auto& a : aggregates)
       agg_cols.push_back({NewId(), a->ToString(), "", a->type, a->nullable});
     agg->output = key_cols;

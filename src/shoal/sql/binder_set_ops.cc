@@ -116,6 +116,7 @@ Result<StatementBinder::QueryResult> StatementBinder::BindValues(
       type = (*target_types)[c];
     } else {
       std::vector<ExprPtr> column;
+      column.reserve(rows.size());
       for (const auto& row : rows)
         column.push_back(row[c]);
       SHOAL_ASSIGN_OR_RETURN(type, CommonType(column, "VALUES", -1));

@@ -127,6 +127,7 @@ Result<BoundStatement> StatementBinder::BindInsert(const pg_query::InsertStmt& s
       columns.push_back(i);
   }
   std::vector<DataType> types;
+  types.reserve(columns.size());
   for (int c : columns)
     types.push_back(schema.field(c).type);
   QueryResult q;

@@ -31,7 +31,7 @@ Result<DataType> StatementBinder::ResolveTypeName(const pg_query::TypeName& t) {
     return DataType::Float64();
   if (name == "numeric" || name == "decimal") {
     // PostgreSQL's unconstrained numeric has no fixed scale; we follow DuckDB's default.
-    int precision = mods.size() >= 1 ? mods[0] : 18;
+    int precision = !mods.empty() ? mods[0] : 18;
     int scale = mods.size() >= 2 ? mods[1] : (mods.empty() ? 3 : 0);
     auto type = DataType::MakeDecimal(precision, scale);
     if (!type.ok())

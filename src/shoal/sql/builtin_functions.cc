@@ -18,7 +18,7 @@ bool IsString(const DataType& t) {
 
 /// Accepts exactly the arity of `sig` with each argument implicitly castable.
 TypeRule Fixed(std::vector<DataType> sig, DataType result, bool nullable = true) {
-  return [sig, result,
+  return [sig = std::move(sig), result = std::move(result),
           nullable](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
     if (args.size() != sig.size())
       return std::nullopt;
@@ -34,7 +34,8 @@ TypeRule Fixed(std::vector<DataType> sig, DataType result, bool nullable = true)
 /// the type of the first typed argument, so a text parameter also accepts the type of an argument
 /// at a non-text parameter (the literal is then read as text, as PostgreSQL reads `unknown`).
 TypeRule FixedText(std::vector<DataType> sig, DataType result) {
-  return [sig, result](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
+  return [sig = std::move(sig), result = std::move(result)](
+             const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
     if (args.size() != sig.size())
       return std::nullopt;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -52,7 +53,8 @@ TypeRule FixedText(std::vector<DataType> sig, DataType result) {
 
 /// Tries each rule in order.
 TypeRule AnyOf(std::vector<TypeRule> rules) {
-  return [rules](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
+  return [rules = std::move(rules)](
+             const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
     for (const auto& rule : rules) {
       if (auto r = rule(args))
         return r;
@@ -159,7 +161,7 @@ void RegisterBuiltins(FunctionRegistry& r) {
     std::string name = op;
     scalar(
         name, [name](const std::vector<DataType>& a) { return AddSubRule(name, a); },
-        "numeric " + name + " numeric, date " + name + " integer, date " + name + " interval");
+        fmt::format("numeric {0} numeric, date {0} integer, date {0} interval", name));
   }
   for (const char* op : {"*", "/", "%"}) {
     std::string name = op;

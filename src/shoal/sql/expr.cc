@@ -61,7 +61,7 @@ std::string FormatBound(WindowFrame::BoundKind kind, const ExprPtr& offset) {
 }
 
 std::string Format(const Expr& e, bool top) {
-  auto wrap = [top](std::string s) { return top ? s : "(" + s + ")"; };
+  auto wrap = [top](const std::string& s) { return top ? s : "(" + s + ")"; };
   switch (e.kind) {
     case ExprKind::kColumnRef: return e.outer_depth > 0 ? fmt::format("outer({})", e.name) : e.name;
     case ExprKind::kLiteral: return LiteralToSql(e.value);

@@ -93,7 +93,7 @@ enum class SubqueryKind : uint8_t { kScalar, kExists, kIn, kAny, kAll };
 
 class Expr {
  public:
-  ExprKind kind;
+  ExprKind kind{};
   DataType type;
   bool nullable = true;
 

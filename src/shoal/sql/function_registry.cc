@@ -8,7 +8,9 @@
 namespace shoal::sql {
 
 FunctionRegistry& FunctionRegistry::Global() {
-  static FunctionRegistry* registry = [] {
+  // Built once, never destroyed (functions may be resolved while the process exits).
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
+  static FunctionRegistry* const registry = [] {
     auto* r = new FunctionRegistry();
     internal::RegisterBuiltins(*r);
     return r;

@@ -204,7 +204,7 @@ void Print(const LogicalPlan& plan, bool verbose, int indent, std::string* out) 
   out->append(NodeLine(plan, verbose));
   out->push_back('\n');
   for (const Expr* sub : Subqueries(plan)) {
-    out->append(static_cast<size_t>(indent + 2), ' ');
+    out->append(static_cast<size_t>(indent) + 2, ' ');
     out->append("Subquery: " + sub->ToString() + "\n");
     if (sub->subquery)
       Print(*sub->subquery, verbose, indent + 4, out);

@@ -60,7 +60,7 @@ using GroupingSet = std::vector<int>;
 
 class LogicalPlan {
  public:
-  LogicalKind kind;
+  LogicalKind kind{};
   std::vector<LogicalPlanPtr> children;
   std::vector<ColumnInfo> output;
 

@@ -15,9 +15,6 @@ namespace {
 constexpr int64_t kMaxRows = int64_t{1} << 40;
 constexpr int64_t kMillisPerDay = 86'400'000;
 
-// The offsets buffer of an empty string array when a writer sent none.
-constexpr int32_t kZeroOffset[1] = {0};
-
 // Alignment the values buffer needs so that typed access to it is well-defined.
 int64_t ValueAlignment(const DataType& type) {
   switch (type.id()) {

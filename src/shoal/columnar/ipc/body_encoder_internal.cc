@@ -8,8 +8,6 @@
 namespace shoal::columnar::ipc::internal {
 namespace {
 
-// The offsets buffer of an empty string array: one zero offset.
-constexpr int32_t kZeroOffset[1] = {0};
 constexpr uint8_t kZeros[8] = {};
 
 }  // namespace

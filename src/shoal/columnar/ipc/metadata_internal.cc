@@ -258,7 +258,7 @@ IpcSchema PlanWriteSchema(SchemaPtr schema, bool widen_decimal64) {
   for (int i = 0; i < schema->num_fields(); ++i) {
     const DataType& t = schema->field(i).type;
     FieldEncoding& e = out.fields[static_cast<size_t>(i)];
-    const DataType& values = t.id() == TypeId::kDictionary ? t.value_type() : t;
+    const DataType& values = t.decoded_type();
     if (widen_decimal64 && values.id() == TypeId::kDecimal &&
         values.precision() <= DataType::kMaxDecimal64Precision) {
       e.values = WireEncoding::kDecimal128As64;

@@ -36,6 +36,10 @@ constexpr int64_t kFileHeaderSize = 8;
 /// Trailer: int32 footer length + magic.
 constexpr int64_t kFileTrailerSize = 4 + kFileMagicSize;
 
+// The offsets buffer of an empty string array (one zero offset): what a writer sends for it, and
+// what a reader uses when a writer sent none.
+inline constexpr int32_t kZeroOffset[1] = {0};
+
 inline int64_t PadTo8(int64_t n) {
   return (n + 7) & ~int64_t{7};
 }

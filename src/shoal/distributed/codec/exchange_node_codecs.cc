@@ -35,7 +35,7 @@ Status EncodeNetworkExchange(const exec::ExecutionPlan& node, NodeEncoder&,
 }
 
 Result<exec::ExecPlanPtr> DecodeNetworkExchange(const proto::PlanNodeProto& in,
-                                                std::vector<exec::ExecPlanPtr> children,
+                                                std::vector<exec::ExecPlanPtr>&& children,
                                                 NodeDecoder& decoder) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 0, "NetworkExchange"));
   const PlanDecodeContext& context = decoder.context();
@@ -68,7 +68,7 @@ Status EncodeStageFile(const exec::ExecutionPlan& node, NodeEncoder&, proto::Pla
 }
 
 Result<exec::ExecPlanPtr> DecodeStageFile(const proto::PlanNodeProto& in,
-                                          std::vector<exec::ExecPlanPtr> children,
+                                          std::vector<exec::ExecPlanPtr>&& children,
                                           NodeDecoder& decoder) {
   if (decoder.context().refuse_stage_files)
     return Status::InvalidArgument(

@@ -32,7 +32,7 @@ Status EncodeHashJoin(const exec::ExecutionPlan& node, NodeEncoder&, proto::Plan
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeHashJoin(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeHashJoin(const proto::PlanNodeProto& in, Children&& children,
                                          NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 2, "HashJoin"));
   const auto& m = in.hash_join();
@@ -65,7 +65,7 @@ Status EncodeNestedLoopJoin(const exec::ExecutionPlan& node, NodeEncoder&,
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeNestedLoopJoin(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeNestedLoopJoin(const proto::PlanNodeProto& in, Children&& children,
                                                NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 2, "NestedLoopJoin"));
   const auto& m = in.nested_loop_join();

@@ -9,7 +9,7 @@
 namespace shoal::distributed {
 
 const NodeCodecRegistry& NodeCodecRegistry::Builtin() {
-  static const NodeCodecRegistry registry = [] {
+  static const NodeCodecRegistry kRegistry = [] {
     NodeCodecRegistry r;
     internal::AddScanNodeCodecs(&r);
     internal::AddRelationalNodeCodecs(&r);

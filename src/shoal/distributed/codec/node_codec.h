@@ -45,8 +45,8 @@ class NodeEncoder;
 class NodeDecoder;
 
 struct NodeCodec {
-  exec::PlanKind kind;
-  proto::PlanNodeProto::NodeCase node_case;
+  exec::PlanKind kind{};
+  proto::PlanNodeProto::NodeCase node_case{};
   /// False for nodes whose children are not part of the shipped plan (an exchange's display child
   /// is another stage) or that have none by construction.
   bool ships_children = true;
@@ -55,7 +55,7 @@ struct NodeCodec {
                    proto::PlanNodeProto* out) = nullptr;
   /// The node of `in`, over its decoded `children`.
   Result<exec::ExecPlanPtr> (*decode)(const proto::PlanNodeProto& in,
-                                      std::vector<exec::ExecPlanPtr> children,
+                                      std::vector<exec::ExecPlanPtr>&& children,
                                       NodeDecoder& decoder) = nullptr;
 };
 

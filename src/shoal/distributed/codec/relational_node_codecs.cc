@@ -36,7 +36,7 @@ Status EncodeFilter(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNo
                     out->mutable_filter()->mutable_predicate());
 }
 
-Result<exec::ExecPlanPtr> DecodeFilter(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeFilter(const proto::PlanNodeProto& in, Children&& children,
                                        NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Filter"));
   ExprDecoder exprs;
@@ -55,7 +55,7 @@ Status EncodeProjection(const exec::ExecutionPlan& node, NodeEncoder&, proto::Pl
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeProjection(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeProjection(const proto::PlanNodeProto& in, Children&& children,
                                            NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Projection"));
   ExprDecoder exprs;
@@ -81,7 +81,7 @@ Status EncodeHashAggregate(const exec::ExecutionPlan& node, NodeEncoder&,
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeHashAggregate(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeHashAggregate(const proto::PlanNodeProto& in, Children&& children,
                                               NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "HashAggregate"));
   const auto& m = in.hash_aggregate();
@@ -118,7 +118,7 @@ Status EncodeSortPreservingMerge(const exec::ExecutionPlan& node, NodeEncoder&,
 }
 
 // Sort and SortPreservingMerge share their message's shape.
-Result<exec::ExecPlanPtr> DecodeSortLike(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeSortLike(const proto::PlanNodeProto& in, Children&& children,
                                          NodeDecoder&) {
   const bool merge = in.node_case() == proto::PlanNodeProto::kSortPreservingMerge;
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, merge ? "SortPreservingMerge" : "Sort"));
@@ -144,7 +144,7 @@ Status EncodeLimit(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNod
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeLimit(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeLimit(const proto::PlanNodeProto& in, Children&& children,
                                       NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Limit"));
   const auto& m = in.limit();
@@ -158,7 +158,7 @@ Status EncodeRepartition(const exec::ExecutionPlan& node, NodeEncoder&, proto::P
                             out->mutable_repartition()->mutable_partitioning());
 }
 
-Result<exec::ExecPlanPtr> DecodeRepartition(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeRepartition(const proto::PlanNodeProto& in, Children&& children,
                                             NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Repartition"));
   SHOAL_ASSIGN_OR_RETURN(auto partitioning, DecodePartitioning(in.repartition().partitioning()));
@@ -184,7 +184,7 @@ Status EncodeWindow(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNo
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeWindow(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeWindow(const proto::PlanNodeProto& in, Children&& children,
                                        NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Window"));
   ExprDecoder exprs;
@@ -211,7 +211,7 @@ Status EncodeExpand(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNo
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeExpand(const proto::PlanNodeProto& in, Children children,
+Result<exec::ExecPlanPtr> DecodeExpand(const proto::PlanNodeProto& in, Children&& children,
                                        NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Expand"));
   const auto& m = in.expand();
@@ -240,7 +240,7 @@ Status EncodeCoalescePartitions(const exec::ExecutionPlan&, NodeEncoder&,
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeCoalescePartitions(const proto::PlanNodeProto&, Children children,
+Result<exec::ExecPlanPtr> DecodeCoalescePartitions(const proto::PlanNodeProto&, Children&& children,
                                                    NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "CoalescePartitions"));
   return exec::ExecPlanPtr(exec::CoalescePartitionsExec::Make(children[0]));
@@ -251,7 +251,7 @@ Status EncodeUnion(const exec::ExecutionPlan&, NodeEncoder&, proto::PlanNodeProt
   return Status::OK();
 }
 
-Result<exec::ExecPlanPtr> DecodeUnion(const proto::PlanNodeProto&, Children children,
+Result<exec::ExecPlanPtr> DecodeUnion(const proto::PlanNodeProto&, Children&& children,
                                       NodeDecoder&) {
   if (children.empty())
     return Status::InvalidData("encoded plan: Union without inputs");

@@ -54,7 +54,7 @@ Status EncodeTableScan(const exec::ExecutionPlan& node, NodeEncoder& encoder,
 }
 
 Result<exec::ExecPlanPtr> DecodeTableScan(const proto::PlanNodeProto& in,
-                                          std::vector<exec::ExecPlanPtr> children,
+                                          std::vector<exec::ExecPlanPtr>&& children,
                                           NodeDecoder& decoder) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 0, "TableScan"));
   const auto& m = in.table_scan();
@@ -116,7 +116,7 @@ Status EncodeWorkUnitFeedScan(const exec::ExecutionPlan& node, NodeEncoder& enco
 }
 
 Result<exec::ExecPlanPtr> DecodeWorkUnitFeedScan(const proto::PlanNodeProto& in,
-                                                 std::vector<exec::ExecPlanPtr> children,
+                                                 std::vector<exec::ExecPlanPtr>&& children,
                                                  NodeDecoder& decoder) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 0, "WorkUnitFeedScan"));
   const auto& m = in.work_unit_feed_scan();
@@ -150,7 +150,7 @@ Status EncodeValues(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNo
 }
 
 Result<exec::ExecPlanPtr> DecodeValues(const proto::PlanNodeProto& in,
-                                       std::vector<exec::ExecPlanPtr> children, NodeDecoder&) {
+                                       std::vector<exec::ExecPlanPtr>&& children, NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 0, "Values"));
   SHOAL_ASSIGN_OR_RETURN(auto schema, DecodeSchema(in.values().schema()));
   auto bytes = std::make_shared<const std::string>(in.values().ipc_stream());

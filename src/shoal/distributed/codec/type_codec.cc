@@ -150,7 +150,7 @@ Result<columnar::Scalar> DecodeScalar(const proto::ScalarProto& in) {
     case proto::ScalarProto::kIntervalValue: {
       if (storage != ScalarStorage::kInterval)
         return mismatch();
-      columnar::MonthDayNano v;
+      columnar::MonthDayNano v{};
       v.months = in.interval_value().months();
       v.days = in.interval_value().days();
       v.nanoseconds = in.interval_value().nanoseconds();

@@ -47,6 +47,7 @@ Result<std::vector<std::string>> WorkerHealth::CheckAll(const std::vector<std::s
   for (const auto& w : workers)
     checks.push_back(std::async(std::launch::async, [this, w] { return Check(w); }));
   std::vector<Status> results;
+  results.reserve(checks.size());
   for (auto& c : checks)
     results.push_back(c.get());
   std::vector<std::string> usable;

@@ -33,7 +33,9 @@ struct Registry {
 };
 
 Registry& GetRegistry() {
-  static auto* registry = new Registry();
+  // Never destroyed: fetches may still run while the process exits.
+  static auto* const registry =
+      new Registry();  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
   return *registry;
 }
 

@@ -282,7 +282,9 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
 class ConsumerCalls {
  public:
   static ConsumerCalls& Instance() {
-    static auto* calls = new ConsumerCalls();  // never destroyed: calls may end during exit
+    // Never destroyed: calls may end during exit. Guarded by its own mutex.
+    static auto* const calls =
+        new ConsumerCalls();  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
     return *calls;
   }
 

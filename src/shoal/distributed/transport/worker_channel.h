@@ -45,7 +45,9 @@ struct TaskKey {
   int task_number = 0;
 
   std::string ToString() const;
-  friend auto operator<=>(const TaskKey&, const TaskKey&) = default;
+  // clang-tidy 14 reports the literal 0 of the synthesised comparison as modernize-use-nullptr.
+  friend auto operator<=>(const TaskKey&,
+                          const TaskKey&) = default;  // NOLINT(modernize-use-nullptr)
 };
 
 /// A feed node of a task's plan (work_unit_feed.h): the worker builds its partitions' unit queues

@@ -61,10 +61,10 @@ class Accumulator {
                               std::vector<uint32_t>* groups) const;
 };
 
-/// The partial-state columns of a kAggregate expression (names prefixed by `name`);
+/// The partial-state columns of a kAggregate expression (names prefixed by `prefix`);
 /// NotImplemented for aggregates that need ordered input (they have none).
-Result<std::vector<columnar::Field>> AggregateStateFields(const sql::Expr& aggregate,
-                                                          const std::string& name);
+Result<std::vector<columnar::Field>> AggregateStateFields(const sql::Expr& agg,
+                                                          const std::string& prefix);
 /// An accumulator for a kAggregate expression whose argument types are the args' types
 /// (dictionary arguments must be decoded by the caller). DISTINCT and FILTER are the caller's.
 Result<std::unique_ptr<Accumulator>> MakeAccumulator(const sql::Expr& aggregate);

@@ -66,8 +66,9 @@ Result<MonthDayNano> IntervalMul(const MonthDayNano& span, double factor) {
     sec_remainder -= whole * kSecondsPerDay;
   }
   out.days += static_cast<int32_t>(month_remainder_days);
-  const double micros = std::rint(static_cast<double>(span.nanoseconds / kNanosPerMicro) * factor +
-                                  sec_remainder * 1e6);
+  // Whole microseconds first (intervals hold microseconds), then the fractional scaling.
+  const int64_t span_micros = span.nanoseconds / kNanosPerMicro;
+  const double micros = std::rint(static_cast<double>(span_micros) * factor + sec_remainder * 1e6);
   if (std::isnan(micros) || micros >= 9.2e18 || micros <= -9.2e18)
     return IntervalOutOfRange();
   out.nanoseconds = static_cast<int64_t>(micros) * kNanosPerMicro;

@@ -119,7 +119,7 @@ bool MulOverflow128(int128_t a, int128_t b, int128_t* out) {
     *out = a * b;
     return false;
   }
-  using u128 = unsigned __int128;
+  using u128 = unsigned __int128;  // NOLINT(readability-identifier-naming): as uint64_t
   u128 ua = a < 0 ? -static_cast<u128>(a) : static_cast<u128>(a);
   u128 ub = b < 0 ? -static_cast<u128>(b) : static_cast<u128>(b);
   const u128 kMax = static_cast<u128>(~static_cast<u128>(0) >> 1);
@@ -142,7 +142,7 @@ int128_t RoundDiv(int128_t n, int128_t d) {
 }
 
 struct DecimalPlan {
-  ArithOp op;
+  ArithOp op{};
   int128_t mul_a = 1, mul_b = 1;        // pre-scaling of the operands
   int128_t post_mul = 1, post_div = 1;  // rescaling of the result
   int128_t max_abs = 0;
@@ -333,7 +333,7 @@ Result<KernelPtr> MakeDateArith(ArithOp op, const KernelSignature& sig) {
     return MakeLambdaKernel([op, date_first, to_int32](const std::vector<Datum>& args,
                                                        int64_t length,
                                                        KernelContext* ctx) -> Result<Datum> {
-      Datum date = args[date_first ? 0 : 1];
+      const Datum& date = args[date_first ? 0 : 1];
       Datum days = args[date_first ? 1 : 0];
       if (to_int32) {
         SHOAL_ASSIGN_OR_RETURN(days, to_int32->Execute({days}, length, ctx));
@@ -461,7 +461,8 @@ MonthDayNano ScaleInterval(MonthDayNano v, double factor, bool divide, uint8_t& 
     sec_remainder -= static_cast<int>(sec_remainder / 86400) * 86400.0;
   }
   r.days += static_cast<int32_t>(month_remainder_days);
-  double micros = std::rint(apply(static_cast<double>(v.nanoseconds / 1000)) + sec_remainder * 1e6);
+  const int64_t whole_micros = v.nanoseconds / 1000;  // intervals hold whole microseconds
+  double micros = std::rint(apply(static_cast<double>(whole_micros)) + sec_remainder * 1e6);
   if (std::isnan(micros) || std::fabs(micros) >= 9.2e15) {
     f |= kOverflowFlag;
     return {};

@@ -203,8 +203,8 @@ size_t CharCount(std::string_view s) {
 // A strict row-wise kernel: arguments are cast to `want`, any NULL argument makes the row NULL,
 // and fn(c, i, out) -> Status appends a valid row's text to `out`.
 template <typename Fn>
-Result<KernelPtr> MakeStrictTextKernel(const KernelSignature& sig, std::vector<DataType> want,
-                                       Fn fn) {
+Result<KernelPtr> MakeStrictTextKernel(const KernelSignature& sig,
+                                       const std::vector<DataType>& want, Fn fn) {
   auto casts = std::make_shared<ArgCasts>();
   SHOAL_RETURN_IF_ERROR(casts->Init(sig.arg_types, want));
   return MakeLambdaKernel([casts, fn](const std::vector<Datum>& args, int64_t length,
@@ -224,8 +224,8 @@ Result<KernelPtr> MakeStrictTextKernel(const KernelSignature& sig, std::vector<D
 // A strict row-wise kernel with a bigint (R = int64_t) or boolean (R = bool) result: fn(c, i) -> R,
 // cast to the call's result type when that differs.
 template <typename R, typename Fn>
-Result<KernelPtr> MakeStrictFixedKernel(const KernelSignature& sig, std::vector<DataType> want,
-                                        Fn fn) {
+Result<KernelPtr> MakeStrictFixedKernel(const KernelSignature& sig,
+                                        const std::vector<DataType>& want, Fn fn) {
   auto casts = std::make_shared<ArgCasts>();
   SHOAL_RETURN_IF_ERROR(casts->Init(sig.arg_types, want));
   std::shared_ptr<Kernel> to_result;
@@ -318,7 +318,8 @@ Result<KernelPtr> MakeSplitPart(const KernelSignature& sig) {
         for (int64_t k = 0; k < index; ++k)
           begin = next(begin) + delim.size();
         const size_t end = next(begin);
-        out->append(s.substr(begin, end == std::string_view::npos ? s.npos : end - begin));
+        out->append(
+            s.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
         return Status::OK();
       });
 }

@@ -215,6 +215,7 @@ Result<std::shared_ptr<JoinBuildSide>> BuildJoinSide(
 
 std::vector<int> AllPartitions(const ExecutionPlan& plan) {
   std::vector<int> out;
+  out.reserve(static_cast<size_t>(plan.num_partitions()));
   for (int p = 0; p < plan.num_partitions(); ++p)
     out.push_back(p);
   return out;

@@ -143,6 +143,7 @@ Result<std::unique_ptr<JoinHashTable>> JoinHashTable::Make(std::vector<columnar:
   hashes = {};
 
   std::vector<const columnar::Array*> key_arrays;
+  key_arrays.reserve(keys.size());
   for (const auto& k : keys)
     key_arrays.push_back(k.get());
   SHOAL_ASSIGN_OR_RETURN(BufferPtr valid, bits::AndValidity(key_arrays, num_rows, pool));

@@ -105,7 +105,7 @@ class JoinHashTable {
 /// Keeps, in place, the pairs (probe[i], build[i]) whose values in `probe_keys` and `build_keys`
 /// are equal (neither side may be NULL at those rows); returns how many remain. Floats compare
 /// -0.0 equal to 0.0 and NaN equal to NaN, as hash.h hashes them.
-int64_t KeepEqualKeys(const columnar::Array& probe_keys, const columnar::Array& build_keys,
-                      int32_t* probe, int32_t* build, int64_t count);
+int64_t KeepEqualKeys(const columnar::Array& pa, const columnar::Array& ba, int32_t* probe,
+                      int32_t* build, int64_t count);
 
 }  // namespace shoal::exec

@@ -89,13 +89,14 @@ class SharedBuildRegistry {
         ++it;
       }
     }
-    auto it = entries_.find(context.get());
+    const TaskContext* key = context.get();
+    auto it = entries_.find(key);
     if (it == entries_.end()) {
       Entry entry;
       entry.context = context;
       entry.state =
           std::make_shared<SharedBuild<T>>(num_partitions, context->MakeOperatorPool(pool_name));
-      it = entries_.emplace(context.get(), std::move(entry)).first;
+      it = entries_.emplace(key, std::move(entry)).first;
     }
     std::shared_ptr<SharedBuild<T>> state = it->second.state;
     if (++it->second.opened >= num_partitions)

@@ -18,8 +18,9 @@ using columnar::SchemaPtr;
 Result<SchemaPtr> DeriveSchema(const std::vector<sql::ExprPtr>& group_by,
                                const std::vector<sql::ExprPtr>& aggregates, bool partial) {
   std::vector<Field> fields;
+  fields.reserve(group_by.size() + aggregates.size());
   for (const auto& key : group_by)
-    fields.emplace_back(ExprText(*key), Decoded(key->type), key->nullable);
+    fields.emplace_back(ExprText(*key), key->type.decoded_type(), key->nullable);
   for (const auto& agg : aggregates) {
     if (partial) {
       SHOAL_ASSIGN_OR_RETURN(std::vector<Field> states,
@@ -37,7 +38,7 @@ bool SameTypes(const Schema& a, const Schema& b) {
   if (a.num_fields() != b.num_fields())
     return false;
   for (int i = 0; i < a.num_fields(); ++i) {
-    if (Decoded(a.field(i).type) != Decoded(b.field(i).type))
+    if (a.field(i).type.decoded_type() != b.field(i).type.decoded_type())
       return false;
   }
   return true;

@@ -10,11 +10,6 @@
 
 namespace shoal::exec {
 
-/// A column type as grouping and accumulators see it: a dictionary's value type.
-inline columnar::DataType Decoded(const columnar::DataType& type) {
-  return type.id() == columnar::TypeId::kDictionary ? type.value_type() : type;
-}
-
 /// The aggregate as its accumulator sees it: dictionary arguments decoded.
 sql::ExprPtr WithDecodedArgs(const sql::ExprPtr& agg);
 

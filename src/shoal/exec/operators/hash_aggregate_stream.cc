@@ -73,7 +73,7 @@ class HashAggregateStream final : public OperatorStream {
       SHOAL_ASSIGN_OR_RETURN(keys_, MakeEvaluators(node_->group_by(), input_schema, pool()));
     }
     for (const auto& key : node_->group_by())
-      key_types_.push_back(Decoded(key->type));
+      key_types_.push_back(key->type.decoded_type());
     if (num_keys_ > 0) {
       SHOAL_ASSIGN_OR_RETURN(grouper_, Grouper::Make(key_types_));
     }

@@ -11,10 +11,6 @@ namespace {
 
 using sql::JoinType;
 
-DataType Decoded(const DataType& type) {
-  return type.id() == TypeId::kDictionary ? type.value_type() : type;
-}
-
 const char* ModeName(HashJoinExec::Mode mode) {
   return mode == HashJoinExec::Mode::kCollectBuild ? "collect_build" : "partitioned";
 }
@@ -65,8 +61,8 @@ Result<std::shared_ptr<HashJoinExec>> HashJoinExec::Make(ExecPlanPtr left, ExecP
   SHOAL_ASSIGN_OR_RETURN(auto lk, MakeEvaluators(left_keys, *left->schema(), pool));
   SHOAL_ASSIGN_OR_RETURN(auto rk, MakeEvaluators(right_keys, *right->schema(), pool));
   for (size_t i = 0; i < lk.size(); ++i) {
-    DataType lt = Decoded(lk[i]->type());
-    DataType rt = Decoded(rk[i]->type());
+    DataType lt = lk[i]->type().decoded_type();
+    DataType rt = rk[i]->type().decoded_type();
     if (lt != rt) {
       return Status::TypeError("join key {} compares {} with {}", i + 1, lt.ToString(),
                                rt.ToString());

@@ -92,7 +92,7 @@ void EncodeFixed(const ColumnPlan& c, int64_t n, uint8_t* data, int64_t* pos) {
     if (c.marker)
       *p++ = Marker(valid, c.order);
     if (valid) {
-      T v;
+      T v{};
       if constexpr (std::is_same_v<T, bool>) {
         v = columnar::bitmap::GetBit(bits, a.offset() + i);
       } else {

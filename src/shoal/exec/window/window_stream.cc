@@ -126,7 +126,8 @@ Status WindowStream::FindBoundaries(int64_t n) {
   std::vector<uint8_t> new_partition(static_cast<size_t>(n), 0);
   std::vector<uint8_t> new_peer(static_cast<size_t>(n), 0);
   new_partition[0] = 1;
-  auto mark_changes = [&](const std::vector<sql::ExprPtr>& exprs, std::vector<SortOrder> orders,
+  auto mark_changes = [&](const std::vector<sql::ExprPtr>& exprs,
+                          const std::vector<SortOrder>& orders,
                           std::vector<uint8_t>* marks) -> Status {
     if (exprs.empty())
       return Status::OK();

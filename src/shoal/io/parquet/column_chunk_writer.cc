@@ -25,7 +25,7 @@ using columnar::TypeId;
 
 Result<format::SchemaElement> MakeSchemaElement(const columnar::Field& field) {
   SHOAL_ASSIGN_OR_RETURN(Layout layout, LayoutOf(field));
-  const DataType& type = ValueType(field.type);
+  const DataType& type = field.type.decoded_type();
   format::SchemaElement element;
   element.__set_name(field.name);
   element.__set_type(PhysicalType(layout.physical));

@@ -23,12 +23,8 @@ int DecimalBytes(int precision) {
 
 }  // namespace
 
-const DataType& ValueType(const DataType& type) {
-  return type.id() == TypeId::kDictionary ? type.value_type() : type;
-}
-
 Result<Layout> LayoutOf(const columnar::Field& field) {
-  const DataType& type = ValueType(field.type);
+  const DataType& type = field.type.decoded_type();
   Layout layout;
   switch (type.id()) {
     case TypeId::kNull:

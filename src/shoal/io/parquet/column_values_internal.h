@@ -53,8 +53,6 @@ struct Values {
   }
 };
 
-/// The column's value type (a dictionary column's values).
-const columnar::DataType& ValueType(const columnar::DataType& type);
 /// The physical type, sort order and statistics rules of a column; NotImplemented for types
 /// Parquet cannot hold here (intervals).
 Result<Layout> LayoutOf(const columnar::Field& field);

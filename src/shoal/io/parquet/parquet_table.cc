@@ -204,7 +204,7 @@ Result<ParquetFileInfo> ReadParquetFooter(const std::string& path, int64_t size)
 }
 
 Result<std::shared_ptr<ParquetTable>> ParquetTable::Make(
-    const std::string& location, columnar::SchemaPtr schema,
+    const std::string& location, const columnar::SchemaPtr& schema,
     const std::map<std::string, std::string>& options) {
   if (!options.empty())
     return Status::InvalidArgument(

@@ -57,7 +57,7 @@ class ParquetTable : public TableProvider {
   /// must match the files' columns in number, names and types. No options are recognised yet; an
   /// unknown option is an error.
   static Result<std::shared_ptr<ParquetTable>> Make(
-      const std::string& location, columnar::SchemaPtr schema,
+      const std::string& location, const columnar::SchemaPtr& schema,
       const std::map<std::string, std::string>& options);
 
   ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema);

@@ -6,8 +6,8 @@ namespace shoal::io::tpch {
 namespace {
 
 constexpr LengthRange kAddressLength = VariableLength(25);
-constexpr LengthRange kCommentLength = VariableLength(73);
-constexpr int64_t kNations = 25;
+constexpr LengthRange kCustomerCommentLength = VariableLength(73);
+constexpr int64_t kNationCount = 25;
 
 }  // namespace
 
@@ -22,11 +22,11 @@ void CustomerGenerator::Seek(int64_t row) {
 void CustomerGenerator::Next(CustomerRow* out) {
   out->cust_key = row_ + 1;
   out->address_length = RandomAlphaNumeric(address_, kAddressLength, out->address_buffer);
-  out->nation_key = nation_.Uniform(0, kNations - 1);
+  out->nation_key = nation_.Uniform(0, kNationCount - 1);
   out->phone = RandomPhone(phone_, out->nation_key);
   out->account_balance = balance_.Uniform(-99999, 999999);
   out->market_segment = dists_.segments.text(dists_.segments.Pick(segment_));
-  out->comment = text_.Draw(comment_, kCommentLength.min, kCommentLength.max);
+  out->comment = text_.Draw(comment_, kCustomerCommentLength.min, kCustomerCommentLength.max);
   ForEachStream([](RowStream& s) { s.NextRow(); });
   ++row_;
 }

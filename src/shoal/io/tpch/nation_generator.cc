@@ -4,7 +4,7 @@
 
 namespace shoal::io::tpch {
 namespace {
-constexpr LengthRange kCommentLength = VariableLength(72);
+constexpr LengthRange kNationCommentLength = VariableLength(72);
 }  // namespace
 
 NationGenerator::NationGenerator(const TpchScale& /*scale*/, const TextPool& text)
@@ -20,7 +20,7 @@ void NationGenerator::Next(NationRow* out) {
   out->nation_key = row_;
   out->name = nation.name;
   out->region_key = nation.region_key;
-  out->comment = text_.Draw(comment_, kCommentLength.min, kCommentLength.max);
+  out->comment = text_.Draw(comment_, kNationCommentLength.min, kNationCommentLength.max);
   comment_.NextRow();
   ++row_;
 }

@@ -8,7 +8,7 @@
 namespace shoal::io::tpch {
 namespace {
 
-constexpr LengthRange kCommentLength = VariableLength(49);
+constexpr LengthRange kOrderCommentLength = VariableLength(49);
 constexpr LengthRange kLineCommentLength = VariableLength(27);
 
 // Clause 4.2.3: o_orderdate is uniform in [STARTDATE, ENDDATE - 151 days] so that every line's
@@ -49,7 +49,7 @@ void OrderGenerator::Next(OrderRow* out) {
   out->order_date = static_cast<int32_t>(dates::kStartDate + order_day);
   out->order_priority = dists_.priorities.text(dists_.priorities.Pick(priority_));
   out->clerk = clerk_.Uniform(1, clerk_count_);
-  out->comment = text_.Draw(comment_, kCommentLength.min, kCommentLength.max);
+  out->comment = text_.Draw(comment_, kOrderCommentLength.min, kOrderCommentLength.max);
   out->ship_priority = 0;
 
   const int lines = static_cast<int>(line_count_.Uniform(1, OrderRow::kMaxLines));

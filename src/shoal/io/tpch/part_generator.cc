@@ -8,10 +8,10 @@
 namespace shoal::io::tpch {
 namespace {
 
-constexpr LengthRange kCommentLength = VariableLength(14);
+constexpr LengthRange kPartCommentLength = VariableLength(14);
 constexpr LengthRange kPartSuppCommentLength = VariableLength(124);
 constexpr int kNameWords = 5;
-constexpr int kColors = 92;
+constexpr int kColorCount = 92;
 
 }  // namespace
 
@@ -30,12 +30,12 @@ void PartGenerator::Next(PartRow* out) {
   // p_name: the first five colors of a Fisher-Yates shuffle of all 92. The reference generator
   // shuffles the whole list, but the stream is realigned after the row, so only the draws that
   // place the first five matter.
-  uint8_t order[kColors];
-  for (int i = 0; i < kColors; ++i)
+  uint8_t order[kColorCount];
+  for (int i = 0; i < kColorCount; ++i)
     order[i] = static_cast<uint8_t>(i);
   char* name = out->name_buffer;
   for (int i = 0; i < kNameWords; ++i) {
-    const int64_t j = name_.Uniform(i, kColors - 1);
+    const int64_t j = name_.Uniform(i, kColorCount - 1);
     std::swap(order[i], order[j]);
     std::string_view color = dists_.colors.text(order[i]);
     if (i > 0)
@@ -51,7 +51,7 @@ void PartGenerator::Next(PartRow* out) {
   out->size = size_.Uniform(1, 50);
   out->container = dists_.containers.text(dists_.containers.Pick(container_));
   out->retail_price = RetailPriceCents(key);
-  out->comment = text_.Draw(comment_, kCommentLength.min, kCommentLength.max);
+  out->comment = text_.Draw(comment_, kPartCommentLength.min, kPartCommentLength.max);
 
   for (int i = 0; i < PartRow::kSuppliers; ++i) {
     PartSuppRow& ps = out->suppliers[i];

@@ -4,7 +4,7 @@
 
 namespace shoal::io::tpch {
 namespace {
-constexpr LengthRange kCommentLength = VariableLength(72);
+constexpr LengthRange kRegionCommentLength = VariableLength(72);
 }  // namespace
 
 RegionGenerator::RegionGenerator(const TpchScale& /*scale*/, const TextPool& text)
@@ -18,7 +18,7 @@ void RegionGenerator::Seek(int64_t row) {
 void RegionGenerator::Next(RegionRow* out) {
   out->region_key = row_;
   out->name = dists_.regions.text(static_cast<int>(row_));
-  out->comment = text_.Draw(comment_, kCommentLength.min, kCommentLength.max);
+  out->comment = text_.Draw(comment_, kRegionCommentLength.min, kRegionCommentLength.max);
   comment_.NextRow();
   ++row_;
 }

@@ -8,8 +8,8 @@ namespace shoal::io::tpch {
 namespace {
 
 constexpr LengthRange kAddressLength = VariableLength(25);
-constexpr LengthRange kCommentLength = VariableLength(63);
-constexpr int64_t kNations = 25;
+constexpr LengthRange kSupplierCommentLength = VariableLength(63);
+constexpr int64_t kNationCount = 25;
 
 // Clause 4.2.3: per 10000 suppliers, about 10 get a complaint or recommendation, half each.
 constexpr int64_t kBbbPer10000 = 10;
@@ -34,10 +34,11 @@ void SupplierGenerator::Seek(int64_t row) {
 void SupplierGenerator::Next(SupplierRow* out) {
   out->supp_key = row_ + 1;
   out->address_length = RandomAlphaNumeric(address_, kAddressLength, out->address_buffer);
-  out->nation_key = nation_.Uniform(0, kNations - 1);
+  out->nation_key = nation_.Uniform(0, kNationCount - 1);
   out->phone = RandomPhone(phone_, out->nation_key);
   out->account_balance = balance_.Uniform(-99999, 999999);
-  std::string_view comment = text_.Draw(comment_, kCommentLength.min, kCommentLength.max);
+  std::string_view comment =
+      text_.Draw(comment_, kSupplierCommentLength.min, kSupplierCommentLength.max);
   std::memcpy(out->comment_buffer, comment.data(), comment.size());
   const int length = static_cast<int>(comment.size());
   out->comment_length = length;

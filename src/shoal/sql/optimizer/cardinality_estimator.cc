@@ -42,10 +42,6 @@ std::optional<double> ToNumber(const Scalar& s) {
   return std::nullopt;
 }
 
-bool IsLiteral(const ExprPtr& e) {
-  return e->kind == ExprKind::kLiteral;
-}
-
 double Clamp(double s) {
   return std::min(1.0, std::max(0.0, s));
 }

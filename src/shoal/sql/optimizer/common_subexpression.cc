@@ -168,8 +168,8 @@ ExprPtr Replace(const ExprPtr& e, const Expr& target, const ExprPtr& ref) {
 
 // Moves the repeated subexpressions of `roots` into `extracted` (new columns of a projection
 // below), rewriting `roots` to read them. Returns whether anything moved.
-bool Extract(std::vector<ExprPtr*> roots, ColumnIdAllocator* ids, std::vector<ColumnInfo>* columns,
-             std::vector<ExprPtr>* extracted) {
+bool Extract(const std::vector<ExprPtr*>& roots, ColumnIdAllocator* ids,
+             std::vector<ColumnInfo>* columns, std::vector<ExprPtr>* extracted) {
   bool changed = false;
   for (;;) {
     NodeInfos infos;

@@ -20,10 +20,6 @@ namespace {
 using columnar::int128_t;
 using columnar::TypeId;
 
-bool IsLiteral(const ExprPtr& e) {
-  return e && e->kind == ExprKind::kLiteral;
-}
-
 bool IsTrue(const ExprPtr& e) {
   return IsLiteral(e) && !e->value.is_null() && e->type.id() == TypeId::kBoolean &&
          e->value.bool_value();

@@ -117,6 +117,10 @@ std::set<ColumnId> ExprColumns(const ExprPtr& expr) {
   return out;
 }
 
+bool IsLiteral(const ExprPtr& e) {
+  return e && e->kind == ExprKind::kLiteral;
+}
+
 bool ContainsSubquery(const ExprPtr& expr) {
   bool found = false;
   VisitExpr(expr, [&](const Expr& x) {

@@ -35,6 +35,8 @@ bool IsIdentityProjection(const LogicalPlan& plan);
 /// Whether two column lists have the same ids in the same order.
 bool SameColumnIds(const std::vector<ColumnInfo>& a, const std::vector<ColumnInfo>& b);
 bool ContainsSubquery(const ExprPtr& expr);
+/// Whether `e` is a (non-null pointer to a) literal.
+bool IsLiteral(const ExprPtr& e);
 
 /// Every expression slot of a node (predicate, exprs, keys, aggregates, sort keys, rows), for
 /// rules that rewrite them all. `fn` returns the new expression.

@@ -103,11 +103,11 @@ std::optional<io::ColumnPredicate> ToScanPredicate(const LogicalPlan& scan, cons
 
 class Pushdown {
  public:
-  Result<LogicalPlanPtr> Push(const LogicalPlanPtr& plan, std::vector<ExprPtr> preds);
+  Result<LogicalPlanPtr> Push(const LogicalPlanPtr& input, std::vector<ExprPtr> preds);
 
  private:
-  Result<LogicalPlanPtr> PushJoin(const LogicalPlan& join, std::vector<ExprPtr> preds);
-  Result<LogicalPlanPtr> Recurse(const LogicalPlan& plan, std::vector<ExprPtr> preds) {
+  Result<LogicalPlanPtr> PushJoin(const LogicalPlan& join, const std::vector<ExprPtr>& preds);
+  Result<LogicalPlanPtr> Recurse(const LogicalPlan& plan, const std::vector<ExprPtr>& preds) {
     // Default: push nothing through this node; optimise below it.
     auto node = plan.Clone();
     for (auto& c : node->children) {
@@ -171,6 +171,7 @@ Result<LogicalPlanPtr> Pushdown::Push(const LogicalPlanPtr& input, std::vector<E
           map[plan->output[i].id] = MakeColumnRef(c.id, c.name, c.type, c.nullable);
         }
         std::vector<ExprPtr> mapped;
+        mapped.reserve(movable.size());
         for (const auto& p : movable)
           mapped.push_back(SubstituteColumns(p, map));
         SHOAL_ASSIGN_OR_RETURN(child, Push(child, std::move(mapped)));
@@ -205,7 +206,7 @@ Result<LogicalPlanPtr> Pushdown::Push(const LogicalPlanPtr& input, std::vector<E
       SHOAL_ASSIGN_OR_RETURN(node->children[0], Push(plan->children[0], std::move(below)));
       return AddFilter(node, above);
     }
-    case LogicalKind::kJoin: return PushJoin(*plan, std::move(preds));
+    case LogicalKind::kJoin: return PushJoin(*plan, preds);
     case LogicalKind::kScan: {
       auto node = plan->Clone();
       for (const auto& p : preds) {
@@ -222,11 +223,12 @@ Result<LogicalPlanPtr> Pushdown::Push(const LogicalPlanPtr& input, std::vector<E
       }
       return AddFilter(node, preds);
     }
-    default: return Recurse(*plan, std::move(preds));
+    default: return Recurse(*plan, preds);
   }
 }
 
-Result<LogicalPlanPtr> Pushdown::PushJoin(const LogicalPlan& join, std::vector<ExprPtr> preds) {
+Result<LogicalPlanPtr> Pushdown::PushJoin(const LogicalPlan& join,
+                                          const std::vector<ExprPtr>& preds) {
   auto node = join.Clone();
   std::set<ColumnId> left = OutputIds(*join.children[0]);
   std::set<ColumnId> right = OutputIds(*join.children[1]);
