@@ -22,6 +22,8 @@
 #
 # Also checked:
 #   - includes of our headers are written from src/ ("shoal/<layer>/x.h"), never relative ("../x.h");
+#   - no source includes a .cc file (clang-tidy's bugprone-suspicious-include is off in
+#     scripts/tidy.sh's batches, which include .cc files by design);
 #   - gRPC and protobuf headers appear only in distributed and server (exec must not know the
 #     network; cli reaches workers through engine);
 #   - libpg_query's header appears only in sql;
@@ -106,6 +108,9 @@ while IFS= read -r -d '' file; do
       esac
     fi
     case "$target" in
+      *.cc | *.cpp | *.cxx)
+        report "$where: includes the source file \"$target\"; include its header (scripts/tidy.sh batches sources itself)"
+        ;;
       grpc/* | grpcpp/* | grpc++/* | google/protobuf/*)
         case "$layer" in
           distributed | server) ;;
