@@ -495,7 +495,25 @@ Result<ExprPtr> StatementBinder::BindCase(const pg_query::CaseExpr& c, ExprConte
 
 Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool negated,
                                              ExprContext& ctx) {
-  SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(s.subselect(), ctx.scope, ctx.ctes));
+  // The subquery may write aggregates of this query (PlaceAggregate): they are checked against
+  // the clause the subquery stands in.
+  QueryLevel* level = ctx.scope != nullptr ? ctx.scope->level : nullptr;
+  QueryLevel saved;
+  if (level != nullptr) {
+    saved.clause = level->clause;
+    saved.allow_aggregates = level->allow_aggregates;
+    saved.in_aggregate = level->in_aggregate;
+    level->clause = ctx.clause;
+    level->allow_aggregates = ctx.allow_aggregates;
+    level->in_aggregate = ctx.in_aggregate;
+  }
+  auto bound = BindQuery(s.subselect(), ctx.scope, ctx.ctes);
+  if (level != nullptr) {
+    level->clause = saved.clause;
+    level->allow_aggregates = saved.allow_aggregates;
+    level->in_aggregate = saved.in_aggregate;
+  }
+  SHOAL_ASSIGN_OR_RETURN(QueryResult q, std::move(bound));
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::kSubquery;
   e->negated = negated;

@@ -163,7 +163,8 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
     }
   }
   if (j.has_quals()) {
-    Scope scope{rel.columns, outer};
+    QueryLevel level;  // a subquery's outer aggregate here is refused (not allowed in JOIN)
+    Scope scope{rel.columns, outer, &level};
     ExprContext ctx;
     ctx.scope = &scope;
     ctx.ctes = ctes;

@@ -43,9 +43,29 @@ struct ScopeColumn {
   bool hidden = false;  // merged away by USING / NATURAL: only reachable qualified
 };
 
+/// An aggregate a subquery wrote whose variables all belong to an enclosing query: it is that
+/// query's aggregate (PostgreSQL's rule, the level of an aggregate is the lowest level of its
+/// variables) and the subquery reads it as an outer reference to `column`.
+struct OuterAggregate {
+  ExprPtr aggregate;  // rebased: its references are relative to the query that computes it
+  ColumnInfo column;
+};
+
+/// What a subquery nested in a query needs to know of that query: where (which clause) the
+/// subquery is written, whether aggregates may appear there, and the aggregates the subqueries
+/// hand up to it.
+struct QueryLevel {
+  bool hosts_aggregates = false;  // a SELECT, which can become an aggregate query
+  const char* clause = "";        // the clause the subquery being bound is written in
+  bool allow_aggregates = false;
+  bool in_aggregate = false;
+  std::vector<OuterAggregate> outer_aggregates;
+};
+
 struct Scope {
   std::vector<ScopeColumn> columns;
   const Scope* outer = nullptr;
+  QueryLevel* level = nullptr;  // the query this scope's columns belong to, when it tracks one
 };
 
 struct CteDefinition {
@@ -158,6 +178,7 @@ class StatementBinder {
     std::vector<GroupingSet> grouping_sets{GroupingSet{}};
     bool has_grouping_sets = false;
     ExprPtr having;
+    QueryLevel level;  // aggregates of this query written inside its subqueries
     bool distinct = false;
     std::vector<OrderItem> order;
     // SELECT DISTINCT ON (...): its expressions (ascending keys) and where each is written.
@@ -232,6 +253,10 @@ class StatementBinder {
   /// percentile_cont / percentile_disc / mode(...) WITHIN GROUP (ORDER BY ...).
   Result<ExprPtr> BindOrderedSetAggregate(const pg_query::FuncCall& f, const std::string& name,
                                           ExprContext& inner);
+  /// An aggregate call just bound in `ctx`: checked where PostgreSQL checks it (the level of the
+  /// aggregate is the lowest query level of its variables) and, when that is an enclosing query,
+  /// handed up to it and replaced by an outer reference to its result.
+  Result<ExprPtr> PlaceAggregate(ExprPtr agg, const ExprContext& ctx, int location);
   Result<ExprPtr> BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,
                              ExprContext& ctx);
   Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);

@@ -80,6 +80,8 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
   SelectState st(s, ctes);
   SHOAL_ASSIGN_OR_RETURN(st.from, BindFromList(s, outer, ctes));
   st.scope = Scope{st.from.columns, outer};
+  st.level.hosts_aggregates = true;
+  st.scope.level = &st.level;
   st.plan = st.from.plan;
   SHOAL_RETURN_IF_ERROR(BindWhere(st));
   SHOAL_RETURN_IF_ERROR(BindSelectList(st));
