@@ -81,6 +81,8 @@ struct CteScope {
 struct BoundRelation {
   LogicalPlanPtr plan;
   std::vector<ScopeColumn> columns;
+  // A LATERAL subquery: its plan reads the FROM items before it as outer references (depth 1).
+  bool lateral = false;
 };
 
 inline std::string Str(const PgNode& n) {
@@ -237,7 +239,12 @@ class StatementBinder {
   Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
 
   // FROM --------------------------------------------------------------------------------------
-  Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes);
+  /// `lateral`: the columns a LATERAL subquery here may read (the FROM items before it).
+  Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes,
+                                     const std::vector<ScopeColumn>* lateral = nullptr);
+  /// The join of `left` and `right` (a LATERAL one when `right` reads `left`'s columns).
+  Result<std::shared_ptr<LogicalPlan>> MakeFromJoin(JoinType type, const BoundRelation& left,
+                                                    BoundRelation& right);
   Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes);
   Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
                                  const CteScope* ctes);

@@ -6,6 +6,8 @@
 // already a join when its enclosing one is pulled into the outer query. Filters whose rewrite added
 // columns (a mark, a scalar result) are topped with a projection that restores their original
 // columns.
+#include <algorithm>
+
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/optimizer/plan_util.h"
@@ -24,6 +26,13 @@ class Decorrelator {
     for (auto& child : node->children) {
       SHOAL_ASSIGN_OR_RETURN(child, Run(child));
     }
+    if (node->kind == LogicalKind::kJoin && node->lateral)
+      return RewriteLateralJoin(*node);
+    if (node->kind == LogicalKind::kJoin &&
+        (node->join_type == JoinType::kLeft || node->join_type == JoinType::kRight ||
+         node->join_type == JoinType::kFull) &&
+        node->predicate && ContainsSubquery(node->predicate))
+      return RewriteOuterJoinCondition(*node);
     if (node->kind == LogicalKind::kJoin && node->join_type == JoinType::kInner &&
         node->predicate && ContainsSubquery(node->predicate)) {
       // An inner join's condition is a filter over the cross product: the filter rewrite applies.
@@ -88,6 +97,115 @@ class Decorrelator {
     if (SameColumnIds(node->output, filter.output))
       return node;
     return MakeIdentityProjection(node, filter.output);
+  }
+
+  /// A LATERAL join: the right side (which reads the left side's columns as outer references) is
+  /// decorrelated against the left side like any correlated subquery, and joined to it on the
+  /// correlation conditions plus the join's own ON condition.
+  Result<LogicalPlanPtr> RewriteLateralJoin(const LogicalPlan& join) {
+    const LogicalPlanPtr& left = join.children[0];
+    const LogicalPlanPtr& right = join.children[1];
+    std::set<ColumnId> refs;
+    CollectOuterRefs(*right, 1, &refs);
+    const std::set<ColumnId> left_ids = OutputIds(*left);
+    const bool reads_left = std::any_of(refs.begin(), refs.end(),
+                                        [&](ColumnId id) { return left_ids.count(id) > 0; });
+    auto node = join.Clone();
+    node->lateral = false;
+    if (!reads_left) {
+      node->children[1] = DecrementPlanDepth(right, 0);
+      return RewriteJoinCondition(node);
+    }
+    if (join.join_type != JoinType::kInner && join.join_type != JoinType::kLeft)
+      return Status::InvalidArgument(
+                 "a LATERAL reference needs an INNER or LEFT join (the right side of a {} join "
+                 "cannot read its left side)",
+                 JoinTypeName(join.join_type))
+          .WithSqlState("42P10");
+    auto pulled = Decorrelate(right, left, ids_);
+    if (!pulled)
+      return Status::NotImplemented(
+          "this LATERAL subquery cannot be turned into a join yet (its references to the "
+          "preceding FROM items sit where decorrelation cannot reach them); write it as a "
+          "subquery in the select list or a join");
+    std::vector<ExprPtr> conditions = pulled->conditions;
+    if (join.predicate)
+      conditions.push_back(join.predicate);
+    JoinCondition on = SplitJoinCondition(conditions, left_ids, OutputIds(*pulled->plan));
+    auto rewritten = MakeJoinNode(join.join_type, left, pulled->plan, std::move(on))->Clone();
+    rewritten->left_keys.insert(rewritten->left_keys.begin(), join.left_keys.begin(),
+                                join.left_keys.end());
+    rewritten->right_keys.insert(rewritten->right_keys.begin(), join.right_keys.begin(),
+                                 join.right_keys.end());
+    // The ON condition may hold subqueries of its own.
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr top, RewriteJoinCondition(rewritten));
+    return MakeIdentityProjection(top, join.output);
+  }
+
+  Result<LogicalPlanPtr> RewriteJoinCondition(const std::shared_ptr<LogicalPlan>& join) {
+    if (!join->predicate || !ContainsSubquery(join->predicate))
+      return LogicalPlanPtr(join);
+    if (join->join_type == JoinType::kInner) {
+      auto inner = join->Clone();
+      inner->predicate = nullptr;
+      auto filter = std::make_shared<LogicalPlan>();
+      filter->kind = LogicalKind::kFilter;
+      filter->predicate = join->predicate;
+      filter->children = {inner};
+      filter->output = inner->output;
+      return RewriteFilter(*filter);
+    }
+    return RewriteOuterJoinCondition(*join);
+  }
+
+  /// A subquery in an outer join's ON condition that reads the columns of one side only (or
+  /// none) is a function of that side's row: it is computed on that side (joined into it, as in a
+  /// projection) and the condition reads the result. PostgreSQL evaluates it per pair of rows,
+  /// which gives the same values.
+  Result<LogicalPlanPtr> RewriteOuterJoinCondition(const LogicalPlan& join) {
+    LogicalPlanPtr left = join.children[0];
+    LogicalPlanPtr right = join.children[1];
+    Status error;
+    ExprPtr predicate = TransformExpr(join.predicate, [&](const ExprPtr& e) -> ExprPtr {
+      if (e->kind != ExprKind::kSubquery || !error.ok())
+        return nullptr;
+      const std::set<ColumnId> reads = ExprColumns(e);
+      const std::set<ColumnId> left_ids = OutputIds(*left);
+      const std::set<ColumnId> right_ids = OutputIds(*right);
+      auto within = [&](const std::set<ColumnId>& ids) {
+        return std::all_of(reads.begin(), reads.end(),
+                           [&](ColumnId id) { return ids.count(id) > 0; });
+      };
+      const bool on_left = within(left_ids);
+      const bool on_right = within(right_ids);
+      if (!on_left && !on_right) {
+        error = Status::NotImplemented(
+            "a subquery in the ON condition of a {} join that reads columns of both sides is "
+            "not supported yet: {}",
+            JoinTypeName(join.join_type), e->ToString());
+        return nullptr;
+      }
+      // The side whose rows the join drops when unmatched is the cheaper place: fewer rows
+      // reach the output, but any side gives the same values.
+      const bool use_right = on_right && (join.join_type != JoinType::kRight || !on_left);
+      LogicalPlanPtr* side = use_right ? &right : &left;
+      ExprPtr replaced = RewriteNested(e, side);
+      if (ContainsSubquery(replaced)) {
+        error = Status::NotImplemented("this form of subquery is not supported yet in the ON "
+                                       "condition of a {} join: {}",
+                                       JoinTypeName(join.join_type), e->ToString());
+        return nullptr;
+      }
+      return replaced;
+    });
+    SHOAL_RETURN_IF_ERROR(error);
+    JoinCondition on;
+    on.left_keys = join.left_keys;
+    on.right_keys = join.right_keys;
+    if (predicate)
+      on.residual.push_back(predicate);
+    auto rewritten = MakeJoinNode(join.join_type, left, right, std::move(on));
+    return MakeIdentityProjection(rewritten, join.output);
   }
 
   /// Subqueries in grouping keys or aggregate arguments are computed by a projection below the
