@@ -76,10 +76,8 @@ ExprPtr ShiftOuterRefs(const ExprPtr& e, int nesting, int shift) {
       return copy;
     }
     if (x->kind == ExprKind::kSubquery && x->subquery) {
+      // Its arguments (IN's left operand) are already shifted: TransformExpr works bottom-up.
       auto copy = std::make_shared<Expr>(*x);
-      copy->args.clear();
-      for (const auto& a : x->args)
-        copy->args.push_back(ShiftOuterRefs(a, nesting, shift));
       copy->subquery = ShiftOuterRefs(x->subquery, nesting + 1, shift);
       return copy;
     }

@@ -165,6 +165,8 @@ class Decorrelator {
   Result<LogicalPlanPtr> RewriteOuterJoinCondition(const LogicalPlan& join) {
     LogicalPlanPtr left = join.children[0];
     LogicalPlanPtr right = join.children[1];
+    if (join.join_type != JoinType::kFull && ReadsBothSides(join))
+      return RewriteAsLateral(join);
     Status error;
     ExprPtr predicate = TransformExpr(join.predicate, [&](const ExprPtr& e) -> ExprPtr {
       if (e->kind != ExprKind::kSubquery || !error.ok())
@@ -206,6 +208,86 @@ class Decorrelator {
       on.residual.push_back(predicate);
     auto rewritten = MakeJoinNode(join.join_type, left, right, std::move(on));
     return MakeIdentityProjection(rewritten, join.output);
+  }
+
+  /// Whether a subquery of the join's condition reads columns of both of its sides.
+  static bool ReadsBothSides(const LogicalPlan& join) {
+    const std::set<ColumnId> left_ids = OutputIds(*join.children[0]);
+    const std::set<ColumnId> right_ids = OutputIds(*join.children[1]);
+    bool both = false;
+    VisitExpr(join.predicate, [&](const Expr& e) {
+      if (e.kind != ExprKind::kSubquery)
+        return;
+      auto copy = std::make_shared<Expr>(e);
+      const std::set<ColumnId> reads = ExprColumns(copy);
+      const bool l = std::any_of(reads.begin(), reads.end(),
+                                 [&](ColumnId id) { return left_ids.count(id) > 0; });
+      const bool r = std::any_of(reads.begin(), reads.end(),
+                                 [&](ColumnId id) { return right_ids.count(id) > 0; });
+      both = both || (l && r);
+    });
+    return both;
+  }
+
+  /// `l LEFT JOIN r ON p` is `l LEFT JOIN LATERAL (SELECT * FROM r WHERE p) ON true` (and a RIGHT
+  /// join the same with the sides swapped): the condition's subqueries that read both sides
+  /// become subqueries of a filter over r, correlated to l, which the LATERAL rewrite joins.
+  Result<LogicalPlanPtr> RewriteAsLateral(const LogicalPlan& join) {
+    const bool left_join = join.join_type == JoinType::kLeft;
+    const LogicalPlanPtr& preserved = join.children[left_join ? 0 : 1];
+    const LogicalPlanPtr& other = join.children[left_join ? 1 : 0];
+    const std::set<ColumnId> preserved_ids = OutputIds(*preserved);
+    std::vector<ExprPtr> conditions = {join.predicate};
+    for (size_t i = 0; i < join.left_keys.size(); ++i) {
+      conditions.push_back(MakeCall("=", {join.left_keys[i], join.right_keys[i]},
+                                    DataType::Boolean(), true));
+    }
+    auto filter = std::make_shared<LogicalPlan>();
+    filter->kind = LogicalKind::kFilter;
+    filter->predicate = DeepenExpr(MakeConjunction(conditions), 0, preserved_ids);
+    filter->children = {DeepenPlan(other, 0, preserved_ids)};
+    filter->output = other->output;
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr filtered, Run(filter));
+    auto lateral = std::make_shared<LogicalPlan>();
+    lateral->kind = LogicalKind::kJoin;
+    lateral->join_type = JoinType::kLeft;
+    lateral->lateral = true;
+    lateral->children = {preserved, filtered};
+    lateral->output = preserved->output;
+    for (auto c : other->output) {
+      c.nullable = true;
+      lateral->output.push_back(c);
+    }
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr rewritten, RewriteLateralJoin(*lateral));
+    return MakeIdentityProjection(rewritten, join.output);
+  }
+
+  /// Moves an expression one query level in: references beyond it (depth > nesting) and to the
+  /// `moved` columns of its own level (depth == nesting) point one level further out.
+  static ExprPtr DeepenExpr(const ExprPtr& expr, int nesting, const std::set<ColumnId>& moved) {
+    return TransformExpr(expr, [&](const ExprPtr& e) -> ExprPtr {
+      if (e->kind == ExprKind::kColumnRef &&
+          (e->outer_depth > nesting ||
+           (e->outer_depth == nesting && moved.count(e->column) > 0))) {
+        auto copy = std::make_shared<Expr>(*e);
+        copy->outer_depth += 1;
+        return copy;
+      }
+      if (e->kind == ExprKind::kSubquery && e->subquery) {
+        auto copy = std::make_shared<Expr>(*e);
+        copy->subquery = DeepenPlan(e->subquery, nesting + 1, moved);
+        return copy;
+      }
+      return nullptr;
+    });
+  }
+
+  static LogicalPlanPtr DeepenPlan(const LogicalPlanPtr& plan, int nesting,
+                                   const std::set<ColumnId>& moved) {
+    auto node = MapNodeExprs(*plan, [&](const ExprPtr& e) { return DeepenExpr(e, nesting, moved); });
+    for (auto& child : node->children)
+      child = DeepenPlan(child, nesting, moved);
+    return node;
   }
 
   /// Subqueries in grouping keys or aggregate arguments are computed by a projection below the
