@@ -237,7 +237,8 @@ Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Sc
       if (rs.lateral()) {
         // LATERAL: the subquery sees the FROM items before it, one level out (as a subquery of
         // the join would); MakeFromJoin makes the join a LATERAL one when it reads them.
-        QueryLevel level;
+        QueryLevel level;  // an aggregate of the FROM items before it is refused, as in PG
+        level.clause = "FROM clause of their own query level";
         Scope before{lateral != nullptr ? *lateral : std::vector<ScopeColumn>{}, outer, &level};
         SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(rs.subquery(), &before, ctes));
         std::string alias = rs.has_alias() ? rs.alias().aliasname() : "";

@@ -135,7 +135,11 @@ Result<ExprPtr> StatementBinder::PlaceAggregate(ExprPtr agg, const ExprContext& 
   // An aggregate of an enclosing query: checked against the clause the subquery stands in there,
   // computed by that query's Aggregate and read here as an outer reference.
   QueryLevel* owner = scope->level;
-  if (owner == nullptr || owner->in_aggregate)
+  if (owner == nullptr)  // a scope of output names (ORDER BY over a set operation, LIMIT)
+    return At(
+        Status::InvalidArgument("aggregate functions are not allowed here").WithSqlState("42803"),
+        location);
+  if (owner->in_aggregate)
     return At(
         Status::InvalidArgument("aggregate function calls cannot be nested").WithSqlState("42803"),
         location);
