@@ -269,6 +269,8 @@ class StatementBinder {
   Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);
   Result<ExprPtr> BindCase(const pg_query::CaseExpr& c, ExprContext& ctx);
   Result<ExprPtr> BindSubLink(const pg_query::SubLink& s, bool negated, ExprContext& ctx);
+  Result<ExprPtr> BindRowSubLink(const pg_query::SubLink& s, const std::string& op, QueryResult q,
+                                 std::shared_ptr<Expr> e, ExprContext& ctx);
   Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
   Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
 
