@@ -47,6 +47,10 @@ class Decorrelator {
     }
     if (node->kind == LogicalKind::kAggregate)
       return RewriteAggregate(node);
+    if (node->kind == LogicalKind::kWindow)
+      return RewriteWindow(node);
+    if (node->kind == LogicalKind::kValues)
+      return RewriteValues(*node);
     if (node->kind == LogicalKind::kFilter)
       return RewriteFilter(*node);
     if (node->kind == LogicalKind::kProject)
@@ -324,6 +328,102 @@ class Decorrelator {
       return aggregate;
     aggregate->children[0] = RewriteProjection(*project);
     return aggregate;
+  }
+
+  /// Subqueries in window functions' arguments, PARTITION BY or ORDER BY: computed by a
+  /// projection below the window (per input row), which the projection rewrite joins.
+  LogicalPlanPtr RewriteWindow(const std::shared_ptr<LogicalPlan>& window) {
+    const bool any = std::any_of(window->exprs.begin(), window->exprs.end(), [](const ExprPtr& e) {
+      bool found = false;
+      VisitExpr(e, [&](const Expr& x) { found = found || x.kind == ExprKind::kSubquery; });
+      return found;
+    });
+    if (!any)
+      return window;
+    const LogicalPlanPtr& input = window->children[0];
+    auto project = std::make_shared<LogicalPlan>();
+    project->kind = LogicalKind::kProject;
+    project->children = {input};
+    for (const auto& c : input->output) {
+      project->exprs.push_back(MakeRef(c));
+      project->output.push_back(c);
+    }
+    auto lift = [&](const ExprPtr& e) -> ExprPtr {
+      if (!e || !ContainsSubquery(e))
+        return e;
+      ColumnInfo column{ids_.Next(), "subquery", "", e->type, e->nullable};
+      project->exprs.push_back(e);
+      project->output.push_back(column);
+      return MakeRef(column);
+    };
+    const std::vector<ColumnInfo> original = window->output;
+    for (auto& w : window->exprs) {
+      auto copy = std::make_shared<Expr>(*w);
+      for (auto& a : copy->args)
+        a = lift(a);
+      for (auto& p : copy->partition_by)
+        p = lift(p);
+      for (auto& k : copy->order_by)
+        k.expr = lift(k.expr);
+      copy->filter = lift(copy->filter);
+      w = copy;
+    }
+    // The window passes its input through: the lifted columns come along, dropped above.
+    const size_t added = window->exprs.size();
+    window->children[0] = RewriteProjection(*project);
+    window->output = project->output;
+    window->output.insert(window->output.end(), original.end() - static_cast<long>(added),
+                          original.end());
+    return MakeIdentityProjection(window, original);
+  }
+
+  /// VALUES rows with subqueries (INSERT ... VALUES ((SELECT ...)), FROM (VALUES ...)): each such
+  /// row is a projection of one empty row, which the projection rewrite joins the subqueries
+  /// into; the rows without subqueries stay one VALUES; several parts are their UNION ALL.
+  LogicalPlanPtr RewriteValues(const LogicalPlan& values) {
+    bool any = false;
+    for (const auto& row : values.rows) {
+      for (const auto& e : row)
+        any = any || ContainsSubquery(e);
+    }
+    if (!any)
+      return values.Clone();
+    auto fresh_columns = [&]() {
+      std::vector<ColumnInfo> columns;
+      for (const auto& c : values.output)
+        columns.push_back(ColumnInfo{ids_.Next(), c.name, "", c.type, c.nullable});
+      return columns;
+    };
+    std::vector<LogicalPlanPtr> parts;
+    auto plain = std::make_shared<LogicalPlan>();
+    plain->kind = LogicalKind::kValues;
+    for (const auto& row : values.rows) {
+      const bool has_subquery = std::any_of(row.begin(), row.end(), ContainsSubquery);
+      if (!has_subquery) {
+        plain->rows.push_back(row);
+        continue;
+      }
+      auto one = std::make_shared<LogicalPlan>();
+      one->kind = LogicalKind::kValues;
+      one->rows.emplace_back();
+      auto project = std::make_shared<LogicalPlan>();
+      project->kind = LogicalKind::kProject;
+      project->children = {one};
+      project->exprs = row;
+      project->output = values.rows.size() == 1 ? values.output : fresh_columns();
+      parts.push_back(RewriteProjection(*project));
+    }
+    if (!plain->rows.empty()) {
+      plain->output = fresh_columns();
+      parts.push_back(plain);
+    }
+    if (parts.size() == 1)
+      return parts[0];
+    auto all = std::make_shared<LogicalPlan>();
+    all->kind = LogicalKind::kUnion;
+    all->output = values.output;
+    all->children = std::move(parts);
+    return all;
   }
 
   LogicalPlanPtr RewriteProjection(const LogicalPlan& projection) {
