@@ -35,7 +35,7 @@ Result<BoundRelation> StatementBinder::RelationFromQuery(QueryResult q,
 }
 
 Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv,
-                                                    const CteScope* ctes) {
+                                                    const CteScope* ctes, const Scope* outer) {
   std::string alias = rv.has_alias() ? rv.alias().aliasname() : rv.relname();
   const NodeList* colnames = rv.has_alias() ? &rv.alias().colnames() : nullptr;
   if (rv.schemaname().empty()) {
@@ -44,8 +44,20 @@ Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv
       if (it == s->ctes.end())
         continue;
       const auto* cte = it->second.cte;
-      // Bound at each reference, so every use has its own column ids.
-      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(cte->ctequery(), nullptr, s));
+      // Bound at each reference, so every use has its own column ids. Its body reads the queries
+      // around the one that defines it: referenced from a subquery `levels` deeper, its
+      // references to them count that many levels further out.
+      int levels = 0;
+      const Scope* at = outer;
+      while (at != it->second.outer && at != nullptr) {
+        at = at->outer;
+        ++levels;
+      }
+      if (at != it->second.outer)
+        levels = 0;  // not reached: the body has no enclosing query to read
+      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(cte->ctequery(), it->second.outer, s));
+      if (levels > 0)
+        q.plan = ShiftOuterRefs(q.plan, 1, -levels);
       for (int i = 0; i < cte->aliascolnames_size() && i < static_cast<int>(q.names.size()); ++i)
         q.names[static_cast<size_t>(i)] = Str(cte->aliascolnames(i));
       SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
@@ -230,7 +242,7 @@ Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Sc
                                                     const std::vector<ScopeColumn>* lateral) {
   SHOAL_CHECK_STACK_DEPTH();
   switch (node.node_case()) {
-    case PgNode::kRangeVar: return BindRangeVar(node.range_var(), ctes);
+    case PgNode::kRangeVar: return BindRangeVar(node.range_var(), ctes, outer);
     case PgNode::kJoinExpr: return BindJoin(node.join_expr(), outer, ctes);
     case PgNode::kRangeSubselect: {
       const auto& rs = node.range_subselect();

@@ -64,7 +64,24 @@ void MinVariableLevel(const LogicalPlan& plan, int nesting, int* level) {
     MinVariableLevel(*child, nesting, level);
 }
 
-LogicalPlanPtr ShiftOuterRefs(const LogicalPlanPtr& plan, int nesting, int shift);
+bool ContainsKind(const ExprPtr& e, ExprKind kind) {
+  bool found = false;
+  VisitExpr(e, [&](const Expr& x) {
+    if (x.kind == kind)
+      found = true;
+  });
+  return found;
+}
+
+bool ContainsGrouping(const ExprPtr& e) {
+  bool found = false;
+  VisitExpr(e, [&](const Expr& x) {
+    found = found || (x.kind == ExprKind::kCall && x.name == "grouping");
+  });
+  return found;
+}
+
+}  // namespace
 
 /// `e` (written `nesting` subquery levels below the level it is moved from) with its references
 /// to that level or above moved `shift` levels closer: the expression now sits in that query.
@@ -92,25 +109,6 @@ LogicalPlanPtr ShiftOuterRefs(const LogicalPlanPtr& plan, int nesting, int shift
     child = ShiftOuterRefs(child, nesting, shift);
   return node;
 }
-
-bool ContainsKind(const ExprPtr& e, ExprKind kind) {
-  bool found = false;
-  VisitExpr(e, [&](const Expr& x) {
-    if (x.kind == kind)
-      found = true;
-  });
-  return found;
-}
-
-bool ContainsGrouping(const ExprPtr& e) {
-  bool found = false;
-  VisitExpr(e, [&](const Expr& x) {
-    found = found || (x.kind == ExprKind::kCall && x.name == "grouping");
-  });
-  return found;
-}
-
-}  // namespace
 
 Result<ExprPtr> StatementBinder::PlaceAggregate(ExprPtr agg, const ExprContext& ctx,
                                                 int location) {

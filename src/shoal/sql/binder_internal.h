@@ -70,6 +70,8 @@ struct Scope {
 
 struct CteDefinition {
   const pg_query::CommonTableExpr* cte = nullptr;
+  // The scope of the queries around the one whose WITH defines it: what its body may read.
+  const Scope* outer = nullptr;
 };
 
 /// CTEs visible to a query: its own WITH list, then those of the enclosing queries.
@@ -116,6 +118,11 @@ inline void CollectKind(const ExprPtr& e, ExprKind kind, std::vector<ExprPtr>* o
     CollectKind(a, kind, out);
   CollectKind(e->filter, kind, out);
 }
+
+/// `e` (written `nesting` subquery levels below some query) with its references to that query or
+/// further out (depth >= nesting) moved `shift` levels in (a negative shift moves them out).
+ExprPtr ShiftOuterRefs(const ExprPtr& e, int nesting, int shift);
+LogicalPlanPtr ShiftOuterRefs(const LogicalPlanPtr& plan, int nesting, int shift);
 
 // ---------------------------------------------------------------------------------------------
 // The binder proper
@@ -245,7 +252,8 @@ class StatementBinder {
   /// The join of `left` and `right` (a LATERAL one when `right` reads `left`'s columns).
   Result<std::shared_ptr<LogicalPlan>> MakeFromJoin(JoinType type, const BoundRelation& left,
                                                     BoundRelation& right);
-  Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes);
+  Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes,
+                                     const Scope* outer = nullptr);
   Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
                                  const CteScope* ctes);
   BoundRelation Requalify(BoundRelation rel, const std::string& alias, const NodeList* colnames);
@@ -291,7 +299,8 @@ class StatementBinder {
 
   // SELECT, step by step ----------------------------------------------------------------------
   /// WITH: the CTE scope of the query (kept in *storage), or `outer` without a WITH clause.
-  Result<const CteScope*> BindWith(const pg_query::SelectStmt& s, const CteScope* outer,
+  Result<const CteScope*> BindWith(const pg_query::SelectStmt& s, const Scope* outer_scope,
+                                   const CteScope* outer,
                                    CteScope* storage);
   Result<BoundRelation> BindFromList(const pg_query::SelectStmt& s, const Scope* outer,
                                      const CteScope* ctes);
