@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/optimizer/plan_util.h"
@@ -189,7 +190,13 @@ Status StatementBinder::BindGroupBy(SelectState& st) {
         key = *bound;
       }
     }
-    if (ContainsKind(key, ExprKind::kAggregate))
+    // An aggregate of this query, written here or (through an output alias) inside a subquery.
+    std::set<ColumnId> reads;
+    optimizer::CollectExprOuterRefs(key, 0, &reads);
+    const bool reads_outer_aggregate =
+        std::any_of(st.level.outer_aggregates.begin(), st.level.outer_aggregates.end(),
+                    [&](const OuterAggregate& o) { return reads.count(o.column.id) > 0; });
+    if (ContainsKind(key, ExprKind::kAggregate) || reads_outer_aggregate)
       return Status::InvalidArgument("aggregate functions are not allowed in GROUP BY")
           .WithSqlState("42803");
     for (size_t k = 0; k < group_keys.size(); ++k) {
