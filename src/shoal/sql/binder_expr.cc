@@ -496,7 +496,25 @@ Result<ExprPtr> StatementBinder::BindCase(const pg_query::CaseExpr& c, ExprConte
 
 Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool negated,
                                              ExprContext& ctx) {
-  SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(s.subselect(), ctx.scope, ctx.ctes));
+  // The subquery may write aggregates of this query (PlaceAggregate): they are checked against
+  // the clause the subquery stands in.
+  QueryLevel* level = ctx.scope != nullptr ? ctx.scope->level : nullptr;
+  QueryLevel saved;
+  if (level != nullptr) {
+    saved.clause = level->clause;
+    saved.allow_aggregates = level->allow_aggregates;
+    saved.in_aggregate = level->in_aggregate;
+    level->clause = ctx.clause;
+    level->allow_aggregates = ctx.allow_aggregates;
+    level->in_aggregate = ctx.in_aggregate;
+  }
+  auto bound = BindQuery(s.subselect(), ctx.scope, ctx.ctes);
+  if (level != nullptr) {
+    level->clause = saved.clause;
+    level->allow_aggregates = saved.allow_aggregates;
+    level->in_aggregate = saved.in_aggregate;
+  }
+  SHOAL_ASSIGN_OR_RETURN(QueryResult q, std::move(bound));
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::kSubquery;
   e->negated = negated;
@@ -519,10 +537,12 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
       return ExprPtr(e);
     case pg_query::ANY_SUBLINK:
     case pg_query::ALL_SUBLINK: {
+      std::string op = s.oper_name().empty() ? "=" : LastName(s.oper_name());
+      if (s.testexpr().has_row_expr())
+        return BindRowSubLink(s, op, std::move(q), std::move(e), ctx);
       if (q.plan->output.size() != 1)
         return At(Status::InvalidArgument("subquery has too many columns").WithSqlState("42601"),
                   s.location());
-      std::string op = s.oper_name().empty() ? "=" : LastName(s.oper_name());
       SHOAL_ASSIGN_OR_RETURN(ExprPtr left, BindExpr(s.testexpr(), ctx));
       const DataType& right_type = q.plan->output[0].type;
       DataType type = right_type;
@@ -550,6 +570,54 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
     default: break;
   }
   return At(Status::NotImplemented("this kind of subquery is not supported"), s.location());
+}
+
+// (a, b) IN (SELECT c, d ...), (a, b) = ANY / <> ALL (...): the row equals some row of the
+// subquery (a = c AND b = d, three-valued). Row ordering comparisons (<, >, ...) are lexicographic
+// in PostgreSQL and not supported.
+Result<ExprPtr> StatementBinder::BindRowSubLink(const pg_query::SubLink& s, const std::string& op,
+                                                QueryResult q, std::shared_ptr<Expr> e,
+                                                ExprContext& ctx) {
+  const auto& items = s.testexpr().row_expr().args();
+  if (op != "=" && op != "<>")
+    return At(Status::NotImplemented("row comparison with {} {} (subquery) is not supported; only "
+                                     "= and <> compare rows with a subquery",
+                                     op, s.sub_link_type() == pg_query::ANY_SUBLINK ? "ANY" : "ALL")
+                  .WithSqlState("0A000"),
+              s.location());
+  if (static_cast<size_t>(items.size()) < q.plan->output.size())
+    return At(Status::InvalidArgument("subquery has too many columns").WithSqlState("42601"),
+              s.location());
+  if (static_cast<size_t>(items.size()) > q.plan->output.size())
+    return At(Status::InvalidArgument("subquery has too few columns").WithSqlState("42601"),
+              s.location());
+  std::vector<DataType> types;
+  for (int i = 0; i < items.size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr left, BindExpr(items[i], ctx));
+    const DataType& right_type = q.plan->output[static_cast<size_t>(i)].type;
+    DataType type = right_type;
+    if (!IsUnknownLiteral(left)) {
+      auto common = CommonSuperType(left->type, right_type);
+      if (!common)
+        return At(Status::TypeError("operator does not exist: {} {} {}", SqlTypeName(left->type),
+                                    op, SqlTypeName(right_type))
+                      .WithSqlState("42883"),
+                  s.location());
+      type = *common;
+    }
+    SHOAL_ASSIGN_OR_RETURN(left, Coerce(left, type, s.location()));
+    e->args.push_back(left);
+    types.push_back(type);
+  }
+  SHOAL_ASSIGN_OR_RETURN(e->subquery, CastPlanColumns(q.plan, types));
+  const bool any = s.sub_link_type() == pg_query::ANY_SUBLINK;
+  if (any && s.oper_name().empty()) {
+    e->subquery_kind = SubqueryKind::kIn;
+  } else {
+    e->subquery_kind = any ? SubqueryKind::kAny : SubqueryKind::kAll;
+    e->comparison = op;
+  }
+  return ExprPtr(e);
 }
 
 Result<std::vector<SortKey>> StatementBinder::BindSortList(const NodeList& list, ExprContext& ctx) {

@@ -3,9 +3,12 @@
 // them as cross joins.
 
 #include <algorithm>
+#include <set>
 
 #include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
+#include "shoal/sql/optimizer/decorrelation.h"
+#include "shoal/sql/optimizer/plan_util.h"
 
 namespace shoal::sql::internal {
 
@@ -32,7 +35,7 @@ Result<BoundRelation> StatementBinder::RelationFromQuery(QueryResult q,
 }
 
 Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv,
-                                                    const CteScope* ctes) {
+                                                    const CteScope* ctes, const Scope* outer) {
   std::string alias = rv.has_alias() ? rv.alias().aliasname() : rv.relname();
   const NodeList* colnames = rv.has_alias() ? &rv.alias().colnames() : nullptr;
   if (rv.schemaname().empty()) {
@@ -41,8 +44,20 @@ Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv
       if (it == s->ctes.end())
         continue;
       const auto* cte = it->second.cte;
-      // Bound at each reference, so every use has its own column ids.
-      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(cte->ctequery(), nullptr, s));
+      // Bound at each reference, so every use has its own column ids. Its body reads the queries
+      // around the one that defines it: referenced from a subquery `levels` deeper, its
+      // references to them count that many levels further out.
+      int levels = 0;
+      const Scope* at = outer;
+      while (at != it->second.outer && at != nullptr) {
+        at = at->outer;
+        ++levels;
+      }
+      if (at != it->second.outer)
+        levels = 0;  // not reached: the body has no enclosing query to read
+      SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(cte->ctequery(), it->second.outer, s));
+      if (levels > 0)
+        q.plan = ShiftOuterRefs(q.plan, 1, -levels);
       for (int i = 0; i < cte->aliascolnames_size() && i < static_cast<int>(q.names.size()); ++i)
         q.names[static_cast<size_t>(i)] = Str(cte->aliascolnames(i));
       SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
@@ -99,15 +114,21 @@ Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv
 Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
                                                 const CteScope* ctes) {
   SHOAL_ASSIGN_OR_RETURN(BoundRelation left, BindFromItem(j.larg(), outer, ctes));
-  SHOAL_ASSIGN_OR_RETURN(BoundRelation right, BindFromItem(j.rarg(), outer, ctes));
-  auto join = NewNode(LogicalKind::kJoin);
+  if (left.lateral) {  // nothing before it to read: its references further out move in
+    left.plan = optimizer::DecrementPlanDepth(left.plan, 0);
+    left.lateral = false;
+  }
+  SHOAL_ASSIGN_OR_RETURN(BoundRelation right,
+                         BindFromItem(j.rarg(), outer, ctes, &left.columns));
+  JoinType type = JoinType::kInner;
   switch (j.jointype()) {
-    case pg_query::JOIN_INNER: join->join_type = JoinType::kInner; break;
-    case pg_query::JOIN_LEFT: join->join_type = JoinType::kLeft; break;
-    case pg_query::JOIN_RIGHT: join->join_type = JoinType::kRight; break;
-    case pg_query::JOIN_FULL: join->join_type = JoinType::kFull; break;
+    case pg_query::JOIN_INNER: type = JoinType::kInner; break;
+    case pg_query::JOIN_LEFT: type = JoinType::kLeft; break;
+    case pg_query::JOIN_RIGHT: type = JoinType::kRight; break;
+    case pg_query::JOIN_FULL: type = JoinType::kFull; break;
     default: return Status::NotImplemented("join type {}", static_cast<int>(j.jointype()));
   }
+  SHOAL_ASSIGN_OR_RETURN(auto join, MakeFromJoin(type, left, right));
   bool left_nullable = join->join_type == JoinType::kRight || join->join_type == JoinType::kFull;
   bool right_nullable = join->join_type == JoinType::kLeft || join->join_type == JoinType::kFull;
   BoundRelation rel;
@@ -163,7 +184,8 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
     }
   }
   if (j.has_quals()) {
-    Scope scope{rel.columns, outer};
+    QueryLevel level;  // a subquery's outer aggregate here is refused (not allowed in JOIN)
+    Scope scope{rel.columns, outer, &level};
     ExprContext ctx;
     ctx.scope = &scope;
     ctx.ctes = ctes;
@@ -177,7 +199,6 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
   } else if (conjuncts.size() > 1) {
     SHOAL_ASSIGN_OR_RETURN(join->predicate, MakeResolvedCall("and", conjuncts, -1));
   }
-  join->children = {left.plan, right.plan};
   for (const auto& c : rel.columns)
     join->output.push_back({c.id, c.name, c.qualifier, c.type, c.nullable});
   rel.plan = join;
@@ -186,16 +207,58 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
   return rel;
 }
 
+Result<std::shared_ptr<LogicalPlan>> StatementBinder::MakeFromJoin(JoinType type,
+                                                                  const BoundRelation& left,
+                                                                  BoundRelation& right) {
+  auto join = NewNode(LogicalKind::kJoin);
+  join->join_type = type;
+  if (right.lateral) {
+    // Which of the left side's columns the LATERAL subquery reads: none makes it an ordinary
+    // derived table (its references further out move one level in).
+    std::set<ColumnId> refs;
+    optimizer::CollectOuterRefs(*right.plan, 1, &refs);
+    const ScopeColumn* read = nullptr;
+    for (const auto& c : left.columns) {
+      if (refs.count(c.id) > 0 && read == nullptr)
+        read = &c;
+    }
+    if (read == nullptr) {
+      right.plan = optimizer::DecrementPlanDepth(right.plan, 0);
+    } else if (type == JoinType::kRight || type == JoinType::kFull) {
+      return Status::InvalidArgument("invalid reference to FROM-clause entry for table \"{}\"",
+                                     read->qualifier)
+          .WithSqlState("42P10")
+          .WithHint("The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
+    } else {
+      join->lateral = true;
+    }
+  }
+  join->children = {left.plan, right.plan};
+  return join;
+}
+
 Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Scope* outer,
-                                                    const CteScope* ctes) {
+                                                    const CteScope* ctes,
+                                                    const std::vector<ScopeColumn>* lateral) {
   SHOAL_CHECK_STACK_DEPTH();
   switch (node.node_case()) {
-    case PgNode::kRangeVar: return BindRangeVar(node.range_var(), ctes);
+    case PgNode::kRangeVar: return BindRangeVar(node.range_var(), ctes, outer);
     case PgNode::kJoinExpr: return BindJoin(node.join_expr(), outer, ctes);
     case PgNode::kRangeSubselect: {
       const auto& rs = node.range_subselect();
-      if (rs.lateral())
-        return Status::NotImplemented("LATERAL subqueries are not supported");
+      if (rs.lateral()) {
+        // LATERAL: the subquery sees the FROM items before it, one level out (as a subquery of
+        // the join would); MakeFromJoin makes the join a LATERAL one when it reads them.
+        QueryLevel level;  // an aggregate of the FROM items before it is refused, as in PG
+        level.clause = "FROM clause of their own query level";
+        Scope before{lateral != nullptr ? *lateral : std::vector<ScopeColumn>{}, outer, &level};
+        SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(rs.subquery(), &before, ctes));
+        std::string alias = rs.has_alias() ? rs.alias().aliasname() : "";
+        SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
+        rel.lateral = true;
+        return Requalify(std::move(rel), alias,
+                         rs.has_alias() ? &rs.alias().colnames() : nullptr);
+      }
       // A derived table is part of this query's plan: it sees the queries this one is nested in
       // (the same depths), not its FROM siblings (that would be LATERAL).
       SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(rs.subquery(), outer, ctes));
@@ -220,8 +283,11 @@ Result<BoundRelation> StatementBinder::BindFromList(const pg_query::SelectStmt& 
     from.plan = values;
   } else {
     for (const auto& item : s.from_clause()) {
-      SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, BindFromItem(item, outer, ctes));
+      SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, BindFromItem(item, outer, ctes, &from.columns));
       if (!from.plan) {
+        if (rel.lateral)  // nothing before it to read: its references further out move in
+          rel.plan = optimizer::DecrementPlanDepth(rel.plan, 0);
+        rel.lateral = false;
         from = std::move(rel);
         continue;
       }
@@ -235,9 +301,7 @@ Result<BoundRelation> StatementBinder::BindFromList(const pg_query::SelectStmt& 
                 .WithSqlState("42712");
         }
       }
-      auto join = NewNode(LogicalKind::kJoin);
-      join->join_type = JoinType::kInner;
-      join->children = {from.plan, rel.plan};
+      SHOAL_ASSIGN_OR_RETURN(auto join, MakeFromJoin(JoinType::kInner, from, rel));
       join->output = from.plan->output;
       join->output.insert(join->output.end(), rel.plan->output.begin(), rel.plan->output.end());
       from.columns.insert(from.columns.end(), rel.columns.begin(), rel.columns.end());

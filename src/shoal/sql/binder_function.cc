@@ -71,7 +71,7 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
                                       "calls")
                   .WithSqlState("42803"),
               loc);
-  if ((is_aggregate || is_window) && ctx.in_aggregate) {
+  if (is_window && ctx.in_aggregate) {
     return At(
         Status::InvalidArgument("aggregate function calls cannot be nested").WithSqlState("42803"),
         loc);
@@ -81,11 +81,8 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
                   .WithSqlState("42P20"),
               loc);
   }
-  if (is_aggregate && !is_window && !ctx.allow_aggregates) {
-    return At(Status::InvalidArgument("aggregate functions are not allowed in {}", ctx.clause)
-                  .WithSqlState("42803"),
-              loc);
-  }
+  // A plain aggregate is checked once its arguments are bound (PlaceAggregate): which query it
+  // belongs to, and so which clause it stands in, depends on the columns they reference.
   ExprContext inner = ctx;
   if (is_window) {
     // A window function's arguments may hold aggregates (sum(sum(x)) OVER ...): they are
@@ -97,8 +94,10 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     inner.allow_aggregates = false;
     inner.allow_windows = false;
   }
-  if (ordered_set)
-    return BindOrderedSetAggregate(f, name, inner);
+  if (ordered_set) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr agg, BindOrderedSetAggregate(f, name, inner));
+    return PlaceAggregate(std::move(agg), ctx, loc);
+  }
   std::vector<ExprPtr> args;
   for (const auto& a : f.args()) {
     SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, inner));
@@ -147,7 +146,7 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
       if (IsOrderSensitiveAggregate(name))
         agg->order_by = std::move(order);
     }
-    return ExprPtr(agg);
+    return PlaceAggregate(std::move(agg), ctx, loc);
   }
   if (f.agg_star() || f.agg_distinct() || f.has_agg_filter() || !f.agg_order().empty()) {
     return At(

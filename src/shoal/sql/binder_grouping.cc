@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/optimizer/plan_util.h"
@@ -40,6 +41,30 @@ LogicalPlanPtr MapOuterRefs(const LogicalPlanPtr& plan, int depth, const OuterRe
   return node;
 }
 
+void MinVariableLevel(const LogicalPlan& plan, int nesting, int* level);
+
+/// The lowest query level (0: the level the expression is written at; -1: none yet) of the
+/// variables of `e`, which is written `nesting` subquery levels below that level.
+void MinVariableLevel(const ExprPtr& e, int nesting, int* level) {
+  VisitExpr(e, [&](const Expr& x) {
+    if (x.kind == ExprKind::kColumnRef && x.outer_depth >= nesting) {
+      const int l = x.outer_depth - nesting;
+      *level = *level < 0 ? l : std::min(*level, l);
+    }
+    if (x.kind == ExprKind::kSubquery && x.subquery)
+      MinVariableLevel(*x.subquery, nesting + 1, level);
+  });
+}
+
+void MinVariableLevel(const LogicalPlan& plan, int nesting, int* level) {
+  optimizer::MapNodeExprs(plan, [&](const ExprPtr& e) {
+    MinVariableLevel(e, nesting, level);
+    return e;
+  });
+  for (const auto& child : plan.children)
+    MinVariableLevel(*child, nesting, level);
+}
+
 bool ContainsKind(const ExprPtr& e, ExprKind kind) {
   bool found = false;
   VisitExpr(e, [&](const Expr& x) {
@@ -58,6 +83,78 @@ bool ContainsGrouping(const ExprPtr& e) {
 }
 
 }  // namespace
+
+/// `e` (written `nesting` subquery levels below the level it is moved from) with its references
+/// to that level or above moved `shift` levels closer: the expression now sits in that query.
+ExprPtr ShiftOuterRefs(const ExprPtr& e, int nesting, int shift) {
+  return TransformExpr(e, [&](const ExprPtr& x) -> ExprPtr {
+    if (x->kind == ExprKind::kColumnRef && x->outer_depth >= nesting) {
+      auto copy = std::make_shared<Expr>(*x);
+      copy->outer_depth -= shift;
+      return copy;
+    }
+    if (x->kind == ExprKind::kSubquery && x->subquery) {
+      // Its arguments (IN's left operand) are already shifted: TransformExpr works bottom-up.
+      auto copy = std::make_shared<Expr>(*x);
+      copy->subquery = ShiftOuterRefs(x->subquery, nesting + 1, shift);
+      return copy;
+    }
+    return nullptr;
+  });
+}
+
+LogicalPlanPtr ShiftOuterRefs(const LogicalPlanPtr& plan, int nesting, int shift) {
+  auto node = optimizer::MapNodeExprs(
+      *plan, [&](const ExprPtr& e) { return e ? ShiftOuterRefs(e, nesting, shift) : e; });
+  for (auto& child : node->children)
+    child = ShiftOuterRefs(child, nesting, shift);
+  return node;
+}
+
+Result<ExprPtr> StatementBinder::PlaceAggregate(ExprPtr agg, const ExprContext& ctx,
+                                                int location) {
+  int level = -1;
+  MinVariableLevel(agg, 0, &level);
+  // count(*) and aggregates of constants have no variables: they belong to the query they are
+  // written in, as do those that read any of its columns.
+  const Scope* scope = ctx.scope;
+  for (int l = 0; l < level && scope != nullptr; ++l)
+    scope = scope->outer;
+  if (level <= 0 || scope == nullptr) {
+    if (ctx.in_aggregate)
+      return At(Status::InvalidArgument("aggregate function calls cannot be nested")
+                    .WithSqlState("42803"),
+                location);
+    if (!ctx.allow_aggregates)
+      return At(Status::InvalidArgument("aggregate functions are not allowed in {}", ctx.clause)
+                    .WithSqlState("42803"),
+                location);
+    return agg;
+  }
+  // An aggregate of an enclosing query: checked against the clause the subquery stands in there,
+  // computed by that query's Aggregate and read here as an outer reference.
+  QueryLevel* owner = scope->level;
+  if (owner == nullptr)  // a scope of output names (ORDER BY over a set operation, LIMIT)
+    return At(
+        Status::InvalidArgument("aggregate functions are not allowed here").WithSqlState("42803"),
+        location);
+  if (owner->in_aggregate)
+    return At(
+        Status::InvalidArgument("aggregate function calls cannot be nested").WithSqlState("42803"),
+        location);
+  if (!owner->allow_aggregates || !owner->hosts_aggregates)
+    return At(Status::InvalidArgument("aggregate functions are not allowed in {}", owner->clause)
+                  .WithSqlState("42803"),
+              location);
+  ExprPtr moved = ShiftOuterRefs(agg, 0, level);
+  for (const auto& o : owner->outer_aggregates) {
+    if (ExprEquals(*o.aggregate, *moved))
+      return MakeColumnRef(o.column.id, o.column.name, o.column.type, o.column.nullable, level);
+  }
+  ColumnInfo column{NewId(), moved->ToString(), "", moved->type, moved->nullable};
+  owner->outer_aggregates.push_back({moved, column});
+  return MakeColumnRef(column.id, column.name, column.type, column.nullable, level);
+}
 
 Status StatementBinder::BindGroupBy(SelectState& st) {
   const pg_query::SelectStmt& s = st.s;
@@ -93,7 +190,13 @@ Status StatementBinder::BindGroupBy(SelectState& st) {
         key = *bound;
       }
     }
-    if (ContainsKind(key, ExprKind::kAggregate))
+    // An aggregate of this query, written here or (through an output alias) inside a subquery.
+    std::set<ColumnId> reads;
+    optimizer::CollectExprOuterRefs(key, 0, &reads);
+    const bool reads_outer_aggregate =
+        std::any_of(st.level.outer_aggregates.begin(), st.level.outer_aggregates.end(),
+                    [&](const OuterAggregate& o) { return reads.count(o.column.id) > 0; });
+    if (ContainsKind(key, ExprKind::kAggregate) || reads_outer_aggregate)
       return Status::InvalidArgument("aggregate functions are not allowed in GROUP BY")
           .WithSqlState("42803");
     for (size_t k = 0; k < group_keys.size(); ++k) {
@@ -247,6 +350,11 @@ Status StatementBinder::PlanAggregate(SelectState& st) {
         CollectKind(k.expr, ExprKind::kAggregate, &aggregates);
     });
   }
+  // Aggregates of this query written inside its subqueries: computed here like the others,
+  // under the column ids the subqueries read them by.
+  const size_t num_own_aggregates = aggregates.size();
+  for (const auto& o : st.level.outer_aggregates)
+    aggregates.push_back(o.aggregate);
   const bool uses_grouping =
       std::any_of(targets.begin(), targets.end(), ContainsGrouping) || ContainsGrouping(having) ||
       std::any_of(order.begin(), order.end(),
@@ -262,8 +370,12 @@ Status StatementBinder::PlanAggregate(SelectState& st) {
       key_cols.push_back({NewId(), name, "", k->type, k->nullable || has_grouping_sets});
     }
     agg_cols.reserve(aggregates.size());
-    for (const auto& a : aggregates)
+    for (size_t i = 0; i < num_own_aggregates; ++i) {
+      const ExprPtr& a = aggregates[i];
       agg_cols.push_back({NewId(), a->ToString(), "", a->type, a->nullable});
+    }
+    for (const auto& o : st.level.outer_aggregates)
+      agg_cols.push_back(o.column);
     agg->output = key_cols;
     // With grouping sets the output is keys, the set number (GROUPING()), then aggregates.
     ColumnInfo set_col{NewId(), "$grouping_set", "", DataType::Int64(), false};
@@ -405,6 +517,10 @@ Result<ExprPtr> StatementBinder::ReplaceWithAggregateOutputs(
         }
       }
       for (const auto& c : key_cols) {
+        if (c.id == ref.column)
+          return nullptr;
+      }
+      for (const auto& c : agg_cols) {  // an aggregate of this query the subquery wrote
         if (c.id == ref.column)
           return nullptr;
       }

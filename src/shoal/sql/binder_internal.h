@@ -43,13 +43,35 @@ struct ScopeColumn {
   bool hidden = false;  // merged away by USING / NATURAL: only reachable qualified
 };
 
+/// An aggregate a subquery wrote whose variables all belong to an enclosing query: it is that
+/// query's aggregate (PostgreSQL's rule, the level of an aggregate is the lowest level of its
+/// variables) and the subquery reads it as an outer reference to `column`.
+struct OuterAggregate {
+  ExprPtr aggregate;  // rebased: its references are relative to the query that computes it
+  ColumnInfo column;
+};
+
+/// What a subquery nested in a query needs to know of that query: where (which clause) the
+/// subquery is written, whether aggregates may appear there, and the aggregates the subqueries
+/// hand up to it.
+struct QueryLevel {
+  bool hosts_aggregates = false;  // a SELECT, which can become an aggregate query
+  const char* clause = "";        // the clause the subquery being bound is written in
+  bool allow_aggregates = false;
+  bool in_aggregate = false;
+  std::vector<OuterAggregate> outer_aggregates;
+};
+
 struct Scope {
   std::vector<ScopeColumn> columns;
   const Scope* outer = nullptr;
+  QueryLevel* level = nullptr;  // the query this scope's columns belong to, when it tracks one
 };
 
 struct CteDefinition {
   const pg_query::CommonTableExpr* cte = nullptr;
+  // The scope of the queries around the one whose WITH defines it: what its body may read.
+  const Scope* outer = nullptr;
 };
 
 /// CTEs visible to a query: its own WITH list, then those of the enclosing queries.
@@ -61,6 +83,8 @@ struct CteScope {
 struct BoundRelation {
   LogicalPlanPtr plan;
   std::vector<ScopeColumn> columns;
+  // A LATERAL subquery: its plan reads the FROM items before it as outer references (depth 1).
+  bool lateral = false;
 };
 
 inline std::string Str(const PgNode& n) {
@@ -94,6 +118,11 @@ inline void CollectKind(const ExprPtr& e, ExprKind kind, std::vector<ExprPtr>* o
     CollectKind(a, kind, out);
   CollectKind(e->filter, kind, out);
 }
+
+/// `e` (written `nesting` subquery levels below some query) with its references to that query or
+/// further out (depth >= nesting) moved `shift` levels in (a negative shift moves them out).
+ExprPtr ShiftOuterRefs(const ExprPtr& e, int nesting, int shift);
+LogicalPlanPtr ShiftOuterRefs(const LogicalPlanPtr& plan, int nesting, int shift);
 
 // ---------------------------------------------------------------------------------------------
 // The binder proper
@@ -158,6 +187,7 @@ class StatementBinder {
     std::vector<GroupingSet> grouping_sets{GroupingSet{}};
     bool has_grouping_sets = false;
     ExprPtr having;
+    QueryLevel level;  // aggregates of this query written inside its subqueries
     bool distinct = false;
     std::vector<OrderItem> order;
     // SELECT DISTINCT ON (...): its expressions (ascending keys) and where each is written.
@@ -216,8 +246,14 @@ class StatementBinder {
   Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
 
   // FROM --------------------------------------------------------------------------------------
-  Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes);
-  Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes);
+  /// `lateral`: the columns a LATERAL subquery here may read (the FROM items before it).
+  Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes,
+                                     const std::vector<ScopeColumn>* lateral = nullptr);
+  /// The join of `left` and `right` (a LATERAL one when `right` reads `left`'s columns).
+  Result<std::shared_ptr<LogicalPlan>> MakeFromJoin(JoinType type, const BoundRelation& left,
+                                                    BoundRelation& right);
+  Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes,
+                                     const Scope* outer = nullptr);
   Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
                                  const CteScope* ctes);
   BoundRelation Requalify(BoundRelation rel, const std::string& alias, const NodeList* colnames);
@@ -232,11 +268,17 @@ class StatementBinder {
   /// percentile_cont / percentile_disc / mode(...) WITHIN GROUP (ORDER BY ...).
   Result<ExprPtr> BindOrderedSetAggregate(const pg_query::FuncCall& f, const std::string& name,
                                           ExprContext& inner);
+  /// An aggregate call just bound in `ctx`: checked where PostgreSQL checks it (the level of the
+  /// aggregate is the lowest query level of its variables) and, when that is an enclosing query,
+  /// handed up to it and replaced by an outer reference to its result.
+  Result<ExprPtr> PlaceAggregate(ExprPtr agg, const ExprContext& ctx, int location);
   Result<ExprPtr> BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,
                              ExprContext& ctx);
   Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);
   Result<ExprPtr> BindCase(const pg_query::CaseExpr& c, ExprContext& ctx);
   Result<ExprPtr> BindSubLink(const pg_query::SubLink& s, bool negated, ExprContext& ctx);
+  Result<ExprPtr> BindRowSubLink(const pg_query::SubLink& s, const std::string& op, QueryResult q,
+                                 std::shared_ptr<Expr> e, ExprContext& ctx);
   Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
   Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
 
@@ -257,7 +299,8 @@ class StatementBinder {
 
   // SELECT, step by step ----------------------------------------------------------------------
   /// WITH: the CTE scope of the query (kept in *storage), or `outer` without a WITH clause.
-  Result<const CteScope*> BindWith(const pg_query::SelectStmt& s, const CteScope* outer,
+  Result<const CteScope*> BindWith(const pg_query::SelectStmt& s, const Scope* outer_scope,
+                                   const CteScope* outer,
                                    CteScope* storage);
   Result<BoundRelation> BindFromList(const pg_query::SelectStmt& s, const Scope* outer,
                                      const CteScope* ctes);

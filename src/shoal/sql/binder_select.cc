@@ -67,7 +67,7 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
                                                                  const CteScope* outer_ctes) {
   SHOAL_CHECK_STACK_DEPTH();
   CteScope cte_scope;
-  SHOAL_ASSIGN_OR_RETURN(const CteScope* ctes, BindWith(s, outer_ctes, &cte_scope));
+  SHOAL_ASSIGN_OR_RETURN(const CteScope* ctes, BindWith(s, outer, outer_ctes, &cte_scope));
   if (s.op() != pg_query::SETOP_NONE && s.op() != pg_query::SET_OPERATION_UNDEFINED)
     return BindSetOp(s, outer, ctes);
   if (!s.values_lists().empty())
@@ -80,6 +80,8 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
   SelectState st(s, ctes);
   SHOAL_ASSIGN_OR_RETURN(st.from, BindFromList(s, outer, ctes));
   st.scope = Scope{st.from.columns, outer};
+  st.level.hosts_aggregates = true;
+  st.scope.level = &st.level;
   st.plan = st.from.plan;
   SHOAL_RETURN_IF_ERROR(BindWhere(st));
   SHOAL_RETURN_IF_ERROR(BindSelectList(st));
@@ -93,7 +95,8 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
 }
 
 Result<const CteScope*> StatementBinder::BindWith(const pg_query::SelectStmt& s,
-                                                  const CteScope* outer, CteScope* storage) {
+                                                  const Scope* outer_scope, const CteScope* outer,
+                                                  CteScope* storage) {
   // WITH: visible to this query and everything below it.
   CteScope& cte_scope = *storage;
   const CteScope* ctes = outer;
@@ -109,7 +112,7 @@ Result<const CteScope*> StatementBinder::BindWith(const pg_query::SelectStmt& s,
             Status::AlreadyExists("WITH query name \"{}\" specified more than once", cte.ctename())
                 .WithSqlState("42712"),
             cte.location());
-      cte_scope.ctes[cte.ctename()] = CteDefinition{&cte};
+      cte_scope.ctes[cte.ctename()] = CteDefinition{&cte, outer_scope};
     }
     ctes = &cte_scope;
   }

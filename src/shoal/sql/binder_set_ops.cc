@@ -88,8 +88,10 @@ Result<StatementBinder::QueryResult> StatementBinder::ApplySortLimit(QueryResult
 Result<StatementBinder::QueryResult> StatementBinder::BindValues(
     const pg_query::SelectStmt& s, const Scope* outer, const CteScope* ctes,
     const std::vector<DataType>* target_types) {
+  QueryLevel level;
   Scope empty;
   empty.outer = outer;
+  empty.level = &level;
   ExprContext ctx;
   ctx.scope = &empty;
   ctx.ctes = ctes;

@@ -167,6 +167,17 @@ std::string Format(const Expr& e, bool top) {
       return out + " OVER (" + over + ")";
     }
     case ExprKind::kSubquery: {
+      if (e.subquery_kind != SubqueryKind::kScalar && e.subquery_kind != SubqueryKind::kExists &&
+          e.args.size() > 1) {  // a row: (a, b) IN (<subquery>)
+        std::string row;
+        for (const auto& a : e.args)
+          row += (row.empty() ? "(" : ", ") + Format(*a, false);
+        const std::string op = e.subquery_kind == SubqueryKind::kIn
+                                   ? (e.negated ? " NOT IN" : " IN")
+                                   : " " + e.comparison +
+                                         (e.subquery_kind == SubqueryKind::kAny ? " ANY" : " ALL");
+        return wrap(row + ")" + op + " (<subquery>)");
+      }
       switch (e.subquery_kind) {
         case SubqueryKind::kScalar: return "(<subquery>)";
         case SubqueryKind::kExists:

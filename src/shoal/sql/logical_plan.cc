@@ -127,6 +127,8 @@ std::string NodeLine(const LogicalPlan& plan, bool verbose) {
     case LogicalKind::kJoin: {
       bool cross = plan.join_type == JoinType::kInner && plan.left_keys.empty() && !plan.predicate;
       line = cross ? std::string("CrossJoin") : std::string(JoinTypeName(plan.join_type)) + "Join";
+      if (plan.lateral)
+        line += " LATERAL";
       std::string cond;
       for (size_t i = 0; i < plan.left_keys.size(); ++i) {
         if (i > 0)

@@ -91,6 +91,9 @@ class LogicalPlan {
   std::vector<ExprPtr> left_keys;
   std::vector<ExprPtr> right_keys;
   ColumnId mark_column = kInvalidColumnId;  // kMark
+  // LATERAL: the right child reads the left child's columns as outer references (depth 1, as a
+  // subquery of the join would); subquery decorrelation turns it into an ordinary join.
+  bool lateral = false;
 
   // kSort (and the ordering of a kWindow's partitions is in its expressions)
   std::vector<SortKey> sort_keys;

@@ -76,8 +76,8 @@ struct DomainUnnested {
   bool one_row_per_value = false;
 };
 
-/// nullopt when an operator cannot carry the domain (a correlated VALUES or FULL join, a
-/// subquery left inside the subquery).
+/// nullopt when an operator cannot carry the domain (a subquery left inside the subquery, grouping
+/// sets, a null-aware anti join reading the outer query).
 std::optional<DomainUnnested> UnnestWithDomain(const LogicalPlanPtr& subquery,
                                                const LogicalPlanPtr& outer, ColumnIdSource& ids);
 

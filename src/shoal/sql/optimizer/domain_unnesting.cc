@@ -16,6 +16,8 @@
 // NULL for outer rows without matches. The result is joined back to the enclosing query on
 // `outer column IS NOT DISTINCT FROM domain column` (a NULL outer value has its own domain row).
 //
+// A correlated VALUES list is one projection of the domain per row.
+//
 // LIMIT / OFFSET / ORDER BY ... LIMIT over input that depends on the domain keep their rows per
 // domain value: row_number() partitioned by the domain columns, in the sort order.
 #include "shoal/sql/optimizer/decorrelation.h"
@@ -145,7 +147,8 @@ class DomainUnnester {
       case LogicalKind::kJoin: return PushJoin(*plan);
       case LogicalKind::kUnion:
       case LogicalKind::kSetOp: return PushSetOperation(*plan);
-      default: return std::nullopt;  // correlated VALUES
+      case LogicalKind::kValues: return PushValues(*plan);
+      default: return std::nullopt;
     }
   }
 
@@ -434,6 +437,45 @@ class DomainUnnester {
     const std::vector<ColumnInfo>& out = from_left ? left->domain : right->domain;
     node->output.insert(node->output.end(), out.begin(), out.end());
     return Finish(node, out);
+  }
+
+  /// A correlated VALUES list: each row is a projection of the domain (its expressions evaluated
+  /// per domain value), several rows the UNION ALL of theirs.
+  std::optional<Pushed> PushValues(const LogicalPlan& plan) {
+    auto row_plan = [&](const std::vector<ExprPtr>& row, const std::vector<ColumnInfo>& output) {
+      Domain domain = MakeDomain();
+      auto project = std::make_shared<LogicalPlan>();
+      project->kind = LogicalKind::kProject;
+      project->children = {domain.plan};
+      for (size_t i = 0; i < row.size(); ++i) {
+        project->exprs.push_back(Substitute(row[i], domain.columns));
+        project->output.push_back(output[i]);
+      }
+      for (const auto& d : domain.columns) {
+        project->exprs.push_back(MakeRef(d));
+        project->output.push_back(d);
+      }
+      return Pushed{project, domain.columns};
+    };
+    if (plan.rows.size() == 1) {
+      Pushed one = row_plan(plan.rows[0], plan.output);
+      return Finish(one.plan, one.domain);
+    }
+    auto node = std::make_shared<LogicalPlan>();
+    node->kind = LogicalKind::kUnion;
+    node->output = plan.output;
+    std::vector<ColumnInfo> domain;
+    for (const auto& info : outer_columns_) {
+      domain.push_back(ColumnInfo{ids_.Next(), info.name, "", info.type, info.nullable});
+      node->output.push_back(domain.back());
+    }
+    for (const auto& row : plan.rows) {
+      std::vector<ColumnInfo> columns;
+      for (const auto& c : plan.output)
+        columns.push_back(ColumnInfo{ids_.Next(), c.name, "", c.type, c.nullable});
+      node->children.push_back(row_plan(row, columns).plan);
+    }
+    return Finish(node, domain);
   }
 
   std::optional<Pushed> PushSetOperation(const LogicalPlan& plan) {

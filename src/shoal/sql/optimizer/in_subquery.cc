@@ -10,6 +10,9 @@
 // `= ANY` is IN and `<> ALL` is NOT IN. Other comparisons have no hash keys: `x op ANY (S)` is a
 // semi join on `x op y`, `x op ALL (S)` an anti join on the rows that make `x op y` not TRUE.
 //
+// A row on the left, (a, b) IN (S), compares pairwise: a semi join on all pairs as a conjunct, an
+// anti join on the rows whose comparison is not FALSE for NOT IN, the two marks elsewhere.
+//
 // Correlated NOT IN as a conjunct is an anti join on the rows whose comparison is not FALSE (the
 // NULL rule per outer row). Everywhere else — correlated IN inside OR or a select list, ANY / ALL
 // inside expressions — the three-valued result comes from two mark joins: whether some row of
@@ -42,13 +45,72 @@ ExprPtr Not(ExprPtr e) {
   return MakeCall("not", {std::move(e)}, DataType::Boolean(), nullable);
 }
 
+/// The two mark joins of a three-valued IN inside an expression: TRUE when some row of the
+/// subquery compares TRUE, else NULL when some row compares NULL, else FALSE.
+SubqueryRewrite TwoMarks(const LogicalPlanPtr& input, const LogicalPlanPtr& plan,
+                         JoinCondition some_true, JoinCondition some_null, bool negated,
+                         ColumnIdSource& ids) {
+  ColumnId true_mark = ids.Next();
+  ColumnId null_mark = ids.Next();
+  auto first = MakeJoinNode(JoinType::kMark, input, plan, std::move(some_true), true_mark);
+  auto second = MakeJoinNode(JoinType::kMark, first, plan, std::move(some_null), null_mark);
+  auto read = [](ColumnId mark) {
+    return MakeCall("coalesce",
+                    {MakeColumnRef(mark, "mark", DataType::Boolean(), true),
+                     MakeLiteral(Scalar::Boolean(false))},
+                    DataType::Boolean(), false);
+  };
+  ExprPtr value =
+      MakeCase({read(true_mark), MakeLiteral(Scalar::Boolean(true)), read(null_mark),
+                MakeLiteral(Scalar(DataType::Boolean())), MakeLiteral(Scalar::Boolean(false))},
+               /*has_else=*/true, DataType::Boolean(), true);
+  return SubqueryRewrite{second, negated ? Not(value) : value};
+}
+
+/// (x1, x2, ...) IN (S): the row equals some row of S, x1 = y1 AND x2 = y2 AND ... (three-valued:
+/// a NULL in a compared pair makes the comparison NULL unless another pair differs). As a whole
+/// conjunct a semi join on all pairs; NOT IN an anti join on the rows whose comparison is not
+/// FALSE; elsewhere the two marks.
+SubqueryRewrite RewriteRowIn(const LogicalPlanPtr& input, const Expr& subquery,
+                             const DecorrelatedSubquery& pulled, bool negated, bool top_level,
+                             ColumnIdSource& ids) {
+  JoinCondition condition =
+      SplitJoinCondition(pulled.conditions, OutputIds(*input), OutputIds(*pulled.plan));
+  std::vector<ExprPtr> equalities;
+  JoinCondition keyed = condition;
+  for (size_t i = 0; i < subquery.args.size(); ++i) {
+    const ExprPtr& x = subquery.args[i];
+    ExprPtr y = MakeRef(pulled.plan->output[i]);
+    equalities.push_back(MakeCall("=", {x, y}, DataType::Boolean(), x->nullable || y->nullable));
+    keyed.left_keys.insert(keyed.left_keys.begin() + static_cast<long>(i), x);
+    keyed.right_keys.insert(keyed.right_keys.begin() + static_cast<long>(i), y);
+  }
+  ExprPtr cmp = MakeCall("and", equalities, DataType::Boolean(), true);
+  if (top_level && !negated)
+    return SubqueryRewrite{MakeJoinNode(JoinType::kSemi, input, pulled.plan, std::move(keyed)),
+                           nullptr};
+  if (top_level) {
+    condition.residual.push_back(
+        MakeCall("is_not_false", {cmp}, DataType::Boolean(), /*nullable=*/false));
+    return SubqueryRewrite{
+        MakeJoinNode(JoinType::kAnti, input, pulled.plan, std::move(condition)), nullptr};
+  }
+  JoinCondition some_null = condition;
+  some_null.residual.push_back(MakeCall("is_null", {cmp}, DataType::Boolean(), false));
+  return TwoMarks(input, pulled.plan, std::move(keyed), std::move(some_null), negated, ids);
+}
+
 }  // namespace
 
 std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, const Expr& subquery,
                                                  bool negated, bool top_level,
                                                  ColumnIdSource& ids) {
-  if (subquery.args.empty() || ContainsSubquery(subquery.args[0]))
+  if (subquery.args.empty())
     return std::nullopt;
+  for (const auto& a : subquery.args) {
+    if (ContainsSubquery(a))
+      return std::nullopt;
+  }
   SubqueryKind kind = subquery.subquery_kind;
   std::string op = subquery.comparison;
   if (kind != SubqueryKind::kIn && negated) {
@@ -64,9 +126,15 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
   if (!in_form && op.empty())
     return std::nullopt;
 
-  auto pulled = Decorrelate(subquery.subquery, input, ids);
-  if (!pulled || pulled->plan->output.empty())
+  const size_t width = subquery.args.size();
+  if (width > 1 && !in_form)
     return std::nullopt;
+
+  auto pulled = Decorrelate(subquery.subquery, input, ids);
+  if (!pulled || pulled->plan->output.size() < width)
+    return std::nullopt;
+  if (width > 1)
+    return RewriteRowIn(input, subquery, *pulled, negated, top_level, ids);
   const ExprPtr& x = subquery.args[0];
   ExprPtr y = MakeRef(pulled->plan->output[0]);
   JoinCondition condition =

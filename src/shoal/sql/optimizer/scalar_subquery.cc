@@ -192,14 +192,17 @@ std::optional<SubqueryRewrite> RewriteScalarSubquery(const LogicalPlanPtr& input
   std::set<ColumnId> outer_refs;
   CollectOuterRefs(*plan, 1, &outer_refs);
   if (outer_refs.empty()) {
-    if (AtMostOneRow(*plan)) {
-      auto join = MakeJoinNode(JoinType::kLeft, input, plan, {});
+    // Uncorrelated with this level, it may still read a query further out: those references
+    // now count from this level.
+    const LogicalPlanPtr joined = DecrementPlanDepth(plan, 0);
+    if (AtMostOneRow(*joined)) {
+      auto join = MakeJoinNode(JoinType::kLeft, input, joined, {});
       return SubqueryRewrite{join, MakeRef(join->output.back())};
     }
     if (!MinSupports(plan->output[0].type) && plan->output[0].type.id() != columnar::TypeId::kNull)
       return std::nullopt;
     std::vector<ColumnInfo> no_keys;
-    auto counted = CountPerKey(plan, {}, ids, &no_keys);
+    auto counted = CountPerKey(joined, {}, ids, &no_keys);
     auto join = MakeJoinNode(JoinType::kLeft, input, counted, {});
     return SubqueryRewrite{join, CheckedValue(*join, plan->output[0])};
   }
