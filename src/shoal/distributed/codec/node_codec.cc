@@ -17,7 +17,7 @@ const NodeCodecRegistry& NodeCodecRegistry::Builtin() {
     internal::AddExchangeNodeCodecs(&r);
     return r;
   }();
-  return registry;
+  return kRegistry;
 }
 
 void NodeCodecRegistry::Add(const NodeCodec& codec) {
