@@ -19,6 +19,10 @@
 namespace shoal::distributed {
 
 inline constexpr int kMaxExprDepth = 20000;
+/// Partitions of a decoded partitioning (a hash shuffle over every consumer's threads): far above
+/// any cluster's, low enough that a corrupted count cannot make a worker allocate per-partition
+/// state without bound.
+inline constexpr int kMaxPartitions = 1 << 16;
 
 Status EncodeExpr(const sql::Expr& e, proto::ExprProto* out);
 Status EncodeExprList(const std::vector<sql::ExprPtr>& exprs,
