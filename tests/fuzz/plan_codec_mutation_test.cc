@@ -55,9 +55,7 @@ std::string DeepExpressionPlan(int depth) {
   proto::ExprProto leaf;
   leaf.set_kind(static_cast<uint32_t>(sql::ExprKind::kLiteral));
   leaf.mutable_type()->set_id(1);
-  std::string e = leaf.SerializeAsString();
-  for (int i = 0; i < depth; ++i)
-    e = fuzz::WrapField(7, e);                     // ExprProto.args
+  const std::string e = fuzz::NestField(7, leaf.SerializeAsString(), depth);  // ExprProto.args
   std::string filter = fuzz::WrapField(1, e);      // FilterProto.predicate
   std::string node = fuzz::WrapField(12, filter);  // PlanNodeProto.filter
   return fuzz::WrapField(2, node);                 // EncodedPlan.root
@@ -65,10 +63,9 @@ std::string DeepExpressionPlan(int depth) {
 
 // Plan nodes nested `depth` levels (each the only child of the last).
 std::string DeepNodePlan(int depth) {
-  std::string node = fuzz::WrapField(21, "\x01");  // coalesce_partitions
-  for (int i = 0; i < depth; ++i)
-    node = fuzz::WrapField(1, node) + std::string("\xa8\x01\x01", 3);  // children, coalesce
-  return fuzz::WrapField(2, node);
+  // Each level: children = the last level, then coalesce_partitions = true (field 21, varint).
+  const std::string leaf("\xa8\x01\x01", 3);
+  return fuzz::WrapField(2, fuzz::NestField(1, leaf, depth, leaf));
 }
 
 // A real plan whose first expression is wrapped in `depth` NOT-like calls at the message level.
@@ -132,6 +129,8 @@ int main() {
       {"nodes nested to the limit", DeepNodePlan(NodeDecoder::kMaxDepth)},
       {"nodes nested past the limit", DeepNodePlan(NodeDecoder::kMaxDepth + 1)},
       {"nodes nested 100000 deep", DeepNodePlan(100000)},
+      {"messages nested to the parser's limit", DeepExpressionPlan(kMaxPlanMessageDepth - 4)},
+      {"messages nested past the parser's limit", DeepExpressionPlan(kMaxPlanMessageDepth)},
   };
   for (auto& [name, bytes] : fuzz::ReadRegressions(SHOAL_FUZZ_REGRESSIONS_DIR))
     seeds.push_back({name, bytes});

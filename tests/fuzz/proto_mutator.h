@@ -51,6 +51,27 @@ inline std::string WrapField(int field, std::string_view payload) {
          std::string(payload);
 }
 
+/// `payload` wrapped `depth` times in field `field` (each level a message holding the last), built
+/// in linear time: deep-nesting seeds have hundreds of thousands of levels.
+inline std::string NestField(int field, std::string_view payload, int depth,
+                             std::string_view suffix_per_level = {}) {
+  std::vector<std::string> headers;
+  headers.reserve(static_cast<size_t>(depth));
+  size_t inner = payload.size();
+  for (int i = 0; i < depth; ++i) {
+    headers.push_back(Varint((static_cast<uint64_t>(field) << 3) | 2) + Varint(inner));
+    inner += headers.back().size() + suffix_per_level.size();
+  }
+  std::string out;
+  out.reserve(inner);
+  for (auto it = headers.rbegin(); it != headers.rend(); ++it)
+    out += *it;
+  out += payload;
+  for (int i = 0; i < depth; ++i)
+    out += suffix_per_level;
+  return out;
+}
+
 /// The first expression of a plan tree (a filter's predicate, a projection's, a join key...).
 inline proto::ExprProto* FindFirstExpr(proto::PlanNodeProto* node) {
   if (node->has_filter())
@@ -68,10 +89,20 @@ inline proto::ExprProto* FindFirstExpr(proto::PlanNodeProto* node) {
   return nullptr;
 }
 
-/// Where the varints of a message are: (offset, length) of each, found by walking the wire
-/// format; length-delimited fields are walked too when their bytes parse as a message.
-inline void FindVarints(std::string_view b, size_t base, int depth,
-                        std::vector<std::pair<size_t, size_t>>* out) {
+/// A varint of a message: where it is, how long, and what it holds.
+struct VarintAt {
+  size_t offset;
+  size_t length;
+  enum Kind { kTag, kValue, kLength } kind;
+  uint64_t value = 0;  // kLength: the length
+  /// The length prefixes of the messages holding this varint, outermost first.
+  std::vector<VarintAt> parents = {};
+};
+
+/// Where the varints of a message are, found by walking the wire format; length-delimited fields
+/// are walked too when their bytes parse as a message.
+inline void FindVarints(std::string_view b, size_t base, int depth, std::vector<VarintAt>* out,
+                        const std::vector<VarintAt>& parents = {}) {
   auto read_varint = [&](size_t* p, uint64_t* v) {
     *v = 0;
     for (int shift = 0; *p < b.size() && shift < 64; shift += 7) {
@@ -82,22 +113,22 @@ inline void FindVarints(std::string_view b, size_t base, int depth,
     }
     return false;
   };
-  std::vector<std::pair<size_t, size_t>> found;
-  std::vector<std::pair<size_t, size_t>> nested;
+  std::vector<VarintAt> found;
+  std::vector<std::pair<VarintAt, size_t>> nested;  // (length prefix, payload offset)
   size_t p = 0;
   while (p < b.size()) {
     const size_t tag_at = p;
     uint64_t tag;
     if (!read_varint(&p, &tag) || (tag >> 3) == 0)
       return;  // not a message
-    found.emplace_back(tag_at, p - tag_at);
+    found.push_back({tag_at, p - tag_at, VarintAt::kTag});
     switch (tag & 7) {
       case 0: {
         const size_t at = p;
         uint64_t v;
         if (!read_varint(&p, &v))
           return;
-        found.emplace_back(at, p - at);
+        found.push_back({at, p - at, VarintAt::kValue});
         break;
       }
       case 1: p += 8; break;
@@ -107,8 +138,8 @@ inline void FindVarints(std::string_view b, size_t base, int depth,
         uint64_t n;
         if (!read_varint(&p, &n) || n > b.size() - p)
           return;
-        found.emplace_back(at, p - at);
-        nested.emplace_back(p, n);
+        found.push_back({at, p - at, VarintAt::kLength, n});
+        nested.emplace_back(found.back(), p);
         p += n;
         break;
       }
@@ -118,10 +149,13 @@ inline void FindVarints(std::string_view b, size_t base, int depth,
       return;
   }
   for (const auto& f : found)
-    out->emplace_back(base + f.first, f.second);
+    out->push_back({base + f.offset, f.length, f.kind, f.value, parents});
   if (depth < 64) {
-    for (const auto& [at, n] : nested)
-      FindVarints(b.substr(at, n), base + at, depth + 1, out);
+    for (const auto& [prefix, at] : nested) {
+      std::vector<VarintAt> chain = parents;
+      chain.push_back({base + prefix.offset, prefix.length, prefix.kind, prefix.value});
+      FindVarints(b.substr(at, prefix.value), base + at, depth + 1, out, chain);
+    }
   }
 }
 
@@ -130,8 +164,13 @@ class ProtoMutator {
   ProtoMutator(uint64_t seed, size_t /*corpus_size*/) : rng_(seed) {}
 
   std::string Mutate(const std::string& original, const std::vector<std::string>& donors) {
-    std::vector<std::pair<size_t, size_t>> varints;
+    std::vector<VarintAt> varints;
     FindVarints(original, 0, 0, &varints);
+    std::vector<VarintAt> values;
+    for (const auto& v : varints) {
+      if (v.kind == VarintAt::kValue)
+        values.push_back(v);
+    }
     std::string s = original;
     const int64_t rounds = rng_.Uniform(1, 3);
     for (int64_t r = 0; r < rounds && !s.empty(); ++r) {
@@ -154,7 +193,12 @@ class ProtoMutator {
         default: {  // a varint (tag, length, count, enum, position) overwritten with an edge value
           if (varints.empty() || s.size() != original.size())
             break;
-          const auto [pos, len] = varints[rng_.Below(varints.size())];
+          // Mostly values (counts, enums, positions), which get past the parser; else any varint.
+          const bool value = !values.empty() && rng_.Below(3) != 0;
+          const VarintAt at_v =
+              value ? values[rng_.Below(values.size())] : varints[rng_.Below(varints.size())];
+          const size_t pos = at_v.offset;
+          const size_t len = at_v.length;
           static constexpr uint64_t kEdges[] = {0,
                                                 1,
                                                 0x7f,
@@ -169,7 +213,17 @@ class ProtoMutator {
           uint64_t v = kEdges[rng_.Below(std::size(kEdges))];
           if (rng_.Below(4) == 0)
             v = rng_.Next() >> rng_.Below(64);
-          s.replace(pos, len, Varint(v));
+          const std::string replacement = Varint(v);
+          s.replace(pos, len, replacement);
+          // The messages around it keep their framing: each length prefix grows or shrinks by
+          // what changed inside it (innermost first; a prefix lies before what it frames).
+          int64_t delta = static_cast<int64_t>(replacement.size()) - static_cast<int64_t>(len);
+          for (auto p = at_v.parents.rbegin(); p != at_v.parents.rend() && delta != 0; ++p) {
+            const std::string grown =
+                Varint(static_cast<uint64_t>(static_cast<int64_t>(p->value) + delta));
+            s.replace(p->offset, p->length, grown);
+            delta += static_cast<int64_t>(grown.size()) - static_cast<int64_t>(p->length);
+          }
           break;
         }
       }
