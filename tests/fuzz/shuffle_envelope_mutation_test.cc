@@ -55,10 +55,10 @@ std::string ReadQuery(int q) {
   return text.str();
 }
 
-// The stages of TPC-H queries at scale 0.001, each with its envelope for partition 0.
+// The stages of TPC-H queries at scale 0.01, each with its envelope for partition 0.
 Result<std::vector<Input>> Corpus(const std::string& dir) {
   engine::QueryRunner runner;
-  SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse("0.001"));
+  SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse("0.01"));
   SHOAL_RETURN_IF_ERROR(engine::RegisterTpchTables(scale, runner.session().catalog().get()));
   SHOAL_RETURN_IF_ERROR(runner.RunOne("SET threads = 3").status());
   auto codecs = TableCodecRegistry::Builtin(runner.session().catalog());
@@ -74,7 +74,7 @@ Result<std::vector<Input>> Corpus(const std::string& dir) {
           const std::string plan_path = fmt::format("{}/{}-stage-{}.plan", dir, current, stage.id);
           proto::ShuffleTaskEnvelopeProto envelope;
           auto* spec = envelope.mutable_session();
-          spec->set_tpch_scale("0.001");
+          spec->set_tpch_scale("0.01");
           for (const auto& [name, value] :
                {std::pair{"threads", "3"}, {"memory_limit", "1GB"}, {"dist_compression", "lz4"}}) {
             spec->add_setting_names(name);
@@ -153,6 +153,8 @@ int main() {
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto corpus = Corpus(dir);
+  if (corpus.ok() && corpus->empty())
+    corpus = Status::Internal("the queries had no stages");
   if (!corpus.ok()) {
     fmt::print(stderr, "shuffle envelope mutation test: building the corpus failed: {}\n",
                corpus.status().ToString());
@@ -201,7 +203,7 @@ int main() {
         ++it.stats->reads;
         if (envelope_mutated) {
           proto::ShuffleTaskEnvelopeProto parsed;
-          if (parsed.ParseFromString(mutant) && parsed.session().tpch_scale() != "0.001" &&
+          if (parsed.ParseFromString(mutant) && parsed.session().tpch_scale() != "0.01" &&
               !parsed.session().tpch_scale().empty()) {
             ++skipped;
             return;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -65,8 +66,22 @@ Status RegisterTpchTablesIfScanned(const std::string& scale_text, const proto::E
     any = any || io::tpch::TpchTableFromName(name).has_value();
   if (!any)
     return Status::OK();
-  SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(scale_text));
-  SHOAL_ASSIGN_OR_RETURN(auto tables, io::tpch::MakeTpchTables(scale));
+  // The last scale's tables stay for the next task of this process (read-only, so catalogs may
+  // share them): a `shoal task` process runs one task, but a process that prepares many (the
+  // envelope mutation test) would regenerate them each time.
+  static std::mutex mutex;
+  static std::string cached_scale;
+  static std::vector<io::tpch::NamedTpchTable> cached;
+  std::vector<io::tpch::NamedTpchTable> tables;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cached_scale != scale_text || cached.empty()) {
+      SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(scale_text));
+      SHOAL_ASSIGN_OR_RETURN(cached, io::tpch::MakeTpchTables(scale));
+      cached_scale = scale_text;
+    }
+    tables = cached;
+  }
   for (auto& named : tables) {
     SHOAL_RETURN_IF_ERROR(catalog->RegisterTable(named.name, std::move(named.table),
                                                  /*insertable=*/false, /*replace=*/true));
