@@ -13,7 +13,7 @@
 // Every outcome must be OK or a Status that says what is wrong; a crash, a sanitizer report, a
 // hang, an allocation the bytes chose or kInternal fails the test.
 //
-// Deterministic: SHOAL_FUZZ_SEED (default 20261203) and SHOAL_FUZZ_ITERATIONS (default 3000).
+// Deterministic: SHOAL_FUZZ_SEED (default 20261203) and SHOAL_FUZZ_ITERATIONS (default 2000).
 // Run under ASan + UBSan in CI (label `fuzz`).
 #include <string>
 #include <vector>
@@ -105,7 +105,7 @@ int main() {
     fmt::print(stderr, "worker rpc mutation test: {}\n", st.ToString());
     return 1;
   }
-  MutationHarness harness("worker rpc mutation test", 20261203, 3000);
+  MutationHarness harness("worker rpc mutation test", 20261203, 2000);
   std::shared_ptr<sql::Catalog> catalog;
   auto plain = fuzz::RecordTraffic(SHOAL_TPCH_QUERY_DIR, &catalog);
   auto feeds =
