@@ -1,6 +1,8 @@
 // Node codecs of the nodes that connect stages: network exchanges (their producer tasks' workers
 // and partition range; the decoder connects them to the context's channels) and the materialized
 // shuffle's stage-file nodes (shuffle/stage_file_codec.h).
+#include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,15 @@ Result<exec::ExecPlanPtr> DecodeNetworkExchange(const proto::PlanNodeProto& in,
   if (spec.producer_workers.empty())
     return Status::InvalidData("encoded plan: network exchange without producer tasks");
   spec.producer_partitions = m.producer_partitions();
+  // Partitions per producer times producer tasks is what the consumer reads (and holds a stream
+  // for): bounded like every decoded partition count.
+  if (m.producer_partitions() > kMaxPartitions ||
+      static_cast<int64_t>(spec.producer_workers.size()) * std::max(1, m.producer_partitions()) >
+          kMaxPartitions)
+    return Status::InvalidData(
+        "encoded plan: network exchange over {} producer tasks of {} partitions (at most {} "
+        "partitions in all)",
+        spec.producer_workers.size(), m.producer_partitions(), kMaxPartitions);
   if (spec.kind == ExchangeKind::kShuffle) {
     SHOAL_ASSIGN_OR_RETURN(spec.partitioning, DecodePartitioning(m.partitioning()));
   }

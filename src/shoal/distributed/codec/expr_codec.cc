@@ -158,9 +158,9 @@ Result<exec::Partitioning> DecodePartitioning(const proto::PartitioningProto& in
   exec::Partitioning p;
   SHOAL_ASSIGN_OR_RETURN(
       p.kind, CheckedEnum(in.kind(), exec::PartitioningKind::kHash, "partitioning kind"));
-  if (in.num_partitions() < 1)
-    return Status::InvalidData("encoded plan: partitioning into {} partitions",
-                               in.num_partitions());
+  if (in.num_partitions() < 1 || in.num_partitions() > kMaxPartitions)
+    return Status::InvalidData("encoded plan: partitioning into {} partitions (1 to {} allowed)",
+                               in.num_partitions(), kMaxPartitions);
   p.num_partitions = in.num_partitions();
   ExprDecoder exprs;
   SHOAL_ASSIGN_OR_RETURN(p.keys, exprs.DecodeList(in.keys()));

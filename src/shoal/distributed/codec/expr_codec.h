@@ -18,7 +18,17 @@
 
 namespace shoal::distributed {
 
-inline constexpr int kMaxExprDepth = 20000;
+/// Expressions nest at most this deep in a decoded plan. Protobuf parses and destroys nested
+/// messages recursively, with no check of the stack: the parser's recursion limit (plan_codec.h)
+/// bounds the depth of everything a plan holds, and must stay low enough that a worker thread's
+/// default 8 MiB stack survives parsing and destroying a plan at the limit, also under ASan
+/// (20,000 levels did not). SQL's own deep statements distributed stay far below (a 1,000-term
+/// chain of operators, tests/sql/deep_statements.slt).
+inline constexpr int kMaxExprDepth = 5000;
+/// Partitions of a decoded partitioning (a hash shuffle over every consumer's threads): far above
+/// any cluster's, low enough that a corrupted count cannot make a worker allocate per-partition
+/// state without bound.
+inline constexpr int kMaxPartitions = 1 << 16;
 
 Status EncodeExpr(const sql::Expr& e, proto::ExprProto* out);
 Status EncodeExprList(const std::vector<sql::ExprPtr>& exprs,

@@ -64,7 +64,13 @@ Result<exec::ExecPlanPtr> NodeDecoder::Decode(const proto::PlanNodeProto& in, in
   if (codec == nullptr)
     return Status::InvalidData("encoded plan: a node of unknown kind {}",
                                static_cast<int>(in.node_case()));
-  return codec->decode(in, std::move(children), *this);
+  Result<exec::ExecPlanPtr> node = codec->decode(in, std::move(children), *this);
+  // A node factory's kInternal means "the planner built something inconsistent"; here the
+  // inconsistency came with the bytes (an output schema that does not match the aggregates, say).
+  if (!node.ok() && node.status().code() == StatusCode::kInternal)
+    return Status::InvalidData("encoded plan: a node (field {}) whose fields disagree: {}",
+                               static_cast<int>(in.node_case()), node.status().message());
+  return node;
 }
 
 Status ExpectChildren(const std::vector<exec::ExecPlanPtr>& children, size_t n, const char* what) {

@@ -26,8 +26,9 @@ bool ParseEncodedPlan(const std::string& bytes, proto::EncodedPlan* out) {
     return false;
   google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                static_cast<int>(bytes.size()));
-  // Expressions and nodes, each a few messages deep at most per level.
-  input.SetRecursionLimit(kMaxExprDepth + 4 * NodeDecoder::kMaxDepth + 100);
+  // The deepest plan the decoders accept: a node is one message level below its parent, and an
+  // expression a few levels below its node (kMaxPlanMessageDepth, plan_codec.h).
+  input.SetRecursionLimit(kMaxPlanMessageDepth);
   return out->ParseFromCodedStream(&input) && input.ConsumedEntireMessage();
 }
 

@@ -27,6 +27,11 @@
 
 namespace shoal::distributed {
 
+/// How deep messages may nest in an encoded plan (protobuf's recursion limit when it is parsed):
+/// nodes nested to their limit with an expression nested to its own at the bottom. Deeper plans
+/// do not parse ("not a valid protobuf message"); see kMaxExprDepth for why the bound matters.
+inline constexpr int kMaxPlanMessageDepth = kMaxExprDepth + NodeDecoder::kMaxDepth + 100;
+
 /// The serialised proto::EncodedPlan of `plan`.
 Result<std::string> EncodePlan(const exec::ExecPlanPtr& plan, const TableCodecRegistry& codecs);
 Result<exec::ExecPlanPtr> DecodePlan(const std::string& bytes, const PlanDecodeContext& context);

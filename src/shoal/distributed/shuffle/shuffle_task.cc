@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shoal/common/settings.h"
@@ -64,8 +66,22 @@ Status RegisterTpchTablesIfScanned(const std::string& scale_text, const proto::E
     any = any || io::tpch::TpchTableFromName(name).has_value();
   if (!any)
     return Status::OK();
-  SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(scale_text));
-  SHOAL_ASSIGN_OR_RETURN(auto tables, io::tpch::MakeTpchTables(scale));
+  // The last scale's tables stay for the next task of this process (read-only, so catalogs may
+  // share them): a `shoal task` process runs one task, but a process that prepares many (the
+  // envelope mutation test) would regenerate them each time.
+  static std::mutex mutex;
+  static std::string cached_scale;
+  static std::vector<io::tpch::NamedTpchTable> cached;
+  std::vector<io::tpch::NamedTpchTable> tables;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cached_scale != scale_text || cached.empty()) {
+      SHOAL_ASSIGN_OR_RETURN(auto scale, io::tpch::TpchScale::Parse(scale_text));
+      SHOAL_ASSIGN_OR_RETURN(cached, io::tpch::MakeTpchTables(scale));
+      cached_scale = scale_text;
+    }
+    tables = cached;
+  }
   for (auto& named : tables) {
     SHOAL_RETURN_IF_ERROR(catalog->RegisterTable(named.name, std::move(named.table),
                                                  /*insertable=*/false, /*replace=*/true));
@@ -113,7 +129,16 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
   return Status::OK();
 }
 
-Result<std::string> ReadWholeFile(const std::string& path) {
+Result<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return Status::IoError("cannot open '{}': {}", path, std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return Status::InvalidData("'{}' is not a regular file", path);
+  if (info.st_size > max_bytes)
+    return Status::InvalidData("'{}' has {} bytes, more than the {} allowed", path, info.st_size,
+                               max_bytes)
+        .WithHint("a shuffle task's files are written by its driver; this one is not");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::IoError("cannot open '{}': {}", path, std::strerror(errno));
@@ -132,7 +157,7 @@ Status WriteEnvelope(const std::string& path, const proto::ShuffleTaskEnvelopePr
 }
 
 Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path) {
-  SHOAL_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  SHOAL_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, kMaxEnvelopeBytes));
   proto::ShuffleTaskEnvelopeProto envelope;
   if (!envelope.ParseFromString(bytes))
     return Status::InvalidData("{} is not a shuffle task envelope ({} bytes)", path, bytes.size())
@@ -140,11 +165,7 @@ Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path) {
   return envelope;
 }
 
-Result<int64_t> RunShuffleTask(const std::string& path) {
-  // Test hook: SHOAL_SHUFFLE_TEST_TASK_DELAY_MS holds every task back, so tests can interrupt a
-  // driver while its tasks run.
-  if (const char* delay = std::getenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(delay)));
+Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path) {
   SHOAL_ASSIGN_OR_RETURN(proto::ShuffleTaskEnvelopeProto envelope, ReadEnvelope(path));
   const auto& spec = envelope.session();
   auto catalog = std::make_shared<sql::Catalog>();
@@ -184,7 +205,8 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
   if (spec.target_partitions() > 0)
     SHOAL_RETURN_IF_ERROR(
         options.settings.Set("threads", std::to_string(spec.target_partitions())));
-  SHOAL_ASSIGN_OR_RETURN(std::string plan_bytes, ReadWholeFile(envelope.plan_path()));
+  SHOAL_ASSIGN_OR_RETURN(std::string plan_bytes,
+                         ReadWholeFile(envelope.plan_path(), kMaxStagePlanBytes));
   proto::EncodedPlan encoded;
   if (!ParseEncodedPlan(plan_bytes, &encoded))
     return Status::InvalidData("{} is not an encoded plan ({} bytes)", envelope.plan_path(),
@@ -210,8 +232,21 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
   for (const auto& location : envelope.remote_files())
     SetStageFileLocation(stage->dir(), location.stage_id(), location.partition(),
                          {location.worker(), location.query_id()});
-  auto context = std::make_shared<exec::TaskContext>(std::move(options));
-  SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream, stage->Execute(envelope.partition(), context));
+  PreparedShuffleTask task;
+  task.context = std::make_shared<exec::TaskContext>(std::move(options));
+  task.plan = std::move(decoded).MoveValueUnsafe();
+  task.envelope = std::move(envelope);
+  return task;
+}
+
+Result<int64_t> RunShuffleTask(const std::string& path) {
+  // Test hook: SHOAL_SHUFFLE_TEST_TASK_DELAY_MS holds every task back, so tests can interrupt a
+  // driver while its tasks run.
+  if (const char* delay = std::getenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(delay)));
+  SHOAL_ASSIGN_OR_RETURN(PreparedShuffleTask task, PrepareShuffleTask(path));
+  SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream,
+                         task.plan->Execute(task.envelope.partition(), task.context));
   int64_t rows = 0;
   for (;;) {
     SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());

@@ -8,12 +8,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "shoal/common/result.h"
 #include "shoal/distributed/codec/table_codec.h"
 #include "shoal/distributed/proto/distributed.pb.h"
+#include "shoal/exec/execution_plan.h"
+#include "shoal/exec/task_context.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -22,10 +25,27 @@ std::vector<std::string> ShuffleCodecIds(const TableCodecRegistry& codecs);
 
 /// Writes `bytes` to `path` through a temporary name and a rename (readers see all or nothing).
 Status WriteFileAtomically(const std::string& path, const std::string& bytes);
-Result<std::string> ReadWholeFile(const std::string& path);
+/// The file's bytes; a file that is not a regular file (a FIFO, /dev/zero) or is larger than
+/// `max_bytes` is refused before anything is read.
+Result<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes = INT64_MAX);
+
+/// The largest task envelope a task reads (settings and the locations of earlier stages' files).
+inline constexpr int64_t kMaxEnvelopeBytes = 64LL << 20;
+/// The largest stage plan a task reads: what a worker accepts in one message
+/// (grpc_worker_server.h's kDefaultMaxReceiveBytes), in-memory tables included.
+inline constexpr int64_t kMaxStagePlanBytes = 256LL << 20;
 
 Status WriteEnvelope(const std::string& path, const proto::ShuffleTaskEnvelopeProto& envelope);
 Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path);
+
+/// A task envelope read, checked and decoded: the stage plan (its root a StageFileExec) and the
+/// context it runs in. Nothing has run yet.
+struct PreparedShuffleTask {
+  proto::ShuffleTaskEnvelopeProto envelope;
+  exec::ExecPlanPtr plan;
+  std::shared_ptr<exec::TaskContext> context;
+};
+Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path);
 
 /// Runs the task of the envelope at `path`: its partition's rows (the stage file exists after).
 Result<int64_t> RunShuffleTask(const std::string& path);

@@ -16,6 +16,7 @@
 #include "shoal/distributed/transport/node_security.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
+#include "shoal/distributed/transport/worker_messages.h"
 
 namespace shoal::distributed {
 
@@ -85,12 +86,6 @@ Status FromGrpc(const grpc::Status& status, const std::string& address) {
   return Status(code, fmt::format("worker {}: {}", address, status.error_message()));
 }
 
-void EncodeTaskKey(const TaskKey& key, proto::TaskKeyProto* out) {
-  out->set_query_id(key.query_id);
-  out->set_stage_id(key.stage_id);
-  out->set_task_number(key.task_number);
-}
-
 void AddHeaders(const Headers& headers, grpc::ClientContext* context) {
   for (const auto& [k, v] : headers)
     context->AddMetadata(std::string(kHeaderMetadataPrefix) + k, v);
@@ -126,20 +121,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   Status SendPlan(const SetPlanRequest& request) override {
     proto::CoordinatorToWorkerProto msg;
     auto* m = msg.mutable_set_plan();
-    EncodeTaskKey(request.task_key, m->mutable_task_key());
-    m->set_task_count(request.task_count);
-    m->set_plan(request.encoded_plan);
-    m->set_target_worker(request.target_worker);
-    m->set_query_start_time_ns(request.query_start_time_ns);
-    for (const auto& [name, value] : request.settings) {
-      m->add_setting_names(name);
-      m->add_setting_values(value);
-    }
-    for (const auto& feed : request.work_unit_feeds) {
-      auto* f = m->add_work_unit_feeds();
-      f->set_node_id(feed.node_id);
-      f->set_partitions(feed.partitions);
-    }
+    EncodeSetPlanRequest(request, m);
     std::unique_lock<std::mutex> lock(write_mutex_);
     if (stream_)
       return Status::Internal("a coordinator channel carries one task's plan");
@@ -157,19 +139,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
 
   Status SendWorkUnitBatch(const WorkUnitBatch& batch) override {
     proto::CoordinatorToWorkerProto msg;
-    auto* m = msg.mutable_work_unit_batch();
-    for (const auto& unit : batch.units) {
-      auto* u = m->add_units();
-      u->set_node_id(unit.node_id);
-      u->set_partition(unit.partition);
-      u->set_body(unit.body);
-      u->set_created_ns(unit.created_ns);
-      u->set_sent_ns(unit.sent_ns);
-    }
-    if (!batch.failed_node_id.empty()) {
-      m->set_failed_node_id(batch.failed_node_id);
-      EncodeStatus(batch.failure, m->mutable_failure());
-    }
+    EncodeWorkUnitBatch(batch, msg.mutable_work_unit_batch());
     // Blocks on HTTP/2 flow control while the worker's feed queues are full; CancelSends ends it.
     std::unique_lock<std::mutex> lock(write_mutex_);
     if (finished_)
@@ -454,21 +424,13 @@ class GrpcWorkerChannel final : public WorkerChannel {
       const std::shared_ptr<exec::TaskContext>& context) override {
     SHOAL_RETURN_IF_ERROR(WaitConnected());
     proto::ExecuteTaskRequestProto msg;
-    EncodeTaskKey(request.task_key, msg.mutable_task_key());
-    msg.set_partition_start(request.partition_start);
-    msg.set_partition_end(request.partition_end);
-    msg.mutable_head()->set_kind(static_cast<uint32_t>(request.head.kind));
-    if (request.head.kind == ProducerHeadKind::kRepartition) {
-      SHOAL_RETURN_IF_ERROR(EncodePartitioning(request.head.partitioning,
-                                               msg.mutable_head()->mutable_partitioning()));
-    }
     columnar::ipc::Compression compression = columnar::ipc::Compression::kLz4Frame;
     if (context) {
       SHOAL_ASSIGN_OR_RETURN(
           compression,
           ParseCompression(context->settings().GetString("dist_compression"), address_));
     }
-    msg.set_compression(static_cast<uint32_t>(compression));
+    SHOAL_RETURN_IF_ERROR(EncodeExecuteTaskRequest(request, compression, &msg));
     const int n = request.partition_end - request.partition_start;
     auto call = std::make_shared<ExecuteCall>(address_, n, options_.receive_budget_bytes,
                                               request.task_key.ToString(), context.get());

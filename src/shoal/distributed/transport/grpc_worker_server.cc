@@ -20,14 +20,11 @@
 #include "shoal/distributed/transport/node_security.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/distributed/transport/wire_stream.h"
+#include "shoal/distributed/transport/worker_messages.h"
 
 namespace shoal::distributed {
 
 namespace {
-
-TaskKey DecodeTaskKey(const proto::TaskKeyProto& in) {
-  return TaskKey{in.query_id(), in.stage_id(), in.task_number()};
-}
 
 // The passthrough headers of a call: its "shoal-" metadata, prefix removed.
 Headers ReceivedHeaders(const grpc::ServerContext& context) {
@@ -212,37 +209,27 @@ class WorkerGrpcService final : public proto::Worker::Service {
           continue;
         }
         const auto& m = msg.set_plan();
-        SetPlanRequest request;
-        request.task_key = DecodeTaskKey(m.task_key());
-        if (grpc::Status auth = security_->CheckCallBody(token, request.task_key.ToString(), m);
-            !auth.ok())
+        // The signature covers the key as sent, so it is checked before the key is validated.
+        const TaskKey sent_key{m.task_key().query_id(), m.task_key().stage_id(),
+                               m.task_key().task_number()};
+        if (grpc::Status auth = security_->CheckCallBody(token, sent_key.ToString(), m); !auth.ok())
           return auth;
-        request.task_count = m.task_count();
-        request.encoded_plan = m.plan();
-        request.target_worker = m.target_worker();
-        request.query_start_time_ns = m.query_start_time_ns();
-        for (int i = 0; i < m.setting_names_size() && i < m.setting_values_size(); ++i)
-          request.settings[m.setting_names(i)] = m.setting_values(i);
-        for (const auto& feed : m.work_unit_feeds())
-          request.work_unit_feeds.push_back({feed.node_id(), feed.partitions()});
-        key = request.task_key;
+        Result<SetPlanRequest> request = DecodeSetPlanRequest(m);
+        if (!request.ok())
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, request.status().ToString());
+        key = request->task_key;
         has_task = true;
-        plan_status = service->SetPlan(request, ReceivedHeaders(*context), load_info->Sink());
+        plan_status = service->SetPlan(*request, ReceivedHeaders(*context), load_info->Sink());
       } else if (!has_task && !security_->insecure()) {
         return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                             "a coordinator channel must open with its signed plan");
       } else if (msg.has_work_unit_batch() && has_task) {
-        auto* m = msg.mutable_work_unit_batch();
-        WorkUnitBatch batch;
-        for (auto& u : *m->mutable_units())
-          batch.units.push_back({u.node_id(), u.partition(), std::move(*u.mutable_body()),
-                                 u.created_ns(), u.sent_ns()});
-        batch.failed_node_id = m->failed_node_id();
-        if (m->has_failure())
-          batch.failure = DecodeStatus(m->failure());
+        Result<WorkUnitBatch> batch = DecodeWorkUnitBatch(msg.mutable_work_unit_batch());
+        if (!batch.ok())
+          continue;
         // Waiting here while the task's feed queues are full is the backpressure: the coordinator's
         // writes block on HTTP/2 flow control. Errors reach the feed's consumers.
-        (void)service->PushWorkUnits(key, std::move(batch),
+        (void)service->PushWorkUnits(key, std::move(*batch),
                                      [context] { return context->IsCancelled(); });
       } else if (msg.has_work_unit_eos() && has_task) {
         service->EndWorkUnits(key);
@@ -271,15 +258,18 @@ class WorkerGrpcService final : public proto::Worker::Service {
         !auth.ok())
       return auth;
     if (grpc::Status auth = security_->CheckCallBody(
-            token, DecodeTaskKey(request->task_key()).ToString(), *request);
+            token,
+            TaskKey{request->task_key().query_id(), request->task_key().stage_id(),
+                    request->task_key().task_number()}
+                .ToString(),
+            *request);
         !auth.ok())
       return auth;
     auto service = Service();
     if (!service)
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
-    const int n = request->partition_end() - request->partition_start();
     auto fail_all = [&](const Status& status) {
-      for (int p = 0; p < std::max(0, n); ++p) {
+      for (int p = 0; p < RefusedPartitionCount(*request); ++p) {
         proto::BatchChunkProto chunk;
         chunk.set_partition(p);
         chunk.set_end(true);
@@ -289,22 +279,11 @@ class WorkerGrpcService final : public proto::Worker::Service {
       }
       return grpc::Status::OK;
     };
-    ExecuteTaskRequest r;
-    r.task_key = DecodeTaskKey(request->task_key());
-    r.partition_start = request->partition_start();
-    r.partition_end = request->partition_end();
-    if (request->head().kind() > static_cast<uint32_t>(ProducerHeadKind::kRepartition))
-      return fail_all(Status::InvalidData("unknown producer head {}", request->head().kind()));
-    r.head.kind = static_cast<ProducerHeadKind>(request->head().kind());
-    if (r.head.kind == ProducerHeadKind::kRepartition) {
-      Result<exec::Partitioning> partitioning = DecodePartitioning(request->head().partitioning());
-      if (!partitioning.ok())
-        return fail_all(partitioning.status());
-      r.head.partitioning = std::move(partitioning).MoveValueUnsafe();
-    }
-    if (request->compression() > static_cast<uint32_t>(columnar::ipc::Compression::kZstd))
-      return fail_all(Status::InvalidData("unknown compression {}", request->compression()));
-    const auto compression = static_cast<columnar::ipc::Compression>(request->compression());
+    Result<DecodedExecuteTask> decoded = DecodeExecuteTaskRequest(*request);
+    if (!decoded.ok())
+      return fail_all(decoded.status());
+    const ExecuteTaskRequest& r = decoded->request;
+    const auto compression = decoded->compression;
     Result<std::vector<exec::StreamPtr>> streams =
         service->ExecuteTask(r, ReceivedHeaders(*context));
     if (!streams.ok())

@@ -379,9 +379,15 @@ Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTas
     const std::string spec = request.head.partitioning.ToString();
     auto& head = task->repartition_heads[spec];
     if (!head) {
-      SHOAL_ASSIGN_OR_RETURN(
-          auto node, exec::RepartitionExec::Make(task->source(), request.head.partitioning));
-      head = std::move(node);
+      auto node = exec::RepartitionExec::Make(task->source(), request.head.partitioning);
+      // The partitioning came from a consumer's request: one that does not fit the task's output
+      // (no keys, keys over columns it lacks) is the request's fault, not a bug here.
+      if (!node.ok() && node.status().code() == StatusCode::kInternal)
+        return Status::InvalidArgument("{} on worker {} cannot be repartitioned by {}: {}",
+                                       request.task_key.ToString(), options_.address, spec,
+                                       node.status().message());
+      SHOAL_RETURN_IF_ERROR(node.status());
+      head = std::move(node).MoveValueUnsafe();
     }
     source = head;
     available = source->num_partitions();

@@ -1,13 +1,18 @@
 // Worker-side limits on what a coordinator's settings ask for (issue 15 item 4): a query's
 // memory_limit bounds its tasks' memory on each worker, so a big aggregate spills there; tasks
 // spill into the worker's own directory whatever spill_dir the client set; a worker caps the
-// tasks one query may hold; and a task plan may not name a shuffle directory to write into.
+// tasks one query may hold and the queries it serves at once; and a task plan may not name a
+// shuffle directory to write into.
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/distributed/transport/grpc_worker_server.h"
+#include "shoal/distributed/transport/worker_messages.h"
+#include "shoal/exec/operators/values_exec.h"
+#include "tests/support/batch_builder.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
 #include "tests/support/wait.h"
@@ -89,6 +94,90 @@ TEST_F(WorkerLimitsTest, AQueryWithMoreTasksThanAWorkerAllowsIsRefusedAndTheWork
   ASSERT_OK(runner_.RunOne("RESET dist_bytes_per_task").status());
   ASSERT_OK_AND_ASSIGN(auto one, runner_.RunOne("SELECT count(*) FROM nation"));
   EXPECT_EQ(distributed_testing::SortedRows(one), std::vector<std::string>{"25"});
+}
+
+// --max-queries: a plan of one query more than the worker serves is refused with a clear error
+// (which query count, which flag, what to do) while the queries it holds keep running and take
+// more tasks; once one ends, the next query is accepted.
+TEST(WorkerMaxQueriesTest, APlanOfOneQueryTooManyIsRefusedWhileTheOthersKeepRunning) {
+  WorkerServiceOptions w = distributed_testing::TestWorker(nullptr);
+  w.address = "w1";
+  w.max_queries = 1;
+  WorkerService service(w);
+  auto batch = testing::MakeBatch({{"k", columnar::DataType::Int64()}}, {{"1"}, {"2"}, {"3"}});
+  ASSERT_OK_AND_ASSIGN(auto values, exec::ValuesExec::Make(batch->schema(), std::vector{batch}));
+  ASSERT_OK_AND_ASSIGN(std::string plan, EncodePlan(values, *TableCodecRegistry::Builtin(nullptr)));
+  auto request = [&](const std::string& query, int task) {
+    SetPlanRequest r;
+    r.task_key = {query, 1, task};
+    r.task_count = 2;
+    r.encoded_plan = plan;
+    return r;
+  };
+  ASSERT_OK(service.SetPlan(request("a", 0)));
+  ASSERT_OK(service.SetPlan(request("a", 1)));  // the query it serves takes more tasks
+
+  Status refused = service.SetPlan(request("b", 0));
+  ASSERT_EQ(refused.code(), StatusCode::kUnavailable) << refused.ToString();
+  EXPECT_EQ(refused.sqlstate(), "53400");
+  EXPECT_NE(refused.ToString().find("--max-queries"), std::string::npos) << refused.ToString();
+  EXPECT_NE(refused.ToString().find("run the query again"), std::string::npos)
+      << refused.ToString();
+
+  // Query a still runs: its task answers with its rows.
+  ExecuteTaskRequest execute;
+  execute.task_key = {"a", 1, 0};
+  execute.partition_start = 0;
+  execute.partition_end = 1;
+  ASSERT_OK_AND_ASSIGN(auto streams, service.ExecuteTask(execute));
+  int64_t rows = 0;
+  for (;;) {
+    ASSERT_OK_AND_ASSIGN(auto next, streams[0]->Next());
+    if (!next)
+      break;
+    rows += next->num_rows();
+  }
+  EXPECT_EQ(rows, 3);
+  streams.clear();
+
+  (void)service.EndTask({"a", 1, 0});
+  (void)service.EndTask({"a", 1, 1});
+  (void)service.EndTask({"b", 1, 0});
+  ASSERT_OK(service.SetPlan(request("b", 0)));  // a slot is free again
+  (void)service.EndTask({"b", 1, 0});
+  EXPECT_EQ(service.num_tasks(), 0);
+}
+
+// The decoders' limits on what a request may ask for (found by tests/fuzz/worker_rpc_mutation):
+// each is InvalidData naming the field and the limit, before anything is allocated for it.
+TEST(WorkerMessageLimitsTest, RequestsPastTheDecodersLimitsAreRefusedClearly) {
+  proto::ExecuteTaskRequestProto execute;
+  execute.mutable_task_key()->set_query_id("q");
+  execute.set_partition_start(-2147483647 - 1);
+  execute.set_partition_end(2147483647);  // the range's size overflowed an int in the server
+  auto range = DecodeExecuteTaskRequest(execute);
+  ASSERT_EQ(range.status().code(), StatusCode::kInvalidData) << range.status().ToString();
+  EXPECT_NE(range.status().ToString().find("a range of 1 to 65536"), std::string::npos);
+  EXPECT_EQ(RefusedPartitionCount(execute), kMaxPartitions);
+
+  proto::SetPlanRequestProto plan;
+  plan.mutable_task_key()->set_query_id("q");
+  plan.set_task_count(1);
+  auto* feed = plan.add_work_unit_feeds();
+  feed->set_node_id("f");
+  feed->set_partitions(2147483647);  // the worker allocated a queue per partition
+  auto feeds = DecodeSetPlanRequest(plan);
+  ASSERT_EQ(feeds.status().code(), StatusCode::kInvalidData) << feeds.status().ToString();
+  EXPECT_NE(feeds.status().ToString().find("2147483647 partitions"), std::string::npos);
+
+  plan.clear_work_unit_feeds();
+  plan.add_setting_names("threads");  // no value
+  EXPECT_EQ(DecodeSetPlanRequest(plan).status().code(), StatusCode::kInvalidData);
+  plan.add_setting_values("2");
+  plan.mutable_task_key()->set_query_id(std::string(kMaxQueryIdBytes + 1, 'x'));
+  EXPECT_EQ(DecodeSetPlanRequest(plan).status().code(), StatusCode::kInvalidData);
+  plan.mutable_task_key()->set_query_id("q");
+  EXPECT_OK(DecodeSetPlanRequest(plan).status());
 }
 
 }  // namespace
