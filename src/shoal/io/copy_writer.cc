@@ -264,8 +264,7 @@ Result<std::unique_ptr<CopyWriter>> OpenCopyWriter(const std::string& path,
       SHOAL_ASSIGN_OR_RETURN(auto writer, CsvWriter::Open(path, std::move(schema), options.csv));
       return std::unique_ptr<CopyWriter>(new CsvCopyWriter(std::move(writer)));
     }
-    case CopyFormat::kArrow:
-      return ArrowCopyWriter::Open(path, std::move(schema), options.arrow_compression);
+    case CopyFormat::kArrow: return ArrowCopyWriter::Open(path, schema, options.arrow_compression);
   }
   return Status::Internal("unknown COPY format");
 }

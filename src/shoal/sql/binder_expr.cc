@@ -539,7 +539,7 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
     case pg_query::ALL_SUBLINK: {
       std::string op = s.oper_name().empty() ? "=" : LastName(s.oper_name());
       if (s.testexpr().has_row_expr())
-        return BindRowSubLink(s, op, std::move(q), std::move(e), ctx);
+        return BindRowSubLink(s, op, q, std::move(e), ctx);
       if (q.plan->output.size() != 1)
         return At(Status::InvalidArgument("subquery has too many columns").WithSqlState("42601"),
                   s.location());
@@ -576,7 +576,7 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
 // subquery (a = c AND b = d, three-valued). Row ordering comparisons (<, >, ...) are lexicographic
 // in PostgreSQL and not supported.
 Result<ExprPtr> StatementBinder::BindRowSubLink(const pg_query::SubLink& s, const std::string& op,
-                                                QueryResult q, std::shared_ptr<Expr> e,
+                                                const QueryResult& q, std::shared_ptr<Expr> e,
                                                 ExprContext& ctx) {
   const auto& items = s.testexpr().row_expr().args();
   if (op != "=" && op != "<>")

@@ -118,8 +118,7 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
     left.plan = optimizer::DecrementPlanDepth(left.plan, 0);
     left.lateral = false;
   }
-  SHOAL_ASSIGN_OR_RETURN(BoundRelation right,
-                         BindFromItem(j.rarg(), outer, ctes, &left.columns));
+  SHOAL_ASSIGN_OR_RETURN(BoundRelation right, BindFromItem(j.rarg(), outer, ctes, &left.columns));
   JoinType type = JoinType::kInner;
   switch (j.jointype()) {
     case pg_query::JOIN_INNER: type = JoinType::kInner; break;
@@ -208,8 +207,8 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
 }
 
 Result<std::shared_ptr<LogicalPlan>> StatementBinder::MakeFromJoin(JoinType type,
-                                                                  const BoundRelation& left,
-                                                                  BoundRelation& right) {
+                                                                   const BoundRelation& left,
+                                                                   BoundRelation& right) {
   auto join = NewNode(LogicalKind::kJoin);
   join->join_type = type;
   if (right.lateral) {
@@ -256,8 +255,7 @@ Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Sc
         std::string alias = rs.has_alias() ? rs.alias().aliasname() : "";
         SHOAL_ASSIGN_OR_RETURN(BoundRelation rel, RelationFromQuery(std::move(q), alias));
         rel.lateral = true;
-        return Requalify(std::move(rel), alias,
-                         rs.has_alias() ? &rs.alias().colnames() : nullptr);
+        return Requalify(std::move(rel), alias, rs.has_alias() ? &rs.alias().colnames() : nullptr);
       }
       // A derived table is part of this query's plan: it sees the queries this one is nested in
       // (the same depths), not its FROM siblings (that would be LATERAL).

@@ -111,8 +111,7 @@ LogicalPlanPtr ShiftOuterRefs(const LogicalPlanPtr& plan, int nesting, int shift
   return node;
 }
 
-Result<ExprPtr> StatementBinder::PlaceAggregate(ExprPtr agg, const ExprContext& ctx,
-                                                int location) {
+Result<ExprPtr> StatementBinder::PlaceAggregate(ExprPtr agg, const ExprContext& ctx, int location) {
   int level = -1;
   MinVariableLevel(agg, 0, &level);
   // count(*) and aggregates of constants have no variables: they belong to the query they are

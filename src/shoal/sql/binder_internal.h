@@ -277,8 +277,8 @@ class StatementBinder {
   Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);
   Result<ExprPtr> BindCase(const pg_query::CaseExpr& c, ExprContext& ctx);
   Result<ExprPtr> BindSubLink(const pg_query::SubLink& s, bool negated, ExprContext& ctx);
-  Result<ExprPtr> BindRowSubLink(const pg_query::SubLink& s, const std::string& op, QueryResult q,
-                                 std::shared_ptr<Expr> e, ExprContext& ctx);
+  Result<ExprPtr> BindRowSubLink(const pg_query::SubLink& s, const std::string& op,
+                                 const QueryResult& q, std::shared_ptr<Expr> e, ExprContext& ctx);
   Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
   Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
 
@@ -300,8 +300,7 @@ class StatementBinder {
   // SELECT, step by step ----------------------------------------------------------------------
   /// WITH: the CTE scope of the query (kept in *storage), or `outer` without a WITH clause.
   Result<const CteScope*> BindWith(const pg_query::SelectStmt& s, const Scope* outer_scope,
-                                   const CteScope* outer,
-                                   CteScope* storage);
+                                   const CteScope* outer, CteScope* storage);
   Result<BoundRelation> BindFromList(const pg_query::SelectStmt& s, const Scope* outer,
                                      const CteScope* ctes);
   Status BindWhere(SelectState& st);

@@ -172,10 +172,10 @@ std::string Format(const Expr& e, bool top) {
         std::string row;
         for (const auto& a : e.args)
           row += (row.empty() ? "(" : ", ") + Format(*a, false);
-        const std::string op = e.subquery_kind == SubqueryKind::kIn
-                                   ? (e.negated ? " NOT IN" : " IN")
-                                   : " " + e.comparison +
-                                         (e.subquery_kind == SubqueryKind::kAny ? " ANY" : " ALL");
+        const std::string op =
+            e.subquery_kind == SubqueryKind::kIn
+                ? (e.negated ? " NOT IN" : " IN")
+                : " " + e.comparison + (e.subquery_kind == SubqueryKind::kAny ? " ANY" : " ALL");
         return wrap(row + ")" + op + " (<subquery>)");
       }
       switch (e.subquery_kind) {

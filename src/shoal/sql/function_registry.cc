@@ -10,7 +10,7 @@ namespace shoal::sql {
 FunctionRegistry& FunctionRegistry::Global() {
   // Built once, never destroyed (functions may be resolved while the process exits).
   // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
-  static FunctionRegistry* const registry = [] {
+  static FunctionRegistry* registry = [] {
     auto* r = new FunctionRegistry();
     internal::RegisterBuiltins(*r);
     return r;

@@ -34,8 +34,8 @@ struct Registry {
 
 Registry& GetRegistry() {
   // Never destroyed: fetches may still run while the process exits.
-  static auto* const registry =
-      new Registry();  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
+  static auto* registry = new Registry();
   return *registry;
 }
 

@@ -253,8 +253,8 @@ class ConsumerCalls {
  public:
   static ConsumerCalls& Instance() {
     // Never destroyed: calls may end during exit. Guarded by its own mutex.
-    static auto* const calls =
-        new ConsumerCalls();  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+    // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
+    static auto* calls = new ConsumerCalls();
     return *calls;
   }
 

@@ -92,8 +92,8 @@ SubqueryRewrite RewriteRowIn(const LogicalPlanPtr& input, const Expr& subquery,
   if (top_level) {
     condition.residual.push_back(
         MakeCall("is_not_false", {cmp}, DataType::Boolean(), /*nullable=*/false));
-    return SubqueryRewrite{
-        MakeJoinNode(JoinType::kAnti, input, pulled.plan, std::move(condition)), nullptr};
+    return SubqueryRewrite{MakeJoinNode(JoinType::kAnti, input, pulled.plan, std::move(condition)),
+                           nullptr};
   }
   JoinCondition some_null = condition;
   some_null.residual.push_back(MakeCall("is_null", {cmp}, DataType::Boolean(), false));

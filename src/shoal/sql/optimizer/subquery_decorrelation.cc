@@ -112,8 +112,8 @@ class Decorrelator {
     std::set<ColumnId> refs;
     CollectOuterRefs(*right, 1, &refs);
     const std::set<ColumnId> left_ids = OutputIds(*left);
-    const bool reads_left = std::any_of(refs.begin(), refs.end(),
-                                        [&](ColumnId id) { return left_ids.count(id) > 0; });
+    const bool reads_left =
+        std::any_of(refs.begin(), refs.end(), [&](ColumnId id) { return left_ids.count(id) > 0; });
     auto node = join.Clone();
     node->lateral = false;
     if (!reads_left) {
@@ -197,9 +197,10 @@ class Decorrelator {
       LogicalPlanPtr* side = use_right ? &right : &left;
       ExprPtr replaced = RewriteNested(e, side);
       if (ContainsSubquery(replaced)) {
-        error = Status::NotImplemented("this form of subquery is not supported yet in the ON "
-                                       "condition of a {} join: {}",
-                                       JoinTypeName(join.join_type), e->ToString());
+        error = Status::NotImplemented(
+            "this form of subquery is not supported yet in the ON "
+            "condition of a {} join: {}",
+            JoinTypeName(join.join_type), e->ToString());
         return nullptr;
       }
       return replaced;
@@ -243,8 +244,8 @@ class Decorrelator {
     const std::set<ColumnId> preserved_ids = OutputIds(*preserved);
     std::vector<ExprPtr> conditions = {join.predicate};
     for (size_t i = 0; i < join.left_keys.size(); ++i) {
-      conditions.push_back(MakeCall("=", {join.left_keys[i], join.right_keys[i]},
-                                    DataType::Boolean(), true));
+      conditions.push_back(
+          MakeCall("=", {join.left_keys[i], join.right_keys[i]}, DataType::Boolean(), true));
     }
     auto filter = std::make_shared<LogicalPlan>();
     filter->kind = LogicalKind::kFilter;
@@ -271,8 +272,7 @@ class Decorrelator {
   static ExprPtr DeepenExpr(const ExprPtr& expr, int nesting, const std::set<ColumnId>& moved) {
     return TransformExpr(expr, [&](const ExprPtr& e) -> ExprPtr {
       if (e->kind == ExprKind::kColumnRef &&
-          (e->outer_depth > nesting ||
-           (e->outer_depth == nesting && moved.count(e->column) > 0))) {
+          (e->outer_depth > nesting || (e->outer_depth == nesting && moved.count(e->column) > 0))) {
         auto copy = std::make_shared<Expr>(*e);
         copy->outer_depth += 1;
         return copy;
@@ -288,7 +288,8 @@ class Decorrelator {
 
   static LogicalPlanPtr DeepenPlan(const LogicalPlanPtr& plan, int nesting,
                                    const std::set<ColumnId>& moved) {
-    auto node = MapNodeExprs(*plan, [&](const ExprPtr& e) { return DeepenExpr(e, nesting, moved); });
+    auto node =
+        MapNodeExprs(*plan, [&](const ExprPtr& e) { return DeepenExpr(e, nesting, moved); });
     for (auto& child : node->children)
       child = DeepenPlan(child, nesting, moved);
     return node;
