@@ -130,7 +130,7 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
 }
 
 Result<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes) {
-  struct stat info;
+  struct stat info {};
   if (::stat(path.c_str(), &info) != 0)
     return Status::IoError("cannot open '{}': {}", path, std::strerror(errno));
   if (!S_ISREG(info.st_mode))
