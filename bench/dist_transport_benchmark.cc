@@ -11,6 +11,13 @@
 // the wire, and the same for both transports. The benchmark stops with an error if the plan does
 // not cross a network boundary.
 //
+// The grpc_tls_* runs secure the same calls as a cluster started with --tls-cert/--tls-key/
+// --tls-ca/--cluster-secret-file does: mutual TLS on the connection and every RPC signed with the
+// cluster secret (docs/security.md). They read the files scripts/make-test-certs.sh writes, from
+// the folder SHOAL_BENCH_TLS_DIR names, and are skipped with an error without it.
+//
+//   scripts/make-test-certs.sh /tmp/bench-certs
+//   export SHOAL_BENCH_TLS_DIR=/tmp/bench-certs
 //   build-release/bench/shoal_distributed_transport_benchmark --benchmark_repetitions=3
 #include <cstdlib>
 #include <memory>
@@ -24,6 +31,7 @@
 #include "shoal/distributed/transport/grpc_worker_channel.h"
 #include "shoal/distributed/transport/grpc_worker_server.h"
 #include "shoal/distributed/transport/in_process_channel.h"
+#include "shoal/distributed/transport/node_security.h"
 #include "shoal/engine/query_runner.h"
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
@@ -47,6 +55,35 @@ std::shared_ptr<sql::Catalog> Tables() {
   }();
   return catalog;
 }
+
+// This process's node security for the TLS runs, from SHOAL_BENCH_TLS_DIR; reset to insecure
+// when the run ends (the security is per process, as in `shoal worker`).
+class ProcessTls {
+ public:
+  Status Enable() {
+    const char* dir = std::getenv("SHOAL_BENCH_TLS_DIR");
+    if (dir == nullptr)
+      return Status::InvalidArgument(
+          "set SHOAL_BENCH_TLS_DIR to a folder made by scripts/make-test-certs.sh");
+    NodeSecurityOptions options;
+    const std::string d(dir);
+    options.tls_cert = d + "/node.pem";
+    options.tls_key = d + "/node.key";
+    options.tls_ca = d + "/ca.pem";
+    options.cluster_secret_file = d + "/cluster-secret";
+    SHOAL_ASSIGN_OR_RETURN(auto security, NodeSecurity::Make(options, "the benchmark"));
+    SetProcessNodeSecurity(std::move(security));
+    enabled_ = true;
+    return Status::OK();
+  }
+  ~ProcessTls() {
+    if (enabled_)
+      SetProcessNodeSecurity(NodeSecurity::Insecure());
+  }
+
+ private:
+  bool enabled_ = false;
+};
 
 // A coordinator session over one worker reached through gRPC (`grpc`) or in-process.
 struct Cluster {
@@ -134,7 +171,16 @@ int64_t LogicalBytes(const columnar::RecordBatch& batch) {
   return bytes;
 }
 
-void Transport(benchmark::State& state, bool grpc, const std::string& compression) {
+void Transport(benchmark::State& state, bool grpc, const std::string& compression,
+               bool tls = false) {
+  ProcessTls security;
+  if (tls) {
+    Status st = security.Enable();
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      return;
+    }
+  }
   Cluster cluster(grpc, compression);
   if (!cluster.error.empty()) {
     state.SkipWithError(cluster.error.c_str());
@@ -162,6 +208,12 @@ void Transport(benchmark::State& state, bool grpc, const std::string& compressio
 BENCHMARK_CAPTURE(Transport, grpc_none, true, "none")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Transport, grpc_lz4, true, "lz4")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Transport, grpc_zstd, true, "zstd")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Transport, grpc_tls_none, true, "none", true)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(Transport, grpc_tls_lz4, true, "lz4", true)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(Transport, inproc_none, false, "none")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

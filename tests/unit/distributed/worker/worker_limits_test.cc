@@ -45,6 +45,25 @@ class WorkerLimitsTest : public ::testing::Test {
 
   bool AllClean() const { return distributed_testing::TasksHeld(workers_.services) == 0; }
 
+  // `sql` (kBigAggregate, or its EXPLAIN ANALYZE) under the session's memory_limit. The tasks of
+  // one query on a worker share its pool without arbitration: each aggregate partition spills when
+  // the pool nears its limit, but on a loaded machine concurrent partitions and exchange buffers
+  // can still fill the pool between two checks, and the query then fails with OutOfMemory (naming
+  // the pool and limit) instead of spilling further. Until operators arbitrate (issue 15), a run
+  // that fails so is repeated, up to three times; any other error, or three such failures, fail the
+  // test.
+  Result<engine::QueryResult> RunUnderMemoryLimit(const std::string& sql) {
+    Result<engine::QueryResult> result = Status::Internal("not run");
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      result = runner_.RunOne(sql);
+      if (result.ok() || result.status().code() != StatusCode::kOutOfMemory)
+        return result;
+      if (!WaitFor([&] { return AllClean(); }, "the workers to hold no task"))
+        return result;
+    }
+    return result;
+  }
+
   engine::QueryRunner runner_;
   engine::QueryRunner single_;
   distributed_testing::GrpcTestCluster workers_;
@@ -56,10 +75,12 @@ TEST_F(WorkerLimitsTest, AQuerysMemoryLimitMakesItsAggregateSpillOnTheWorkers) {
   StartWorkers({});
   ASSERT_OK(runner_.RunOne("SET memory_limit = '6MB'").status());
   ASSERT_OK_AND_ASSIGN(auto explained,
-                       runner_.RunOne(std::string("EXPLAIN ANALYZE ") + kBigAggregate));
+                       RunUnderMemoryLimit(std::string("EXPLAIN ANALYZE ") + kBigAggregate));
   const std::string text = distributed_testing::SortedText(explained);
   EXPECT_NE(text.find("spilled="), std::string::npos) << text;
-  distributed_testing::ExpectSameRows(single_, runner_, kBigAggregate);
+  ASSERT_OK_AND_ASSIGN(auto expected, single_.RunOne(kBigAggregate));
+  ASSERT_OK_AND_ASSIGN(auto actual, RunUnderMemoryLimit(kBigAggregate));
+  EXPECT_EQ(distributed_testing::SortedRows(expected), distributed_testing::SortedRows(actual));
   EXPECT_TRUE(WaitFor([&] { return AllClean(); }, "the workers to hold no task"));
 }
 
@@ -73,7 +94,7 @@ TEST_F(WorkerLimitsTest, WorkersSpillIntoTheirOwnDirectoryNotTheClients) {
   // directory in '/nonexistent-client-spill-dir'").
   ASSERT_OK(runner_.RunOne("SET spill_dir = '/nonexistent-client-spill-dir'").status());
   ASSERT_OK_AND_ASSIGN(auto explained,
-                       runner_.RunOne(std::string("EXPLAIN ANALYZE ") + kBigAggregate));
+                       RunUnderMemoryLimit(std::string("EXPLAIN ANALYZE ") + kBigAggregate));
   const std::string text = distributed_testing::SortedText(explained);
   EXPECT_NE(text.find("spilled="), std::string::npos) << text;
   EXPECT_TRUE(WaitFor([&] { return AllClean(); }, "the workers to hold no task"));
