@@ -295,10 +295,8 @@ class Decorrelator {
     return node;
   }
 
-  /// Subqueries in grouping keys or aggregate arguments are computed by a projection below the
-  /// aggregate (per input row, as SQL evaluates them), which the projection rewrite then joins.
-  LogicalPlanPtr RewriteAggregate(const std::shared_ptr<LogicalPlan>& aggregate) {
-    const LogicalPlanPtr& input = aggregate->children[0];
+  /// A projection of `input` passing every column through, for LiftSubquery to add to.
+  static std::shared_ptr<LogicalPlan> PassThrough(const LogicalPlanPtr& input) {
     auto project = std::make_shared<LogicalPlan>();
     project->kind = LogicalKind::kProject;
     project->children = {input};
@@ -306,14 +304,26 @@ class Decorrelator {
       project->exprs.push_back(MakeRef(c));
       project->output.push_back(c);
     }
-    auto lift = [&](const ExprPtr& e) -> ExprPtr {
-      if (!e || !ContainsSubquery(e))
-        return e;
-      ColumnInfo column{ids_.Next(), "subquery", "", e->type, e->nullable};
-      project->exprs.push_back(e);
-      project->output.push_back(column);
-      return MakeRef(column);
-    };
+    return project;
+  }
+
+  /// `e` itself when it holds no subquery; else a reference to a new column of `project`
+  /// computing it (per input row), which the projection rewrite then joins.
+  ExprPtr LiftSubquery(const ExprPtr& e, LogicalPlan* project) {
+    if (!e || !ContainsSubquery(e))
+      return e;
+    ColumnInfo column{ids_.Next(), "subquery", "", e->type, e->nullable};
+    project->exprs.push_back(e);
+    project->output.push_back(column);
+    return MakeRef(column);
+  }
+
+  /// Subqueries in grouping keys or aggregate arguments are computed by a projection below the
+  /// aggregate (per input row, as SQL evaluates them), which the projection rewrite then joins.
+  LogicalPlanPtr RewriteAggregate(const std::shared_ptr<LogicalPlan>& aggregate) {
+    const LogicalPlanPtr& input = aggregate->children[0];
+    auto project = PassThrough(input);
+    auto lift = [&](const ExprPtr& e) { return LiftSubquery(e, project.get()); };
     for (auto& k : aggregate->group_by)
       k = lift(k);
     for (auto& a : aggregate->aggregates) {
@@ -334,29 +344,11 @@ class Decorrelator {
   /// Subqueries in window functions' arguments, PARTITION BY or ORDER BY: computed by a
   /// projection below the window (per input row), which the projection rewrite joins.
   LogicalPlanPtr RewriteWindow(const std::shared_ptr<LogicalPlan>& window) {
-    const bool any = std::any_of(window->exprs.begin(), window->exprs.end(), [](const ExprPtr& e) {
-      bool found = false;
-      VisitExpr(e, [&](const Expr& x) { found = found || x.kind == ExprKind::kSubquery; });
-      return found;
-    });
-    if (!any)
+    if (std::none_of(window->exprs.begin(), window->exprs.end(), ContainsSubquery))
       return window;
     const LogicalPlanPtr& input = window->children[0];
-    auto project = std::make_shared<LogicalPlan>();
-    project->kind = LogicalKind::kProject;
-    project->children = {input};
-    for (const auto& c : input->output) {
-      project->exprs.push_back(MakeRef(c));
-      project->output.push_back(c);
-    }
-    auto lift = [&](const ExprPtr& e) -> ExprPtr {
-      if (!e || !ContainsSubquery(e))
-        return e;
-      ColumnInfo column{ids_.Next(), "subquery", "", e->type, e->nullable};
-      project->exprs.push_back(e);
-      project->output.push_back(column);
-      return MakeRef(column);
-    };
+    auto project = PassThrough(input);
+    auto lift = [&](const ExprPtr& e) { return LiftSubquery(e, project.get()); };
     const std::vector<ColumnInfo> original = window->output;
     for (auto& w : window->exprs) {
       auto copy = std::make_shared<Expr>(*w);
