@@ -544,18 +544,9 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
         return At(Status::InvalidArgument("subquery has too many columns").WithSqlState("42601"),
                   s.location());
       SHOAL_ASSIGN_OR_RETURN(ExprPtr left, BindExpr(s.testexpr(), ctx));
-      const DataType& right_type = q.plan->output[0].type;
-      DataType type = right_type;
-      if (!IsUnknownLiteral(left)) {
-        auto common = CommonSuperType(left->type, right_type);
-        if (!common)
-          return At(Status::TypeError("operator does not exist: {} {} {}", SqlTypeName(left->type),
-                                      op, SqlTypeName(right_type))
-                        .WithSqlState("42883"),
-                    s.location());
-        type = *common;
-      }
-      SHOAL_ASSIGN_OR_RETURN(left, Coerce(left, type, s.location()));
+      DataType type;
+      SHOAL_ASSIGN_OR_RETURN(
+          left, CoerceSubqueryOperand(left, q.plan->output[0].type, op, s.location(), &type));
       SHOAL_ASSIGN_OR_RETURN(e->subquery, CastPlanColumns(q.plan, {type}));
       e->args.push_back(left);
       if (s.sub_link_type() == pg_query::ANY_SUBLINK && s.oper_name().empty()) {
@@ -570,6 +561,23 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
     default: break;
   }
   return At(Status::NotImplemented("this kind of subquery is not supported"), s.location());
+}
+
+Result<ExprPtr> StatementBinder::CoerceSubqueryOperand(const ExprPtr& left,
+                                                       const DataType& right_type,
+                                                       const std::string& op, int location,
+                                                       DataType* type) {
+  *type = right_type;
+  if (!IsUnknownLiteral(left)) {
+    auto common = CommonSuperType(left->type, right_type);
+    if (!common)
+      return At(Status::TypeError("operator does not exist: {} {} {}", SqlTypeName(left->type), op,
+                                  SqlTypeName(right_type))
+                    .WithSqlState("42883"),
+                location);
+    *type = *common;
+  }
+  return Coerce(left, *type, location);
 }
 
 // (a, b) IN (SELECT c, d ...), (a, b) = ANY / <> ALL (...): the row equals some row of the
@@ -594,18 +602,10 @@ Result<ExprPtr> StatementBinder::BindRowSubLink(const pg_query::SubLink& s, cons
   std::vector<DataType> types;
   for (int i = 0; i < items.size(); ++i) {
     SHOAL_ASSIGN_OR_RETURN(ExprPtr left, BindExpr(items[i], ctx));
-    const DataType& right_type = q.plan->output[static_cast<size_t>(i)].type;
-    DataType type = right_type;
-    if (!IsUnknownLiteral(left)) {
-      auto common = CommonSuperType(left->type, right_type);
-      if (!common)
-        return At(Status::TypeError("operator does not exist: {} {} {}", SqlTypeName(left->type),
-                                    op, SqlTypeName(right_type))
-                      .WithSqlState("42883"),
-                  s.location());
-      type = *common;
-    }
-    SHOAL_ASSIGN_OR_RETURN(left, Coerce(left, type, s.location()));
+    DataType type;
+    SHOAL_ASSIGN_OR_RETURN(
+        left, CoerceSubqueryOperand(left, q.plan->output[static_cast<size_t>(i)].type, op,
+                                    s.location(), &type));
     e->args.push_back(left);
     types.push_back(type);
   }

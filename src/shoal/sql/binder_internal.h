@@ -279,6 +279,10 @@ class StatementBinder {
   Result<ExprPtr> BindSubLink(const pg_query::SubLink& s, bool negated, ExprContext& ctx);
   Result<ExprPtr> BindRowSubLink(const pg_query::SubLink& s, const std::string& op,
                                  const QueryResult& q, std::shared_ptr<Expr> e, ExprContext& ctx);
+  /// `left` cast to the type it and a subquery column of `right_type` compare in (`op`, for the
+  /// 42883 error at `location`); the type in `*type`.
+  Result<ExprPtr> CoerceSubqueryOperand(const ExprPtr& left, const DataType& right_type,
+                                        const std::string& op, int location, DataType* type);
   Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
   Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
 

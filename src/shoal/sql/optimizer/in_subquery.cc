@@ -211,21 +211,7 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
   }
   JoinCondition some_null = condition;
   some_null.residual.push_back(MakeCall("is_null", {cmp}, DataType::Boolean(), false));
-  ColumnId true_mark = ids.Next();
-  ColumnId null_mark = ids.Next();
-  auto first = MakeJoinNode(JoinType::kMark, input, pulled->plan, std::move(some_true), true_mark);
-  auto second = MakeJoinNode(JoinType::kMark, first, pulled->plan, std::move(some_null), null_mark);
-  auto read = [](ColumnId mark) {
-    return MakeCall("coalesce",
-                    {MakeColumnRef(mark, "mark", DataType::Boolean(), true),
-                     MakeLiteral(Scalar::Boolean(false))},
-                    DataType::Boolean(), false);
-  };
-  ExprPtr value =
-      MakeCase({read(true_mark), MakeLiteral(Scalar::Boolean(true)), read(null_mark),
-                MakeLiteral(Scalar(DataType::Boolean())), MakeLiteral(Scalar::Boolean(false))},
-               /*has_else=*/true, DataType::Boolean(), true);
-  return SubqueryRewrite{second, negated ? Not(value) : value};
+  return TwoMarks(input, pulled->plan, std::move(some_true), std::move(some_null), negated, ids);
 }
 
 }  // namespace shoal::sql::optimizer
