@@ -247,9 +247,8 @@ console.log('worker data roots: /etc/passwd, /etc/shadow, symlinks and .. escape
 }
 // 6. The materialized shuffle: tasks a worker runs for a driver spill into the worker's
 // --spill-dir whatever spill_dir the driver's session names (the worker rewrites the envelope).
-// A task's aggregates share the query's 6 MB, and under a loaded machine one that has just started
-// can be refused memory the others hold instead of spilling ("memory limit exceeded"; memory is
-// not yet arbitrated between operators): such a run says nothing about spill_dir and is repeated.
+// A task's aggregates share the query's 6 MB; a refusal that is not answered by a spill (an
+// output batch, "memory limit exceeded") says nothing about spill_dir, and such a run is repeated.
 {
   const shuffleDir = path.join(tmp, 'worker-shuffle');
   const shuffler = await StartWorker(['--shuffle-dir', shuffleDir, '--spill-dir', workerSpill]);

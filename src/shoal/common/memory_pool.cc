@@ -1,7 +1,9 @@
 #include "shoal/common/memory_pool.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "shoal/common/check.h"
 
@@ -32,6 +34,11 @@ MemoryPool::~MemoryPool() {
   SHOAL_DCHECK(left == 0, "memory pool '{}' destroyed with {} bytes in use", name_, left);
   if (left != 0 && parent_)
     parent_->Uncharge(left);
+  if (parent_) {
+    std::lock_guard lock(parent_->children_mutex_);
+    auto& siblings = parent_->children_;
+    siblings.erase(std::remove(siblings.begin(), siblings.end(), this), siblings.end());
+  }
 }
 
 std::shared_ptr<MemoryPool> MemoryPool::MakeRoot(std::string name, int64_t limit) {
@@ -39,16 +46,51 @@ std::shared_ptr<MemoryPool> MemoryPool::MakeRoot(std::string name, int64_t limit
 }
 
 std::shared_ptr<MemoryPool> MemoryPool::MakeChild(std::string name, int64_t limit) {
-  return std::shared_ptr<MemoryPool>(new MemoryPool(std::move(name), limit, shared_from_this()));
+  std::shared_ptr<MemoryPool> child(new MemoryPool(std::move(name), limit, shared_from_this()));
+  std::lock_guard lock(children_mutex_);
+  children_.push_back(child.get());
+  return child;
+}
+
+std::string MemoryPool::LargestHolders(int count) const {
+  std::vector<std::pair<int64_t, std::string>> leaves;
+  {
+    std::lock_guard lock(children_mutex_);
+    for (const MemoryPool* child : children_)
+      child->CollectLeaves(&leaves);
+  }
+  std::sort(leaves.begin(), leaves.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string text;
+  for (size_t i = 0; i < leaves.size() && i < static_cast<size_t>(count); ++i) {
+    if (leaves[i].first == 0)
+      break;
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", leaves[i].second,
+                        FormatBytes(leaves[i].first));
+  }
+  return text;
+}
+
+void MemoryPool::CollectLeaves(std::vector<std::pair<int64_t, std::string>>* out) const {
+  std::lock_guard lock(children_mutex_);
+  if (children_.empty()) {
+    out->emplace_back(bytes_used(), name_);
+    return;
+  }
+  for (const MemoryPool* child : children_)
+    child->CollectLeaves(out);
 }
 
 Status MemoryPool::Charge(int64_t bytes) {
   int64_t now = used_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   if (now > limit_) [[unlikely]] {
     used_.fetch_sub(bytes, std::memory_order_relaxed);
+    const std::string holders = LargestHolders(4);
     return Status::OutOfMemory(
-        "memory limit exceeded: pool '{}' has {} in use of its {} limit and was asked for {} more",
-        name_, FormatBytes(now - bytes), FormatBytes(limit_), FormatBytes(bytes));
+        "memory limit exceeded: pool '{}' has {} in use of its {} limit and was asked for {} "
+        "more{}{}",
+        name_, FormatBytes(now - bytes), FormatBytes(limit_), FormatBytes(bytes),
+        holders.empty() ? "" : "; largest holders: ", holders);
   }
   if (parent_) {
     Status st = parent_->Charge(bytes);

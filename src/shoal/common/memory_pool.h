@@ -5,7 +5,8 @@
 // bytes count in that pool and in every ancestor, so a query's total and each operator's share are
 // both known at any moment (EXPLAIN ANALYZE prints the per-operator peaks). An allocation that
 // would take any pool on the chain past its limit is refused with an OutOfMemory Status naming the
-// pool that refused, its use and its limit; operators that can spill catch that and spill.
+// pool that refused, its use and its limit, and the pools below it that hold the most (so a user
+// sees which operators filled a query's memory); operators that can spill catch that and spill.
 //
 // Allocations are 64-byte aligned and padded to a multiple of 64 bytes, as the Arrow format
 // recommends, so SIMD loops may read a whole cache line past the logical end.
@@ -19,7 +20,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shoal/common/result.h"
 #include "shoal/common/status.h"
@@ -61,6 +65,10 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
 
   const std::shared_ptr<MemoryPool>& parent() const { return parent_; }
 
+  /// "HashAggregate[0] 3.1 MiB, Sort[1] 2.0 MiB": the `count` pools below this one (at any depth,
+  /// those without children of their own) holding the most bytes now, largest first.
+  std::string LargestHolders(int count) const;
+
   /// Rounds a request up to the allocation granularity.
   static int64_t PaddedSize(int64_t size) { return (size + kAlignment - 1) & ~(kAlignment - 1); }
 
@@ -69,12 +77,18 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   // Adds to this pool and its ancestors, rolling back and failing if any would exceed its limit.
   Status Charge(int64_t bytes);
   void Uncharge(int64_t bytes);
+  // Adds (bytes used, name) of each pool below this one that has no children, or of this one.
+  void CollectLeaves(std::vector<std::pair<int64_t, std::string>>* out) const;
 
   std::string name_;
   int64_t limit_;
   std::shared_ptr<MemoryPool> parent_;
   std::atomic<int64_t> used_{0};
   std::atomic<int64_t> peak_{0};
+  // The live pools made by MakeChild, for LargestHolders (error messages only): a child adds
+  // itself on creation and removes itself in its destructor, never on an allocation's path.
+  mutable std::mutex children_mutex_;
+  std::vector<const MemoryPool*> children_;
 };
 
 /// The process-wide root pool; unlimited. Tests and tools that have no query use it.

@@ -42,6 +42,34 @@ TEST(MemoryPoolTest, RefusesOverLimitAndNamesThePool) {
   op->Free(*first, 512);
 }
 
+// Which operators filled a query is what a user needs to act on a refusal (lower their memory, or
+// raise memory_limit): the message names the largest leaf pools at any depth, largest first.
+TEST(MemoryPoolTest, RefusalNamesTheLargestHolders) {
+  auto query = MemoryPool::MakeRoot("query", 10000);
+  auto task = query->MakeChild("task 1");
+  auto join = task->MakeChild("HashJoin[0]");
+  auto agg = task->MakeChild("HashAggregate[1]");
+  auto scan = query->MakeChild("Scan[0]");
+  ASSERT_TRUE(join->Reserve(3000).ok());
+  ASSERT_TRUE(agg->Reserve(6000).ok());
+  const Status refused = scan->Reserve(2000);
+  ASSERT_EQ(refused.code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(refused.UserMessage().find("largest holders: HashAggregate[1] 5.9 KiB, HashJoin[0] "
+                                       "2.9 KiB"),
+            std::string::npos)
+      << refused.UserMessage();
+  // A pool gone is no longer listed; an empty one never is.
+  join->Release(3000);
+  join.reset();
+  const Status again = scan->Reserve(5000);
+  EXPECT_EQ(again.UserMessage().find("HashJoin"), std::string::npos) << again.UserMessage();
+  EXPECT_NE(again.UserMessage().find("largest holders: HashAggregate[1] 5.9 KiB"),
+            std::string::npos)
+      << again.UserMessage();
+  EXPECT_EQ(again.UserMessage().find("Scan[0] 0"), std::string::npos) << again.UserMessage();
+  agg->Release(6000);
+}
+
 TEST(MemoryPoolTest, ChildLimitAppliesBeforeParent) {
   auto root = MemoryPool::MakeRoot("query");
   auto op = root->MakeChild("Aggregate", 256);

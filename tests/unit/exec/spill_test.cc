@@ -17,6 +17,8 @@
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/exec/row_key/memory_reservation.h"
+#include "shoal/exec/spill/memory_budget.h"
 #include "shoal/exec/spill/spill_manager.h"
 #include "shoal/io/memory_table.h"
 #include "tests/support/gtest_util.h"
@@ -311,6 +313,82 @@ TEST(AggregateSpillTest, TwoPhaseSpillsEqualInMemory) {
   const int64_t spills =
       spilled.totals.spill_count + context->metrics().Sum(partial.get()).spill_count;
   EXPECT_GT(spills, 0);
+  EXPECT_EQ(Sorted(spilled.rows), Sorted(expected.rows));
+  EXPECT_EQ(spilled.pool_after, 0);
+  EXPECT_EQ(dir.Entries(), 0);
+}
+
+// Another operator of the query, as a test node: it passes its child's batches through, and before
+// batch number `at` of each partition takes every byte the query still has free (holding them
+// until its stream ends), as a concurrent operator can between two of an aggregate's checks.
+class CrowdOutExec final : public ExecutionPlan {
+ public:
+  CrowdOutExec(ExecPlanPtr child, int at)
+      : ExecutionPlan(PlanKind::kValues, child->schema()), child_(std::move(child)), at_(at) {}
+
+  std::string_view name() const override { return "CrowdOut"; }
+
+  std::vector<ExecPlanPtr> children() const override { return {child_}; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override {
+    return ExecPlanPtr(std::make_shared<CrowdOutExec>(children.at(0), at_));
+  }
+
+  Partitioning output_partitioning() const override { return child_->output_partitioning(); }
+
+  Result<StreamPtr> Execute(int partition,
+                            const std::shared_ptr<TaskContext>& context) const override {
+    SHOAL_ASSIGN_OR_RETURN(StreamPtr input, child_->Execute(partition, context));
+    return StreamPtr(new Stream(std::move(input), context->memory_pool()->MakeChild("crowd"), at_));
+  }
+
+  std::string Describe(bool) const override { return fmt::format("at={}", at_); }
+
+ private:
+  class Stream final : public columnar::RecordBatchReader {
+   public:
+    Stream(StreamPtr input, std::shared_ptr<MemoryPool> pool, int at)
+        : input_(std::move(input)), pool_(pool), held_(std::move(pool)), at_(at) {}
+
+    const columnar::SchemaPtr& schema() const override { return input_->schema(); }
+
+    Result<RecordBatchPtr> Next() override {
+      if (++batches_ == at_) {
+        const int64_t free_bytes = AvailableBytes(*pool_);
+        if (free_bytes != MemoryPool::kUnlimited)
+          SHOAL_RETURN_IF_ERROR(held_.Resize(held_.reserved() + free_bytes));
+      }
+      return input_->Next();
+    }
+
+   private:
+    StreamPtr input_;
+    std::shared_ptr<MemoryPool> pool_;
+    MemoryReservation held_;
+    int at_;
+    int batches_ = 0;
+  };
+
+  ExecPlanPtr child_;
+  int at_;
+};
+
+// The aggregate's next batch finds no free byte in the query: its computed keys cannot be
+// evaluated and its table cannot grow. It spills the table (whose write buffers do not count
+// against the full query) and evaluates the batch again, instead of failing the query.
+TEST(AggregateSpillTest, NoFreeMemoryForABatchSpillsTheTableAndGoesOn) {
+  SpillDir dir;
+  auto table = MakeTable(RandomFields(), RandomRows(30000, 20000, 13), 1000);
+  std::vector<sql::ExprPtr> group_by = {
+      Call("+", {Col(1, DataType::Int32()), Lit(Scalar::Int32(1))}, DataType::Int32()),
+      Col(2, DataType::Utf8())};
+  auto crowded = std::make_shared<CrowdOutExec>(Scan(table, 1), /*at=*/8);
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, HashAggregateExec::Make(crowded, group_by, Aggregates(), AggregateMode::kSingle));
+  RunResult expected = RunPlan(agg, MakeLimitedContext(0, dir.path()), agg.get());
+  EXPECT_EQ(expected.totals.spill_count, 0);
+  RunResult spilled = RunPlan(agg, MakeLimitedContext(64 << 20, dir.path()), agg.get());
+  EXPECT_GT(spilled.totals.spill_count, 0);
   EXPECT_EQ(Sorted(spilled.rows), Sorted(expected.rows));
   EXPECT_EQ(spilled.pool_after, 0);
   EXPECT_EQ(dir.Entries(), 0);

@@ -228,6 +228,8 @@ class HashAggregateStream final : public OperatorStream {
   Status AccountTable(int level) {
     int64_t bytes =
         CapacityBytes(groups_) + CapacityBytes(selection_) + CapacityBytes(distinct_groups_);
+    for (const SelectionVector& rows : filter_rows_)
+      bytes += CapacityBytes(rows);
     if (grouper_)
       bytes += grouper_->MemoryBytes();
     for (const AggregateState& agg : aggregates_) {
@@ -275,8 +277,9 @@ class HashAggregateStream final : public OperatorStream {
       const auto& r = (*rows)[static_cast<size_t>(p)];
       if (r.empty())
         continue;
-      SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr part,
-                             TakeBatch(batch, r.data(), static_cast<int64_t>(r.size()), pool()));
+      SHOAL_ASSIGN_OR_RETURN(
+          RecordBatchPtr part,
+          TakeBatch(batch, r.data(), static_cast<int64_t>(r.size()), SpillWritePool()));
       SHOAL_RETURN_IF_ERROR((*writers)[static_cast<size_t>(p)]->Write(*part));
     }
     return Status::OK();
@@ -310,13 +313,15 @@ class HashAggregateStream final : public OperatorStream {
       if (context()->cancelled())
         return TaskContext::CancelledStatus();
       const int64_t length = std::min(context()->batch_size(), total - start);
+      // Gathered outside the operator's pool, which is full (spill/spill_manager.h).
       SHOAL_ASSIGN_OR_RETURN(std::vector<ArrayPtr> columns,
-                             grouper_->GetKeys(start, length, pool()));
+                             grouper_->GetKeys(start, length, SpillWritePool()));
       SHOAL_RETURN_IF_ERROR(HashColumns(columns, length, &hashes));
       for (const AggregateState& agg : aggregates_) {
         if (agg.ordered >= 0)
           continue;
-        SHOAL_ASSIGN_OR_RETURN(auto states, agg.accumulator->State(start, length, pool()));
+        SHOAL_ASSIGN_OR_RETURN(auto states,
+                               agg.accumulator->State(start, length, SpillWritePool()));
         for (auto& st : states)
           columns.push_back(std::move(st));
       }
@@ -355,13 +360,14 @@ class HashAggregateStream final : public OperatorStream {
     std::vector<ArrayPtr> columns;
     std::vector<uint32_t> groups;
     // The rows are gathered outside the operator's pool: they are what is being spilled because
-    // that pool is full, and they live only while they are written.
-    SHOAL_RETURN_IF_ERROR(agg.accumulator->BufferedRows(DefaultMemoryPool(), &columns, &groups));
+    // that pool is full, and they live only while they are written (spill/spill_manager.h).
+    const std::shared_ptr<MemoryPool>& scratch = SpillWritePool();
+    SHOAL_RETURN_IF_ERROR(agg.accumulator->BufferedRows(scratch, &columns, &groups));
     const auto total = static_cast<int64_t>(groups.size());
     if (total == 0)
       return Status::OK();
     SHOAL_ASSIGN_OR_RETURN(std::vector<ArrayPtr> all_keys,
-                           grouper_->GetKeys(0, grouper_->num_groups(), pool()));
+                           grouper_->GetKeys(0, grouper_->num_groups(), scratch));
     const SchemaPtr& schema = row_spill_schemas_[static_cast<size_t>(agg.ordered)];
     auto& writers = row_writers_[static_cast<size_t>(agg.ordered)];
     std::vector<uint64_t> hashes;
@@ -374,7 +380,7 @@ class HashAggregateStream final : public OperatorStream {
       indices.assign(groups.begin() + start, groups.begin() + start + length);
       std::vector<ArrayPtr> batch_columns;
       for (const ArrayPtr& key : all_keys) {
-        SHOAL_ASSIGN_OR_RETURN(ArrayPtr k, Take(*key, indices.data(), length, pool()));
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr k, Take(*key, indices.data(), length, scratch));
         batch_columns.push_back(std::move(k));
       }
       SHOAL_RETURN_IF_ERROR(HashColumns(batch_columns, length, &hashes));
@@ -410,7 +416,7 @@ class HashAggregateStream final : public OperatorStream {
           break;
         if (batch->num_rows() == 0)
           continue;
-        SHOAL_RETURN_IF_ERROR(ConsumeBatch(*batch, /*merge_states=*/true));
+        SHOAL_RETURN_IF_ERROR(ConsumeBatch(*batch, /*merge_states=*/true, partition.level));
         SHOAL_RETURN_IF_ERROR(AccountTable(partition.level));
       }
     }
@@ -452,7 +458,7 @@ class HashAggregateStream final : public OperatorStream {
         break;
       if (batch->num_rows() == 0)
         continue;
-      SHOAL_RETURN_IF_ERROR(ConsumeBatch(*batch, final));
+      SHOAL_RETURN_IF_ERROR(ConsumeBatch(*batch, final, /*level=*/0));
       SHOAL_RETURN_IF_ERROR(AccountTable(0));
     }
     if (!writers_.empty()) {
@@ -464,29 +470,78 @@ class HashAggregateStream final : public OperatorStream {
     return Status::OK();
   }
 
+  // What a batch contributes, computed before the table changes: every allocation a batch's
+  // consumption makes from the operator's pool happens here, so that a refusal leaves the table
+  // as it was.
+  struct EvaluatedBatch {
+    std::vector<ArrayPtr> keys;
+    std::vector<std::vector<ArrayPtr>> args;  // per aggregate; empty when merging states
+  };
+
   // `merge_states`: the batch holds keys and partial states (kFinal input, spilled partitions);
-  // otherwise input rows to evaluate.
-  Status ConsumeBatch(const RecordBatch& batch, bool merge_states) {
-    const int64_t n = batch.num_rows();
-    const bool final = merge_states;
+  // otherwise input rows to evaluate. Fills filter_rows_ for aggregates with a FILTER.
+  Status EvaluateBatch(const RecordBatch& batch, bool merge_states, EvaluatedBatch* out) {
+    out->keys.clear();
+    out->args.assign(aggregates_.size(), {});
     if (grouper_) {
-      std::vector<ArrayPtr> keys;
-      if (final) {
-        keys.assign(batch.columns().begin(), batch.columns().begin() + num_keys_);
+      if (merge_states) {
+        out->keys.assign(batch.columns().begin(), batch.columns().begin() + num_keys_);
       } else {
-        keys.reserve(keys_.size());
+        out->keys.reserve(keys_.size());
         for (auto& eval : keys_) {
           SHOAL_ASSIGN_OR_RETURN(ArrayPtr key, eval->Evaluate(batch));
-          keys.push_back(std::move(key));
+          out->keys.push_back(std::move(key));
         }
       }
-      SHOAL_ASSIGN_OR_RETURN(keys, DecodeAll(std::move(keys), pool()));
-      SHOAL_RETURN_IF_ERROR(grouper_->Consume(keys, n, &groups_));
+      SHOAL_ASSIGN_OR_RETURN(out->keys, DecodeAll(std::move(out->keys), pool()));
+    }
+    if (merge_states)
+      return Status::OK();
+    filter_rows_.resize(aggregates_.size());
+    for (size_t a = 0; a < aggregates_.size(); ++a) {
+      AggregateState& agg = aggregates_[a];
+      std::vector<ArrayPtr>& args = out->args[a];
+      args.reserve(agg.args.size());
+      for (auto& eval : agg.args) {
+        SHOAL_ASSIGN_OR_RETURN(ArrayPtr arg, eval->Evaluate(batch));
+        args.push_back(std::move(arg));
+      }
+      SHOAL_ASSIGN_OR_RETURN(args, DecodeAll(std::move(args), pool()));
+      if (agg.filter) {
+        filter_rows_[a].clear();
+        SHOAL_RETURN_IF_ERROR(agg.filter->Select(batch, &filter_rows_[a]));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Whether SpillTable may run now (see the header comment for what cannot spill).
+  bool CanSpill(int level) const {
+    return num_keys_ > 0 && grouper_->num_groups() > 0 && !has_distinct_ && level < kMaxSpillLevels;
+  }
+
+  // `level`: the spill level a refusal spills the table at (0 for input, the partition's level
+  // when a spilled partition is merged back).
+  Status ConsumeBatch(const RecordBatch& batch, bool merge_states, int level) {
+    const int64_t n = batch.num_rows();
+    const bool final = merge_states;
+    EvaluatedBatch evaluated;
+    Status st = EvaluateBatch(batch, merge_states, &evaluated);
+    if (st.code() == StatusCode::kOutOfMemory && CanSpill(level)) {
+      // The query's other operators took the memory this batch needs (AccountTable's checks
+      // run between batches and race with theirs): give back this table's and evaluate again.
+      SHOAL_RETURN_IF_ERROR(SpillTable(level));
+      st = EvaluateBatch(batch, merge_states, &evaluated);
+    }
+    SHOAL_RETURN_IF_ERROR(st);
+    if (grouper_) {
+      SHOAL_RETURN_IF_ERROR(grouper_->Consume(evaluated.keys, n, &groups_));
       ResizeStates(grouper_->num_groups());
     } else {
       groups_.assign(static_cast<size_t>(n), 0);
     }
-    for (AggregateState& agg : aggregates_) {
+    for (size_t a = 0; a < aggregates_.size(); ++a) {
+      AggregateState& agg = aggregates_[a];
       GroupedRows rows{groups_.data(), nullptr, n};
       if (final) {
         if (agg.ordered >= 0)
@@ -497,18 +552,10 @@ class HashAggregateStream final : public OperatorStream {
         SHOAL_RETURN_IF_ERROR(agg.accumulator->Merge(states, rows));
         continue;
       }
-      std::vector<ArrayPtr> args;
-      args.reserve(agg.args.size());
-      for (auto& eval : agg.args) {
-        SHOAL_ASSIGN_OR_RETURN(ArrayPtr arg, eval->Evaluate(batch));
-        args.push_back(std::move(arg));
-      }
-      SHOAL_ASSIGN_OR_RETURN(args, DecodeAll(std::move(args), pool()));
+      const std::vector<ArrayPtr>& args = evaluated.args[a];
       if (agg.filter) {
-        selection_.clear();
-        SHOAL_RETURN_IF_ERROR(agg.filter->Select(batch, &selection_));
-        rows.rows = selection_.data();
-        rows.count = static_cast<int64_t>(selection_.size());
+        rows.rows = filter_rows_[a].data();
+        rows.count = static_cast<int64_t>(filter_rows_[a].size());
       }
       if (agg.distinct) {
         // Pairs of (group, arguments): sort keys are among the arguments (the binder checks).
@@ -579,7 +626,8 @@ class HashAggregateStream final : public OperatorStream {
   std::vector<AggregateState> aggregates_;
   std::vector<uint32_t> groups_;
   std::vector<uint32_t> distinct_groups_;
-  SelectionVector selection_;
+  SelectionVector selection_;                 // the rows KeepFirstOccurrences keeps
+  std::vector<SelectionVector> filter_rows_;  // per aggregate with a FILTER: the rows it passes
   int64_t emitted_ = 0;
 };
 

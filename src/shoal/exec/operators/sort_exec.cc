@@ -176,8 +176,9 @@ class SortStream final : public OperatorStream {
       if (identity_) {
         out = sorted_->Slice(start, length);
       } else {
-        SHOAL_ASSIGN_OR_RETURN(out,
-                               TakeBatch(*sorted_, permutation_.data() + start, length, pool()));
+        // Gathered outside the operator's pool, which is full (spill/spill_manager.h).
+        SHOAL_ASSIGN_OR_RETURN(
+            out, TakeBatch(*sorted_, permutation_.data() + start, length, SpillWritePool()));
       }
       run_batch_bytes_ = std::max(run_batch_bytes_, EstimateBatchBytes(*out));
       SHOAL_RETURN_IF_ERROR(writer->Write(*out));

@@ -13,6 +13,11 @@ namespace shoal::exec {
 
 namespace ipc = columnar::ipc;
 
+const std::shared_ptr<MemoryPool>& SpillWritePool() {
+  static const std::shared_ptr<MemoryPool> kPool = DefaultMemoryPool()->MakeChild("spill writes");
+  return kPool;
+}
+
 SpillWriter::~SpillWriter() = default;
 
 Status SpillWriter::Write(const columnar::RecordBatch& batch) {
@@ -104,7 +109,7 @@ Result<std::unique_ptr<SpillWriter>> SpillManager::Create(columnar::SchemaPtr sc
   writer->sink_ = std::move(*sink);
   ipc::WriteOptions options;
   options.compression = ipc::Compression::kLz4Frame;
-  options.pool = pool_;
+  options.pool = SpillWritePool();
   Result<std::unique_ptr<ipc::RecordBatchWriter>> batch_writer =
       ipc::MakeStreamWriter(writer->sink_.get(), std::move(schema), options);
   if (!batch_writer.ok())

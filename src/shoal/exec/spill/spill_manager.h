@@ -13,6 +13,15 @@
 // (spilled_bytes, spill_count, extra "spilled_rows"); bytes read back into "spill_read_bytes".
 // An unwritable directory or a full disk is an IoError naming the directory and the setting.
 //
+// Memory: what a spill writes is held by the operator's pool (it is what the operator is giving
+// back), but the transient buffers of writing it (the batch gathered for one write, its
+// compressed body) come from SpillWritePool(), outside the query's memory_limit. A spill is
+// started because that limit is reached, often because another operator of the query took the
+// last bytes between two of this one's checks; charging the write to the full query pool would
+// turn every such race into a failed query instead of a spill. Those buffers live for one write
+// of at most one batch_size of rows, so a query may briefly exceed its limit by that much per
+// spilling operator.
+//
 // Thread safety: Create, Open and Remove may be called from several threads (a partitioned
 // operator's helpers); one SpillWriter belongs to one thread.
 #pragma once
@@ -26,6 +35,7 @@
 
 #include "shoal/columnar/ipc/writer.h"
 #include "shoal/columnar/record_batch_reader.h"
+#include "shoal/common/memory_pool.h"
 #include "shoal/exec/task_context.h"
 
 namespace shoal::exec {
@@ -38,6 +48,9 @@ struct SpillFile {
 };
 
 class SpillManager;
+
+/// Process-wide pool (no limit) for the transient buffers of spill writes; see the file comment.
+const std::shared_ptr<MemoryPool>& SpillWritePool();
 
 /// Appends batches to one spill file; Finish() closes it. Dropping an unfinished writer closes the
 /// file descriptor; the manager still deletes the file.
