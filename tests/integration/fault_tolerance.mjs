@@ -9,7 +9,10 @@
 //     mid-query makes it so) answers right: the TTL counts from the coordinator's last contact
 //     (heartbeats), not from the task's start;
 //  4. a coordinator frozen mid-query for longer than the TTL: its tasks expire, and the error
-//     says "task expired after N s without contact from the coordinator".
+//     says "task expired after N s without contact from the coordinator";
+//  5. a worker killed mid-query: under retry_policy = none (the default) the query fails within
+//     10 s with an error naming the worker; under retry_policy = query it runs again on the
+//     worker left and answers right, with a NOTICE saying so.
 //
 // Usage: node tests/integration/fault_tolerance.mjs <path to shoal>
 import { spawn, spawnSync } from 'node:child_process';
@@ -187,6 +190,47 @@ try {
   Expect(/task expired after 1 s without contact from the coordinator/.test(q.stderr),
          'the error does not say the task expired for lack of contact', q);
   console.log(`frozen coordinator: ${q.stderr.trim().split('\n')[0]}`);
+}
+
+// 5. A worker killed mid-query, under each retry policy. Each run kills the current worker b once
+// it has worked on the query for 0.3 CPU s, then starts a new b for the next run.
+const longSql = 'SELECT count(*) FROM lineitem a, orders b WHERE a.l_orderkey + b.o_orderkey < 0';
+async function KillBMidQuery(policy) {
+  const q = SqlInBackground(['--workers', `${a.address},${b.address}`, ...small,
+                             '-c', `SET retry_policy = '${policy}'`, '-c', longSql]);
+  const idle = CpuSeconds(b.child.pid);
+  const running = await WaitFor(() => q.code !== undefined || CpuSeconds(b.child.pid) - idle >= 0.3,
+                                'worker b to run the query');
+  Expect(running && q.code === undefined, `the query ended before worker b was killed (${policy})`,
+         q);
+  const killedAt = Date.now();
+  const lost = b.address;
+  b.child.kill('SIGKILL');
+  await Ended(q, 120);
+  const seconds = (Date.now() - killedAt) / 1000;
+  try {
+    b = await StartWorker(`b-after-${policy}`);
+    workers[1] = b;
+  } catch (e) {
+    Fail(`a new worker b did not start: ${e.message}`);
+  }
+  return { q, seconds, lost };
+}
+{
+  const { q, seconds, lost } = await KillBMidQuery('none');
+  Expect(q.code !== 0 && q.stderr.includes(lost) && seconds < 10,
+         `retry_policy = none: the query did not fail within 10 s naming ${lost}`, q);
+  console.log(`retry_policy = none: failed in ${seconds.toFixed(1)} s: ` +
+              q.stderr.trim().split('\n')[0]);
+}
+{
+  const { q, lost } = await KillBMidQuery('query');
+  Expect(q.code === 0 && q.stdout.trim().split('\n').pop() === '0',
+         'retry_policy = query: the query did not answer after a worker was killed', q);
+  Expect(/NOTICE: .*running the query again on the workers that answer/.test(q.stderr) &&
+         q.stderr.includes(lost), 'retry_policy = query: no NOTICE names the retry', q);
+  console.log(`retry_policy = query: answered; ${q.stderr.trim().split('\n').find((l) =>
+      l.startsWith('NOTICE'))}`);
 }
 
 console.log('fault tolerance: all checks passed');

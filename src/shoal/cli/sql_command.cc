@@ -140,6 +140,8 @@ Status RunSql(engine::QueryRunner& runner, const std::string& sql, SqlOutputForm
   }
   auto start = std::chrono::steady_clock::now();
   return runner.Run(sql, [&](const engine::QueryResult& result) {
+    for (const std::string& notice : result.notices)
+      err << "NOTICE:  " << notice << "\n";
     out << RenderSqlResult(result, format);
     out.flush();
     if (timing) {

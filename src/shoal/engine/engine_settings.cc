@@ -12,6 +12,12 @@ std::span<const SettingDefinition> EngineSettingDeclarations() {
       DeclareInt("statement_timeout", 0, 0, INT32_MAX, "server",
                  "Milliseconds a statement of a `shoal server` session may run before it is "
                  "cancelled (57014); 0: no limit"),
+      DeclareEnum("retry_policy", "none", {"none", "query"}, "engine",
+                  "What a query on workers does when a worker is lost: none (it fails with the "
+                  "worker's error) or query (while no row has reached the client, it is planned "
+                  "again on the workers that answer and runs again, with a NOTICE)"),
+      DeclareInt("query_retry_attempts", 3, 1, 10, "engine",
+                 "Attempts of a query in all under retry_policy = query"),
   };
   return kDeclarations;
 }

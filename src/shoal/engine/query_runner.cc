@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "shoal/columnar/builder.h"
 #include "shoal/common/stack_depth.h"
+#include "shoal/engine/query_retry.h"
 #include "shoal/exec/execution_plan.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/physical_planner.h"
@@ -163,15 +165,25 @@ Result<QueryResult> QueryRunner::RunOne(std::string_view sql) {
 
 namespace {
 
-// A query's cursor: pulls batches from the (coalesced) head stream of the running plan.
+// A query started: its context, the (coalesced) head of its plan and the stream pulled from it.
+struct StartedQuery {
+  std::shared_ptr<TaskContext> context;
+  ExecPlanPtr root;
+  StreamPtr stream;
+};
+
+// A query's cursor: pulls batches from the (coalesced) head stream of the running plan. Until it
+// has handed out a row, a lost worker makes it start the query again (QueryRetry).
 class StreamCursor final : public ResultCursor {
  public:
-  StreamCursor(columnar::SchemaPtr schema, std::shared_ptr<TaskContext> context, ExecPlanPtr root,
-               StreamPtr stream)
+  StreamCursor(columnar::SchemaPtr schema, StartedQuery started, QueryRetry retry,
+               std::function<Result<StartedQuery>()> restart)
       : schema_(std::move(schema)),
-        context_(std::move(context)),
-        root_(std::move(root)),
-        stream_(std::move(stream)) {}
+        context_(std::move(started.context)),
+        root_(std::move(started.root)),
+        stream_(std::move(started.stream)),
+        retry_(retry),
+        restart_(std::move(restart)) {}
 
   ~StreamCursor() override {
     if (stream_ != nullptr) {
@@ -183,7 +195,20 @@ class StreamCursor final : public ResultCursor {
 
   Result<columnar::RecordBatchPtr> Next() override {
     while (stream_ != nullptr) {
-      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream_->Next());
+      Result<columnar::RecordBatchPtr> next = stream_->Next();
+      if (!next.ok()) {
+        if (rows_ > 0 || !retry_.Again(next.status(), attempt_, &notices_))
+          return next.status();
+        ++attempt_;
+        context_->Cancel();  // what still runs of the failed attempt stops
+        stream_.reset();
+        SHOAL_ASSIGN_OR_RETURN(StartedQuery started, restart_());
+        context_ = std::move(started.context);
+        root_ = std::move(started.root);
+        stream_ = std::move(started.stream);
+        continue;
+      }
+      columnar::RecordBatchPtr batch = std::move(*next);
       if (batch == nullptr) {
         stream_.reset();
         break;
@@ -200,12 +225,18 @@ class StreamCursor final : public ResultCursor {
 
   std::string command_tag() const override { return fmt::format("SELECT {}", rows_); }
 
+  std::vector<std::string> TakeNotices() override { return std::exchange(notices_, {}); }
+
  private:
   columnar::SchemaPtr schema_;
   std::shared_ptr<TaskContext> context_;
   ExecPlanPtr root_;
   StreamPtr stream_;
   int64_t rows_ = 0;
+  QueryRetry retry_;
+  std::function<Result<StartedQuery>()> restart_;
+  int attempt_ = 1;
+  std::vector<std::string> notices_;
 };
 
 // Any other statement: it has run; hands out its (small) result.
@@ -241,15 +272,22 @@ Result<std::unique_ptr<ResultCursor>> QueryRunner::Open(const sql::BoundStatemen
     SHOAL_ASSIGN_OR_RETURN(auto result, Execute(statement));
     return std::unique_ptr<ResultCursor>(std::make_unique<DoneCursor>(std::move(result)));
   }
-  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan));
-  ExecPlanPtr root = planned.physical;
-  // One stream to pull from; several partitions have no order to keep (an ORDER BY plans to one).
-  if (root->num_partitions() > 1) {
-    root = CoalescePartitionsExec::Make(root);
-  }
-  SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, root->Execute(0, planned.context));
+  const sql::LogicalPlanPtr plan = statement.plan;
+  auto start = [this, plan]() -> Result<StartedQuery> {
+    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan));
+    StartedQuery started{planned.context, planned.physical, nullptr};
+    // One stream to pull from; several partitions have no order to keep (an ORDER BY plans to
+    // one).
+    if (started.root->num_partitions() > 1) {
+      started.root = CoalescePartitionsExec::Make(started.root);
+    }
+    SHOAL_ASSIGN_OR_RETURN(started.stream, started.root->Execute(0, started.context));
+    return started;
+  };
+  SHOAL_ASSIGN_OR_RETURN(StartedQuery started, start());
   return std::unique_ptr<ResultCursor>(std::make_unique<StreamCursor>(
-      SchemaOf(statement.plan->output), planned.context, root, std::move(stream)));
+      SchemaOf(plan->output), std::move(started), QueryRetry(session_->settings(), mode_.kind()),
+      std::move(start)));
 }
 
 void QueryRunner::CancelRunning() {
@@ -284,9 +322,20 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
 }
 
 Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan) {
-  SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan));
   QueryResult result;
-  SHOAL_ASSIGN_OR_RETURN(result.batches, CollectAll(planned.physical, planned.context));
+  // The whole result is collected before the caller sees a row, so any attempt may be retried.
+  const QueryRetry retry(session_->settings(), mode_.kind());
+  for (int attempt = 1;; ++attempt) {
+    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan));
+    Result<std::vector<columnar::RecordBatchPtr>> batches =
+        CollectAll(planned.physical, planned.context);
+    if (batches.ok()) {
+      result.batches = std::move(*batches);
+      break;
+    }
+    if (!retry.Again(batches.status(), attempt, &result.notices))
+      return batches.status();
+  }
   result.schema = SchemaOf(plan->output);
   result.command_tag = fmt::format("SELECT {}", result.num_rows());
   return result;

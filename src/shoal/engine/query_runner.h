@@ -32,6 +32,8 @@ struct QueryResult {
   columnar::SchemaPtr schema;  // null for statements without a result set
   std::vector<columnar::RecordBatchPtr> batches;
   std::string command_tag;
+  /// NOTICEs for the client, in order (a query run again after a lost worker: query_retry.h).
+  std::vector<std::string> notices;
   int64_t num_rows() const;
 };
 
@@ -49,6 +51,8 @@ class ResultCursor {
   virtual Result<columnar::RecordBatchPtr> Next() = 0;
   /// psql's tag: "SELECT 3" (counting the rows handed out), "CREATE TABLE", "INSERT 0 2".
   virtual std::string command_tag() const = 0;
+  /// The NOTICEs produced since the last call (a query run again after a lost worker).
+  virtual std::vector<std::string> TakeNotices() { return {}; }
 };
 
 class QueryRunner {

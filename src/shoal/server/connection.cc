@@ -316,7 +316,10 @@ Result<bool> Connection::SendRows(Portal& portal, int64_t max_rows) {
   int64_t sent = 0;
   for (;;) {
     if (portal.pending == nullptr) {
-      SHOAL_ASSIGN_OR_RETURN(portal.pending, portal.cursor->Next());
+      Result<columnar::RecordBatchPtr> next = portal.cursor->Next();
+      for (const std::string& notice : portal.cursor->TakeNotices())
+        WriteNoticeResponse(out_, "NOTICE", "00000", notice);
+      SHOAL_ASSIGN_OR_RETURN(portal.pending, std::move(next));
       portal.pending_offset = 0;
       if (portal.pending == nullptr) {
         return true;

@@ -1,0 +1,27 @@
+#include "shoal/engine/query_retry.h"
+
+#include <fmt/format.h>
+
+namespace shoal::engine {
+
+QueryRetry::QueryRetry(const Settings& settings, ExecutionMode::Kind mode)
+    : enabled_(mode == ExecutionMode::Kind::kWorkers &&
+               settings.GetString("retry_policy") == "query"),
+      attempts_(static_cast<int>(settings.GetInt("query_retry_attempts"))) {}
+
+bool QueryRetry::Again(const Status& error, int attempt, std::vector<std::string>* notices) const {
+  // Unavailable is what a lost worker gives (transport_errors: a closed stream, a refused
+  // connection); every deterministic error has another code, and a cancel is kCancelled.
+  if (!enabled_ || attempt >= attempts_ || error.code() != StatusCode::kUnavailable)
+    return false;
+  std::string why = error.UserMessage();
+  if (const size_t end = why.find('\n'); end != std::string::npos)
+    why.resize(end);
+  notices->push_back(fmt::format(
+      "a worker failed before any row was sent ({}); running the query again on the workers "
+      "that answer (retry_policy = query, attempt {} of {})",
+      why, attempt + 1, attempts_));
+  return true;
+}
+
+}  // namespace shoal::engine

@@ -1,0 +1,64 @@
+// retry_policy = query (engine/query_retry.h): which failures run a query again, how often, and
+// the NOTICE each retry leaves. tests/integration/fault_tolerance.mjs kills real workers.
+#include "shoal/engine/query_retry.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shoal/sql/session.h"
+
+namespace shoal::engine {
+namespace {
+
+Settings Policy(const std::string& policy, int attempts = 3) {
+  sql::Session session;
+  EXPECT_TRUE(session.settings().Set("retry_policy", policy).ok());
+  EXPECT_TRUE(session.settings().Set("query_retry_attempts", std::to_string(attempts)).ok());
+  return session.settings();
+}
+
+const Status kLost =
+    Status::Unavailable("worker 127.0.0.1:7001 is unreachable: Socket closed\nmore");
+
+TEST(QueryRetryTest, ALostWorkerRunsTheQueryAgainUpToTheAttempts) {
+  const QueryRetry retry(Policy("query", 3), ExecutionMode::Kind::kWorkers);
+  std::vector<std::string> notices;
+  EXPECT_TRUE(retry.Again(kLost, 1, &notices));
+  EXPECT_TRUE(retry.Again(kLost, 2, &notices));
+  EXPECT_FALSE(retry.Again(kLost, 3, &notices));  // the third attempt was the last
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_EQ(notices[0],
+            "a worker failed before any row was sent (worker 127.0.0.1:7001 is unreachable: "
+            "Socket closed); running the query again on the workers that answer "
+            "(retry_policy = query, attempt 2 of 3)");
+  EXPECT_NE(notices[1].find("attempt 3 of 3"), std::string::npos);
+}
+
+TEST(QueryRetryTest, ErrorsEveryAttemptWouldRepeatAreNeverRetried) {
+  const QueryRetry retry(Policy("query"), ExecutionMode::Kind::kWorkers);
+  std::vector<std::string> notices;
+  EXPECT_FALSE(retry.Again(Status::InvalidArgument("division by zero"), 1, &notices));
+  EXPECT_FALSE(retry.Again(Status::OutOfMemory("memory limit exceeded"), 1, &notices));
+  EXPECT_FALSE(
+      retry.Again(Status::Cancelled("canceling statement due to user request"), 1, &notices));
+  EXPECT_TRUE(notices.empty());
+}
+
+TEST(QueryRetryTest, OnlyQueriesOnWorkersUnderPolicyQueryAreRetried) {
+  std::vector<std::string> notices;
+  EXPECT_FALSE(QueryRetry(Policy("none"), ExecutionMode::Kind::kWorkers).Again(kLost, 1, &notices));
+  EXPECT_FALSE(QueryRetry(Policy("query"), ExecutionMode::Kind::kLocal).Again(kLost, 1, &notices));
+  // The file shuffle's driver retries each task itself.
+  EXPECT_FALSE(
+      QueryRetry(Policy("query"), ExecutionMode::Kind::kShuffle).Again(kLost, 1, &notices));
+  EXPECT_TRUE(notices.empty());
+  // The default is none; `task` is not a policy Shoal has.
+  sql::Session session;
+  EXPECT_EQ(session.settings().GetString("retry_policy"), "none");
+  EXPECT_FALSE(session.settings().Set("retry_policy", "task").ok());
+}
+
+}  // namespace
+}  // namespace shoal::engine
