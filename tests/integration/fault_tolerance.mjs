@@ -12,7 +12,8 @@
 //     says "task expired after N s without contact from the coordinator";
 //  5. a worker killed mid-query: under retry_policy = none (the default) the query fails within
 //     10 s with an error naming the worker; under retry_policy = query it runs again on the
-//     worker left and answers right, with a NOTICE saying so.
+//     worker left and answers right, with a NOTICE saying so; the same through `shoal server`
+//     and psql (the server's streaming cursor retries while it has sent no row).
 //
 // Usage: node tests/integration/fault_tolerance.mjs <path to shoal>
 import { spawn, spawnSync } from 'node:child_process';
@@ -231,6 +232,41 @@ async function KillBMidQuery(policy) {
          q.stderr.includes(lost), 'retry_policy = query: no NOTICE names the retry', q);
   console.log(`retry_policy = query: answered; ${q.stderr.trim().split('\n').find((l) =>
       l.startsWith('NOTICE'))}`);
+}
+
+{
+  const log = path.join(tmp, 'server.log');
+  const fd = fs.openSync(log, 'w');
+  const server = spawn(shoal, ['server', '--data-dir', path.join(tmp, 'server'), '--insecure',
+                               '--listen', '127.0.0.1:0', '--tpch', sf,
+                               '--workers', `${a.address},${b.address}`],
+                       { stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  children.push(server);
+  const port = await WaitFor(() => {
+    const m = fs.readFileSync(log, 'utf8').match(/listening on 127\.0\.0\.1:(\d+)/);
+    return m ? m[1] : server.exitCode !== null;
+  }, 'the server to listen');
+  Expect(typeof port === 'string', `the server did not start: ${fs.readFileSync(log, 'utf8')}`);
+  const psql = spawn('psql', ['-X', '-h', '127.0.0.1', '-p', port, '-U', 'tester', '-d', 'shoal',
+                              '-v', 'ON_ERROR_STOP=1', '-At', '-c', "SET dist_bytes_per_task = '64kB'",
+                              '-c', "SET retry_policy = 'query'", '-c', longSql],
+                     { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(psql);
+  const q = { child: psql, stdout: '', stderr: '', code: undefined };
+  psql.stdout.on('data', (d) => { q.stdout += d; });
+  psql.stderr.on('data', (d) => { q.stderr += d; });
+  q.done = new Promise((resolve) => psql.on('exit', (code) => { q.code = code; resolve(q); }));
+  const idle = CpuSeconds(b.child.pid);
+  const running = await WaitFor(() => q.code !== undefined || CpuSeconds(b.child.pid) - idle >= 0.3,
+                                'worker b to run the server\'s query');
+  Expect(running && q.code === undefined, 'the server\'s query ended before worker b was killed', q);
+  b.child.kill('SIGKILL');
+  await Ended(q, 120);
+  Expect(q.code === 0 && q.stdout.trim().split('\n').pop() === '0' &&
+         /NOTICE: .*running the query again on the workers that answer/.test(q.stderr),
+         'retry_policy = query through the server: no right answer with a NOTICE', q);
+  console.log('retry_policy = query through shoal server and psql: answered, with the NOTICE');
 }
 
 console.log('fault tolerance: all checks passed');
