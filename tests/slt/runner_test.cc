@@ -174,6 +174,16 @@ TEST_F(SltRunnerTest, SqliteTypesPrintValuesAsDeclared) {
   EXPECT_COUNTS(Run("query II nosort\nSELECT mixed\n----\n7\n2\nNULL\nNULL\n", sqlite), 1, 0, 0);
 }
 
+TEST_F(SltRunnerTest, SqliteTypesReadOneValuePerLineEvenWhenALineHasAsManyWords) {
+  // select5's "table t29 row 6" under TTTT: four words, four columns, yet one value.
+  script_.On("SELECT words", MakeResult({{"a", DataType::Utf8()}, {"b", DataType::Utf8()}},
+                                        {{"t1 r2", "x y"}}));
+  const std::string script = "query TT valuesort\nSELECT words\n----\nt1 r2\nx y\n";
+  RunnerOptions sqlite;
+  sqlite.sqlite_types = true;
+  EXPECT_COUNTS(Run(script, sqlite), 1, 0, 0);
+}
+
 TEST_F(SltRunnerTest, ValueSeparatorsAndRendering) {
   script_.On("SELECT mixed", MakeResult({{"n", DataType::Int32()},
                                          {"s", DataType::Utf8()},
