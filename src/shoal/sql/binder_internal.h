@@ -284,6 +284,15 @@ class StatementBinder {
   Result<ExprPtr> CoerceSubqueryOperand(const ExprPtr& left, const DataType& right_type,
                                         const std::string& op, int location, DataType* type);
   Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
+  // Row constructors in comparisons (binder_rows.cc).
+  static bool IsRowComparison(const pg_query::A_Expr& e);
+  Result<std::vector<ExprPtr>> BindRowFields(const pg_query::RowExpr& row, ExprContext& ctx);
+  /// `op` over two rows of fields: = and <> field by field, <, <=, >, >= lexicographically.
+  Result<ExprPtr> CompareRows(const std::string& op, const std::vector<ExprPtr>& l,
+                              const std::vector<ExprPtr>& r, int location);
+  Result<ExprPtr> BindRowComparison(const pg_query::A_Expr& e, ExprContext& ctx);
+  Result<ExprPtr> BindRowIn(const pg_query::A_Expr& e, ExprContext& ctx);
+  Result<ExprPtr> BindRowNullTest(const pg_query::NullTest& t, ExprContext& ctx);
   Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
 
   /// Resolves a call of a scalar function / operator and inserts the casts.
@@ -335,6 +344,9 @@ class StatementBinder {
   bool positions_valid_ = true;
   // Holds the literals too: a freed node's address must never be mistaken for an unknown literal.
   std::unordered_map<const Expr*, ExprPtr> unknown_literals_;
+  /// Parse nodes the binder makes itself (row = (SELECT ...) as a ROWCOMPARE sublink), kept for
+  /// the statement's lifetime because bound state may point into them.
+  std::vector<std::unique_ptr<pg_query::SubLink>> synthetic_sublinks_;
   std::vector<std::shared_ptr<const ParsedScript>> keep_alive_;
   int view_depth_ = 0;
   // (schema, name) of each table and view the statement names outside views, in order.
