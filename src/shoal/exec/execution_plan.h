@@ -71,6 +71,7 @@ enum class PlanKind : uint8_t {
   kUnion,
   kWindow,
   kExpand,
+  kTableFunction,
   // distributed/
   kNetworkExchange,   // planner/network_exchange_exec.h
   kWorkUnitFeedScan,  // feeds/work_unit_feed_scan_exec.h

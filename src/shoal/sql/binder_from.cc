@@ -329,7 +329,7 @@ Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Sc
       return Requalify(std::move(rel), alias, rs.has_alias() ? &rs.alias().colnames() : nullptr);
     }
     case PgNode::kRangeFunction:
-      return Status::NotImplemented("functions in FROM are not supported");
+      return BindRangeFunction(node.range_function(), outer, ctes, lateral);
     default: break;
   }
   return Status::NotImplemented("FROM item of kind {}", static_cast<int>(node.node_case()));

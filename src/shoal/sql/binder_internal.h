@@ -252,6 +252,11 @@ class StatementBinder {
   /// The join of `left` and `right` (a LATERAL one when `right` reads `left`'s columns).
   Result<std::shared_ptr<LogicalPlan>> MakeFromJoin(JoinType type, const BoundRelation& left,
                                                     BoundRelation& right);
+  /// A function in FROM (binder_table_functions.cc); like a LATERAL subquery it may read
+  /// `lateral`, the FROM items before it.
+  Result<BoundRelation> BindRangeFunction(const pg_query::RangeFunction& rf, const Scope* outer,
+                                          const CteScope* ctes,
+                                          const std::vector<ScopeColumn>* lateral);
   Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes,
                                      const Scope* outer = nullptr);
   Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
