@@ -241,6 +241,14 @@ class StatementBinder {
   Result<BoundStatement> BindInsert(const pg_query::InsertStmt& s);
   Result<BoundStatement> BindCreateView(const pg_query::ViewStmt& s);
   Result<BoundStatement> BindDrop(const pg_query::DropStmt& s);
+  // Indexes (binder_indexes.cc).
+  Result<BoundStatement> BindCreateIndex(const pg_query::IndexStmt& s);
+  Result<BoundStatement> BindDropIndex(const pg_query::DropStmt& s);
+  /// The unique indexes a CREATE TABLE's PRIMARY KEY and UNIQUE constraints imply.
+  Result<std::vector<IndexEntry>> ConstraintIndexes(const pg_query::CreateStmt& s,
+                                                    const columnar::Schema& table,
+                                                    const std::string& schema_name,
+                                                    const std::string& table_name);
   Result<BoundStatement> BindSet(const pg_query::VariableSetStmt& s);
   Result<BoundStatement> BindExplain(const pg_query::ExplainStmt& s);
   Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
