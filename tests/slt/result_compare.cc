@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/slt/md5.h"
+#include "shoal/common/md5.h"
 
 namespace shoal::slt {
 

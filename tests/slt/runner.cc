@@ -344,10 +344,9 @@ class ScriptRun {
       std::vector<Row> expected;
       // SQLite's corpus always writes one value per line, even where a line of text values
       // splits into as many words as there are columns ("table t29 row 6" under TTTT).
-      const bool value_per_line =
-          (options_.sqlite_types && num_columns > 1 &&
-           expected_lines.size() % static_cast<size_t>(num_columns) == 0) ||
-          IsValuePerLine(expected_lines, static_cast<size_t>(num_columns));
+      const bool value_per_line = (options_.sqlite_types && num_columns > 1 &&
+                                   expected_lines.size() % static_cast<size_t>(num_columns) == 0) ||
+                                  IsValuePerLine(expected_lines, static_cast<size_t>(num_columns));
       for (size_t k = 0; k < expected_lines.size(); ++k) {
         if (value_per_line) {
           // SQLite's form: every value on a line of its own, row after row.

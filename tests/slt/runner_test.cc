@@ -176,8 +176,8 @@ TEST_F(SltRunnerTest, SqliteTypesPrintValuesAsDeclared) {
 
 TEST_F(SltRunnerTest, SqliteTypesReadOneValuePerLineEvenWhenALineHasAsManyWords) {
   // select5's "table t29 row 6" under TTTT: four words, four columns, yet one value.
-  script_.On("SELECT words", MakeResult({{"a", DataType::Utf8()}, {"b", DataType::Utf8()}},
-                                        {{"t1 r2", "x y"}}));
+  script_.On("SELECT words",
+             MakeResult({{"a", DataType::Utf8()}, {"b", DataType::Utf8()}}, {{"t1 r2", "x y"}}));
   const std::string script = "query TT valuesort\nSELECT words\n----\nt1 r2\nx y\n";
   RunnerOptions sqlite;
   sqlite.sqlite_types = true;

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace shoal::columnar {
 
@@ -133,6 +137,62 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
     return Status::OutOfRange("decimal \"{}\" does not fit decimal({},{})", text, precision, scale);
   }
   return neg ? -value : value;
+}
+
+namespace {
+
+/// `v` to 15 significant digits as plain decimal text (no exponent) in `buf` (128 bytes), the
+/// text PostgreSQL's float8_numeric parses. Values whose digits all lie beyond 40 places after
+/// the point are 0 at any decimal scale; past 10^40 no decimal holds them (left for the parser
+/// to refuse).
+std::string_view FifteenDigits(double v, char* buf) {
+  char e[32];
+  std::snprintf(e, sizeof(e), "%.14e", v);  // [-]d.dddddddddddddde[+-]XX
+  const char* p = e;
+  char* out = buf;
+  if (*p == '-')
+    *out++ = *p++;
+  char digits[16];
+  int n = 0;
+  for (; *p != 'e'; ++p) {
+    if (*p != '.')
+      digits[n++] = *p;
+  }
+  const int exp = std::atoi(p + 1);
+  auto put = [&](char c, int times) {
+    for (int k = 0; k < times; ++k)
+      *out++ = c;
+  };
+  if (exp < -40) {
+    out = buf;
+    *out++ = '0';
+  } else if (exp >= n - 1) {  // an integer; past 10^40 the parser refuses it
+    std::memcpy(out, digits, static_cast<size_t>(n));
+    out += n;
+    put('0', std::min(exp, 41) - (n - 1));
+  } else if (exp >= 0) {
+    std::memcpy(out, digits, static_cast<size_t>(exp) + 1);
+    out += exp + 1;
+    *out++ = '.';
+    std::memcpy(out, digits + exp + 1, static_cast<size_t>(n - exp - 1));
+    out += n - exp - 1;
+  } else {
+    *out++ = '0';
+    *out++ = '.';
+    put('0', -exp - 1);
+    std::memcpy(out, digits, static_cast<size_t>(n));
+    out += n;
+  }
+  return std::string_view(buf, static_cast<size_t>(out - buf));
+}
+
+}  // namespace
+
+Result<int128_t> DecimalFromDouble(double v, int precision, int scale) {
+  if (!std::isfinite(v))
+    return Status::OutOfRange("cannot convert {} to numeric", v);
+  char text[128];
+  return ParseDecimal(FifteenDigits(v, text), precision, scale);
 }
 
 }  // namespace shoal::columnar

@@ -27,6 +27,9 @@ std::string FormatDecimal(int128_t unscaled, int scale);
 /// Parses "12.5", "-0.01", "+3", "1e3" is refused. Rounds half away from zero to `scale`;
 /// fails with OutOfRange when the value needs more than `precision` digits.
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale);
+/// PostgreSQL's float8 -> numeric: the value's 15 significant digits (DBL_DIG), rounded half
+/// away from zero to `scale`; OutOfRange for NaN, infinities and values too wide for `precision`.
+Result<int128_t> DecimalFromDouble(double v, int precision, int scale);
 /// Decimal text of an int128 ("170141183460469231731687303715884105727").
 std::string Int128ToString(int128_t v);
 

@@ -102,6 +102,7 @@ Status Connection::SendStartupReply(const StartupPacket& packet) {
     return st;
   }
   runner_ = server_->NewSessionRunner();
+  runner_->session().user_name() = user_;  // current_user, session_user
   // options: "-c name=value" / "--name=value" pairs, for the settings Shoal has.
   std::vector<std::string> words;
   {

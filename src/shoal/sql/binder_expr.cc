@@ -3,6 +3,7 @@
 // sort lists. Function calls are in binder_function.cc.
 
 #include <algorithm>
+#include <chrono>
 #include <unordered_set>
 
 #include "shoal/common/edit_distance.h"
@@ -101,6 +102,15 @@ Result<ExprPtr> StatementBinder::BindColumnRef(const pg_query::ColumnRef& ref, E
   return status;
 }
 
+Scalar StatementBinder::StatementTimestamp(bool zoned) {
+  if (!statement_micros_) {
+    statement_micros_ = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  }
+  return Scalar::Timestamp(*statement_micros_, columnar::TimeUnit::kMicro, zoned ? "UTC" : "");
+}
+
 Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) {
   SHOAL_CHECK_STACK_DEPTH();
   switch (node.node_case()) {
@@ -171,8 +181,24 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
     }
     case PgNode::kSqlvalueFunction: {
       const auto& f = node.sqlvalue_function();
-      if (f.op() == pg_query::SVFOP_CURRENT_DATE)
-        return MakeCall("current_date", {}, DataType::Date32(), false);
+      switch (f.op()) {
+        case pg_query::SVFOP_CURRENT_DATE:
+          return MakeCall("current_date", {}, DataType::Date32(), false);
+        case pg_query::SVFOP_CURRENT_TIMESTAMP:
+        case pg_query::SVFOP_CURRENT_TIMESTAMP_N:
+          return MakeLiteral(StatementTimestamp(/*zoned=*/true));
+        case pg_query::SVFOP_LOCALTIMESTAMP:
+        case pg_query::SVFOP_LOCALTIMESTAMP_N:
+          return MakeLiteral(StatementTimestamp(/*zoned=*/false));
+        case pg_query::SVFOP_CURRENT_USER:
+        case pg_query::SVFOP_CURRENT_ROLE:
+        case pg_query::SVFOP_SESSION_USER:
+        case pg_query::SVFOP_USER: return MakeLiteral(Scalar::Utf8(session_->user_name()));
+        case pg_query::SVFOP_CURRENT_SCHEMA:
+          return MakeLiteral(Scalar::Utf8(std::string(kDefaultSchema)));
+        case pg_query::SVFOP_CURRENT_CATALOG: return MakeLiteral(Scalar::Utf8("shoal"));
+        default: break;
+      }
       return At(Status::NotImplemented("this SQL value function is not supported"), f.location());
     }
     case PgNode::kParamRef: {
@@ -298,6 +324,12 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
     case pg_query::AEXPR_OP: {
       if (!e.has_lexpr()) {
         SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+        if (op == "|/" || op == "||/" || op == "@" || op == "~")
+          return MakeResolvedCall(op == "|/"    ? "sqrt"
+                                  : op == "||/" ? "cbrt"
+                                  : op == "@"   ? "abs"
+                                                : "~",
+                                  {r}, loc);
         if (op == "+") {
           // Prefix + exists for numbers only (PostgreSQL has no + text, + date, + interval).
           if (IsNumeric(r->type) || r->type.id() == TypeId::kNull || IsUnknownLiteral(r))
@@ -344,8 +376,10 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
           !r->value.is_null() && r->value.interval_value().nanoseconds != 0) {
         l = MakeCast(l, DataType::Timestamp(columnar::TimeUnit::kMicro));
       }
-      static const std::unordered_set<std::string> kKnown = {"+",  "-", "*",  "/", "%", "=",
-                                                             "<>", "<", "<=", ">", ">="};
+      if (op == "^")
+        return MakeResolvedCall("power", {l, r}, loc);
+      static const std::unordered_set<std::string> kKnown = {
+          "+", "-", "*", "/", "%", "=", "<>", "<", "<=", ">", ">=", "&", "|", "#", "<<", ">>"};
       if (kKnown.count(op) == 0)
         return At(Status::NotImplemented("operator {} is not supported", op).WithSqlState("42883"),
                   loc);
@@ -472,6 +506,29 @@ Result<ExprPtr> StatementBinder::BindTypeCast(const pg_query::TypeCast& c, ExprC
     return MakeLiteral(Scalar::Interval(*v));
   }
   SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(c.arg(), ctx));
+  if (type.id() == TypeId::kDecimal && c.type_name().typmods().empty()) {
+    // An unconstrained numeric (Shoal's default is DuckDB's decimal(18,3), which would round):
+    // a number cast to it keeps its digits, as PostgreSQL's numeric does — a decimal its own
+    // type, an integer its digits, a double precision value its 15 significant digits (as far
+    // as 15 places after the point), a numeric constant in text its own scale.
+    const DataType& from = arg->type;
+    if (from.id() == TypeId::kDecimal)
+      return arg;
+    if (from.is_integer())
+      type = DataType::Decimal(from.id() == TypeId::kInt64   ? 19
+                               : from.id() == TypeId::kInt32 ? 10
+                                                             : 5,
+                               0);
+    else if (from.id() == TypeId::kFloat32 || from.id() == TypeId::kFloat64)
+      type = DataType::Decimal(DataType::kMaxDecimalPrecision, 15);
+    else if (IsUnknownLiteral(arg) && !arg->value.is_null()) {
+      auto v = ParseNumericLiteral(arg->value.string_value());
+      if (v.ok() && v->type().id() == TypeId::kDecimal)
+        return MakeLiteral(*v);
+      if (v.ok() && v->type().is_integer())
+        type = DataType::Decimal(19, 0);
+    }
+  }
   if (arg->kind == ExprKind::kLiteral) {
     // Constant casts are done now, so that DATE '1998-12-01' is a date literal.
     auto v = IsUnknownLiteral(arg) ? CastTextToType(arg->value.string_value(), type)

@@ -33,6 +33,15 @@ std::string CanonicalFunctionName(const std::string& name) {
 Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprContext& ctx) {
   std::string name = CanonicalFunctionName(LastName(f.funcname()));
   int loc = f.location();
+  // now() and its synonyms are the statement's start, one value for every row and every node:
+  // a constant taken when the statement is bound (PostgreSQL: the transaction's start; every
+  // statement is its own transaction here).
+  if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
+      f.args().empty() && !f.has_over() && !f.agg_star())
+    return MakeLiteral(StatementTimestamp(/*zoned=*/true));
+  // log(b, x) is a function of its own beside log(x) (the base-10 logarithm).
+  if (name == "log" && f.args_size() == 2)
+    name = "log_base";
   if (f.func_variadic())
     return At(Status::NotImplemented("VARIADIC is not supported"), loc);
   const bool ordered_set = IsOrderedSetAggregate(name);

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -357,6 +358,10 @@ class StatementBinder {
   bool positions_valid_ = true;
   // Holds the literals too: a freed node's address must never be mistaken for an unknown literal.
   std::unordered_map<const Expr*, ExprPtr> unknown_literals_;
+  /// now(), current_timestamp, localtimestamp: the statement's start, taken at the first use so
+  /// that every use in the statement agrees (microseconds since the epoch, UTC).
+  Scalar StatementTimestamp(bool zoned);
+  std::optional<int64_t> statement_micros_;
   /// Parse nodes the binder makes itself (row = (SELECT ...) as a ROWCOMPARE sublink), kept for
   /// the statement's lifetime because bound state may point into them.
   std::vector<std::unique_ptr<pg_query::SubLink>> synthetic_sublinks_;

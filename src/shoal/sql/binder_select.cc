@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
@@ -23,12 +24,22 @@ std::string DeriveName(const PgNode& n) {
     }
     case PgNode::kFuncCall: return LastName(n.func_call().funcname());
     case PgNode::kTypeCast: {
-      std::string inner = DeriveName(n.type_cast().arg());
-      if (inner != "?column?")
+      // PostgreSQL: a name from the argument wins unless it is only a type name itself (a cast of
+      // a cast is named after the outer type).
+      const PgNode& arg = n.type_cast().arg();
+      std::string inner = DeriveName(arg);
+      if (inner != "?column?" && !arg.has_type_cast())
         return inner;
-      return LastName(n.type_cast().type_name().names());
+      std::string type = LastName(n.type_cast().type_name().names());
+      static const std::map<std::string, std::string> kInternal = {
+          {"int", "int4"},        {"integer", "int4"}, {"bigint", "int8"},
+          {"smallint", "int2"},   {"real", "float4"},  {"double", "float8"},
+          {"decimal", "numeric"}, {"boolean", "bool"}, {"varchar", "varchar"}};
+      auto it = kInternal.find(type);
+      return it == kInternal.end() ? type : it->second;
     }
     case PgNode::kCaseExpr: return "case";
+    case PgNode::kAExpr: return n.a_expr().kind() == pg_query::AEXPR_NULLIF ? "nullif" : "?column?";
     case PgNode::kGroupingFunc: return "grouping";
     case PgNode::kCoalesceExpr: return "coalesce";
     case PgNode::kMinMaxExpr:
@@ -46,8 +57,20 @@ std::string DeriveName(const PgNode& n) {
       }
       return "?column?";
     case PgNode::kSqlvalueFunction:
-      return n.sqlvalue_function().op() == pg_query::SVFOP_CURRENT_DATE ? "current_date"
-                                                                        : "?column?";
+      switch (n.sqlvalue_function().op()) {
+        case pg_query::SVFOP_CURRENT_DATE: return "current_date";
+        case pg_query::SVFOP_CURRENT_TIMESTAMP:
+        case pg_query::SVFOP_CURRENT_TIMESTAMP_N: return "current_timestamp";
+        case pg_query::SVFOP_LOCALTIMESTAMP:
+        case pg_query::SVFOP_LOCALTIMESTAMP_N: return "localtimestamp";
+        case pg_query::SVFOP_CURRENT_USER: return "current_user";
+        case pg_query::SVFOP_CURRENT_ROLE: return "current_role";
+        case pg_query::SVFOP_SESSION_USER: return "session_user";
+        case pg_query::SVFOP_USER: return "user";
+        case pg_query::SVFOP_CURRENT_SCHEMA: return "current_schema";
+        case pg_query::SVFOP_CURRENT_CATALOG: return "current_catalog";
+        default: return "?column?";
+      }
     default: return "?column?";
   }
 }

@@ -139,6 +139,25 @@ Result<ExprPtr> StatementBinder::MakeResolvedCall(const std::string& name,
       types.push_back(a->type);
   }
   auto resolution = FunctionRegistry::Global().Resolve(name, FunctionKind::kScalar, types);
+  if (!resolution.ok() && hint) {
+    // No signature takes the hinted type there (to_char(timestamp, 'YYYY'),
+    // concat_ws('-', 1, 2)): PostgreSQL would match the literal to a text parameter.
+    std::vector<DataType> as_text = types;
+    bool changed = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (IsUnknownLiteral(args[i]) && as_text[i] != DataType::Utf8()) {
+        as_text[i] = DataType::Utf8();
+        changed = true;
+      }
+    }
+    if (changed) {
+      auto retry = FunctionRegistry::Global().Resolve(name, FunctionKind::kScalar, as_text);
+      if (retry.ok()) {
+        types = std::move(as_text);
+        resolution = std::move(retry);
+      }
+    }
+  }
   if (!resolution.ok())
     return At(resolution.status(), location);
   bool nullable = false;

@@ -391,6 +391,99 @@ void RegisterBuiltins(FunctionRegistry& r) {
   for (const char* name : {"sqrt", "ln", "log", "exp"})
     scalar(name, Fixed({kF64}, kF64), std::string(name) + "(double)");
 
+  // More text functions (exec/expr/text_function_kernels.cc).
+  scalar(
+      "concat_ws",
+      [kText](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+        if (a.size() < 2 || !CanImplicitCast(a[0], kText))
+          return std::nullopt;
+        return Res(std::vector<DataType>(a.size(), kText), kText);
+      },
+      "concat_ws(text, any, ...)");
+  for (const char* name : {"initcap", "reverse", "md5"})
+    scalar(name, Fixed({kText}, kText), std::string(name) + "(text)");
+  for (const char* name : {"repeat", "left", "right"})
+    scalar(name, FixedText({kText, DataType::Int32()}, kText),
+           std::string(name) + "(text, integer)");
+  scalar("ascii", Fixed({kText}, DataType::Int32()), "ascii(text)");
+  scalar("chr", Fixed({DataType::Int32()}, kText), "chr(integer)");
+  scalar("translate", Fixed({kText, kText, kText}, kText), "translate(text, text, text)");
+  for (const char* name : {"octet_length", "bit_length"})
+    scalar(name, Fixed({kText}, DataType::Int32()), std::string(name) + "(text)");
+  scalar("to_hex", AnyOf({Fixed({DataType::Int32()}, kText), Fixed({DataType::Int64()}, kText)}),
+         "to_hex(integer | bigint)");
+  // More numeric functions (exec/expr/numeric_function_kernels.cc).
+  for (const char* name : {"cbrt", "degrees", "radians", "sign", "sin", "cos", "tan", "cot", "asin",
+                           "acos", "atan", "sinh", "cosh", "tanh"})
+    scalar(name, Fixed({kF64}, kF64), std::string(name) + "(double precision)");
+  scalar("atan2", Fixed({kF64, kF64}, kF64), "atan2(double precision, double precision)");
+  scalar("log_base", Fixed({kF64, kF64}, kF64), "log(numeric, numeric)");
+  scalar("pi", Fixed({}, kF64, false), "pi()");
+  scalar("width_bucket", Fixed({kF64, kF64, kF64, DataType::Int32()}, DataType::Int32()),
+         "width_bucket(double precision, double precision, double precision, integer)");
+  // Integer functions and operators: the wider of the integer types (smallint & smallint stays
+  // smallint, as in PostgreSQL).
+  auto integers = [](size_t arity, bool shift) {
+    return [arity, shift](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+      if (a.size() != arity)
+        return std::nullopt;
+      DataType wide = DataType::Int16();
+      for (size_t i = 0; i < a.size(); ++i) {
+        const DataType& t = a[i];
+        if (!t.is_integer() && t.id() != TypeId::kNull)
+          return std::nullopt;
+        if (shift && i == 1)
+          continue;
+        if (t.id() == TypeId::kInt64)
+          wide = DataType::Int64();
+        else if (t.id() == TypeId::kInt32 && wide.id() != TypeId::kInt64)
+          wide = DataType::Int32();
+      }
+      std::vector<DataType> args(a.size(), wide);
+      if (shift)
+        args[1] = DataType::Int32();
+      return Res(std::move(args), wide);
+    };
+  };
+  for (const char* name : {"gcd", "lcm"}) {
+    scalar(name, integers(2, false), std::string(name) + "(integer, integer)");
+  }
+  for (const char* op : {"&", "|", "#"})
+    scalar(op, integers(2, false), std::string("integer ") + op + " integer");
+  for (const char* op : {"<<", ">>"})
+    scalar(op, integers(2, true), std::string("integer ") + op + " integer");
+  scalar("~", integers(1, false), "~ integer");
+  // More date/time functions (exec/expr/datetime_function_kernels.cc).
+  {
+    const DataType ts = DataType::Timestamp(columnar::TimeUnit::kMicro);
+    const DataType tstz = DataType::Timestamp(columnar::TimeUnit::kMicro, "UTC");
+    scalar(
+        "age",
+        [ts](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.empty() || a.size() > 2)
+            return std::nullopt;
+          for (const auto& t : a) {
+            if (!IsTemporal(t) && t.id() != TypeId::kNull)
+              return std::nullopt;
+          }
+          return Res(std::vector<DataType>(a.size(), ts), DataType::Interval());
+        },
+        "age(timestamp [, timestamp])");
+    scalar(
+        "to_char",
+        [kText, ts](const std::vector<DataType>& a) -> std::optional<FunctionResolution> {
+          if (a.size() != 2 || !CanImplicitCast(a[1], kText))
+            return std::nullopt;
+          if (a[0].id() == TypeId::kTimestamp)
+            return Res({a[0], kText}, kText);
+          if (a[0].id() == TypeId::kDate32)
+            return Res({ts, kText}, kText);
+          return std::nullopt;
+        },
+        "to_char(timestamp, text)");
+    scalar("to_timestamp", Fixed({kF64}, tstz), "to_timestamp(double precision)");
+  }
+
   // Aggregates.
   aggregate(
       "count",

@@ -276,11 +276,10 @@ Result<Scalar> CastScalar(const Scalar& value, const DataType& type) {
       return Scalar::FromInt(type, static_cast<int64_t>(r));
     }
     if (type.id() == TypeId::kDecimal) {
-      double scaled = std::nearbyint(v * std::pow(10.0, type.scale()));
-      if (!(std::abs(scaled) < 1e37) ||
-          std::abs(scaled) > static_cast<double>(columnar::MaxUnscaled(type.precision())))
+      auto unscaled = columnar::DecimalFromDouble(v, type.precision(), type.scale());
+      if (!unscaled.ok())
         return out_of_range();
-      return Scalar::Decimal(static_cast<int128_t>(scaled), type.precision(), type.scale());
+      return Scalar::Decimal(*unscaled, type.precision(), type.scale());
     }
   }
   if (from.id() == TypeId::kDate32 && type.id() == TypeId::kTimestamp &&

@@ -57,6 +57,9 @@ class Session {
   /// The highest n of a $n the binder has met (reset by whoever reads it).
   int& max_parameter() { return max_parameter_; }
 
+  /// The session's user (current_user, session_user): the server sets the authenticated one.
+  std::string& user_name() { return user_name_; }
+
   /// The allocator of the statement being planned (the binder resets it per statement).
   ColumnIdAllocator& column_ids() { return column_ids_; }
 
@@ -67,6 +70,7 @@ class Session {
   std::vector<QueryParameter> parameters_;
   bool lenient_parameters_ = false;
   int max_parameter_ = 0;
+  std::string user_name_ = "shoal";
 };
 
 }  // namespace shoal::sql

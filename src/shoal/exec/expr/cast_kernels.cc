@@ -111,61 +111,67 @@ Result<KernelPtr> NumericCast(const DataType& from, const DataType& to, bool try
   const int128_t up = columnar::PowerOfTen(std::max(0, to_scale - from_scale));
   const int128_t down = columnar::PowerOfTen(std::max(0, from_scale - to_scale));
   const double from_div = static_cast<double>(columnar::PowerOfTen(from_scale));
-  const long double to_mul = static_cast<long double>(columnar::PowerOfTen(to_scale));
-  return MakeLambdaKernel(
-      [=](const std::vector<Datum>& args, int64_t length, KernelContext* ctx) -> Result<Datum> {
-        const Datum& in = args[0];
-        auto op = [&](In v, uint8_t& f) -> Out {
-          if constexpr (std::is_floating_point_v<In>) {
-            if (to_dec) {
-              long double scaled = std::round(static_cast<long double>(v) * to_mul);
-              if (!std::isfinite(scaled) || std::fabs(scaled) > static_cast<long double>(max_abs)) {
-                f |= kOverflowFlag;
-                return Out{};
-              }
-              return static_cast<Out>(static_cast<int128_t>(scaled));
-            }
-            return NumericConvert<Out, In>(v, f);
-          } else {
-            if (!from_dec && !to_dec)
-              return NumericConvert<Out, In>(v, f);
-            int128_t x = static_cast<int128_t>(v);
-            if constexpr (std::is_floating_point_v<Out>) {
-              return static_cast<Out>(static_cast<double>(x) / from_div);
-            } else {
-              if (down != 1)
-                x = RoundDivide(x, down);
-              if (up != 1) {
-                const int128_t limit = (static_cast<int128_t>(1) << 125) / up;
-                if (x > limit || x < -limit) {
-                  f |= kOverflowFlag;
-                  return Out{};
-                }
-                x *= up;
-              }
-              if (to_dec) {
-                if (x > max_abs || x < -max_abs) {
-                  f |= kOverflowFlag;
-                  return Out{};
-                }
-                return static_cast<Out>(x);
-              }
-              if constexpr (std::is_same_v<Out, int128_t>) {
-                return x;
-              } else {
-                if (x < static_cast<int128_t>(std::numeric_limits<Out>::lowest()) ||
-                    x > static_cast<int128_t>(std::numeric_limits<Out>::max())) {
-                  f |= kOverflowFlag;
-                  return Out{};
-                }
-                return static_cast<Out>(x);
-              }
-            }
+  return MakeLambdaKernel([=](const std::vector<Datum>& args, int64_t length,
+                              KernelContext* ctx) -> Result<Datum> {
+    const Datum& in = args[0];
+    auto op = [&](In v, uint8_t& f) -> Out {
+      if constexpr (std::is_floating_point_v<In>) {
+        if (to_dec) {
+          // PostgreSQL's float8_numeric: the value's 15 significant digits (DBL_DIG), then
+          // rounded to the scale. Scaling the binary value instead would invent digits past
+          // the 15th (1e20 became 99999999999999996863.37 at scale 15).
+          if (!std::isfinite(v)) {
+            f |= kOverflowFlag;
+            return Out{};
           }
-        };
-        return ConvertLoop<In, Out>(in, ArrayReader<In>{in.array->values<In>()}, length, to,
-                                    try_cast, ctx, op, [&](In, uint8_t) { return OutOfRange(to); });
-      });
+          auto r = columnar::DecimalFromDouble(static_cast<double>(v), to.precision(), to.scale());
+          if (!r.ok()) {
+            f |= kOverflowFlag;
+            return Out{};
+          }
+          return static_cast<Out>(*r);
+        }
+        return NumericConvert<Out, In>(v, f);
+      } else {
+        if (!from_dec && !to_dec)
+          return NumericConvert<Out, In>(v, f);
+        int128_t x = static_cast<int128_t>(v);
+        if constexpr (std::is_floating_point_v<Out>) {
+          return static_cast<Out>(static_cast<double>(x) / from_div);
+        } else {
+          if (down != 1)
+            x = RoundDivide(x, down);
+          if (up != 1) {
+            const int128_t limit = (static_cast<int128_t>(1) << 125) / up;
+            if (x > limit || x < -limit) {
+              f |= kOverflowFlag;
+              return Out{};
+            }
+            x *= up;
+          }
+          if (to_dec) {
+            if (x > max_abs || x < -max_abs) {
+              f |= kOverflowFlag;
+              return Out{};
+            }
+            return static_cast<Out>(x);
+          }
+          if constexpr (std::is_same_v<Out, int128_t>) {
+            return x;
+          } else {
+            if (x < static_cast<int128_t>(std::numeric_limits<Out>::lowest()) ||
+                x > static_cast<int128_t>(std::numeric_limits<Out>::max())) {
+              f |= kOverflowFlag;
+              return Out{};
+            }
+            return static_cast<Out>(x);
+          }
+        }
+      }
+    };
+    return ConvertLoop<In, Out>(in, ArrayReader<In>{in.array->values<In>()}, length, to, try_cast,
+                                ctx, op, [&](In, uint8_t) { return OutOfRange(to); });
+  });
 }
 
 // ---- text to values --------------------------------------------------------------------------

@@ -112,5 +112,8 @@ void RegisterCastKernels(KernelRegistry* registry);
 void RegisterStringKernels(KernelRegistry* registry);
 void RegisterMathKernels(KernelRegistry* registry);
 void RegisterDateKernels(KernelRegistry* registry);
+void RegisterTextFunctionKernels(KernelRegistry* registry);
+void RegisterNumericFunctionKernels(KernelRegistry* registry);
+void RegisterDatetimeFunctionKernels(KernelRegistry* registry);
 
 }  // namespace shoal::exec

@@ -12,6 +12,9 @@ const KernelRegistry& KernelRegistry::Global() {
     RegisterStringKernels(r);
     RegisterMathKernels(r);
     RegisterDateKernels(r);
+    RegisterTextFunctionKernels(r);
+    RegisterNumericFunctionKernels(r);
+    RegisterDatetimeFunctionKernels(r);
     return r;
   }();
   return *registry;

@@ -235,7 +235,8 @@ bool IsStrictFunction(std::string_view name) {
                                                                 "greatest",
                                                                 "least",
                                                                 "nullif",
-                                                                "concat"};
+                                                                "concat",
+                                                                "concat_ws"};
   return kNotStrict.count(name) == 0;
 }
 

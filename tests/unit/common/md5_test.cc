@@ -1,8 +1,8 @@
-#include "tests/slt/md5.h"
+#include "shoal/common/md5.h"
 
 #include <gtest/gtest.h>
 
-namespace shoal::slt {
+namespace shoal {
 namespace {
 
 std::string Digest(std::string_view s) {
@@ -36,4 +36,4 @@ TEST(Md5Test, PiecewiseUpdatesEqualOneUpdate) {
 }
 
 }  // namespace
-}  // namespace shoal::slt
+}  // namespace shoal

@@ -1,10 +1,10 @@
-#include "tests/slt/md5.h"
+#include "shoal/common/md5.h"
 
 #include <cstring>
 
 #include <fmt/format.h>
 
-namespace shoal::slt {
+namespace shoal {
 namespace {
 
 // RFC 1321: per-round shift amounts and the constants floor(abs(sin(i + 1)) * 2^32).
@@ -99,4 +99,4 @@ std::string Md5::HexDigest() {
   return hex;
 }
 
-}  // namespace shoal::slt
+}  // namespace shoal

@@ -1,5 +1,5 @@
-// MD5, only for sqllogictest's "N values hashing to <md5>" results: large results are compared by
-// digest so the file stays small. Not for anything security-related.
+// MD5 (RFC 1321): the md5() SQL function and sqllogictest's "N values hashing to <md5>" results.
+// Not for anything security-related.
 #pragma once
 
 #include <array>
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace shoal::slt {
+namespace shoal {
 
 class Md5 {
  public:
@@ -24,4 +24,4 @@ class Md5 {
   uint64_t length_ = 0;  // bytes
 };
 
-}  // namespace shoal::slt
+}  // namespace shoal
