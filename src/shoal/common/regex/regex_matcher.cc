@@ -267,12 +267,13 @@ void RegexMatcher::Groups(std::string_view text, const RegexSpan& match,
   if (!any || !match.matched() || program_->is_literal)
     return;
   num_slots_ = static_cast<int32_t>(2 * groups.size());
-  slot_of_.assign(static_cast<size_t>(2 * (num_groups + 1)), -1);
+  slot_of_.assign(2 * (static_cast<size_t>(num_groups) + 1), -1);
   for (size_t k = 0; k < groups.size(); ++k) {
     const int32_t g = groups[k];
     if (g > 0 && g <= num_groups) {
-      slot_of_[static_cast<size_t>(2 * g)] = static_cast<int32_t>(2 * k);
-      slot_of_[static_cast<size_t>(2 * g + 1)] = static_cast<int32_t>(2 * k + 1);
+      const size_t slot = 2 * static_cast<size_t>(g);
+      slot_of_[slot] = static_cast<int32_t>(2 * k);
+      slot_of_[slot + 1] = static_cast<int32_t>(2 * k + 1);
     }
   }
   const size_t need = program_->insts.size() * static_cast<size_t>(num_slots_);
