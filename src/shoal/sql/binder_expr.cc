@@ -370,6 +370,12 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
             MakeResolvedCall(op.find('*') != std::string::npos ? "ilike" : "like", {l, r}, loc));
         return op[0] == '!' ? MakeResolvedCall("not", {like}, loc) : Result<ExprPtr>(like);
       }
+      if (op == "~" || op == "!~" || op == "~*" || op == "!~*") {
+        SHOAL_ASSIGN_OR_RETURN(
+            ExprPtr match,
+            MakeResolvedCall(op.find('*') != std::string::npos ? "~*" : "~", {l, r}, loc));
+        return op[0] == '!' ? MakeResolvedCall("not", {match}, loc) : Result<ExprPtr>(match);
+      }
       // date +/- interval with a time part is a timestamp operation.
       if ((op == "+" || op == "-") && l->type.id() == TypeId::kDate32 &&
           r->kind == ExprKind::kLiteral && r->type.id() == TypeId::kInterval &&
@@ -471,8 +477,27 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
     case pg_query::AEXPR_OP_ANY:
     case pg_query::AEXPR_OP_ALL:
       return At(Status::NotImplemented("ANY / ALL over arrays is not supported"), loc);
-    case pg_query::AEXPR_SIMILAR:
-      return At(Status::NotImplemented("SIMILAR TO is not supported"), loc);
+    case pg_query::AEXPR_SIMILAR: {
+      // The parser wraps the pattern as similar_to_escape(pattern[, escape]); the kernel
+      // translates it to a regular expression once per pattern (common/regex/similar_to_pattern.h).
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      std::vector<ExprPtr> args = {l};
+      if (e.rexpr().has_func_call() &&
+          (LastName(e.rexpr().func_call().funcname()) == "similar_to_escape" ||
+           LastName(e.rexpr().func_call().funcname()) == "similar_escape")) {
+        for (const auto& a : e.rexpr().func_call().args()) {
+          SHOAL_ASSIGN_OR_RETURN(ExprPtr x, bind(a));
+          args.push_back(x);
+        }
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+        args.push_back(r);
+      }
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr similar, MakeResolvedCall("similar_to", args, loc));
+      if (op[0] == '!')
+        return MakeResolvedCall("not", {similar}, loc);
+      return similar;
+    }
     default: break;
   }
   return At(Status::NotImplemented("operator expression of kind {}", static_cast<int>(e.kind())),

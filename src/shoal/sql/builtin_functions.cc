@@ -296,8 +296,46 @@ void RegisterBuiltins(FunctionRegistry& r) {
         return Res({kText, kText}, kText);
       },
       "text || text");
-  scalar("substring", AnyOf({Fixed({kText, kI64}, kText), Fixed({kText, kI64, kI64}, kText)}),
-         "substring(text, bigint[, bigint])");
+  scalar("substring",
+         AnyOf({Fixed({kText, kI64}, kText), Fixed({kText, kI64, kI64}, kText),
+                FixedText({kText, kText}, kText), FixedText({kText, kText, kText}, kText)}),
+         "substring(text, bigint[, bigint]), substring(text FROM pattern), "
+         "substring(text SIMILAR pattern ESCAPE text)");
+  // POSIX regular expressions (exec/expr/regex_kernels.cc); integer parameters are bigint here
+  // (PostgreSQL's are integer) and the counts and positions are integer, as in PostgreSQL.
+  const DataType kI32 = DataType::Int32();
+  for (const char* op : {"~", "~*"})
+    scalar(op, Fixed({kText, kText}, kBool), std::string("text ") + op + " text");
+  scalar("similar_to", AnyOf({Fixed({kText, kText}, kBool), Fixed({kText, kText, kText}, kBool)}),
+         "text SIMILAR TO text [ESCAPE text]");
+  scalar("regexp_like",
+         AnyOf({FixedText({kText, kText}, kBool), FixedText({kText, kText, kText}, kBool)}),
+         "regexp_like(text, pattern[, flags])");
+  scalar("regexp_replace",
+         AnyOf({FixedText({kText, kText, kText}, kText),
+                FixedText({kText, kText, kText, kText}, kText),
+                FixedText({kText, kText, kText, kI64}, kText),
+                FixedText({kText, kText, kText, kI64, kI64}, kText),
+                FixedText({kText, kText, kText, kI64, kI64, kText}, kText)}),
+         "regexp_replace(text, pattern, replacement[, flags]), regexp_replace(text, pattern, "
+         "replacement, start[, n[, flags]])");
+  scalar("regexp_count",
+         AnyOf({FixedText({kText, kText}, kI32), FixedText({kText, kText, kI64}, kI32),
+                FixedText({kText, kText, kI64, kText}, kI32)}),
+         "regexp_count(text, pattern[, start[, flags]])");
+  scalar("regexp_instr",
+         AnyOf({FixedText({kText, kText}, kI32), FixedText({kText, kText, kI64}, kI32),
+                FixedText({kText, kText, kI64, kI64}, kI32),
+                FixedText({kText, kText, kI64, kI64, kI64}, kI32),
+                FixedText({kText, kText, kI64, kI64, kI64, kText}, kI32),
+                FixedText({kText, kText, kI64, kI64, kI64, kText, kI64}, kI32)}),
+         "regexp_instr(text, pattern[, start[, n[, endoption[, flags[, subexpr]]]]])");
+  scalar("regexp_substr",
+         AnyOf({FixedText({kText, kText}, kText), FixedText({kText, kText, kI64}, kText),
+                FixedText({kText, kText, kI64, kI64}, kText),
+                FixedText({kText, kText, kI64, kI64, kText}, kText),
+                FixedText({kText, kText, kI64, kI64, kText, kI64}, kText)}),
+         "regexp_substr(text, pattern[, start[, n[, flags[, subexpr]]]])");
   scalar("position", Fixed({kText, kText}, kI64), "position(text IN text)");
   for (const char* name : {"upper", "lower"})
     scalar(name, Fixed({kText}, kText), std::string(name) + "(text)");

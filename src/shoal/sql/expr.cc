@@ -12,8 +12,8 @@ namespace shoal::sql {
 namespace {
 
 bool IsInfixOperator(const std::string& name) {
-  static const std::unordered_set<std::string> kOps = {"+",  "-", "*",  "/", "%", "=",
-                                                       "<>", "<", "<=", ">", ">="};
+  static const std::unordered_set<std::string> kOps = {"+", "-",  "*", "/",  "%", "=", "<>",
+                                                       "<", "<=", ">", ">=", "~", "~*"};
   return kOps.count(name) > 0;
 }
 
@@ -103,6 +103,12 @@ std::string Format(const Expr& e, bool top) {
       if ((e.name == "like" || e.name == "ilike") && a.size() >= 2) {
         std::string out =
             Format(*a[0], false) + (e.name == "like" ? " LIKE " : " ILIKE ") + Format(*a[1], false);
+        if (a.size() == 3)
+          out += " ESCAPE " + Format(*a[2], false);
+        return wrap(out);
+      }
+      if (e.name == "similar_to" && a.size() >= 2) {
+        std::string out = Format(*a[0], false) + " SIMILAR TO " + Format(*a[1], false);
         if (a.size() == 3)
           out += " ESCAPE " + Format(*a[2], false);
         return wrap(out);

@@ -15,7 +15,10 @@
 //   too) comparison   "=", "<>", "<", "<=", ">", ">=", "is_distinct_from", "is_not_distinct_from"
 //   logic        "and", "or", "not" (three-valued), "is_null", "is_not_null", "is_true", "is_false"
 //   sets         "in" (args[0] IN args[1..]; NULL rules of SQL), BETWEEN is rewritten to >= and <=
-//   patterns     "like", "ilike" (args: value, pattern[, escape])
+//   patterns     "like", "ilike" (args: value, pattern[, escape]), "~", "~*" (POSIX regular
+//                expressions; !~ is NOT ~), "similar_to" (args: value, pattern[, escape]),
+//                "regexp_like", "regexp_replace", "regexp_count", "regexp_instr", "regexp_substr",
+//                "substring" with a text pattern (the POSIX and SIMILAR forms)
 //   conditional  "coalesce", "nullif", "greatest", "least" (CASE is kCase)
 //   strings      "concat" (also ||), "substring", "position", "upper", "lower", "trim", "ltrim",
 //                "rtrim", "length", "replace", "split_part", "starts_with", "lpad", "rpad"

@@ -1,6 +1,7 @@
 // Text kernels: SUBSTRING, UPPER / LOWER, LENGTH, CONCAT, ||, REPLACE, SPLIT_PART, TRIM / LTRIM /
 // RTRIM, LPAD / RPAD, POSITION and STARTS_WITH, over UTF-8 characters. RegisterStringKernels also
-// registers LIKE (like_kernels.cc) and EXTRACT (extract_kernels.cc).
+// registers LIKE (like_kernels.cc), the regular expression functions (regex_kernels.cc) and
+// EXTRACT (extract_kernels.cc).
 #include <cstring>
 
 #include "shoal/exec/expr/kernel_util.h"
@@ -48,6 +49,8 @@ size_t CharOffset(std::string_view s, int64_t chars) {
 }
 
 Result<KernelPtr> MakeSubstring(const KernelSignature& sig) {
+  if (sig.arg_types.size() >= 2 && sig.arg_types[1].id() == TypeId::kUtf8)
+    return internal::MakeRegexSubstring(sig);
   const DataType type = sig.result_type.id() == TypeId::kNull ? DataType::Utf8() : sig.result_type;
   auto casts = std::make_shared<ArgCasts>();
   std::vector<DataType> want{sig.arg_types[0], DataType::Int64()};
@@ -416,6 +419,7 @@ Result<KernelPtr> MakeConcatOperator(const KernelSignature& sig) {
 
 void RegisterStringKernels(KernelRegistry* registry) {
   internal::RegisterLikeKernels(registry);
+  internal::RegisterRegexKernels(registry);
   registry->Register("substring", &MakeSubstring);
   registry->Register("substr", &MakeSubstring);
   registry->Register("upper", [](const KernelSignature& s) { return MakeCaseMap(s, true); });

@@ -1,6 +1,7 @@
 // What the text kernels share: the UTF-8 continuation-byte test, and the registration of the
-// LIKE kernels (like_kernels.cc) and of EXTRACT (extract_kernels.cc), which
-// RegisterStringKernels (string_kernels.cc, declared in kernel.h) calls. Private to exec.
+// LIKE kernels (like_kernels.cc), the regular expression kernels (regex_kernels.cc) and EXTRACT
+// (extract_kernels.cc), which RegisterStringKernels (string_kernels.cc, declared in kernel.h)
+// calls. Private to exec.
 #pragma once
 
 #include "shoal/exec/expr/kernel.h"
@@ -14,6 +15,12 @@ inline bool IsContinuation(unsigned char c) {
 
 /// like, ilike.
 void RegisterLikeKernels(KernelRegistry* registry);
+/// ~, ~*, regexp_like, similar_to, regexp_replace, regexp_count, regexp_instr, regexp_substr
+/// (regex_kernels.cc).
+void RegisterRegexKernels(KernelRegistry* registry);
+/// substring(text FROM pattern) and substring(text SIMILAR pattern ESCAPE escape): the "substring"
+/// kernel when the second argument is text.
+Result<KernelPtr> MakeRegexSubstring(const KernelSignature& sig);
 /// extract, date_part.
 void RegisterExtractKernels(KernelRegistry* registry);
 
