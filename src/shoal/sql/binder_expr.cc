@@ -328,7 +328,7 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
           return MakeResolvedCall(op == "|/"    ? "sqrt"
                                   : op == "||/" ? "cbrt"
                                   : op == "@"   ? "abs"
-                                                : "~",
+                                                : "bitnot",
                                   {r}, loc);
         if (op == "+") {
           // Prefix + exists for numbers only (PostgreSQL has no + text, + date, + interval).

@@ -490,7 +490,7 @@ void RegisterBuiltins(FunctionRegistry& r) {
     scalar(op, integers(2, false), std::string("integer ") + op + " integer");
   for (const char* op : {"<<", ">>"})
     scalar(op, integers(2, true), std::string("integer ") + op + " integer");
-  scalar("~", integers(1, false), "~ integer");
+  scalar("bitnot", integers(1, false), "~ integer");
   // More date/time functions (exec/expr/datetime_function_kernels.cc).
   {
     const DataType ts = DataType::Timestamp(columnar::TimeUnit::kMicro);

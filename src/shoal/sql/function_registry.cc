@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "shoal/common/check.h"
 #include "shoal/common/edit_distance.h"
 #include "shoal/sql/function_registry_internal.h"
 
@@ -21,7 +22,9 @@ FunctionRegistry& FunctionRegistry::Global() {
 void FunctionRegistry::Register(FunctionDefinition definition) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto key = std::make_pair(definition.name, definition.kind);
-  functions_[key] = std::move(definition);
+  // Two definitions of one name would silently drop the first (binary regex ~ and prefix ~ did).
+  const bool added = functions_.emplace(key, std::move(definition)).second;
+  SHOAL_CHECK(added, "function {} is registered twice", key.first);
 }
 
 const FunctionDefinition* FunctionRegistry::Find(std::string_view name) const {

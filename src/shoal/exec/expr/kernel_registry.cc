@@ -1,5 +1,7 @@
 #include "shoal/exec/expr/kernel.h"
 
+#include "shoal/common/check.h"
+
 namespace shoal::exec {
 
 const KernelRegistry& KernelRegistry::Global() {
@@ -21,7 +23,8 @@ const KernelRegistry& KernelRegistry::Global() {
 }
 
 void KernelRegistry::Register(const std::string& name, KernelFactory factory) {
-  factories_[name] = std::move(factory);
+  const bool added = factories_.emplace(name, std::move(factory)).second;
+  SHOAL_CHECK(added, "kernel {} is registered twice", name);
 }
 
 Result<KernelPtr> KernelRegistry::Make(const std::string& name,

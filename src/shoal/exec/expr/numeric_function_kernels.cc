@@ -239,7 +239,7 @@ void RegisterNumericFunctionKernels(KernelRegistry* registry) {
   registry->Register("width_bucket", &MakeWidthBucket);
   const std::pair<const char*, BitOp> bit_ops[] = {
       {"&", BitOp::kAnd}, {"|", BitOp::kOr},         {"#", BitOp::kXor},
-      {"~", BitOp::kNot}, {"<<", BitOp::kShiftLeft}, {">>", BitOp::kShiftRight}};
+      {"bitnot", BitOp::kNot}, {"<<", BitOp::kShiftLeft}, {">>", BitOp::kShiftRight}};
   for (const auto& [name, op] : bit_ops) {
     const BitOp o = op;
     registry->Register(name, [o](const KernelSignature& s) { return MakeBitOp(s, o); });
