@@ -1,6 +1,5 @@
-#include "shoal/exec/expr/kernel.h"
-
 #include "shoal/common/check.h"
+#include "shoal/exec/expr/kernel.h"
 
 namespace shoal::exec {
 

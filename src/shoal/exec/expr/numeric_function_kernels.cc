@@ -238,7 +238,7 @@ void RegisterNumericFunctionKernels(KernelRegistry* registry) {
   registry->Register("lcm", [](const KernelSignature& s) { return MakeGcdLcm(s, true); });
   registry->Register("width_bucket", &MakeWidthBucket);
   const std::pair<const char*, BitOp> bit_ops[] = {
-      {"&", BitOp::kAnd}, {"|", BitOp::kOr},         {"#", BitOp::kXor},
+      {"&", BitOp::kAnd},      {"|", BitOp::kOr},         {"#", BitOp::kXor},
       {"bitnot", BitOp::kNot}, {"<<", BitOp::kShiftLeft}, {">>", BitOp::kShiftRight}};
   for (const auto& [name, op] : bit_ops) {
     const BitOp o = op;
