@@ -18,6 +18,8 @@ const char* LogicalKindName(LogicalKind kind) {
     case LogicalKind::kSetOp: return "SetOp";
     case LogicalKind::kWindow: return "Window";
     case LogicalKind::kDistinct: return "Distinct";
+    case LogicalKind::kRecursiveCte: return "RecursiveCte";
+    case LogicalKind::kWorkingTable: return "WorkingTable";
   }
   return "?";
 }
@@ -159,6 +161,11 @@ std::string NodeLine(const LogicalPlan& plan, bool verbose) {
       break;
     case LogicalKind::kWindow: line += ": " + List(plan.exprs); break;
     case LogicalKind::kDistinct: break;
+    case LogicalKind::kRecursiveCte:
+      line += fmt::format(": {} working_table=#{}", plan.all ? "UNION ALL" : "UNION",
+                          plan.working_table);
+      break;
+    case LogicalKind::kWorkingTable: line += fmt::format(": #{}", plan.working_table); break;
   }
   if (verbose) {
     line += " output=[";

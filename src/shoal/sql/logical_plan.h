@@ -51,6 +51,12 @@ enum class LogicalKind : uint8_t {
   kSetOp,      // INTERSECT / EXCEPT [ALL]
   kWindow,     // input columns followed by one column per window expression
   kDistinct,   // DISTINCT over all columns (rules may turn it into an Aggregate)
+  // WITH RECURSIVE: children[0] the non-recursive term, children[1] the recursive term, re-run
+  // over the rows of the previous round (its kWorkingTable leaf) until a round yields none;
+  // `all` false (UNION): rows already produced are dropped.
+  kRecursiveCte,
+  // The rows of the previous round of the kRecursiveCte with the same `working_table`.
+  kWorkingTable,
 };
 
 enum class SetOpKind : uint8_t { kIntersect, kExcept };
@@ -105,6 +111,9 @@ class LogicalPlan {
   // kSetOp
   SetOpKind set_op = SetOpKind::kIntersect;
   bool all = false;
+
+  // kRecursiveCte and its kWorkingTable leaf: which recursive CTE (a query-wide unique id).
+  ColumnId working_table = kInvalidColumnId;
 
   // Estimated output rows (-1: unknown), filled by the cardinality estimator.
   double estimated_rows = -1;

@@ -284,7 +284,9 @@ TEST_F(BinderTest, ParametersBindAsTheSessionsValues) {
 }
 
 TEST_F(BinderTest, UnsupportedFeaturesAreNotImplementedNotCrashes) {
-  EXPECT_EQ(BindError("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r").code(),
+  EXPECT_EQ(BindError("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r) SEARCH DEPTH "
+                      "FIRST BY n SET o SELECT * FROM r")
+                .code(),
             StatusCode::kNotImplemented);
   EXPECT_EQ(BindError("SELECT * FROM generate_series(1, 3)").code(), StatusCode::kNotImplemented);
   EXPECT_EQ(BindError("UPDATE nation SET n_name = 'x'").code(), StatusCode::kNotImplemented);
