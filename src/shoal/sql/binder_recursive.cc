@@ -15,6 +15,7 @@
 #include "shoal/common/stack_depth.h"
 // The protobuf reflection walks below come with libpg_query's generated parse tree classes.
 #include "shoal/sql/binder_internal.h"
+#include "shoal/sql/function_registry.h"
 
 namespace shoal::sql::internal {
 
@@ -180,8 +181,8 @@ int NodeLocation(const PgNode& node) {
     int arg = NodeLocation(node.type_cast().arg());
     return arg >= 0 ? arg : node.type_cast().location();
   }
-  const auto* reflection = node.GetReflection();
-  const auto* oneof = node.GetDescriptor()->FindOneofByName("node");
+  const auto* reflection = PgNode::GetReflection();
+  const auto* oneof = PgNode::GetDescriptor()->FindOneofByName("node");
   if (oneof == nullptr)
     return -1;
   const FieldDescriptor* field = reflection->GetOneofFieldDescriptor(node, oneof);
