@@ -304,9 +304,10 @@ Status StatementBinder::PrepareRecursiveWith(const pg_query::WithClause& with) {
       return not_implemented("LIMIT", s.limit_count());
     if (!s.locking_clause().empty())
       return not_implemented("FOR UPDATE/SHARE", s.locking_clause(0));
+    // A WITH bound again (a CTE body or view bound at each reference) keeps its entry.
     RecursiveCteBinding binding;
     binding.cte = &cte;
-    recursive_ctes_[&cte.ctequery()] = std::move(binding);
+    recursive_ctes_.emplace(&cte.ctequery(), std::move(binding));
   }
   return Status::OK();
 }
