@@ -12,6 +12,7 @@
 #include "shoal/columnar/builder.h"
 #include "shoal/common/stack_depth.h"
 #include "shoal/engine/query_retry.h"
+#include "shoal/engine/table_constraints.h"
 #include "shoal/exec/execution_plan.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/physical_planner.h"
@@ -432,6 +433,10 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
       SHOAL_ASSIGN_OR_RETURN(auto table, MemoryTable::Make(statement.table_schema));
       SHOAL_RETURN_IF_ERROR(
           catalog.RegisterTable(statement.schema_name, statement.object_name, table, true));
+      for (sql::IndexEntry index : statement.indexes) {  // PRIMARY KEY and UNIQUE constraints
+        index.state = MakeUniqueKeyState();
+        SHOAL_RETURN_IF_ERROR(catalog.CreateIndex(std::move(index)));
+      }
       result.command_tag = "CREATE TABLE";
       return result;
     }
@@ -492,12 +497,43 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
                                                                 : std::string("non-memory"));
       }
       SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan));
-      // MemoryTable is immutable to readers but INSERT is its one writer.
-      SHOAL_RETURN_IF_ERROR(std::const_pointer_cast<MemoryTable>(table)->Append(
+      // MemoryTable is immutable to readers but INSERT is its one writer; the rows are checked
+      // against the table's unique indexes first.
+      SHOAL_RETURN_IF_ERROR(AppendChecked(
+          statement.target.name, catalog.IndexesOf(statement.target.schema, statement.target.name),
+          std::const_pointer_cast<MemoryTable>(table).get(),
           Relabel(table->schema(), rows.batches)));
       result.command_tag = fmt::format("INSERT 0 {}", rows.num_rows());
       return result;
     }
+    case sql::StatementKind::kCreateIndex: {
+      result.command_tag = "CREATE INDEX";
+      if (statement.if_not_exists &&
+          catalog.UnusedRelationName(statement.index.schema, statement.index.name) !=
+              statement.index.name) {
+        result.notices.push_back(
+            fmt::format("relation \"{}\" already exists, skipping", statement.index.name));
+        return result;
+      }
+      sql::IndexEntry index = statement.index;
+      if (index.unique) {
+        SHOAL_ASSIGN_OR_RETURN(auto entry, catalog.LookupTable(index.schema, index.table));
+        auto table = std::dynamic_pointer_cast<const MemoryTable>(entry.provider);
+        if (table == nullptr)
+          return Status::NotImplemented("a unique index on a {} table is not supported",
+                                        entry.provider->kind())
+              .WithSqlState("0A000")
+              .WithHint("Unique indexes are checked by INSERT, which only in-memory tables take.");
+        index.state = MakeUniqueKeyState();
+        SHOAL_RETURN_IF_ERROR(BuildUniqueIndex(index, *table));
+      }
+      SHOAL_RETURN_IF_ERROR(catalog.CreateIndex(std::move(index), statement.if_not_exists));
+      return result;
+    }
+    case sql::StatementKind::kDropIndex:
+      SHOAL_RETURN_IF_ERROR(catalog.DropIndexes(statement.drop_objects, statement.if_exists));
+      result.command_tag = "DROP INDEX";
+      return result;
     case sql::StatementKind::kCreateView:
       SHOAL_RETURN_IF_ERROR(catalog.CreateView(statement.view, statement.or_replace));
       result.command_tag = "CREATE VIEW";

@@ -83,6 +83,7 @@ std::string_view PlanKindName(PlanKind kind) {
     case PlanKind::kUnion: return "UnionExec";
     case PlanKind::kWindow: return "WindowExec";
     case PlanKind::kExpand: return "ExpandExec";
+    case PlanKind::kTableFunction: return "TableFunctionExec";
     case PlanKind::kRecursiveCte: return "RecursiveCteExec";
     case PlanKind::kWorkingTableScan: return "WorkingTableScanExec";
     case PlanKind::kNetworkExchange: return "NetworkExchangeExec";

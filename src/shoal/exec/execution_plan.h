@@ -71,6 +71,7 @@ enum class PlanKind : uint8_t {
   kUnion,
   kWindow,
   kExpand,
+  kTableFunction,
   kRecursiveCte,
   kWorkingTableScan,
   // distributed/

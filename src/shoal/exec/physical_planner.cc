@@ -21,6 +21,7 @@
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
+#include "shoal/exec/operators/table_function_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
@@ -392,6 +393,19 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
     case LogicalKind::kValues: {
       SHOAL_ASSIGN_OR_RETURN(auto values, ValuesExec::FromRows(SchemaOf(plan.output), plan.rows));
       return ExecPlanPtr(values);
+    }
+    case LogicalKind::kTableFunction: {
+      const std::vector<ColumnInfo> none;
+      const auto& input_columns = plan.children.empty() ? none : child_output(0);
+      SHOAL_ASSIGN_OR_RETURN(auto args, ToPhysical(plan.exprs, input_columns));
+      std::vector<std::string> names = {plan.output[0].name};
+      if (plan.with_ordinality)
+        names.push_back(plan.output[1].name);
+      SHOAL_ASSIGN_OR_RETURN(
+          auto function,
+          TableFunctionExec::Make(plan.children.empty() ? nullptr : inputs[0], plan.function_name,
+                                  std::move(args), plan.with_ordinality, std::move(names)));
+      return ExecPlanPtr(function);
     }
     case LogicalKind::kFilter: {
       SHOAL_ASSIGN_OR_RETURN(auto predicate, ToPhysical(plan.predicate, child_output(0)));

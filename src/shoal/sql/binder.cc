@@ -21,6 +21,8 @@ const char* StatementKindName(StatementKind kind) {
     case StatementKind::kResetAll: return "RESET";
     case StatementKind::kShow: return "SHOW";
     case StatementKind::kShowAll: return "SHOW";
+    case StatementKind::kCreateIndex: return "CREATE INDEX";
+    case StatementKind::kDropIndex: return "DROP INDEX";
   }
   return "?";
 }
@@ -38,7 +40,7 @@ Status UnsupportedStatement(const PgNode& node) {
   constexpr const char* kNoPrivileges = "Shoal has no roles or privileges.";
   constexpr const char* kStatements =
       "Shoal runs SELECT, VALUES, EXPLAIN, CREATE TABLE [AS], CREATE EXTERNAL TABLE, CREATE VIEW, "
-      "INSERT, COPY, DROP TABLE, DROP VIEW, SET, RESET and SHOW.";
+      "CREATE INDEX, INSERT, COPY, DROP TABLE, DROP VIEW, DROP INDEX, SET, RESET and SHOW.";
   const char* name = nullptr;
   const char* instead = kStatements;
   switch (node.node_case()) {
@@ -58,15 +60,9 @@ Status UnsupportedStatement(const PgNode& node) {
       name = "TRUNCATE";
       instead = kWrite;
       break;
-    case PgNode::kIndexStmt:
-      name = "CREATE INDEX";
-      instead =
-          "Shoal has no indexes: it scans columns and skips Parquet row groups by their "
-          "statistics.";
-      break;
     case PgNode::kReindexStmt:
       name = "REINDEX";
-      instead = "Shoal has no indexes.";
+      instead = "Shoal's indexes hold no data to rebuild: it answers queries by scanning.";
       break;
     case PgNode::kGrantStmt:
       name = node.grant_stmt().is_grant() ? "GRANT" : "REVOKE";
@@ -184,6 +180,7 @@ Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
     case PgNode::kCreateTableAsStmt: return BindCreateTableAs(node.create_table_as_stmt());
     case PgNode::kInsertStmt: return BindInsert(node.insert_stmt());
     case PgNode::kViewStmt: return BindCreateView(node.view_stmt());
+    case PgNode::kIndexStmt: return BindCreateIndex(node.index_stmt());
     case PgNode::kDropStmt: return BindDrop(node.drop_stmt());
     case PgNode::kVariableSetStmt: return BindSet(node.variable_set_stmt());
     case PgNode::kVariableShowStmt: {

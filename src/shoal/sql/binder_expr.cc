@@ -114,6 +114,8 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
     case PgNode::kSubLink: return BindSubLink(node.sub_link(), false, ctx);
     case PgNode::kNullTest: {
       const auto& t = node.null_test();
+      if (t.arg().has_row_expr())
+        return BindRowNullTest(t, ctx);
       SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(t.arg(), ctx));
       if (IsUnknownLiteral(arg))
         unknown_literals_.erase(arg.get());
@@ -202,11 +204,30 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
     case PgNode::kAArrayExpr:
       return At(Status::NotImplemented("arrays are not supported"), node.a_array_expr().location());
     case PgNode::kRowExpr:
-      return At(Status::NotImplemented("row constructors are not supported"),
+      return At(Status::NotImplemented("row values are not supported: a row constructor may only "
+                                       "be compared with another row (=, <>, <, <=, >, >=, IS "
+                                       "DISTINCT FROM, IN) or tested with IS NULL")
+                    .WithSqlState("0A000"),
                 node.row_expr().location());
-    case PgNode::kCollateClause:
-      return At(Status::NotImplemented("COLLATE is not supported"),
-                node.collate_clause().location());
+    case PgNode::kCollateClause: {
+      // Shoal compares text byte by byte, which is the "C" collation; other collations would
+      // order differently, so they are refused rather than ignored.
+      const auto& c = node.collate_clause();
+      const std::string name = LastName(c.collname());
+      if (name != "C" && name != "POSIX" && name != "default" && name != "ucs_basic")
+        return At(Status::NotImplemented("collation \"{}\" is not supported", name)
+                      .WithSqlState("0A000")
+                      .WithHint("Shoal compares text byte by byte, as the \"C\" collation does."),
+                  c.location());
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(c.arg(), ctx));
+      if (arg->type.id() != TypeId::kUtf8 && !IsUnknownLiteral(arg) &&
+          arg->type.id() != TypeId::kNull)
+        return At(
+            Status::TypeError("collations are not supported by type {}", SqlTypeName(arg->type))
+                .WithSqlState("42804"),
+            c.location());
+      return arg;
+    }
     case PgNode::kGroupingFunc: {
       // Bound as a "grouping" call over the keys; BindSelect turns it into the set's bitmask
       // once the aggregate's grouping sets are known.
@@ -268,6 +289,11 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
   std::string op = LastName(e.name());
   int loc = e.location();
   auto bind = [&](const PgNode& n) { return BindExpr(n, ctx); };
+  if (IsRowComparison(e))
+    return BindRowComparison(e, ctx);
+  if (e.kind() == pg_query::AEXPR_IN && e.has_lexpr() && e.lexpr().has_row_expr() &&
+      e.rexpr().has_list())
+    return BindRowIn(e, ctx);
   switch (e.kind()) {
     case pg_query::AEXPR_OP: {
       if (!e.has_lexpr()) {
@@ -386,8 +412,6 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
     case pg_query::AEXPR_NOT_BETWEEN:
     case pg_query::AEXPR_BETWEEN_SYM:
     case pg_query::AEXPR_NOT_BETWEEN_SYM: {
-      if (e.kind() == pg_query::AEXPR_BETWEEN_SYM || e.kind() == pg_query::AEXPR_NOT_BETWEEN_SYM)
-        return At(Status::NotImplemented("BETWEEN SYMMETRIC is not supported"), loc);
       SHOAL_ASSIGN_OR_RETURN(ExprPtr x, bind(e.lexpr()));
       const auto& items = e.rexpr().list().items();
       if (items.size() != 2)
@@ -397,7 +421,16 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
       SHOAL_ASSIGN_OR_RETURN(ExprPtr ge, MakeResolvedCall(">=", {x, lo}, loc));
       SHOAL_ASSIGN_OR_RETURN(ExprPtr le, MakeResolvedCall("<=", {x, hi}, loc));
       SHOAL_ASSIGN_OR_RETURN(ExprPtr both, MakeResolvedCall("and", {ge, le}, loc));
-      if (e.kind() == pg_query::AEXPR_NOT_BETWEEN)
+      const bool symmetric =
+          e.kind() == pg_query::AEXPR_BETWEEN_SYM || e.kind() == pg_query::AEXPR_NOT_BETWEEN_SYM;
+      if (symmetric) {
+        // As PostgreSQL rewrites it: the bounds in either order.
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr ge2, MakeResolvedCall(">=", {x, hi}, loc));
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr le2, MakeResolvedCall("<=", {x, lo}, loc));
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr swapped, MakeResolvedCall("and", {ge2, le2}, loc));
+        SHOAL_ASSIGN_OR_RETURN(both, MakeResolvedCall("or", {both, swapped}, loc));
+      }
+      if (e.kind() == pg_query::AEXPR_NOT_BETWEEN || e.kind() == pg_query::AEXPR_NOT_BETWEEN_SYM)
         return MakeResolvedCall("not", {both}, loc);
       return both;
     }
@@ -498,23 +531,59 @@ Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool ne
                                              ExprContext& ctx) {
   // The subquery may write aggregates of this query (PlaceAggregate): they are checked against
   // the clause the subquery stands in.
-  QueryLevel* level = ctx.scope != nullptr ? ctx.scope->level : nullptr;
-  QueryLevel saved;
-  if (level != nullptr) {
-    saved.clause = level->clause;
-    saved.allow_aggregates = level->allow_aggregates;
-    saved.in_aggregate = level->in_aggregate;
-    level->clause = ctx.clause;
-    level->allow_aggregates = ctx.allow_aggregates;
-    level->in_aggregate = ctx.in_aggregate;
+  auto bind_subselect = [&]() {
+    QueryLevel* level = ctx.scope != nullptr ? ctx.scope->level : nullptr;
+    QueryLevel saved;
+    if (level != nullptr) {
+      saved.clause = level->clause;
+      saved.allow_aggregates = level->allow_aggregates;
+      saved.in_aggregate = level->in_aggregate;
+      level->clause = ctx.clause;
+      level->allow_aggregates = ctx.allow_aggregates;
+      level->in_aggregate = ctx.in_aggregate;
+    }
+    auto bound = BindQuery(s.subselect(), ctx.scope, ctx.ctes);
+    if (level != nullptr) {
+      level->clause = saved.clause;
+      level->allow_aggregates = saved.allow_aggregates;
+      level->in_aggregate = saved.in_aggregate;
+    }
+    return bound;
+  };
+  SHOAL_ASSIGN_OR_RETURN(QueryResult q, bind_subselect());
+  if (s.sub_link_type() == pg_query::ROWCOMPARE_SUBLINK) {
+    // (a, b) op (SELECT x, y ...): the one row of the subquery (NULL when it has none, 21000 when
+    // it has more), compared as rows. Each field is a scalar subquery of its own column; the
+    // subquery is bound again for every column so that each copy has its own column ids.
+    if (!s.testexpr().has_row_expr())
+      return At(Status::NotImplemented("this kind of subquery is not supported"), s.location());
+    SHOAL_ASSIGN_OR_RETURN(std::vector<ExprPtr> left, BindRowFields(s.testexpr().row_expr(), ctx));
+    if (left.size() != q.plan->output.size())
+      return At(Status::InvalidArgument("subquery has too {} columns",
+                                        left.size() < q.plan->output.size() ? "many" : "few")
+                    .WithSqlState("42601"),
+                s.location());
+    std::vector<ExprPtr> right;
+    for (size_t i = 0; i < left.size(); ++i) {
+      if (i > 0) {
+        SHOAL_ASSIGN_OR_RETURN(q, bind_subselect());
+      }
+      auto project = NewNode(LogicalKind::kProject);
+      const ColumnInfo& c = q.plan->output[i];
+      project->exprs.push_back(MakeColumnRef(c.id, c.name, c.type, c.nullable));
+      project->output.push_back({NewId(), c.name, c.qualifier, c.type, c.nullable});
+      project->children.push_back(q.plan);
+      auto field = std::make_shared<Expr>();
+      field->kind = ExprKind::kSubquery;
+      field->subquery_kind = SubqueryKind::kScalar;
+      field->type = c.type;
+      field->nullable = true;
+      field->subquery = LogicalPlanPtr(project);
+      right.push_back(std::move(field));
+    }
+    return CompareRows(s.oper_name().empty() ? "=" : LastName(s.oper_name()), left, right,
+                       s.location());
   }
-  auto bound = BindQuery(s.subselect(), ctx.scope, ctx.ctes);
-  if (level != nullptr) {
-    level->clause = saved.clause;
-    level->allow_aggregates = saved.allow_aggregates;
-    level->in_aggregate = saved.in_aggregate;
-  }
-  SHOAL_ASSIGN_OR_RETURN(QueryResult q, std::move(bound));
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::kSubquery;
   e->negated = negated;
@@ -580,19 +649,17 @@ Result<ExprPtr> StatementBinder::CoerceSubqueryOperand(const ExprPtr& left,
   return Coerce(left, *type, location);
 }
 
-// (a, b) IN (SELECT c, d ...), (a, b) = ANY / <> ALL (...): the row equals some row of the
-// subquery (a = c AND b = d, three-valued). Row ordering comparisons (<, >, ...) are lexicographic
-// in PostgreSQL and not supported.
+// (a, b) IN (SELECT c, d ...), (a, b) op ANY / ALL (...): the row compared with each row of the
+// subquery, = and <> field by field, <, <=, >, >= lexicographically (optimizer/in_subquery.cc).
 Result<ExprPtr> StatementBinder::BindRowSubLink(const pg_query::SubLink& s, const std::string& op,
                                                 const QueryResult& q, std::shared_ptr<Expr> e,
                                                 ExprContext& ctx) {
   const auto& items = s.testexpr().row_expr().args();
-  if (op != "=" && op != "<>")
-    return At(Status::NotImplemented("row comparison with {} {} (subquery) is not supported; only "
-                                     "= and <> compare rows with a subquery",
-                                     op, s.sub_link_type() == pg_query::ANY_SUBLINK ? "ANY" : "ALL")
-                  .WithSqlState("0A000"),
-              s.location());
+  if (op != "=" && op != "<>" && op != "<" && op != "<=" && op != ">" && op != ">=")
+    return At(
+        Status::TypeError("could not determine interpretation of row comparison operator {}", op)
+            .WithSqlState("42883"),
+        s.location());
   if (static_cast<size_t>(items.size()) < q.plan->output.size())
     return At(Status::InvalidArgument("subquery has too many columns").WithSqlState("42601"),
               s.location());

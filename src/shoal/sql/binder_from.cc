@@ -154,31 +154,73 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
   }
   for (const auto& u : j.using_clause())
     using_names.push_back(Str(u));
-  if (!using_names.empty() && join->join_type == JoinType::kFull)
-    return Status::NotImplemented("FULL JOIN with USING / NATURAL is not supported");
+  // Each USING name merges the two columns into one, as PostgreSQL does: the left one for INNER
+  // and LEFT joins, the right one for RIGHT, COALESCE(left, right) for FULL, in their common type.
+  // The merged columns come first in the join's column list (SELECT * order), in USING order;
+  // the two originals stay reachable qualified only.
   std::vector<ExprPtr> conjuncts;
+  std::vector<ScopeColumn> merged;
+  std::vector<ExprPtr> merged_exprs;  // per merged column; null where it is an input column
   for (const auto& name : using_names) {
+    if (std::any_of(merged.begin(), merged.end(),
+                    [&](const ScopeColumn& m) { return m.name == name; }))
+      return Status::InvalidArgument("column name \"{}\" appears more than once in USING clause",
+                                     name)
+          .WithSqlState("42701");
     const ScopeColumn* l = nullptr;
     const ScopeColumn* r = nullptr;
+    int l_count = 0;
+    int r_count = 0;
     for (const auto& c : left.columns)
-      if (!c.hidden && c.name == name)
+      if (!c.hidden && c.name == name && (l == nullptr || l->id != c.id)) {
         l = &c;
+        ++l_count;
+      }
     for (const auto& c : right.columns)
-      if (!c.hidden && c.name == name)
+      if (!c.hidden && c.name == name && (r == nullptr || r->id != c.id)) {
         r = &c;
+        ++r_count;
+      }
     if (l == nullptr || r == nullptr)
       return Status::NotFound("column \"{}\" specified in USING clause does not exist in {} table",
                               name, l == nullptr ? "left" : "right")
           .WithSqlState("42703");
-    SHOAL_ASSIGN_OR_RETURN(ExprPtr eq,
-                           MakeResolvedCall("=",
-                                            {MakeColumnRef(l->id, l->name, l->type, l->nullable),
-                                             MakeColumnRef(r->id, r->name, r->type, r->nullable)},
-                                            -1));
+    if (l_count > 1 || r_count > 1)
+      return Status::InvalidArgument("common column name \"{}\" appears more than once in {} table",
+                                     name, l_count > 1 ? "left" : "right")
+          .WithSqlState("42702");
+    ExprPtr lref = MakeColumnRef(l->id, l->name, l->type, l->nullable);
+    ExprPtr rref = MakeColumnRef(r->id, r->name, r->type, r->nullable);
+    auto common = CommonSuperType(l->type, r->type);
+    if (!common)
+      return Status::TypeError("JOIN/USING types {} and {} cannot be matched", SqlTypeName(l->type),
+                               SqlTypeName(r->type))
+          .WithSqlState("42804");
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr lcast, Coerce(lref, *common));
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr rcast, Coerce(rref, *common));
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr eq, MakeResolvedCall("=", {lcast, rcast}, -1));
     conjuncts.push_back(eq);
-    ColumnId hide = join->join_type == JoinType::kRight ? l->id : r->id;
+    ExprPtr value;
+    bool nullable = false;
+    switch (join->join_type) {
+      case JoinType::kRight:
+        value = rcast;
+        nullable = r->nullable;
+        break;
+      case JoinType::kFull:
+        nullable = l->nullable && r->nullable;
+        value = MakeCall("coalesce", {lcast, rcast}, *common, nullable);
+        break;
+      default:
+        value = lcast;
+        nullable = l->nullable;
+        break;
+    }
+    const bool plain = value->kind == ExprKind::kColumnRef;
+    merged.push_back({"", name, plain ? value->column : NewId(), *common, nullable, false});
+    merged_exprs.push_back(plain ? nullptr : value);
     for (auto& c : rel.columns) {
-      if (c.id == hide)
+      if (c.id == l->id || c.id == r->id)
         c.hidden = true;
     }
   }
@@ -201,8 +243,30 @@ Result<BoundRelation> StatementBinder::BindJoin(const pg_query::JoinExpr& j, con
   for (const auto& c : rel.columns)
     join->output.push_back({c.id, c.name, c.qualifier, c.type, c.nullable});
   rel.plan = join;
-  if (j.has_alias())
+  if (std::any_of(merged_exprs.begin(), merged_exprs.end(), [](const ExprPtr& e) { return e; })) {
+    // Cast or COALESCEd merged columns are computed above the join, beside its own columns.
+    auto project = NewNode(LogicalKind::kProject);
+    for (size_t i = 0; i < merged.size(); ++i) {
+      if (!merged_exprs[i])
+        continue;
+      project->exprs.push_back(merged_exprs[i]);
+      project->output.push_back(
+          {merged[i].id, merged[i].name, "", merged[i].type, merged[i].nullable});
+    }
+    for (const auto& c : join->output) {
+      project->exprs.push_back(MakeColumnRef(c.id, c.name, c.type, c.nullable));
+      project->output.push_back(c);
+    }
+    project->children.push_back(join);
+    rel.plan = project;
+  }
+  rel.columns.insert(rel.columns.begin(), merged.begin(), merged.end());
+  if (j.has_alias()) {
+    // An alias names the join's own columns only: the merged ones and the others, not the two
+    // originals of a merged column.
+    std::erase_if(rel.columns, [](const ScopeColumn& c) { return c.hidden; });
     return Requalify(std::move(rel), j.alias().aliasname(), &j.alias().colnames());
+  }
   return rel;
 }
 
@@ -265,7 +329,7 @@ Result<BoundRelation> StatementBinder::BindFromItem(const PgNode& node, const Sc
       return Requalify(std::move(rel), alias, rs.has_alias() ? &rs.alias().colnames() : nullptr);
     }
     case PgNode::kRangeFunction:
-      return Status::NotImplemented("functions in FROM are not supported");
+      return BindRangeFunction(node.range_function(), outer, ctes, lateral);
     default: break;
   }
   return Status::NotImplemented("FROM item of kind {}", static_cast<int>(node.node_case()));

@@ -253,6 +253,14 @@ class StatementBinder {
   Result<BoundStatement> BindInsert(const pg_query::InsertStmt& s);
   Result<BoundStatement> BindCreateView(const pg_query::ViewStmt& s);
   Result<BoundStatement> BindDrop(const pg_query::DropStmt& s);
+  // Indexes (binder_indexes.cc).
+  Result<BoundStatement> BindCreateIndex(const pg_query::IndexStmt& s);
+  Result<BoundStatement> BindDropIndex(const pg_query::DropStmt& s);
+  /// The unique indexes a CREATE TABLE's PRIMARY KEY and UNIQUE constraints imply.
+  Result<std::vector<IndexEntry>> ConstraintIndexes(const pg_query::CreateStmt& s,
+                                                    const columnar::Schema& table,
+                                                    const std::string& schema_name,
+                                                    const std::string& table_name);
   Result<BoundStatement> BindSet(const pg_query::VariableSetStmt& s);
   Result<BoundStatement> BindExplain(const pg_query::ExplainStmt& s);
   Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
@@ -275,6 +283,11 @@ class StatementBinder {
   /// The join of `left` and `right` (a LATERAL one when `right` reads `left`'s columns).
   Result<std::shared_ptr<LogicalPlan>> MakeFromJoin(JoinType type, const BoundRelation& left,
                                                     BoundRelation& right);
+  /// A function in FROM (binder_table_functions.cc); like a LATERAL subquery it may read
+  /// `lateral`, the FROM items before it.
+  Result<BoundRelation> BindRangeFunction(const pg_query::RangeFunction& rf, const Scope* outer,
+                                          const CteScope* ctes,
+                                          const std::vector<ScopeColumn>* lateral);
   Result<BoundRelation> BindRangeVar(const pg_query::RangeVar& rv, const CteScope* ctes,
                                      const Scope* outer = nullptr);
   Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
@@ -307,6 +320,15 @@ class StatementBinder {
   Result<ExprPtr> CoerceSubqueryOperand(const ExprPtr& left, const DataType& right_type,
                                         const std::string& op, int location, DataType* type);
   Result<ExprPtr> BindBool(const pg_query::BoolExpr& b, ExprContext& ctx);
+  // Row constructors in comparisons (binder_rows.cc).
+  static bool IsRowComparison(const pg_query::A_Expr& e);
+  Result<std::vector<ExprPtr>> BindRowFields(const pg_query::RowExpr& row, ExprContext& ctx);
+  /// `op` over two rows of fields: = and <> field by field, <, <=, >, >= lexicographically.
+  Result<ExprPtr> CompareRows(const std::string& op, const std::vector<ExprPtr>& l,
+                              const std::vector<ExprPtr>& r, int location);
+  Result<ExprPtr> BindRowComparison(const pg_query::A_Expr& e, ExprContext& ctx);
+  Result<ExprPtr> BindRowIn(const pg_query::A_Expr& e, ExprContext& ctx);
+  Result<ExprPtr> BindRowNullTest(const pg_query::NullTest& t, ExprContext& ctx);
   Result<std::vector<SortKey>> BindSortList(const NodeList& list, ExprContext& ctx);
 
   /// Resolves a call of a scalar function / operator and inserts the casts.
@@ -358,6 +380,9 @@ class StatementBinder {
   bool positions_valid_ = true;
   // Holds the literals too: a freed node's address must never be mistaken for an unknown literal.
   std::unordered_map<const Expr*, ExprPtr> unknown_literals_;
+  /// Parse nodes the binder makes itself (row = (SELECT ...) as a ROWCOMPARE sublink), kept for
+  /// the statement's lifetime because bound state may point into them.
+  std::vector<std::unique_ptr<pg_query::SubLink>> synthetic_sublinks_;
   std::vector<std::shared_ptr<const ParsedScript>> keep_alive_;
   int view_depth_ = 0;
   // Recursive CTEs of the statement, by the address of their body (CommonTableExpr::ctequery).

@@ -16,10 +16,13 @@ std::pair<std::string, std::string> SchemaAndName(const pg_query::RangeVar& rv) 
   return {rv.schemaname().empty() ? std::string(kDefaultSchema) : rv.schemaname(), rv.relname()};
 }
 
-columnar::SchemaPtr SchemaOfPlan(const LogicalPlan& plan, const std::vector<std::string>& names) {
+/// `all_nullable`: CREATE TABLE AS, whose columns have no NOT NULL constraint whatever the query
+/// (INSERT may put NULLs into them later), as in PostgreSQL.
+columnar::SchemaPtr SchemaOfPlan(const LogicalPlan& plan, const std::vector<std::string>& names,
+                                 bool all_nullable = false) {
   std::vector<Field> fields;
   for (size_t i = 0; i < plan.output.size(); ++i)
-    fields.emplace_back(names[i], plan.output[i].type, plan.output[i].nullable);
+    fields.emplace_back(names[i], plan.output[i].type, all_nullable || plan.output[i].nullable);
   return std::make_shared<const Schema>(std::move(fields));
 }
 
@@ -68,6 +71,8 @@ Result<BoundStatement> StatementBinder::BindCreateTable(const pg_query::CreateSt
     fields.emplace_back(def.colname(), type, !not_null);
   }
   out.table_schema = std::make_shared<const Schema>(std::move(fields));
+  SHOAL_ASSIGN_OR_RETURN(out.indexes,
+                         ConstraintIndexes(s, *out.table_schema, out.schema_name, out.object_name));
   return out;
 }
 
@@ -85,7 +90,7 @@ Result<BoundStatement> StatementBinder::BindCreateTableAs(const pg_query::Create
   SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(s.query(), nullptr, nullptr));
   for (int i = 0; i < s.into().col_names_size() && i < static_cast<int>(q.names.size()); ++i)
     q.names[static_cast<size_t>(i)] = Str(s.into().col_names(i));
-  out.table_schema = SchemaOfPlan(*q.plan, q.names);
+  out.table_schema = SchemaOfPlan(*q.plan, q.names, /*all_nullable=*/true);
   out.plan = q.plan;
   return out;
 }
@@ -217,12 +222,15 @@ Result<BoundStatement> StatementBinder::BindCreateView(const pg_query::ViewStmt&
 
 Result<BoundStatement> StatementBinder::BindDrop(const pg_query::DropStmt& s) {
   BoundStatement out;
+  if (s.remove_type() == pg_query::OBJECT_INDEX)
+    return BindDropIndex(s);
   if (s.remove_type() == pg_query::OBJECT_TABLE)
     out.kind = StatementKind::kDropTable;
   else if (s.remove_type() == pg_query::OBJECT_VIEW)
     out.kind = StatementKind::kDropView;
   else
-    return Status::NotImplemented("only DROP TABLE and DROP VIEW are supported");
+    return Status::NotImplemented("only DROP TABLE, DROP VIEW and DROP INDEX are supported")
+        .WithSqlState("0A000");
   out.if_exists = s.missing_ok();
   out.cascade = s.behavior() == pg_query::DROP_CASCADE;
   for (const auto& o : s.objects()) {

@@ -34,6 +34,8 @@ enum class StatementKind : uint8_t {
   kCreateExternalTable,
   // COPY (`plan`) TO `copy_path` (`copy_options`): writes the query's rows to a file
   kCopy,
+  kCreateIndex,  // CREATE [UNIQUE] INDEX: register `index` (a unique one is checked first)
+  kDropIndex,    // DROP INDEX [IF EXISTS] `drop_objects`
 };
 
 const char* StatementKindName(StatementKind kind);
@@ -57,7 +59,9 @@ struct BoundStatement {
   TableEntry target;                 // kInsert
   bool if_not_exists = false;
   bool or_replace = false;
-  ViewEntry view;  // kCreateView
+  ViewEntry view;                   // kCreateView
+  IndexEntry index;                 // kCreateIndex
+  std::vector<IndexEntry> indexes;  // kCreateTable: those of its PRIMARY KEY / UNIQUE constraints
 
   // kCreateExternalTable: "tbl" or "csv", the LOCATION as written and the OPTIONS. table_schema
   // has no fields when the statement lists no columns.
@@ -71,7 +75,7 @@ struct BoundStatement {
   std::string copy_path;
   std::vector<std::pair<std::string, std::string>> copy_options;
 
-  // kDropTable / kDropView: (schema, name) pairs.
+  // kDropTable / kDropView / kDropIndex: (schema, name) pairs.
   std::vector<std::pair<std::string, std::string>> drop_objects;
   bool if_exists = false;
   bool cascade = false;  // DROP ... CASCADE: dependent views go too

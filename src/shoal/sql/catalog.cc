@@ -70,10 +70,13 @@ Status Catalog::RegisterTable(std::string_view schema_name, std::string_view nam
     return Status::InvalidArgument("table \"{}\" has no provider", name);
   std::lock_guard<std::mutex> lock(mutex_);
   SHOAL_ASSIGN_OR_RETURN(Schema * schema, FindSchemaLocked(schema_name));
-  if (schema->views.count(name) > 0 || (!replace && schema->tables.count(name) > 0)) {
+  if (schema->views.count(name) > 0 || schema->indexes.count(name) > 0 ||
+      (!replace && schema->tables.count(name) > 0)) {
     return Status::AlreadyExists("relation \"{}\" already exists", QualifiedName(schema_name, name))
         .WithSqlState("42P07");
   }
+  if (replace)  // the replaced table's indexes go with it
+    std::erase_if(schema->indexes, [&](const auto& kv) { return kv.second.table == name; });
   TableEntry entry{std::string(SchemaOrDefault(schema_name)), std::string(name),
                    std::move(provider), insertable};
   schema->tables.insert_or_assign(std::string(name), std::move(entry));
@@ -85,7 +88,8 @@ Status Catalog::CreateView(ViewEntry view, bool replace) {
   if (view.schema.empty())
     view.schema = std::string(kDefaultSchema);
   SHOAL_ASSIGN_OR_RETURN(Schema * schema, FindSchemaLocked(view.schema));
-  if (schema->tables.count(view.name) > 0 || (!replace && schema->views.count(view.name) > 0)) {
+  if (schema->tables.count(view.name) > 0 || schema->indexes.count(view.name) > 0 ||
+      (!replace && schema->views.count(view.name) > 0)) {
     return Status::AlreadyExists("relation \"{}\" already exists",
                                  QualifiedName(view.schema, view.name))
         .WithSqlState("42P07");
@@ -130,8 +134,10 @@ Status Catalog::DropTable(std::string_view schema_name, std::string_view name, b
   auto schema = FindSchemaLocked(schema_name);
   if (!schema.ok())
     return if_exists ? Status::OK() : schema.status();
-  if ((*schema)->tables.erase(std::string(name)) > 0)
+  if ((*schema)->tables.erase(std::string(name)) > 0) {
+    std::erase_if((*schema)->indexes, [&](const auto& kv) { return kv.second.table == name; });
     return Status::OK();
+  }
   if ((*schema)->views.count(name) > 0) {
     return Status::InvalidArgument("\"{}\" is not a table", QualifiedName(schema_name, name))
         .WithSqlState("42809")
@@ -244,10 +250,100 @@ Status Catalog::DropRelations(bool views,
   }
   for (const auto& k : doomed) {
     auto& schema = schemas_.at(k.first);
-    if (schema.views.erase(k.second) == 0)
-      schema.tables.erase(k.second);
+    if (schema.views.erase(k.second) == 0 && schema.tables.erase(k.second) > 0)
+      std::erase_if(schema.indexes, [&](const auto& kv) { return kv.second.table == k.second; });
   }
   return Status::OK();
+}
+
+Status Catalog::CreateIndex(IndexEntry index, bool if_not_exists) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (index.schema.empty())
+    index.schema = std::string(kDefaultSchema);
+  SHOAL_ASSIGN_OR_RETURN(Schema * schema, FindSchemaLocked(index.schema));
+  if (schema->tables.count(index.table) == 0)
+    return Status::NotFound("relation \"{}\" does not exist",
+                            QualifiedName(index.schema, index.table))
+        .WithSqlState("42P01");
+  if (schema->tables.count(index.name) > 0 || schema->views.count(index.name) > 0 ||
+      schema->indexes.count(index.name) > 0) {
+    if (if_not_exists)
+      return Status::OK();
+    return Status::AlreadyExists("relation \"{}\" already exists",
+                                 QualifiedName(index.schema, index.name))
+        .WithSqlState("42P07");
+  }
+  std::string key = index.name;
+  schema->indexes.emplace(std::move(key), std::move(index));
+  return Status::OK();
+}
+
+Status Catalog::DropIndexes(const std::vector<std::pair<std::string, std::string>>& names,
+                            bool if_exists) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::pair<Schema*, std::string>> doomed;
+  for (const auto& [schema_name, name] : names) {
+    auto schema = FindSchemaLocked(schema_name);
+    if (!schema.ok()) {
+      if (if_exists)
+        continue;
+      return schema.status();
+    }
+    auto it = (*schema)->indexes.find(name);
+    if (it == (*schema)->indexes.end()) {
+      if ((*schema)->tables.count(name) > 0 || (*schema)->views.count(name) > 0)
+        return Status::InvalidArgument("\"{}\" is not an index", QualifiedName(schema_name, name))
+            .WithSqlState("42809");
+      if (if_exists)
+        continue;
+      return Status::NotFound("index \"{}\" does not exist", QualifiedName(schema_name, name))
+          .WithSqlState("42704");
+    }
+    if (!it->second.constraint.empty())
+      return Status::InvalidArgument(
+                 "cannot drop index {} because constraint {} on table {} requires it", name, name,
+                 it->second.table)
+          .WithSqlState("2BP01")
+          .WithHint(fmt::format("You can drop constraint {} on table {} instead.", name,
+                                it->second.table));
+    doomed.emplace_back(*schema, name);
+  }
+  for (auto& [schema, name] : doomed)
+    schema->indexes.erase(name);
+  return Status::OK();
+}
+
+std::vector<IndexEntry> Catalog::IndexesOf(std::string_view schema_name,
+                                           std::string_view table) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<IndexEntry> out;
+  auto schema = FindSchemaLocked(schema_name);
+  if (!schema.ok())
+    return out;
+  for (const auto& [name, index] : (*schema)->indexes) {
+    if (index.table == table)
+      out.push_back(index);
+  }
+  return out;
+}
+
+std::string Catalog::UnusedRelationName(std::string_view schema_name,
+                                        const std::string& base) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto schema = FindSchemaLocked(schema_name);
+  if (!schema.ok())
+    return base;
+  auto taken = [&](const std::string& n) {
+    return (*schema)->tables.count(n) > 0 || (*schema)->views.count(n) > 0 ||
+           (*schema)->indexes.count(n) > 0;
+  };
+  if (!taken(base))
+    return base;
+  for (int i = 1;; ++i) {
+    std::string name = base + std::to_string(i);
+    if (!taken(name))
+      return name;
+  }
 }
 
 std::vector<std::string> Catalog::ListNames(std::string_view schema_name) const {

@@ -43,6 +43,29 @@ struct ViewEntry {
   std::vector<std::pair<std::string, std::string>> depends_on;
 };
 
+/// What an index keeps beside its catalog entry (the engine's set of the unique keys seen so
+/// far); opaque to this layer, shared by every copy of the entry.
+class IndexState {
+ public:
+  virtual ~IndexState() = default;
+};
+
+/// CREATE INDEX, or the index a PRIMARY KEY / UNIQUE constraint implies. Shoal answers queries by
+/// scanning, so an index is no access path: a unique one is a constraint INSERT checks, any other
+/// one is kept so that its name, DROP INDEX and IF NOT EXISTS behave as in PostgreSQL.
+struct IndexEntry {
+  std::string schema;
+  std::string name;
+  std::string table;
+  std::vector<std::string> columns;  // key columns; an expression key is its SQL text
+  bool has_expressions = false;      // some key is an expression (never unique)
+  bool unique = false;
+  bool nulls_distinct = true;  // false: UNIQUE NULLS NOT DISTINCT (one NULL key at most)
+  /// "PRIMARY KEY" or "UNIQUE" when a table constraint made it: DROP INDEX then refuses.
+  std::string constraint;
+  std::shared_ptr<IndexState> state;
+};
+
 /// What a name resolves to: exactly one of table / view is set.
 struct CatalogObject {
   std::optional<TableEntry> table;
@@ -83,6 +106,18 @@ class Catalog {
   Status DropRelations(bool views, const std::vector<std::pair<std::string, std::string>>& objects,
                        bool if_exists, bool cascade);
 
+  /// Registers an index of an existing table; its name shares the namespace of tables and views
+  /// (42P07). With `if_not_exists` an existing name is success and the index is not created.
+  Status CreateIndex(IndexEntry index, bool if_not_exists = false);
+  /// DROP INDEX of several indexes, all or none: 42704 for a missing one (unless `if_exists`),
+  /// 2BP01 for one a constraint owns.
+  Status DropIndexes(const std::vector<std::pair<std::string, std::string>>& names, bool if_exists);
+  /// The indexes of a table, in name order.
+  std::vector<IndexEntry> IndexesOf(std::string_view schema, std::string_view table) const;
+  /// `base` if no table, view or index of `schema` has that name, else base1, base2, ... (how
+  /// PostgreSQL names an index created without a name).
+  std::string UnusedRelationName(std::string_view schema, const std::string& base) const;
+
   /// Names of tables and views in a schema, sorted.
   std::vector<std::string> ListNames(std::string_view schema = kDefaultSchema) const;
 
@@ -90,6 +125,7 @@ class Catalog {
   struct Schema {
     std::map<std::string, TableEntry, std::less<>> tables;
     std::map<std::string, ViewEntry, std::less<>> views;
+    std::map<std::string, IndexEntry, std::less<>> indexes;
   };
 
   Result<Schema*> FindSchemaLocked(std::string_view name);

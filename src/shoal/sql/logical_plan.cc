@@ -18,6 +18,7 @@ const char* LogicalKindName(LogicalKind kind) {
     case LogicalKind::kSetOp: return "SetOp";
     case LogicalKind::kWindow: return "Window";
     case LogicalKind::kDistinct: return "Distinct";
+    case LogicalKind::kTableFunction: return "TableFunction";
     case LogicalKind::kRecursiveCte: return "RecursiveCte";
     case LogicalKind::kWorkingTable: return "WorkingTable";
   }
@@ -161,6 +162,10 @@ std::string NodeLine(const LogicalPlan& plan, bool verbose) {
       break;
     case LogicalKind::kWindow: line += ": " + List(plan.exprs); break;
     case LogicalKind::kDistinct: break;
+    case LogicalKind::kTableFunction:
+      line += fmt::format(": {}({}){}", plan.function_name, List(plan.exprs),
+                          plan.with_ordinality ? " WITH ORDINALITY" : "");
+      break;
     case LogicalKind::kRecursiveCte:
       line += fmt::format(": {} working_table=#{}", plan.all ? "UNION ALL" : "UNION",
                           plan.working_table);

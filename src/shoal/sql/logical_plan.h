@@ -35,22 +35,25 @@ struct ColumnInfo {
 };
 
 enum class LogicalKind : uint8_t {
-  kScan,       // read a table
-  kValues,     // literal rows (VALUES, SELECT without FROM)
-  kFilter,     // keep rows where predicate is true
-  kProject,    // compute exprs; output[i] = exprs[i]
-  kAggregate,  // group_by keys then aggregates; output = keys then aggregate results
-  kJoin,       // join_type with equi keys and a residual condition; hash joins build their
-               // table from the RIGHT child and probe with the left (join ordering puts the
-               // smaller input on the right). A join without keys is a nested loop: only
-               // unconnected relations (CrossJoin) and the single-row LeftJoin of an
-               // uncorrelated scalar subquery produce one.
-  kSort,       // order by sort_keys; with fetch >= 0, a top-k
-  kLimit,      // skip offset rows, then keep at most fetch (fetch < 0: all)
-  kUnion,      // UNION ALL of children (same arity and types); DISTINCT is an Aggregate above
-  kSetOp,      // INTERSECT / EXCEPT [ALL]
-  kWindow,     // input columns followed by one column per window expression
-  kDistinct,   // DISTINCT over all columns (rules may turn it into an Aggregate)
+  kScan,           // read a table
+  kValues,         // literal rows (VALUES, SELECT without FROM)
+  kFilter,         // keep rows where predicate is true
+  kProject,        // compute exprs; output[i] = exprs[i]
+  kAggregate,      // group_by keys then aggregates; output = keys then aggregate results
+  kJoin,           // join_type with equi keys and a residual condition; hash joins build their
+                   // table from the RIGHT child and probe with the left (join ordering puts the
+                   // smaller input on the right). A join without keys is a nested loop: only
+                   // unconnected relations (CrossJoin) and the single-row LeftJoin of an
+                   // uncorrelated scalar subquery produce one.
+  kSort,           // order by sort_keys; with fetch >= 0, a top-k
+  kLimit,          // skip offset rows, then keep at most fetch (fetch < 0: all)
+  kUnion,          // UNION ALL of children (same arity and types); DISTINCT is an Aggregate above
+  kSetOp,          // INTERSECT / EXCEPT [ALL]
+  kWindow,         // input columns followed by one column per window expression
+  kDistinct,       // DISTINCT over all columns (rules may turn it into an Aggregate)
+  kTableFunction,  // a set-returning function in FROM (generate_series): exprs are its
+                   // arguments; output = its columns, then its child's when it has one (the
+                   // function runs per child row; without a child, once)
   // WITH RECURSIVE: children[0] the non-recursive term, children[1] the recursive term, re-run
   // over the rows of the previous round (its kWorkingTable leaf) until a round yields none;
   // `all` false (UNION): rows already produced are dropped.
@@ -107,6 +110,10 @@ class LogicalPlan {
   // kLimit: offset and fetch; kSort: fetch >= 0 makes it a top-k.
   int64_t offset = 0;
   int64_t fetch = -1;
+
+  // kTableFunction: the function's name and whether a row number column follows its value.
+  std::string function_name;
+  bool with_ordinality = false;
 
   // kSetOp
   SetOpKind set_op = SetOpKind::kIntersect;

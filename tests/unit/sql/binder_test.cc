@@ -294,3 +294,57 @@ TEST_F(BinderTest, UnsupportedFeaturesAreNotImplementedNotCrashes) {
 
 }  // namespace
 }  // namespace shoal::sql
+
+namespace shoal::sql {
+namespace {
+
+// CREATE INDEX names (PostgreSQL's: table_columns_idx, a number appended when taken), the
+// indexes PRIMARY KEY / UNIQUE constraints imply, and the catalog's namespace and DROP rules.
+TEST(IndexCatalogTest, NamesConstraintsAndDrops) {
+  Session session(testing::MakeTpchCatalog());
+  auto create = BindSql(&session, "CREATE INDEX ON nation (n_name, n_regionkey)");
+  ASSERT_OK(create.status());
+  EXPECT_EQ(create->kind, StatementKind::kCreateIndex);
+  EXPECT_EQ(create->index.name, "nation_n_name_n_regionkey_idx");
+  EXPECT_FALSE(create->index.unique);
+  ASSERT_OK(session.catalog()->CreateIndex(create->index));
+  auto again = BindSql(&session, "CREATE INDEX ON nation (n_name, n_regionkey)");
+  ASSERT_OK(again.status());
+  EXPECT_EQ(again->index.name, "nation_n_name_n_regionkey_idx1");
+  // An index name is a relation name: no table or view may take it, nor another index.
+  auto clash = session.catalog()->CreateIndex(create->index);
+  EXPECT_EQ(clash.sqlstate(), "42P07");
+  EXPECT_OK(session.catalog()->CreateIndex(create->index, /*if_not_exists=*/true));
+
+  auto table = BindSql(&session, "CREATE TABLE t (a int PRIMARY KEY, b int, c int, UNIQUE (b, c))");
+  ASSERT_OK(table.status());
+  ASSERT_EQ(table->indexes.size(), 2u);
+  EXPECT_EQ(table->indexes[0].name, "t_pkey");
+  EXPECT_EQ(table->indexes[0].constraint, "PRIMARY KEY");
+  EXPECT_EQ(table->indexes[1].name, "t_b_c_key");
+  EXPECT_EQ(table->indexes[1].columns, (std::vector<std::string>{"b", "c"}));
+  EXPECT_EQ(BindSql(&session, "CREATE TABLE u (a int PRIMARY KEY, b int PRIMARY KEY)")
+                .status()
+                .sqlstate(),
+            "42P16");
+  EXPECT_EQ(BindSql(&session, "CREATE TABLE u (a int, UNIQUE (zz))").status().sqlstate(), "42703");
+  EXPECT_EQ(BindSql(&session, "CREATE INDEX ON nation USING nope (n_name)").status().sqlstate(),
+            "42704");
+  EXPECT_EQ(BindSql(&session, "CREATE INDEX ON nation (nope)").status().sqlstate(), "42703");
+
+  // DROP INDEX: all or none; 42704 for a missing one, 42809 for a table.
+  EXPECT_EQ(
+      session.catalog()
+          ->DropIndexes({{"public", "nation_n_name_n_regionkey_idx"}, {"public", "nope"}}, false)
+          .sqlstate(),
+      "42704");
+  EXPECT_EQ(session.catalog()->IndexesOf("public", "nation").size(), 1u);
+  EXPECT_EQ(session.catalog()->DropIndexes({{"public", "nation"}}, false).sqlstate(), "42809");
+  EXPECT_OK(session.catalog()->DropIndexes({{"public", "nope"}}, true));
+  // Dropping the table drops its indexes.
+  ASSERT_OK(session.catalog()->DropRelations(false, {{"public", "nation"}}, false, true));
+  EXPECT_TRUE(session.catalog()->IndexesOf("public", "nation").empty());
+}
+
+}  // namespace
+}  // namespace shoal::sql

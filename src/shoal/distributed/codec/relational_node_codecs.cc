@@ -20,6 +20,7 @@
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
+#include "shoal/exec/operators/table_function_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/window_exec.h"
 #include "shoal/exec/operators/working_table_scan_exec.h"
@@ -214,6 +215,34 @@ Status EncodeExpand(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNo
   return Status::OK();
 }
 
+Status EncodeTableFunction(const exec::ExecutionPlan& node, NodeEncoder&,
+                           proto::PlanNodeProto* out) {
+  const auto& x = node.As<exec::TableFunctionExec>();
+  auto* m = out->mutable_table_function();
+  m->set_function(x.function());
+  SHOAL_RETURN_IF_ERROR(EncodeExprList(x.args(), m->mutable_args()));
+  m->set_with_ordinality(x.with_ordinality());
+  for (int i = 0; i < x.num_function_columns(); ++i)
+    m->add_names(x.schema()->field(i).name);
+  return Status::OK();
+}
+
+Result<exec::ExecPlanPtr> DecodeTableFunction(const proto::PlanNodeProto& in, Children&& children,
+                                              NodeDecoder&) {
+  if (children.size() > 1)
+    return Status::InvalidData("encoded plan: TableFunction with {} children", children.size());
+  const auto& m = in.table_function();
+  ExprDecoder exprs;
+  SHOAL_ASSIGN_OR_RETURN(auto args, exprs.DecodeList(m.args()));
+  SHOAL_RETURN_IF_ERROR(
+      exprs.CheckColumns(children.empty() ? 0 : InputColumns(children), "TableFunction"));
+  std::vector<std::string> names(m.names().begin(), m.names().end());
+  SHOAL_ASSIGN_OR_RETURN(auto node, exec::TableFunctionExec::Make(
+                                        children.empty() ? nullptr : children[0], m.function(),
+                                        std::move(args), m.with_ordinality(), std::move(names)));
+  return exec::ExecPlanPtr(std::move(node));
+}
+
 Result<exec::ExecPlanPtr> DecodeExpand(const proto::PlanNodeProto& in, Children&& children,
                                        NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Expand"));
@@ -316,6 +345,8 @@ void AddRelationalNodeCodecs(NodeCodecRegistry* registry) {
       {PlanKind::kRepartition, P::kRepartition, true, EncodeRepartition, DecodeRepartition});
   registry->Add({PlanKind::kWindow, P::kWindow, true, EncodeWindow, DecodeWindow});
   registry->Add({PlanKind::kExpand, P::kExpand, true, EncodeExpand, DecodeExpand});
+  registry->Add({PlanKind::kTableFunction, P::kTableFunction, true, EncodeTableFunction,
+                 DecodeTableFunction});
   registry->Add({PlanKind::kCoalescePartitions, P::kCoalescePartitions, true,
                  EncodeCoalescePartitions, DecodeCoalescePartitions});
   registry->Add({PlanKind::kUnion, P::kUnionAll, true, EncodeUnion, DecodeUnion});

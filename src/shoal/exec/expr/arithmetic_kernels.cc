@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/exec/expr/calendar_arithmetic.h"
 #include "shoal/exec/expr/kernel_util.h"
 
 namespace shoal::exec {
@@ -288,20 +289,6 @@ Result<KernelPtr> MakeDecimalArith(ArithOp op, const KernelSignature& sig) {
 
 // ---- dates ----------------------------------------------------------------------------------
 
-int32_t AddMonthsToDate(int32_t days, int32_t months) {
-  int64_t y;
-  unsigned m, d;
-  columnar::CivilFromDays(days, &y, &m, &d);
-  int64_t total = y * 12 + (m - 1) + months;
-  int64_t ny = total >= 0 ? total / 12 : (total - 11) / 12;
-  unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
-  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  unsigned last = kDays[nm - 1];
-  if (nm == 2 && ((ny % 4 == 0 && ny % 100 != 0) || ny % 400 == 0))
-    last = 29;
-  return static_cast<int32_t>(columnar::DaysFromCivil(ny, nm, std::min(d, last)));
-}
-
 Result<KernelPtr> MakeDateArith(ArithOp op, const KernelSignature& sig) {
   const DataType& ta = sig.arg_types[0];
   const DataType& tb = sig.arg_types[1];
@@ -412,26 +399,10 @@ int64_t UnitsPerSecond(const DataType& timestamp) {
   return 1000000;
 }
 
-/// t + sign * iv: months first (the day clamped to the month's end), then days, then the time.
+/// t + sign * iv (calendar_arithmetic.h), the overflow noted in `f`.
 int64_t AddInterval(int64_t t, MonthDayNano iv, int sign, int64_t per_second, uint8_t& f) {
-  const int64_t per_day = 86400 * per_second;
-  int64_t days = t / per_day;
-  int64_t rem = t % per_day;
-  if (rem < 0) {
-    rem += per_day;
-    --days;
-  }
-  if (days > INT32_MAX || days < INT32_MIN) {
-    f |= kOverflowFlag;
-    return 0;
-  }
-  int64_t shifted = int64_t{AddMonthsToDate(static_cast<int32_t>(days), sign * iv.months)} +
-                    sign * int64_t{iv.days};
-  int64_t units = per_second >= 1000000000 ? iv.nanoseconds * (per_second / 1000000000)
-                                           : iv.nanoseconds / (1000000000 / per_second);
   int64_t r = 0;
-  if (__builtin_mul_overflow(shifted, per_day, &r) || __builtin_add_overflow(r, rem, &r) ||
-      __builtin_add_overflow(r, sign * units, &r))
+  if (!AddIntervalToTimestamp(t, iv, sign, per_second, &r))
     f |= kOverflowFlag;
   return r;
 }

@@ -1,6 +1,7 @@
 #include "shoal/exec/operators/nested_loop_join_exec.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "shoal/columnar/bitmap.h"
 #include "shoal/exec/array_ops.h"
@@ -18,6 +19,10 @@ namespace shoal::exec {
 struct NestedLoopBuild {
   std::vector<ArrayPtr> columns;
   int64_t num_rows = 0;
+  /// RIGHT and FULL joins: per build row, whether some probe row matched it. Probe streams of
+  /// all partitions set flags with relaxed atomic stores; the one stream that finishes last
+  /// (SharedBuild::FinishProbe, acquire-release) reads them.
+  std::vector<uint8_t> matched;
 };
 
 namespace {
@@ -29,14 +34,25 @@ namespace bitmap = columnar::bitmap;
 // stay in cache.
 constexpr int64_t kMinPairBlock = 4096;
 
+bool KeepsUnmatchedRight(JoinType type) {
+  return type == JoinType::kRight || type == JoinType::kFull;
+}
+
+bool KeepsUnmatchedLeft(JoinType type) {
+  return type == JoinType::kLeft || type == JoinType::kFull;
+}
+
 Result<std::shared_ptr<NestedLoopBuild>> CollectBuild(const ExecPlanPtr& right,
                                                       const std::shared_ptr<TaskContext>& context,
-                                                      const std::shared_ptr<MemoryPool>& pool) {
+                                                      const std::shared_ptr<MemoryPool>& pool,
+                                                      bool track_matches) {
   SHOAL_ASSIGN_OR_RETURN(auto batches, CollectPartitions(right, AllPartitions(*right), context));
   auto build = std::make_shared<NestedLoopBuild>();
   for (const auto& b : batches)
     build->num_rows += b->num_rows();
   SHOAL_ASSIGN_OR_RETURN(build->columns, ConcatenateColumns(*right->schema(), batches, pool));
+  if (track_matches)
+    build->matched.assign(static_cast<size_t>(build->num_rows), 0);
   return build;
 }
 
@@ -65,14 +81,20 @@ class NestedLoopJoinStream final : public OperatorStream {
     for (;;) {
       if (coalescer_.has_ready())
         return coalescer_.PopReady();
+      if (emitting_unmatched_) {
+        SHOAL_RETURN_IF_ERROR(UnmatchedRightStep());
+        continue;
+      }
       if (done_)
         return RecordBatchPtr();
       if (!build_) {
         const ExecPlanPtr& right = node_->right();
         auto context = this->context();
         auto* shared = shared_.get();
-        SHOAL_ASSIGN_OR_RETURN(
-            build_, shared_->Get([&]() { return CollectBuild(right, context, shared->pool()); }));
+        const bool track = KeepsUnmatchedRight(type_);
+        SHOAL_ASSIGN_OR_RETURN(build_, shared_->Get([&]() {
+          return CollectBuild(right, context, shared->pool(), track);
+        }));
       }
       if (batch_) {
         SHOAL_RETURN_IF_ERROR(JoinBlocks());
@@ -82,7 +104,11 @@ class NestedLoopJoinStream final : public OperatorStream {
       if (!batch) {
         done_ = true;
         probe_.reset();
-        SHOAL_RETURN_IF_ERROR(coalescer_.Flush());
+        // RIGHT / FULL: the stream whose probe input ends last emits the build rows no probe
+        // row of any partition matched.
+        emitting_unmatched_ = KeepsUnmatchedRight(type_) && shared_->FinishProbe();
+        if (!emitting_unmatched_)
+          SHOAL_RETURN_IF_ERROR(coalescer_.Flush());
         continue;
       }
       if (batch->num_rows() == 0)
@@ -136,6 +162,13 @@ class NestedLoopJoinStream final : public OperatorStream {
       }
       for (int64_t k = 0; k < kept; ++k)
         matched_[static_cast<size_t>(block_probe_[static_cast<size_t>(k)])] = 1;
+      if (!build_->matched.empty()) {
+        for (int64_t k = 0; k < kept; ++k) {
+          std::atomic_ref<uint8_t>(
+              build_->matched[static_cast<size_t>(block_build_[static_cast<size_t>(k)])])
+              .store(1, std::memory_order_relaxed);
+        }
+      }
       if (!one_match) {
         pair_probe_.insert(pair_probe_.end(), block_probe_.begin(), block_probe_.begin() + kept);
         pair_build_.insert(pair_build_.end(), block_build_.begin(), block_build_.begin() + kept);
@@ -147,6 +180,7 @@ class NestedLoopJoinStream final : public OperatorStream {
     selection_.clear();
     switch (type_) {
       case JoinType::kLeft:
+      case JoinType::kFull:
         for (int64_t i = 0; i < rows; ++i) {
           if (!matched_[static_cast<size_t>(i)]) {
             pair_probe_.push_back(static_cast<int32_t>(i));
@@ -206,13 +240,43 @@ class NestedLoopJoinStream final : public OperatorStream {
       SHOAL_RETURN_IF_ERROR(GatherColumns(batch_->columns(), pair_probe_.data() + done, count,
                                           false, nullptr, pool(), &columns));
       SHOAL_RETURN_IF_ERROR(GatherColumns(build_->columns, pair_build_.data() + done, count,
-                                          type_ == JoinType::kLeft, nullptr, pool(), &columns));
+                                          KeepsUnmatchedLeft(type_), nullptr, pool(), &columns));
       SHOAL_RETURN_IF_ERROR(
           coalescer_.Push(RecordBatch::Make(schema(), count, std::move(columns))));
       done += count;
     }
     pair_probe_.erase(pair_probe_.begin(), pair_probe_.begin() + done);
     pair_build_.erase(pair_build_.begin(), pair_build_.begin() + done);
+    return Status::OK();
+  }
+
+  // RIGHT and FULL joins, after every probe partition ended: the build rows no probe row matched,
+  // with NULL left columns, a batch at a time.
+  Status UnmatchedRightStep() {
+    const int64_t total = build_->num_rows;
+    const int64_t size = batch_size();
+    while (unmatched_next_ < total && !coalescer_.has_ready()) {
+      const int64_t end = std::min(total, unmatched_next_ + size);
+      unmatched_rows_.clear();
+      for (int64_t j = unmatched_next_; j < end; ++j) {
+        if (build_->matched[static_cast<size_t>(j)] == 0)
+          unmatched_rows_.push_back(static_cast<int32_t>(j));
+      }
+      unmatched_next_ = end;
+      if (unmatched_rows_.empty())
+        continue;
+      const int64_t count = static_cast<int64_t>(unmatched_rows_.size());
+      std::vector<ArrayPtr> columns;
+      SHOAL_RETURN_IF_ERROR(AppendNullColumns(*schema(), 0, num_left_, count, pool(), &columns));
+      SHOAL_RETURN_IF_ERROR(GatherColumns(build_->columns, unmatched_rows_.data(), count, false,
+                                          nullptr, pool(), &columns));
+      SHOAL_RETURN_IF_ERROR(
+          coalescer_.Push(RecordBatch::Make(schema(), count, std::move(columns))));
+    }
+    if (unmatched_next_ >= total) {
+      emitting_unmatched_ = false;
+      return coalescer_.Flush();
+    }
     return Status::OK();
   }
 
@@ -225,6 +289,9 @@ class NestedLoopJoinStream final : public OperatorStream {
   std::unique_ptr<JoinPairFilter> condition_;
   int num_left_ = 0;
   bool done_ = false;
+  bool emitting_unmatched_ = false;
+  int64_t unmatched_next_ = 0;
+  std::vector<int32_t> unmatched_rows_;
 
   RecordBatchPtr batch_;
   int64_t next_pair_ = 0;  // row-major position in (left row, right row) pairs
@@ -248,6 +315,13 @@ NestedLoopJoinExec::NestedLoopJoinExec(columnar::SchemaPtr schema,
       condition_(std::move(condition)),
       builds_(std::make_unique<SharedBuildRegistry<NestedLoopBuild>>()) {}
 
+Partitioning NestedLoopJoinExec::output_partitioning() const {
+  Partitioning left = left_->output_partitioning();
+  if (KeepsUnmatchedRight(join_type_) && left.num_partitions > 1)
+    return Partitioning::Unknown(left.num_partitions);
+  return left;
+}
+
 DistributionTraits NestedLoopJoinExec::distribution() const {
   DistributionTraits traits;
   traits.partition_wise = join_type_ != sql::JoinType::kRight && join_type_ != sql::JoinType::kFull;
@@ -263,9 +337,7 @@ Result<std::shared_ptr<NestedLoopJoinExec>> NestedLoopJoinExec::Make(ExecPlanPtr
                                                                      sql::ExprPtr condition) {
   if (!left || !right)
     return Status::Internal("NestedLoopJoin needs two inputs");
-  if (join_type != JoinType::kInner && join_type != JoinType::kLeft &&
-      join_type != JoinType::kSemi && join_type != JoinType::kAnti &&
-      join_type != JoinType::kMark) {
+  if (join_type == JoinType::kNullAwareAnti) {
     return Status::NotImplemented("nested loop {} join", sql::JoinTypeName(join_type));
   }
   std::vector<columnar::Field> joined = left->schema()->fields();
@@ -281,9 +353,14 @@ Result<std::shared_ptr<NestedLoopJoinExec>> NestedLoopJoinExec::Make(ExecPlanPtr
     }
   }
   std::vector<columnar::Field> fields = left->schema()->fields();
-  if (join_type == JoinType::kInner || join_type == JoinType::kLeft) {
+  if (KeepsUnmatchedRight(join_type)) {
+    for (columnar::Field& f : fields)
+      f.nullable = true;
+  }
+  if (join_type == JoinType::kInner || KeepsUnmatchedLeft(join_type) ||
+      KeepsUnmatchedRight(join_type)) {
     for (columnar::Field f : right->schema()->fields()) {
-      if (join_type == JoinType::kLeft)
+      if (KeepsUnmatchedLeft(join_type))
         f.nullable = true;
       fields.push_back(std::move(f));
     }

@@ -1,14 +1,16 @@
 // NestedLoopJoinExec: joins on an arbitrary condition (no equi keys): cross joins, non-equi joins
 // (a.x < b.y), and the single-row LEFT JOIN of an uncorrelated scalar subquery. Join types inner,
-// left, semi, anti and mark (EXISTS under OR with a non-equality correlation: the left rows plus
-// a boolean saying whether any right row satisfied the condition).
+// left, right, full, semi, anti and mark (EXISTS under OR with a non-equality correlation: the
+// left rows plus a boolean saying whether any right row satisfied the condition).
 //
 // The right input is collected once per execution (all its partitions) and shared by every probe
 // partition (join/shared_build.h); each left batch is joined against it by evaluating the
 // condition over blocks of (left row, right row) pairs in row-major order: both sides are gathered
 // into a joined batch (left columns then right columns, the positions the condition refers to)
 // and the condition is evaluated vectorized over the whole block. Semi and anti joins skip left
-// rows that already matched.
+// rows that already matched. RIGHT and FULL joins flag the build rows that matched (shared by
+// all probe partitions); the probe stream that ends last emits the others with NULL left columns,
+// so such a join is not partition-wise: its stage runs as one task.
 //
 // Output schema: left then right columns for inner and left joins (right columns nullable for
 // left joins); only the left columns for semi and anti joins. Output partitions follow the left
@@ -29,7 +31,7 @@ class NestedLoopJoinExec final : public ExecutionPlan {
   static constexpr PlanKind kKind = PlanKind::kNestedLoopJoin;
 
   /// `condition` (may be null: every pair matches) is a physical expression over the left columns
-  /// followed by the right columns. NotImplemented for right, full and null-aware joins.
+  /// followed by the right columns. NotImplemented for null-aware anti joins.
   static Result<std::shared_ptr<NestedLoopJoinExec>> Make(ExecPlanPtr left, ExecPlanPtr right,
                                                           sql::JoinType join_type,
                                                           sql::ExprPtr condition);
@@ -47,7 +49,8 @@ class NestedLoopJoinExec final : public ExecutionPlan {
 
   Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override;
 
-  Partitioning output_partitioning() const override { return left_->output_partitioning(); }
+  /// The left input's, except that RIGHT and FULL joins add rows from one partition.
+  Partitioning output_partitioning() const override;
 
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;

@@ -220,6 +220,22 @@ double CardinalityEstimator::EstimateNode(LogicalPlan& node) {
       return n;
     }
     case LogicalKind::kValues: return static_cast<double>(node.rows.size());
+    case LogicalKind::kTableFunction: {
+      // generate_series over integer constants has a known length; otherwise a guess per row.
+      double per_row = 1000;
+      const auto& a = node.exprs;
+      auto constant = [&](size_t i) {
+        return a.size() > i && a[i]->kind == ExprKind::kLiteral && !a[i]->value.is_null() &&
+               a[i]->type.is_integer();
+      };
+      if (constant(0) && constant(1) && (a.size() == 2 || constant(2))) {
+        const double start = static_cast<double>(a[0]->value.int_value());
+        const double stop = static_cast<double>(a[1]->value.int_value());
+        const double step = a.size() == 3 ? static_cast<double>(a[2]->value.int_value()) : 1;
+        per_row = step == 0 ? 0 : std::max(0.0, std::floor((stop - start) / step) + 1);
+      }
+      return per_row * (node.children.empty() ? 1 : rows(0));
+    }
     case LogicalKind::kFilter: return rows(0) * Selectivity(node.predicate);
     case LogicalKind::kProject: {
       for (size_t i = 0; i < node.exprs.size() && i < node.output.size(); ++i) {

@@ -151,6 +151,7 @@ class DomainUnnester {
       case LogicalKind::kUnion:
       case LogicalKind::kSetOp: return PushSetOperation(*plan);
       case LogicalKind::kValues: return PushValues(*plan);
+      case LogicalKind::kTableFunction: return PushTableFunction(*plan);
       case LogicalKind::kRecursiveCte: return PushRecursiveCte(*plan);
       case LogicalKind::kWorkingTable: {
         // The working table of a recursive CTE computed per domain value: its rows carry their
@@ -453,6 +454,29 @@ class DomainUnnester {
 
   /// A correlated VALUES list: each row is a projection of the domain (its expressions evaluated
   /// per domain value), several rows the UNION ALL of theirs.
+  /// A table function whose arguments read the outer columns runs once per domain value, with
+  /// the domain as its input (its rows carry the domain columns along).
+  std::optional<Pushed> PushTableFunction(const LogicalPlan& plan) {
+    Pushed input;
+    if (!plan.children.empty()) {
+      auto child = Push(plan.children[0]);
+      if (!child)
+        return std::nullopt;
+      input = *child;
+    } else {
+      Domain domain = MakeDomain();
+      input = Pushed{domain.plan, domain.columns};
+    }
+    auto node = plan.Clone();
+    node->children = {input.plan};
+    for (auto& e : node->exprs)
+      e = Substitute(e, input.domain);
+    const size_t own = plan.with_ordinality ? 2 : 1;
+    node->output.assign(plan.output.begin(), plan.output.begin() + static_cast<long>(own));
+    node->output.insert(node->output.end(), input.plan->output.begin(), input.plan->output.end());
+    return Finish(node, input.domain);
+  }
+
   std::optional<Pushed> PushValues(const LogicalPlan& plan) {
     auto row_plan = [&](const std::vector<ExprPtr>& row, const std::vector<ColumnInfo>& output) {
       Domain domain = MakeDomain();

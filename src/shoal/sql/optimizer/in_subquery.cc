@@ -40,6 +40,30 @@ std::string NegatedComparison(const std::string& op) {
   return "";
 }
 
+/// (x1, x2, ...) op (y1, y2, ...) for an ordering op, lexicographically as PostgreSQL compares
+/// rows: the first pair that is not equal decides and a NULL in a pair reached gives NULL, which
+/// is (x1 < y1) OR (x1 = y1 AND (rest)) under three-valued logic, the last pair taking op itself.
+/// So NOT (row op row') is row (negated op) row', as ALL needs.
+ExprPtr CompareRows(const std::string& op, const std::vector<ExprPtr>& xs,
+                    const std::vector<ExprPtr>& ys) {
+  auto call = [](const std::string& name, std::vector<ExprPtr> args) {
+    return MakeCall(name, std::move(args), DataType::Boolean(), true);
+  };
+  if (op == "=" || op == "<>") {
+    std::vector<ExprPtr> terms;
+    for (size_t i = 0; i < xs.size(); ++i)
+      terms.push_back(call(op, {xs[i], ys[i]}));
+    return terms.size() == 1 ? terms[0] : call(op == "=" ? "and" : "or", std::move(terms));
+  }
+  const std::string strict = op.substr(0, 1);
+  ExprPtr result = call(op, {xs.back(), ys.back()});
+  for (size_t k = xs.size() - 1; k-- > 0;) {
+    result = call("or",
+                  {call(strict, {xs[k], ys[k]}), call("and", {call("=", {xs[k], ys[k]}), result})});
+  }
+  return result;
+}
+
 ExprPtr Not(ExprPtr e) {
   bool nullable = e->nullable;
   return MakeCall("not", {std::move(e)}, DataType::Boolean(), nullable);
@@ -127,22 +151,27 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
     return std::nullopt;
 
   const size_t width = subquery.args.size();
-  if (width > 1 && !in_form)
-    return std::nullopt;
-
   auto pulled = Decorrelate(subquery.subquery, input, ids);
   if (!pulled || pulled->plan->output.size() < width)
     return std::nullopt;
-  if (width > 1)
+  if (width > 1 && in_form)
     return RewriteRowIn(input, subquery, *pulled, negated, top_level, ids);
   const ExprPtr& x = subquery.args[0];
   ExprPtr y = MakeRef(pulled->plan->output[0]);
+  std::vector<ExprPtr> ys;
+  for (size_t i = 0; i < width; ++i)
+    ys.push_back(MakeRef(pulled->plan->output[i]));
+  // A row on the left compares lexicographically; one value compares as itself.
+  auto compare = [&](const std::string& with) {
+    return width == 1 ? MakeCall(with, {x, y}, DataType::Boolean(), x->nullable || y->nullable)
+                      : CompareRows(with, subquery.args, ys);
+  };
   JoinCondition condition =
       SplitJoinCondition(pulled->conditions, OutputIds(*input), OutputIds(*pulled->plan));
   bool correlated = !pulled->conditions.empty();
 
   if (!in_form && top_level) {
-    ExprPtr cmp = MakeCall(op, {x, y}, DataType::Boolean(), x->nullable || y->nullable);
+    ExprPtr cmp = compare(op);
     if (kind == SubqueryKind::kAny) {
       condition.residual.push_back(cmp);
       return SubqueryRewrite{
@@ -201,9 +230,9 @@ std::optional<SubqueryRewrite> RewriteInSubquery(const LogicalPlanPtr& input, co
   }
   if (op.empty())
     return std::nullopt;
-  ExprPtr cmp = MakeCall(op, {x, y}, DataType::Boolean(), true);
+  ExprPtr cmp = width == 1 ? MakeCall(op, {x, y}, DataType::Boolean(), true) : compare(op);
   JoinCondition some_true = condition;
-  if (op == "=") {
+  if (op == "=" && width == 1) {
     some_true.left_keys.insert(some_true.left_keys.begin(), x);
     some_true.right_keys.insert(some_true.right_keys.begin(), y);
   } else {
