@@ -35,6 +35,9 @@ std::span<const SettingDefinition> ExecSettingDeclarations() {
       DeclareInt("join_collect_build_rows", 100000, 0, INT64_MAX, "exec",
                  "Hash joins whose build side is estimated at most this many rows share one hash "
                  "table instead of repartitioning both inputs"),
+      DeclareInt("max_recursion_rounds", 0, 0, INT64_MAX, "exec",
+                 "Rounds a WITH RECURSIVE query may run its recursive term before it fails "
+                 "(54000); 0: no limit, as in PostgreSQL"),
   };
   return kDeclarations;
 }

@@ -1,5 +1,6 @@
 // The settings the exec layer reads (batch_size, threads, memory_limit, spill_dir, read by every
-// TaskContext; join_collect_build_rows, read by the physical planner's callers), declared once.
+// TaskContext; join_collect_build_rows, read by the physical planner's callers;
+// max_recursion_rounds, read by RecursiveCteExec), declared once.
 // engine/settings_catalog.h registers this table with every other layer's at start-up; nothing
 // here registers anything.
 #pragma once

@@ -84,6 +84,8 @@ std::string_view PlanKindName(PlanKind kind) {
     case PlanKind::kWindow: return "WindowExec";
     case PlanKind::kExpand: return "ExpandExec";
     case PlanKind::kTableFunction: return "TableFunctionExec";
+    case PlanKind::kRecursiveCte: return "RecursiveCteExec";
+    case PlanKind::kWorkingTableScan: return "WorkingTableScanExec";
     case PlanKind::kNetworkExchange: return "NetworkExchangeExec";
     case PlanKind::kWorkUnitFeedScan: return "WorkUnitFeedScanExec";
     case PlanKind::kLoadSample: return "SampledExec";

@@ -72,6 +72,8 @@ enum class PlanKind : uint8_t {
   kWindow,
   kExpand,
   kTableFunction,
+  kRecursiveCte,
+  kWorkingTableScan,
   // distributed/
   kNetworkExchange,   // planner/network_exchange_exec.h
   kWorkUnitFeedScan,  // feeds/work_unit_feed_scan_exec.h
@@ -117,6 +119,9 @@ struct DistributionTraits {
   /// Different tasks of a stage may run different inputs of it (UNION ALL splits its inputs
   /// between tasks instead of splitting each input).
   bool splits_inputs_across_tasks = false;
+  /// Runs its children itself, several times (a recursive CTE re-runs its recursive term every
+  /// round): the planners cut no stage inside it, so the whole subtree runs in its task.
+  bool keeps_subtree_whole = false;
   /// >= 0: keeps only the first `row_limit` rows of its whole input (a global LIMIT, offset plus
   /// fetch), so producers below a merge under it need send no more rows than that.
   int64_t row_limit = -1;

@@ -17,6 +17,7 @@
 #include "shoal/exec/operators/limit_exec.h"
 #include "shoal/exec/operators/nested_loop_join_exec.h"
 #include "shoal/exec/operators/projection_exec.h"
+#include "shoal/exec/operators/recursive_cte_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
@@ -25,6 +26,7 @@
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/exec/operators/window_exec.h"
+#include "shoal/exec/operators/working_table_scan_exec.h"
 #include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
@@ -356,6 +358,19 @@ Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
 Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) const {
   SHOAL_CHECK_STACK_DEPTH();
   const int partitions = std::max(1, options_.target_partitions);
+  if (plan.kind == LogicalKind::kRecursiveCte) {
+    // Both terms run as one partition each: the recursive term runs once per round over the
+    // previous round's rows, so it neither repartitions nor coalesces anything.
+    PhysicalPlannerOptions single = options_;
+    single.target_partitions = 1;
+    PhysicalPlanner planner(single);
+    SHOAL_ASSIGN_OR_RETURN(auto start, planner.PlanNode(*plan.children[0]));
+    SHOAL_ASSIGN_OR_RETURN(auto step, planner.PlanNode(*plan.children[1]));
+    SHOAL_ASSIGN_OR_RETURN(
+        auto node, RecursiveCteExec::Make(Coalesce(std::move(start)), Coalesce(std::move(step)),
+                                          plan.all, static_cast<int64_t>(plan.working_table)));
+    return ExecPlanPtr(node);
+  }
   std::vector<ExecPlanPtr> inputs;
   for (const auto& child : plan.children) {
     SHOAL_ASSIGN_OR_RETURN(auto input, PlanNode(*child));
@@ -534,6 +549,10 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       return PlanSetOp(plan, inputs[0], inputs[1], partitions);
     }
     case LogicalKind::kWindow: return PlanWindow(plan, inputs[0], partitions);
+    case LogicalKind::kWorkingTable:
+      return ExecPlanPtr(WorkingTableScanExec::Make(SchemaOf(plan.output),
+                                                    static_cast<int64_t>(plan.working_table)));
+    case LogicalKind::kRecursiveCte: break;  // planned above
   }
   return Status::Internal("unknown logical operator {}", static_cast<int>(plan.kind));
 }

@@ -9,6 +9,8 @@
 //   binder_select.cc      SELECT, step by step in clause order (WHERE ... ORDER BY / LIMIT)
 //   binder_grouping.cc    GROUP BY / grouping sets and the aggregation they imply
 //   binder_set_ops.cc     UNION / INTERSECT / EXCEPT, VALUES, and ORDER BY / LIMIT over them
+//   binder_recursive.cc   WITH RECURSIVE: which CTEs recurse, PostgreSQL's checks, the
+//                         RecursiveCte node and its working table
 //   binder_statements.cc  DDL, INSERT, COPY, EXPLAIN, SET
 // Private to the sql layer (libpg_query's classes must not leak out of it).
 #pragma once
@@ -73,6 +75,16 @@ struct CteDefinition {
   const pg_query::CommonTableExpr* cte = nullptr;
   // The scope of the queries around the one whose WITH defines it: what its body may read.
   const Scope* outer = nullptr;
+};
+
+/// A CTE of a WITH RECURSIVE that reads itself. Its body is bound like any CTE's, at each
+/// reference (BindQuery recognises the body); while its recursive term is bound, the reference
+/// to itself there becomes the working table (a kWorkingTable leaf).
+struct RecursiveCteBinding {
+  const pg_query::CommonTableExpr* cte = nullptr;
+  bool in_recursive_term = false;
+  ColumnId working_table = kInvalidColumnId;
+  std::vector<ColumnInfo> columns;  // the working table's names and types (the CTE's columns)
 };
 
 /// CTEs visible to a query: its own WITH list, then those of the enclosing queries.
@@ -254,6 +266,17 @@ class StatementBinder {
   Result<BoundStatement> BindExplain(const pg_query::ExplainStmt& s);
   Result<BoundStatement> BindCopy(const pg_query::CopyStmt& s);
 
+  // WITH RECURSIVE (binder_recursive.cc) -----------------------------------------------------
+  /// Finds the CTEs of a WITH RECURSIVE that read themselves and checks them as PostgreSQL does
+  /// (mutual recursion, the UNION form, where the self-reference may appear: 42P19 / 0A000).
+  Status PrepareRecursiveWith(const pg_query::WithClause& with);
+  /// The body of a recursive CTE: the RecursiveCte node, or, inside its own recursive term,
+  /// the working table.
+  Result<QueryResult> BindRecursiveCte(RecursiveCteBinding& binding, const Scope* outer,
+                                       const CteScope* ctes);
+  /// 42P19 for an aggregate in a SELECT of a recursive term that reads the working table.
+  Status CheckRecursiveTermAggregates(const pg_query::SelectStmt& s) const;
+
   // FROM --------------------------------------------------------------------------------------
   /// `lateral`: the columns a LATERAL subquery here may read (the FROM items before it).
   Result<BoundRelation> BindFromItem(const PgNode& node, const Scope* outer, const CteScope* ctes,
@@ -367,6 +390,11 @@ class StatementBinder {
   std::vector<std::unique_ptr<pg_query::SubLink>> synthetic_sublinks_;
   std::vector<std::shared_ptr<const ParsedScript>> keep_alive_;
   int view_depth_ = 0;
+  // Recursive CTEs of the statement, by the address of their body (CommonTableExpr::ctequery).
+  std::map<const PgNode*, RecursiveCteBinding> recursive_ctes_;
+  // While a SELECT's FROM is bound: how many working tables it reads directly (aggregates are
+  // not allowed in such a SELECT).
+  int* working_tables_in_from_ = nullptr;
   // (schema, name) of each table and view the statement names outside views, in order.
   std::vector<std::pair<std::string, std::string>> referenced_relations_;
 };

@@ -82,6 +82,9 @@ Result<StatementBinder::QueryResult> StatementBinder::BindQuery(const PgNode& no
                                                                 const CteScope* ctes) {
   if (!node.has_select_stmt())
     return Status::NotImplemented("only SELECT / VALUES queries are supported here");
+  auto recursive = recursive_ctes_.find(&node);
+  if (recursive != recursive_ctes_.end())
+    return BindRecursiveCte(recursive->second, outer, ctes);
   return BindSelect(node.select_stmt(), outer, ctes);
 }
 
@@ -101,7 +104,14 @@ Result<StatementBinder::QueryResult> StatementBinder::BindSelect(const pg_query:
     return Status::NotImplemented("FOR UPDATE / FOR SHARE is not supported");
 
   SelectState st(s, ctes);
-  SHOAL_ASSIGN_OR_RETURN(st.from, BindFromList(s, outer, ctes));
+  int working_tables = 0;
+  int* saved_working_tables = working_tables_in_from_;
+  working_tables_in_from_ = &working_tables;
+  auto from = BindFromList(s, outer, ctes);
+  working_tables_in_from_ = saved_working_tables;
+  SHOAL_ASSIGN_OR_RETURN(st.from, std::move(from));
+  if (working_tables > 0)
+    SHOAL_RETURN_IF_ERROR(CheckRecursiveTermAggregates(s));
   st.scope = Scope{st.from.columns, outer};
   st.level.hosts_aggregates = true;
   st.scope.level = &st.level;
@@ -124,9 +134,6 @@ Result<const CteScope*> StatementBinder::BindWith(const pg_query::SelectStmt& s,
   CteScope& cte_scope = *storage;
   const CteScope* ctes = outer;
   if (s.has_with_clause()) {
-    if (s.with_clause().recursive())
-      return At(Status::NotImplemented("WITH RECURSIVE is not supported"),
-                s.with_clause().location());
     cte_scope.outer = outer;
     for (const auto& c : s.with_clause().ctes()) {
       const auto& cte = c.common_table_expr();
@@ -137,6 +144,8 @@ Result<const CteScope*> StatementBinder::BindWith(const pg_query::SelectStmt& s,
             cte.location());
       cte_scope.ctes[cte.ctename()] = CteDefinition{&cte, outer_scope};
     }
+    if (s.with_clause().recursive())
+      SHOAL_RETURN_IF_ERROR(PrepareRecursiveWith(s.with_clause()));
     ctes = &cte_scope;
   }
   return ctes;

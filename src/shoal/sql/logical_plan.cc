@@ -19,6 +19,8 @@ const char* LogicalKindName(LogicalKind kind) {
     case LogicalKind::kWindow: return "Window";
     case LogicalKind::kDistinct: return "Distinct";
     case LogicalKind::kTableFunction: return "TableFunction";
+    case LogicalKind::kRecursiveCte: return "RecursiveCte";
+    case LogicalKind::kWorkingTable: return "WorkingTable";
   }
   return "?";
 }
@@ -164,6 +166,11 @@ std::string NodeLine(const LogicalPlan& plan, bool verbose) {
       line += fmt::format(": {}({}){}", plan.function_name, List(plan.exprs),
                           plan.with_ordinality ? " WITH ORDINALITY" : "");
       break;
+    case LogicalKind::kRecursiveCte:
+      line += fmt::format(": {} working_table=#{}", plan.all ? "UNION ALL" : "UNION",
+                          plan.working_table);
+      break;
+    case LogicalKind::kWorkingTable: line += fmt::format(": #{}", plan.working_table); break;
   }
   if (verbose) {
     line += " output=[";

@@ -54,6 +54,12 @@ enum class LogicalKind : uint8_t {
   kTableFunction,  // a set-returning function in FROM (generate_series): exprs are its
                    // arguments; output = its columns, then its child's when it has one (the
                    // function runs per child row; without a child, once)
+  // WITH RECURSIVE: children[0] the non-recursive term, children[1] the recursive term, re-run
+  // over the rows of the previous round (its kWorkingTable leaf) until a round yields none;
+  // `all` false (UNION): rows already produced are dropped.
+  kRecursiveCte,
+  // The rows of the previous round of the kRecursiveCte with the same `working_table`.
+  kWorkingTable,
 };
 
 enum class SetOpKind : uint8_t { kIntersect, kExcept };
@@ -112,6 +118,9 @@ class LogicalPlan {
   // kSetOp
   SetOpKind set_op = SetOpKind::kIntersect;
   bool all = false;
+
+  // kRecursiveCte and its kWorkingTable leaf: which recursive CTE (a query-wide unique id).
+  ColumnId working_table = kInvalidColumnId;
 
   // Estimated output rows (-1: unknown), filled by the cardinality estimator.
   double estimated_rows = -1;

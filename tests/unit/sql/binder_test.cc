@@ -285,7 +285,9 @@ TEST_F(BinderTest, ParametersBindAsTheSessionsValues) {
 }
 
 TEST_F(BinderTest, UnsupportedFeaturesAreNotImplementedNotCrashes) {
-  EXPECT_EQ(BindError("WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r").code(),
+  EXPECT_EQ(BindError("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r) SEARCH DEPTH "
+                      "FIRST BY n SET o SELECT * FROM r")
+                .code(),
             StatusCode::kNotImplemented);
   EXPECT_EQ(
       BindError("SELECT * FROM ROWS FROM (generate_series(1, 3), generate_series(1, 2))").code(),

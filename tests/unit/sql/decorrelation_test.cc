@@ -264,5 +264,20 @@ TEST_F(DecorrelationTest, SharedConjunctsOfADisjunctionBecomeJoinKeys) {
       "    Scan: u projection=[x, y]\n");
 }
 
+// A correlated WITH RECURSIVE runs once per domain value: the working table carries the domain
+// column, which the recursive term reads (here in its filter) instead of the outer reference.
+TEST_F(DecorrelationTest, CorrelatedRecursiveCteCarriesTheDomainThroughItsWorkingTable) {
+  const std::string plan = Optimized(
+      "select b, (with recursive r(n) as (select 1 union all select n + 1 from r where n < t.b) "
+      "select count(*) from r) from t");
+  EXPECT_NE(plan.find("RecursiveCte"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Subquery"), std::string::npos) << plan;
+  // The recursive term's filter compares n with the domain column the working table carries.
+  EXPECT_NE(plan.find("Filter: CAST(n AS bigint) < b\n"
+                      "                    WorkingTable:"),
+            std::string::npos)
+      << plan;
+}
+
 }  // namespace
 }  // namespace shoal::sql

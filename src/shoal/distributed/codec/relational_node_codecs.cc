@@ -1,5 +1,6 @@
 // Node codecs of the one-input relational operators (filter, projection, aggregation, sorts,
-// limits, repartition, window, expand) and of the partition-merging ones (coalesce, union).
+// limits, repartition, window, expand), of the partition-merging ones (coalesce, union) and of a
+// recursive CTE with its working table scan.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -15,12 +16,14 @@
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/limit_exec.h"
 #include "shoal/exec/operators/projection_exec.h"
+#include "shoal/exec/operators/recursive_cte_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_function_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/window_exec.h"
+#include "shoal/exec/operators/working_table_scan_exec.h"
 
 namespace shoal::distributed::internal {
 
@@ -288,6 +291,43 @@ Result<exec::ExecPlanPtr> DecodeUnion(const proto::PlanNodeProto&, Children&& ch
   return exec::ExecPlanPtr(std::move(node));
 }
 
+Status EncodeRecursiveCte(const exec::ExecutionPlan& node, NodeEncoder&,
+                          proto::PlanNodeProto* out) {
+  const auto& x = node.As<exec::RecursiveCteExec>();
+  auto* m = out->mutable_recursive_cte();
+  m->set_all(x.all());
+  m->set_id(x.id());
+  return Status::OK();
+}
+
+// The decoded recursive term's working table scans are bound to the new node's working table by
+// RecursiveCteExec::Make, as on the coordinator.
+Result<exec::ExecPlanPtr> DecodeRecursiveCte(const proto::PlanNodeProto& in, Children&& children,
+                                             NodeDecoder&) {
+  SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 2, "RecursiveCte"));
+  SHOAL_ASSIGN_OR_RETURN(
+      auto node, exec::RecursiveCteExec::Make(children[0], children[1], in.recursive_cte().all(),
+                                              in.recursive_cte().id()));
+  return exec::ExecPlanPtr(std::move(node));
+}
+
+Status EncodeWorkingTableScan(const exec::ExecutionPlan& node, NodeEncoder&,
+                              proto::PlanNodeProto* out) {
+  const auto& x = node.As<exec::WorkingTableScanExec>();
+  auto* m = out->mutable_working_table_scan();
+  m->set_id(x.id());
+  EncodeSchema(*x.schema(), m->mutable_schema());
+  return Status::OK();
+}
+
+Result<exec::ExecPlanPtr> DecodeWorkingTableScan(const proto::PlanNodeProto& in,
+                                                 Children&& children, NodeDecoder&) {
+  SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 0, "WorkingTableScan"));
+  SHOAL_ASSIGN_OR_RETURN(auto schema, DecodeSchema(in.working_table_scan().schema()));
+  return exec::ExecPlanPtr(
+      exec::WorkingTableScanExec::Make(std::move(schema), in.working_table_scan().id()));
+}
+
 }  // namespace
 
 void AddRelationalNodeCodecs(NodeCodecRegistry* registry) {
@@ -310,6 +350,10 @@ void AddRelationalNodeCodecs(NodeCodecRegistry* registry) {
   registry->Add({PlanKind::kCoalescePartitions, P::kCoalescePartitions, true,
                  EncodeCoalescePartitions, DecodeCoalescePartitions});
   registry->Add({PlanKind::kUnion, P::kUnionAll, true, EncodeUnion, DecodeUnion});
+  registry->Add(
+      {PlanKind::kRecursiveCte, P::kRecursiveCte, true, EncodeRecursiveCte, DecodeRecursiveCte});
+  registry->Add({PlanKind::kWorkingTableScan, P::kWorkingTableScan, true, EncodeWorkingTableScan,
+                 DecodeWorkingTableScan});
 }
 
 }  // namespace shoal::distributed::internal

@@ -98,6 +98,8 @@ struct DistributedPlan::State {
   // Replaces in-process boundaries with placeholder exchanges, creating a stage for each.
   Result<exec::ExecPlanPtr> Cut(const exec::ExecPlanPtr& node) {
     const exec::DistributionTraits traits = node->distribution();
+    if (traits.keeps_subtree_whole)
+      return node;  // runs its inputs itself (a recursive CTE): no stage inside it
     if (traits.row_limit >= 0 && node->children().size() == 1) {
       SHOAL_ASSIGN_OR_RETURN(auto merge, Cut(node->children()[0]));
       if (merge->distribution().boundary == exec::StageBoundary::kCoalesce) {

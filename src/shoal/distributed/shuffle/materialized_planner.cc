@@ -61,6 +61,8 @@ class Cutter {
   explicit Cutter(const MaterializedPlannerOptions& options) : options_(options) {}
 
   Result<exec::ExecPlanPtr> Cut(const exec::ExecPlanPtr& node) {
+    if (node->distribution().keeps_subtree_whole)
+      return node;  // runs its inputs itself (a recursive CTE): no stage inside it
     if (IsHashRepartition(*node)) {
       const int id = next_id_++;  // before the subtree: pre-order ids
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, Cut(node->children()[0]));

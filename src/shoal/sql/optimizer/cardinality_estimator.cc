@@ -302,6 +302,9 @@ double CardinalityEstimator::EstimateNode(LogicalPlan& node) {
         groups *= DistinctCount(MakeRef(c), std::max(1.0, rows(0) * 0.1));
       return std::min(groups, rows(0));
     }
+    // Rounds are unknown until run: a few rounds of the first round's size.
+    case LogicalKind::kWorkingTable: return kDefaultTableRows / 10;
+    case LogicalKind::kRecursiveCte: return std::max(rows(0), 1.0) * 10;
   }
   return 0;
 }

@@ -20,6 +20,9 @@
 //
 // LIMIT / OFFSET / ORDER BY ... LIMIT over input that depends on the domain keep their rows per
 // domain value: row_number() partitioned by the domain columns, in the sort order.
+//
+// A correlated WITH RECURSIVE runs per domain value: its working table's rows carry the domain
+// columns, which its recursive term reads instead of the outer references.
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/plan_util.h"
 
@@ -88,7 +91,7 @@ class DomainUnnester {
   const std::vector<ColumnInfo>& outer_columns() const { return outer_columns_; }
 
   std::optional<Pushed> Push(const LogicalPlanPtr& plan) {
-    if (!PlanReadsOuter(*plan)) {
+    if (!DependsOnDomain(*plan)) {
       Domain domain = MakeDomain();
       // References to queries further out now count from the enclosing query.
       auto join = MakeJoinNode(JoinType::kInner, domain.plan, DecrementPlanDepth(plan, 0), {});
@@ -149,6 +152,15 @@ class DomainUnnester {
       case LogicalKind::kSetOp: return PushSetOperation(*plan);
       case LogicalKind::kValues: return PushValues(*plan);
       case LogicalKind::kTableFunction: return PushTableFunction(*plan);
+      case LogicalKind::kRecursiveCte: return PushRecursiveCte(*plan);
+      case LogicalKind::kWorkingTable: {
+        // The working table of a recursive CTE computed per domain value: its rows carry their
+        // domain value (DependsOnDomain sends only those here).
+        const auto& domain = working_domains_.at(plan->working_table);
+        auto node = plan->Clone();
+        node->output.insert(node->output.end(), domain.begin(), domain.end());
+        return Finish(node, domain);
+      }
       default: return std::nullopt;
     }
   }
@@ -363,8 +375,8 @@ class DomainUnnester {
 
   std::optional<Pushed> PushJoin(const LogicalPlan& plan) {
     const JoinType type = plan.join_type;
-    const bool left_reads = PlanReadsOuter(*plan.children[0]);
-    const bool right_reads = PlanReadsOuter(*plan.children[1]);
+    const bool left_reads = DependsOnDomain(*plan.children[0]);
+    const bool right_reads = DependsOnDomain(*plan.children[1]);
     // A side that reads no outer column may stay as it is only when the join never emits its
     // rows on their own (they would carry no domain value).
     bool push_left = left_reads || type == JoinType::kRight || type == JoinType::kFull;
@@ -520,8 +532,55 @@ class DomainUnnester {
     return Finish(node, domain);
   }
 
+  /// Whether `plan` must be computed per domain value: it reads an outer column, or the working
+  /// table of a recursive CTE that is.
+  bool DependsOnDomain(const LogicalPlan& plan) const {
+    return PlanReadsOuter(plan) || ReadsCarriedWorkingTable(plan);
+  }
+
+  bool ReadsCarriedWorkingTable(const LogicalPlan& plan) const {
+    if (plan.kind == LogicalKind::kWorkingTable)
+      return working_domains_.count(plan.working_table) > 0;
+    for (const auto& c : plan.children) {
+      if (ReadsCarriedWorkingTable(*c))
+        return true;
+    }
+    return false;
+  }
+
+  /// A correlated WITH RECURSIVE: both terms per domain value, the working table's rows carrying
+  /// theirs, so each outer row's recursion runs apart from the others' (and UNION compares the
+  /// domain value as part of each row).
+  std::optional<Pushed> PushRecursiveCte(const LogicalPlan& plan) {
+    auto start = Push(plan.children[0]);
+    if (!start)
+      return std::nullopt;
+    std::vector<ColumnInfo> carried;
+    std::vector<ColumnInfo> domain;
+    for (const auto& info : outer_columns_) {
+      carried.push_back(ColumnInfo{ids_.Next(), info.name, "", info.type, true});
+      domain.push_back(ColumnInfo{ids_.Next(), info.name, "", info.type, true});
+    }
+    working_domains_[plan.working_table] = carried;
+    auto step = Push(plan.children[1]);
+    working_domains_.erase(plan.working_table);
+    if (!step)
+      return std::nullopt;
+    auto node = plan.Clone();
+    auto line_up = [](const LogicalPlanPtr& term, const Pushed& pushed) {
+      std::vector<ColumnInfo> columns = term->output;
+      columns.insert(columns.end(), pushed.domain.begin(), pushed.domain.end());
+      return MakeIdentityProjection(pushed.plan, columns);
+    };
+    node->children = {line_up(plan.children[0], *start), line_up(plan.children[1], *step)};
+    node->output.insert(node->output.end(), domain.begin(), domain.end());
+    return Finish(node, domain);
+  }
+
   LogicalPlanPtr outer_;
   ColumnIdSource& ids_;
+  // Recursive CTEs being computed per domain value: the domain columns of their working tables.
+  std::map<ColumnId, std::vector<ColumnInfo>> working_domains_;
   std::vector<ColumnInfo> outer_columns_;
   std::map<ColumnId, size_t> index_;
   bool failed_ = false;

@@ -103,6 +103,23 @@ TEST_F(PlanCodecTest, OrderedAggregatesAndDistinctOnRoundTrip) {
   EXPECT_EQ(round_trips_, 3);
 }
 
+// A worker decoding a recursive CTE binds the working table scans of its recursive term to the
+// decoded node's working table.
+TEST_F(PlanCodecTest, RecursiveCtesRoundTrip) {
+  for (const char* sql :
+       {"WITH RECURSIVE r(k, d) AS (SELECT n_nationkey, 0 FROM nation WHERE n_nationkey < 3 "
+        "UNION ALL SELECT n_nationkey, d + 1 FROM r JOIN nation ON n_regionkey = r.k WHERE d < "
+        "3) SELECT k, d FROM r",
+        "WITH RECURSIVE r(k) AS (SELECT 1 UNION SELECT k % 5 + 1 FROM r) SELECT k FROM r"}) {
+    SCOPED_TRACE(sql);
+    ASSERT_OK_AND_ASSIGN(auto expected, plain_.RunOne(sql));
+    ASSERT_OK_AND_ASSIGN(auto actual, coded_.RunOne(sql));
+    EXPECT_FALSE(expected.batches.empty());
+    EXPECT_EQ(distributed_testing::SortedRows(expected), distributed_testing::SortedRows(actual));
+  }
+  EXPECT_EQ(round_trips_, 2);
+}
+
 TEST_F(PlanCodecTest, RefusesAPlanNeedingCodecsItLacksAndNamesThem) {
   ASSERT_OK(plain_.RunOne("SELECT 1").status());
   exec::ExecPlanPtr captured;

@@ -319,6 +319,37 @@ TEST_F(PlannerRulesTest, RightAndFullJoinsAreNotSplitOverBroadcasts) {
   EXPECT_GE(in_stages, 2);
 }
 
+// A recursive CTE re-runs its recursive term every round: no stage boundary is cut inside it
+// (not even the broadcast of a join's build side), and its stage runs as one task.
+TEST_F(PlannerRulesTest, NoStageIsCutInsideARecursiveCte) {
+  const char* sql =
+      "WITH RECURSIVE r(k, d) AS (SELECT n_nationkey, 0 FROM nation WHERE n_nationkey < 3 "
+      "UNION ALL SELECT n_nationkey, d + 1 FROM r JOIN nation ON n_regionkey = r.k WHERE d < 3) "
+      "SELECT count(*) FROM r JOIN lineitem ON l_suppkey = r.k";
+  ASSERT_OK_AND_ASSIGN(auto plan, Plan(sql, Options()));
+  ASSERT_OK(plan->InstantiateAll());
+  std::function<int(const exec::ExecutionPlan&)> exchanges = [&](const exec::ExecutionPlan& n) {
+    int count = dynamic_cast<const NetworkExchangeExec*>(&n) != nullptr ? 1 : 0;
+    for (const auto& c : n.children())
+      count += exchanges(*c);
+    return count;
+  };
+  int ctes = 0;
+  auto check = [&](const exec::ExecutionPlan& root, int max_tasks) {
+    Visit(root, [&](const exec::ExecutionPlan& n) {
+      if (n.name() != "RecursiveCte")
+        return;
+      ++ctes;
+      EXPECT_EQ(exchanges(n), 0) << exec::FormatExecutionPlan(root);
+      EXPECT_EQ(max_tasks, 1) << exec::FormatExecutionPlan(root);
+    });
+  };
+  check(*plan->head(), 1);
+  for (const auto& d : plan->stages())
+    check(*plan->instantiated(d.id)->task_plans[0], d.max_task_count);
+  EXPECT_EQ(ctes, 1);
+}
+
 TEST_F(PlannerRulesTest, EachTaskGetsOnlyItsShareOfTheScan) {
   exec::ExecPlanPtr physical = Physical("SELECT l_orderkey FROM lineitem WHERE l_quantity > 10");
   ASSERT_NE(physical, nullptr);
