@@ -7,6 +7,7 @@
 
 #include "shoal/common/stack_depth.h"
 #include "shoal/sql/binder_internal.h"
+#include "shoal/sql/function_registry.h"
 #include "shoal/sql/optimizer/decorrelation.h"
 #include "shoal/sql/optimizer/plan_util.h"
 

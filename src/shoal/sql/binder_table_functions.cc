@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "shoal/sql/binder_internal.h"
+#include "shoal/sql/function_registry.h"
 
 namespace shoal::sql::internal {
 
