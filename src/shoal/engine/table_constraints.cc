@@ -45,7 +45,7 @@ std::string KeyText(const sql::IndexEntry& index, const std::vector<ArrayPtr>& k
 /// key that was already there (or earlier in the batch).
 Status ConsumeKeys(const sql::IndexEntry& index, const std::vector<int>& columns,
                    const RecordBatch& batch, exec::Grouper* grouper, std::string* duplicate) {
-  const auto pool = DefaultMemoryPool();
+  const auto& pool = DefaultMemoryPool();
   std::vector<ArrayPtr> keys;
   for (int c : columns) {
     ArrayPtr a = batch.column(c);
@@ -167,6 +167,7 @@ Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>
       unique.push_back(&index);
   }
   std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(unique.size());
   for (const auto* index : unique)
     locks.emplace_back(StateOf(*index)->mutex);
   // On any failure every grouper this INSERT touched may hold keys that were never appended.

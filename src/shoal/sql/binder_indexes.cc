@@ -69,7 +69,7 @@ Result<BoundStatement> StatementBinder::BindCreateIndex(const pg_query::IndexStm
     SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(elem.expr(), ctx));
     index.columns.push_back(e->ToString());
     index.has_expressions = true;
-    name_parts.push_back("expr");
+    name_parts.emplace_back("expr");
   }
   for (const auto& p : s.index_including_params()) {
     const auto& elem = p.index_elem();

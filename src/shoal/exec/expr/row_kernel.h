@@ -37,7 +37,8 @@ class RowArgs {
 /// A text-valued function: fn(const RowArgs&, int64_t row, std::string* out) -> Status appends
 /// the row's value to `out`.
 template <typename Fn>
-Result<KernelPtr> MakeTextRowKernel(const KernelSignature& sig, std::vector<DataType> want, Fn fn) {
+Result<KernelPtr> MakeTextRowKernel(const KernelSignature& sig, const std::vector<DataType>& want,
+                                    Fn fn) {
   auto casts = std::make_shared<ArgCasts>();
   SHOAL_RETURN_IF_ERROR(casts->Init(sig.arg_types, want));
   const DataType type = DataType::Utf8();
@@ -71,8 +72,8 @@ Result<KernelPtr> MakeTextRowKernel(const KernelSignature& sig, std::vector<Data
 
 /// A fixed-width-valued function: fn(const RowArgs&, int64_t row, T* out) -> Status.
 template <typename T, typename Fn>
-Result<KernelPtr> MakeFixedRowKernel(const KernelSignature& sig, std::vector<DataType> want,
-                                     DataType type, Fn fn) {
+Result<KernelPtr> MakeFixedRowKernel(const KernelSignature& sig, const std::vector<DataType>& want,
+                                     const DataType& type, Fn fn) {
   auto casts = std::make_shared<ArgCasts>();
   SHOAL_RETURN_IF_ERROR(casts->Init(sig.arg_types, want));
   return MakeLambdaKernel([casts, type, fn](const std::vector<Datum>& args, int64_t length,
