@@ -15,6 +15,7 @@
 
 #include "shoal/cli/node_security_flags.h"
 #include "shoal/cli/worker_command.h"
+#include "shoal/common/settings.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/in_process_workers.h"
 #include "shoal/io/data_roots.h"
@@ -41,6 +42,9 @@ struct ServerArgs {
   engine::NodeSecurityOptions node_security;
   int threads = 100;
   int max_connections = 100;
+  int max_running_queries = 8;
+  int max_queued_queries = 1000;
+  std::string memory_budget;
   std::vector<std::string> data_roots;  // --data-root: where SQL may name files
 };
 
@@ -84,6 +88,20 @@ Status RunServer(const ServerArgs& args) {
   io::SetProcessDataRoots(std::move(roots));
   options.threads = args.threads;
   options.max_connections = args.max_connections;
+  if (args.max_running_queries < 1 || args.max_queued_queries < 0) {
+    return Status::InvalidArgument(
+        "--max-running-queries must be at least 1 and --max-queued-queries at least 0");
+  }
+  options.max_running_queries = args.max_running_queries;
+  options.max_queued_queries = args.max_queued_queries;
+  if (!args.memory_budget.empty()) {
+    auto bytes = ParseByteSize(args.memory_budget);
+    if (!bytes.ok() || *bytes <= 0) {
+      return Status::InvalidArgument("--memory-budget '{}' is not a size such as 8GB",
+                                     args.memory_budget);
+    }
+    options.memory_budget = *bytes;
+  }
   options.setup.tpch_scale = args.tpch_scale;
   options.setup.workers = {args.workers, args.headers, args.worker_version};
   options.setup.shuffle_dir = args.shuffle_dir;
@@ -217,7 +235,16 @@ void RegisterServerCommand(CLI::App& app) {
   // doors).
   AddNodeSecurityFlags(cmd, &args->node_security, /*with_cert_and_key=*/false);
   cmd->add_option("--threads", args->threads,
-                  "Threads serving connections; a connection holds one while open (default 100)");
+                  "Threads serving connections; a connection holds one only while it has work "
+                  "(default 100)");
+  cmd->add_option("--max-running-queries", args->max_running_queries,
+                  "Statements running plans at once; more wait in a queue (default 8)");
+  cmd->add_option("--max-queued-queries", args->max_queued_queries,
+                  "Statements waiting to run; more are refused with SQLSTATE 53300 (default 1000)");
+  cmd->add_option("--memory-budget", args->memory_budget,
+                  "Memory the running statements may hold together (e.g. 8GB; default 80% of "
+                  "physical memory); each reserves its session's memory_limit, which starts at "
+                  "the budget divided by --max-running-queries");
   cmd->add_option("--data-root", args->data_roots,
                   "External tables, COPY and spill_dir may name files only under this "
                   "directory (repeatable; default: anywhere)")

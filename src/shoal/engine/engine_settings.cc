@@ -12,6 +12,12 @@ std::span<const SettingDefinition> EngineSettingDeclarations() {
       DeclareInt("statement_timeout", 0, 0, INT32_MAX, "server",
                  "Milliseconds a statement of a `shoal server` session may run before it is "
                  "cancelled (57014); 0: no limit"),
+      DeclareInt("idle_session_timeout", 0, 0, INT32_MAX, "server",
+                 "Milliseconds a `shoal server` session may sit idle, outside a transaction "
+                 "block, before the server closes it (57P05); 0: no limit"),
+      DeclareInt("idle_in_transaction_session_timeout", 0, 0, INT32_MAX, "server",
+                 "Milliseconds a `shoal server` session may sit idle inside a transaction block "
+                 "before the server closes it (25P03); 0: no limit"),
       DeclareEnum("retry_policy", "none", {"none", "query"}, "engine",
                   "What a query on workers does when a worker is lost: none (it fails with the "
                   "worker's error) or query (while no row has reached the client, it is planned "

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,6 +28,9 @@ using internal::Upper;
 Connection::Connection(ConnectionHost* server, int fd) : server_(server), fd_(fd) {}
 
 Connection::~Connection() {
+  if (idle_timer_ != 0) {
+    server_->statement_timer().Disarm(idle_timer_);
+  }
   portals_.clear();  // their cursors cancel queries still running
   if (pid_ != 0) {
     server_->UnregisterSession(pid_);
@@ -97,15 +101,41 @@ void Connection::SendError(const Status& status) {
   WriteErrorResponse(out_, status);
 }
 
+void Connection::CancelStatement() {
+  cancel_requested_.store(true);
+  if (QueryAdmission* admission = server_->admission()) {
+    admission->Interrupt();
+  }
+  runner_->CancelRunning();
+}
+
+Result<std::unique_ptr<QueryAdmission::Ticket>> Connection::Admit(
+    const sql::BoundStatement& bound) {
+  QueryAdmission* admission = server_->admission();
+  switch (bound.kind) {
+    case sql::StatementKind::kSet:
+    case sql::StatementKind::kReset:
+    case sql::StatementKind::kResetAll:
+    case sql::StatementKind::kShow:
+    case sql::StatementKind::kShowAll:
+      return std::unique_ptr<QueryAdmission::Ticket>();  // no plan: never queued behind queries
+    default: break;
+  }
+  if (admission == nullptr) {
+    return std::unique_ptr<QueryAdmission::Ticket>();
+  }
+  return admission->Admit(runner_->session().settings().GetInt("memory_limit"), cancel_requested_);
+}
+
 Status Connection::WithTimeout(const std::function<Status()>& body) {
+  cancel_requested_.store(false);
   const int64_t ms = runner_->session().settings().GetInt("statement_timeout");
   if (ms <= 0) {
     return body();
   }
-  engine::QueryRunner* runner = runner_.get();
   StatementTimer& timer = server_->statement_timer();
   const uint64_t id = timer.Arm(StatementTimer::Clock::now() + std::chrono::milliseconds(ms),
-                                [runner] { runner->CancelRunning(); });
+                                [this] { CancelStatement(); });
   Status st = body();
   const bool fired = timer.Disarm(id);
   if (fired && st.code() == StatusCode::kCancelled) {
@@ -114,40 +144,103 @@ Status Connection::WithTimeout(const std::function<Status()>& body) {
   return st;
 }
 
-void Connection::Serve() {
-  Status st = Startup();
-  if (!st.ok() || pid_ == 0) {
-    (void)Flush();
+bool Connection::InputReady() const {
+  if (ssl_ != nullptr && SSL_pending(ssl_) > 0) {
+    return true;
+  }
+  pollfd p{fd_, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;  // readable, or closed (the read then says so)
+}
+
+Connection::Turn Connection::Serve() {
+  if (!started_) {
+    started_ = true;
+    Status st = Startup();
+    if (!st.ok() || pid_ == 0) {
+      (void)Flush();
+      return Turn::kClosed;
+    }
+    if (!Flush().ok()) {
+      return Turn::kClosed;
+    }
+    if (!InputReady()) {
+      return Turn::kIdle;
+    }
+  }
+  if (idle_timer_ != 0) {
+    const bool fired = server_->statement_timer().Disarm(idle_timer_);
+    idle_timer_ = 0;
+    if (fired) {
+      const bool in_block = std::string_view(idle_sqlstate_) == "25P03";
+      WriteErrorResponse(out_,
+                         Status::Cancelled("terminating connection due to {} timeout",
+                                           in_block ? "idle-in-transaction" : "idle-session")
+                             .WithSqlState(idle_sqlstate_),
+                         "FATAL");
+      (void)Flush();
+      return Turn::kClosed;
+    }
+  }
+  // At least one message: the caller saw the socket readable.
+  do {
+    if (!ServeMessage()) {
+      return Turn::kClosed;
+    }
+  } while (InputReady());
+  return Flush().ok() ? Turn::kIdle : Turn::kClosed;
+}
+
+void Connection::Park() {
+  const bool in_block = transaction_status_ != 'I';
+  const int64_t ms = runner_->session().settings().GetInt(
+      in_block ? "idle_in_transaction_session_timeout" : "idle_session_timeout");
+  if (ms <= 0) {
     return;
   }
-  char header[5];
-  std::string body;
-  for (;;) {
-    if (!ReadExactly(header, 5).ok()) {
-      return;
-    }
-    const char type = header[0];
-    const int32_t length = DecodeInt32(header + 1);
-    if (length < 4 || length > kMaxMessageBytes) {
-      WriteErrorResponse(
-          out_,
-          ProtocolViolation(fmt::format("invalid message length {} (type '{}')", length,
-                                        static_cast<int>(static_cast<uint8_t>(type)))),
-          "FATAL");
-      (void)Flush();
-      return;
-    }
-    body.resize(static_cast<size_t>(length - 4));
-    if (!ReadExactly(body.data(), body.size()).ok()) {
-      return;
-    }
-    bool terminate = false;
-    st = HandleMessage(type, body, &terminate);
-    if (!st.ok() || terminate || broken_) {
-      (void)Flush();
-      return;
+  idle_sqlstate_ = in_block ? "25P03" : "57P05";
+  const int fd = fd_;
+  // Shutting the reading side down makes the parked socket readable: a thread picks the
+  // connection up, sees the fired timer and ends the session with the FATAL error.
+  idle_timer_ =
+      server_->statement_timer().Arm(StatementTimer::Clock::now() + std::chrono::milliseconds(ms),
+                                     [fd] { shutdown(fd, SHUT_RD); });
+}
+
+void Connection::ServeToEnd() {
+  while (Serve() == Turn::kIdle) {
+    pollfd p{fd_, POLLIN, 0};
+    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
     }
   }
+}
+
+bool Connection::ServeMessage() {
+  char header[5];
+  if (!ReadExactly(header, 5).ok()) {
+    return false;
+  }
+  const char type = header[0];
+  const int32_t length = DecodeInt32(header + 1);
+  if (length < 4 || length > kMaxMessageBytes) {
+    WriteErrorResponse(
+        out_,
+        ProtocolViolation(fmt::format("invalid message length {} (type '{}')", length,
+                                      static_cast<int>(static_cast<uint8_t>(type)))),
+        "FATAL");
+    (void)Flush();
+    return false;
+  }
+  std::string body(static_cast<size_t>(length - 4), '\0');
+  if (!ReadExactly(body.data(), body.size()).ok()) {
+    return false;
+  }
+  bool terminate = false;
+  Status st = HandleMessage(type, body, &terminate);
+  if (!st.ok() || terminate || broken_) {
+    (void)Flush();
+    return false;
+  }
+  return true;
 }
 
 Status Connection::HandleMessage(char type, std::string_view body, bool* terminate) {
@@ -236,6 +329,7 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
   }
   Portal portal;
   return WithTimeout([&]() -> Status {
+    SHOAL_ASSIGN_OR_RETURN(portal.ticket, Admit(bound));
     SHOAL_ASSIGN_OR_RETURN(portal.cursor, runner_->Open(bound));
     if (bound.kind == sql::StatementKind::kCopy && bound.copy_path.empty()) {
       return SendCopyOut(portal, bound);

@@ -23,6 +23,7 @@
 // query.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -36,6 +37,7 @@
 #include "shoal/engine/query_runner.h"
 #include "shoal/server/auth_config.h"
 #include "shoal/server/pg_wire.h"
+#include "shoal/server/query_admission.h"
 #include "shoal/server/statement_timer.h"
 #include "shoal/sql/parser.h"
 
@@ -51,8 +53,9 @@ class ConnectionHost {
   virtual ~ConnectionHost() = default;
   /// A runner for a new session: the shared catalog, its own settings, the server's mode.
   virtual std::unique_ptr<engine::QueryRunner> NewSessionRunner() const = 0;
-  /// Registers a session for CancelRequest; returns its (process id, secret key).
-  virtual std::pair<int32_t, int32_t> RegisterSession(engine::QueryRunner* runner) = 0;
+  /// Registers a session for CancelRequest: `cancel` stops its running (or waiting) statement.
+  /// Returns its (process id, secret key).
+  virtual std::pair<int32_t, int32_t> RegisterSession(std::function<void()> cancel) = 0;
   virtual void UnregisterSession(int32_t pid) = 0;
   /// Cancels the running statement of session `pid` when `key` is its secret key.
   virtual void Cancel(int32_t pid, int32_t key) = 0;
@@ -64,6 +67,8 @@ class ConnectionHost {
   virtual const AuthConfig& auth() const = 0;
   /// The TLS context (certificate and key), or null when TLS is not configured.
   virtual ssl_ctx_st* tls_context() const = 0;
+  /// Admits statements that run a plan (running at once, memory); null: no limits.
+  virtual QueryAdmission* admission() = 0;
 };
 
 class Connection {
@@ -80,8 +85,21 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  /// Serves the connection until the client leaves or the protocol cannot go on.
-  void Serve();
+  /// What Serve() left the connection as.
+  enum class Turn {
+    kIdle,    // waiting for the client's next message: park it until its socket is readable
+    kClosed,  // the client left, was refused, or the protocol cannot go on: close the socket
+  };
+  /// Serves what the client has sent: the start-up on the first call, then messages for as long
+  /// as input is ready without waiting (a message begun is read to its end). A thread serves a
+  /// connection only while it has work, so idle sessions hold no thread.
+  Turn Serve();
+  /// Called before the connection is parked: arms idle_session_timeout (or, inside a transaction
+  /// block, idle_in_transaction_session_timeout), which ends the session with a FATAL error.
+  void Park();
+  /// Serves the connection until the client leaves (a thread of its own; tests and tools).
+  void ServeToEnd();
+  int fd() const { return fd_; }
 
  private:
   // A statement prepared by Parse (or the unnamed one).
@@ -94,6 +112,8 @@ class Connection {
     std::shared_ptr<Prepared> prepared;
     std::optional<sql::BoundStatement> bound;  // empty for an empty query or a transaction command
     std::vector<int16_t> result_formats;
+    // Declared before the cursor so that it is released after the cursor stopped the plan.
+    std::unique_ptr<QueryAdmission::Ticket> ticket;
     std::unique_ptr<engine::ResultCursor> cursor;
     columnar::RecordBatchPtr pending;  // rows of a batch not yet sent (after a row limit)
     int64_t pending_offset = 0;
@@ -103,6 +123,14 @@ class Connection {
 
   // Socket I/O. Reads fail when the client has gone; writes send the whole buffer.
   Status ReadExactly(char* data, size_t n);
+  // Whether a read would find bytes (or the end of the stream) without waiting.
+  bool InputReady() const;
+  // Reads and handles one message; false when the connection must close.
+  bool ServeMessage();
+  // Cancels the running statement, or the wait for its admission (CancelRequest, timeout).
+  void CancelStatement();
+  // Waits for the admission of a statement of this kind (null ticket: it needs none).
+  Result<std::unique_ptr<QueryAdmission::Ticket>> Admit(const sql::BoundStatement& bound);
   Status Flush();
   Status MaybeFlush();
 
@@ -148,6 +176,10 @@ class Connection {
 
   ConnectionHost* server_;
   int fd_;
+  bool started_ = false;
+  uint64_t idle_timer_ = 0;              // the armed idle timeout (0: none)
+  const char* idle_sqlstate_ = nullptr;  // which timeout Park armed
+  std::atomic<bool> cancel_requested_{false};
   ssl_st* ssl_ = nullptr;  // set once the client asked for TLS and the handshake succeeded
   MessageWriter out_;
   std::string in_buffer_;

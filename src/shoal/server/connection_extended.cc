@@ -201,6 +201,7 @@ Status Connection::Execute(std::string_view body) {
   }
   return WithTimeout([&]() -> Status {
     if (portal.cursor == nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(portal.ticket, Admit(*portal.bound));
       SHOAL_ASSIGN_OR_RETURN(portal.cursor, runner_->Open(*portal.bound));
       if (portal.bound->kind == sql::StatementKind::kCopy && portal.bound->copy_path.empty()) {
         portal.done = true;

@@ -173,7 +173,7 @@ Status Connection::SendStartupReply(const StartupPacket& packet) {
   WriteParameterStatus(out_, "session_authorization", user_);
   WriteParameterStatus(out_, "standard_conforming_strings", "on");
   WriteParameterStatus(out_, "TimeZone", "UTC");
-  auto [pid, key] = server_->RegisterSession(runner_.get());
+  auto [pid, key] = server_->RegisterSession([this] { CancelStatement(); });
   pid_ = pid;
   out_.Begin('K');
   out_.Int32(pid);

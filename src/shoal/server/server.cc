@@ -12,7 +12,10 @@
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "shoal/common/pem_file.h"
@@ -79,6 +82,20 @@ Status Server::Start() {
   setup_runner_ = std::make_unique<engine::QueryRunner>(std::make_shared<sql::Session>(catalog_));
   SHOAL_RETURN_IF_ERROR(engine::SetUpSession(options_.setup, *setup_runner_));
   mode_ = setup_runner_->execution_mode();
+  if (options_.max_running_queries > 0) {
+    if (options_.memory_budget == 0) {
+      // The default budget is what one query could hold by default (80% of physical memory).
+      options_.memory_budget = setup_runner_->session().settings().GetInt("memory_limit");
+    }
+    admission_ = std::make_unique<QueryAdmission>(QueryAdmission::Limits{
+        options_.max_running_queries, options_.max_queued_queries, options_.memory_budget});
+    if (options_.memory_budget > 0) {
+      // Each session's statements reserve their memory_limit: by default a fair share, so that
+      // max_running_queries of them fit in the budget together.
+      SHOAL_RETURN_IF_ERROR(setup_runner_->session().settings().Set(
+          "memory_limit", std::to_string(options_.memory_budget / options_.max_running_queries)));
+    }
+  }
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -121,6 +138,15 @@ Status Server::Start() {
   port_ = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
                                       : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   listen_fd_ = fd;
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) {
+    return Status::IoError("cannot set up the connection poller: {}", std::strerror(errno));
+  }
+  epoll_event wake{};
+  wake.events = EPOLLIN;  // level-triggered: once written, every thread sees it
+  wake.data.ptr = nullptr;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &wake);
   const int threads = std::max(1, options_.threads);
   for (int i = 0; i < threads; ++i) {
     workers_.emplace_back([this] { WorkerLoop(); });
@@ -143,12 +169,18 @@ void Server::AcceptLoop() {
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (options_.read_timeout_ms > 0) {
+      // A read waits only for a message the client has begun (or its start-up): one that
+      // stalls that long is dropped instead of holding a thread.
+      timeval timeout{options_.read_timeout_ms / 1000, (options_.read_timeout_ms % 1000) * 1000};
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_.load()) {
       close(fd);
       break;
     }
-    if (open_connections_ >= options_.max_connections) {
+    if (static_cast<int>(connections_.size()) >= options_.max_connections) {
       lock.unlock();
       // As PostgreSQL: a FATAL error in place of the start-up reply, then close.
       MessageWriter out;
@@ -159,37 +191,66 @@ void Server::AcceptLoop() {
       close(fd);
       continue;
     }
-    ++open_connections_;
-    pending_.push_back(fd);
-    cv_.notify_one();
+    auto connection = std::make_unique<Connection>(this, fd);
+    Connection* raw = connection.get();
+    connections_.emplace(fd, std::move(connection));
+    lock.unlock();
+    if (!Watch(raw, /*first=*/true)) {
+      CloseConnection(raw);
+    }
   }
+}
+
+bool Server::Watch(Connection* connection, bool first) {
+  epoll_event event{};
+  event.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+  event.data.ptr = connection;
+  return epoll_ctl(epoll_fd_, first ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, connection->fd(), &event) == 0;
+}
+
+void Server::CloseConnection(Connection* connection) {
+  const int fd = connection->fd();
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  std::unique_ptr<Connection> owned;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = connections_.find(fd);
+    if (it == connections_.end()) {
+      return;  // Stop() took it
+    }
+    owned = std::move(it->second);
+    connections_.erase(it);
+  }
+  owned.reset();  // cancels what it still runs, unregisters the session
+  close(fd);
 }
 
 void Server::WorkerLoop() {
   for (;;) {
-    int fd;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [this] { return stopping_.load() || !pending_.empty(); });
-      if (stopping_.load()) {
-        return;
+    epoll_event event{};
+    int n = epoll_wait(epoll_fd_, &event, 1, -1);
+    if (stopping_.load()) {
+      return;
+    }
+    if (n <= 0 || event.data.ptr == nullptr) {
+      continue;  // EINTR, or the wake-up of Stop() seen before stopping_ (cannot happen)
+    }
+    auto* connection = static_cast<Connection*>(event.data.ptr);
+    if (connection->Serve() == Connection::Turn::kIdle && !stopping_.load()) {
+      connection->Park();
+      if (Watch(connection, /*first=*/false)) {
+        continue;  // another thread may own it from here on
       }
-      fd = pending_.front();
-      pending_.pop_front();
-      serving_.push_back(fd);
     }
-    {
-      Connection connection(this, fd);
-      connection.Serve();
+    if (stopping_.load()) {
+      return;  // Stop() closes what is left
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    serving_.erase(std::find(serving_.begin(), serving_.end(), fd));
-    close(fd);
-    --open_connections_;
+    CloseConnection(connection);
   }
 }
 
 void Server::Stop() {
+  std::vector<std::function<void()>> cancels;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopped_ || listen_fd_ < 0) {
@@ -199,29 +260,39 @@ void Server::Stop() {
     stopped_ = true;
     stopping_.store(true);
     shutdown(listen_fd_, SHUT_RDWR);
-    for (int fd : serving_) {
-      shutdown(fd, SHUT_RDWR);  // their reads fail and the connections end
+    for (auto& [fd, connection] : connections_) {
+      shutdown(fd, SHUT_RDWR);  // reads and writes of the threads serving them fail
     }
-    for (int fd : pending_) {
-      close(fd);
-    }
-    pending_.clear();
   }
   {
     std::lock_guard<std::mutex> lock(sessions_mutex_);
     for (auto& [pid, entry] : sessions_) {
-      entry.runner->CancelRunning();
+      entry.cancel();
     }
   }
-  cv_.notify_all();
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t w = write(wake_fd_, &one, sizeof(one));
   if (accept_thread_.joinable()) {
     accept_thread_.join();
   }
   for (auto& t : workers_) {
     t.join();
   }
+  std::map<int, std::unique_ptr<Connection>> left;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    left.swap(connections_);
+  }
+  for (auto& [fd, connection] : left) {
+    connection.reset();
+    close(fd);
+  }
   close(listen_fd_);
   listen_fd_ = -1;
+  close(epoll_fd_);
+  epoll_fd_ = -1;
+  close(wake_fd_);
+  wake_fd_ = -1;
   std::lock_guard<std::mutex> lock(mutex_);
   stopped_cv_.notify_all();
 }
@@ -239,12 +310,12 @@ std::unique_ptr<engine::QueryRunner> Server::NewSessionRunner() const {
   return runner;
 }
 
-std::pair<int32_t, int32_t> Server::RegisterSession(engine::QueryRunner* runner) {
+std::pair<int32_t, int32_t> Server::RegisterSession(std::function<void()> cancel) {
   static thread_local std::mt19937 random(std::random_device{}());
   std::lock_guard<std::mutex> lock(sessions_mutex_);
   int32_t pid = next_pid_++;
   auto key = static_cast<int32_t>(random());
-  sessions_[pid] = SessionEntry{key, runner};
+  sessions_[pid] = SessionEntry{key, std::move(cancel)};
   return {pid, key};
 }
 
@@ -258,7 +329,7 @@ void Server::Cancel(int32_t pid, int32_t key) {
   auto it = sessions_.find(pid);
   // A wrong key is ignored silently, as PostgreSQL does: the requester learns nothing.
   if (it != sessions_.end() && it->second.key == key) {
-    it->second.runner->CancelRunning();
+    it->second.cancel();
   }
 }
 
