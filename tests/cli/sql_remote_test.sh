@@ -186,4 +186,35 @@ err=$(setsid -w "$shoal" sql --host 127.0.0.1 --port "$auth_port" -U alice -c "S
 grep -q "^ERROR:  the server asks for a password and there is no terminal to ask it on" <<<"$err" ||
   fail "no password: $err"
 grep -q "^HINT:  set PGPASSWORD" <<<"$err" || fail "no password, no hint: $err"
+
+# TLS: sslmode=require over the server's certificate; then the server stops (SIGTERM) while the
+# connection is open and exits with status 0 (OpenSSL's writes to the closed socket once raised
+# SIGPIPE and ended it with 141).
+bash "$(dirname "${BASH_SOURCE[0]}")/../../scripts/make-test-certs.sh" "$dir/certs" >/dev/null ||
+  fail "make-test-certs.sh"
+start_server tls --tls-cert "$dir/certs/node.pem" --tls-key "$dir/certs/node.key"
+tls_port=$port
+tls_pid=$server_pid
+out=$("$shoal" sql --host 127.0.0.1 --port "$tls_port" --sslmode verify-full \
+  --sslrootcert "$dir/certs/ca.pem" --format csv -c "SELECT 'tls' AS how" 2>&1) || fail "verify-full: $out"
+[ "$out" = "$(printf 'how\ntls')" ] || fail "verify-full: $out"
+err=$("$shoal" sql --host 127.0.0.1 --port "$plain_port" --sslmode require -c "SELECT 1" 2>&1) &&
+  fail "sslmode=require connected to a server without TLS"
+grep -q "server does not support SSL, but SSL was required" <<<"$err" || fail "require: $err"
+# An idle connection: `shoal sql` connects, then waits for its script on stdin.
+mkfifo "$dir/script"
+"$shoal" sql --host 127.0.0.1 --port "$tls_port" --sslmode require -f - <"$dir/script" \
+  >"$dir/idle.out" 2>&1 &
+idle=$!
+pids+=("$idle")
+exec 3>"$dir/script"
+# Established (state 01) with the server's port as the remote end: /proc/net/tcp lists it.
+connected() { grep -q ":$(printf '%04X' "$tls_port") 01 " /proc/net/tcp; }
+what="the idle TLS connection" wait_for connected
+kill -TERM "$tls_pid"
+wait "$tls_pid"
+rc=$?
+exec 3>&-
+wait "$idle"
+[ "$rc" -eq 0 ] || fail "the TLS server stopped with exit status $rc: $(cat "$dir/tls.log")"
 echo "sql remote: ok"

@@ -15,6 +15,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -162,6 +164,40 @@ int ConnectWithTimeout(int fd, const sockaddr* address, socklen_t length, int ti
   return rc;
 }
 
+// OpenSSL writes to the socket with write(), which raises SIGPIPE when the server has gone; its
+// default action would end the process without a word. As libpq does, SIGPIPE is blocked in
+// this thread while OpenSSL reads or writes, and one raised meanwhile is consumed: the write then
+// fails with EPIPE, and the caller reports the lost connection. (Plain sockets use MSG_NOSIGNAL.)
+class SigpipeGuard {
+ public:
+  SigpipeGuard() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeGuard() {
+    if (!was_pending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        const timespec no_wait{0, 0};
+        sigtimedwait(&pipe_, nullptr, &no_wait);
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t old_{};
+  bool was_pending_ = false;
+};
+
 }  // namespace
 
 Result<std::unique_ptr<PgClient>> PgClient::Connect(const PgConnectOptions& options,
@@ -204,6 +240,7 @@ PgClient::~PgClient() {
 void PgClient::Close() {
   if (ssl_ != nullptr) {
     if (!broken_) {
+      SigpipeGuard guard;
       SSL_shutdown(ssl_);
     }
     SSL_free(ssl_);
@@ -368,7 +405,12 @@ Status PgClient::StartTls(const PgConnectOptions& options) {
       return Broken(Status::Internal("could not set the host name to verify: {}", OpenSslErrors()));
     }
   }
-  if (SSL_connect(ssl_) != 1) {
+  int connected;
+  {
+    SigpipeGuard guard;
+    connected = SSL_connect(ssl_);
+  }
+  if (connected != 1) {
     const long result = SSL_get_verify_result(ssl_);
     std::string why = result != X509_V_OK ? X509_verify_cert_error_string(result) : OpenSslErrors();
     return Broken(Status::Unavailable("SSL error: {}", why).WithSqlState("08001"));
@@ -382,8 +424,12 @@ Status PgClient::SendAll(std::string_view bytes) {
   }
   size_t done = 0;
   while (ssl_ != nullptr && done < bytes.size()) {
-    int sent = SSL_write(ssl_, bytes.data() + done,
-                         static_cast<int>(std::min<size_t>(bytes.size() - done, 1 << 30)));
+    int sent;
+    {
+      SigpipeGuard guard;
+      sent = SSL_write(ssl_, bytes.data() + done,
+                       static_cast<int>(std::min<size_t>(bytes.size() - done, 1 << 30)));
+    }
     if (sent <= 0) {
       return Broken(ConnectionLost());
     }
@@ -422,6 +468,7 @@ Status PgClient::ReadExactly(char* data, size_t n) {
     in_pos_ = 0;
     ssize_t got;
     if (ssl_ != nullptr) {
+      SigpipeGuard guard;  // reading may write too (an alert, a reply to close_notify)
       got = SSL_read(ssl_, in_.data(), static_cast<int>(want));
     } else {
       do {

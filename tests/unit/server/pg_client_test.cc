@@ -12,6 +12,8 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "shoal/columnar/pretty_print.h"
@@ -49,7 +51,16 @@ std::unique_ptr<Server> StartServer(const std::string& tpch, const std::string& 
   options.tls_cert = cert;
   options.tls_key = key;
   auto server = std::make_unique<Server>(std::move(options));
+  // The server's threads inherit a mask with SIGPIPE blocked, so their OpenSSL writes to closed
+  // sockets fail with EPIPE (`shoal server` ignores SIGPIPE); the test's own thread, the
+  // client's, keeps the default action: a SIGPIPE from the client's writes ends the test.
+  sigset_t pipe_signal;
+  sigset_t old_mask;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old_mask);
   Status st = server->Start();
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return server;
 }
@@ -384,7 +395,16 @@ TEST(PgClientAuthTest, TlsBySslMode) {
   auto no_ca = PgClient::Connect(o);
   ASSERT_FALSE(no_ca.ok());
   EXPECT_NE(no_ca.status().message().find("root certificate file"), std::string::npos);
+  // The server goes away under a TLS connection: the client reports it (OpenSSL's writes to the
+  // closed socket must not raise SIGPIPE, which would end this process).
+  o.sslmode = SslMode::kRequire;
+  auto orphan = PgClient::Connect(o);
+  ASSERT_TRUE(orphan.ok()) << orphan.status().ToString();
   server->Stop();
+  for (int i = 0; i < 3; ++i) {
+    Status lost = (*orphan)->Run("select 1", ok);
+    EXPECT_EQ(lost.code(), StatusCode::kUnavailable) << lost.ToString();
+  }
   std::filesystem::remove_all(dir);
 }
 
