@@ -373,7 +373,7 @@ Result<MonthDayNano> ParsePgIntervalText(std::string_view text) {
       int64_t value = ((number * 60 + minutes) * 60 + seconds) * 1000000 + fraction;
       micros = negative ? -value : value;
     } else {
-      if (time_seen) {
+      if (time_seen || number > INT32_MAX) {
         return bad();
       }
       const int64_t value = negative ? -number : number;
@@ -434,7 +434,11 @@ Status PgResultBuilder::AddDataRow(std::string_view body) {
   }
   SHOAL_RETURN_IF_ERROR(in.ExpectEnd("DataRow"));
   ++num_rows_;
-  if (num_rows_ % kChunkRows == 0) {
+  bool full = text_.empty() || text_[0]->length() >= kChunkRows;
+  for (const auto& text : text_) {
+    full = full || text->data_length() >= kChunkBytes;
+  }
+  if (full) {
     SHOAL_RETURN_IF_ERROR(FinishChunk());
   }
   return Status::OK();
@@ -442,7 +446,7 @@ Status PgResultBuilder::AddDataRow(std::string_view body) {
 
 Status PgResultBuilder::FinishChunk() {
   if (text_.empty() || text_[0]->length() == 0) {
-    return Status::OK();
+    return Status::OK();  // (rows of no columns are counted by num_rows_ alone)
   }
   for (size_t c = 0; c < columns_.size(); ++c) {
     SHOAL_ASSIGN_OR_RETURN(ArrayPtr chunk, text_[c]->Finish());

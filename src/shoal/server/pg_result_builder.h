@@ -5,9 +5,10 @@
 // numbers right-aligned, JSON numbers unquoted, and each value spelled by the same printer.
 //
 // Values arrive as text and are kept as text until the result is complete (in chunks of
-// kChunkRows rows, one utf8 array per column); Finish() then converts each column, one type at a
-// time. A column whose values do not all read as its type (a PostgreSQL server's `infinity` date,
-// a numeric NaN) stays text, as do types Shoal lacks (json, uuid, oid ...).
+// kChunkRows rows or kChunkBytes of a column's text, one utf8 array per column); Finish() then
+// converts each column, one type at a time. A column whose values do not all read as its type (a
+// PostgreSQL server's `infinity` date, a numeric NaN) stays text, as do types Shoal lacks (json,
+// uuid, oid ...).
 //   bool: t / f; int2/int4/int8; float4/float8 (Infinity, NaN); numeric(p,s) as decimal(p,s),
 //   numeric without a modifier as the narrowest decimal holding every value of the column;
 //   date, timestamp and timestamptz (ISO, as DateStyle 'ISO, MDY' prints them); interval
@@ -48,6 +49,8 @@ Result<columnar::MonthDayNano> ParsePgIntervalText(std::string_view text);
 class PgResultBuilder {
  public:
   static constexpr int64_t kChunkRows = 65536;
+  /// A chunk also ends when a column holds this much text (utf8 arrays end at 2 GiB).
+  static constexpr int64_t kChunkBytes = int64_t{256} << 20;
 
   explicit PgResultBuilder(std::vector<PgColumn> columns,
                            std::shared_ptr<MemoryPool> pool = DefaultMemoryPool());

@@ -200,7 +200,8 @@ TEST(PgResultBuilderTest, IntervalText) {
     EXPECT_EQ(v->days, c.days);
     EXPECT_EQ(v->nanoseconds, c.micros * 1000);
   }
-  for (const char* bad : {"", "1 fortnight", "04:05", "1 day 2", "00:00:00 1 day", "1:2:3"}) {
+  for (const char* bad : {"", "1 fortnight", "04:05", "1 day 2", "00:00:00 1 day", "1:2:3",
+                          "999999999999999999 years", "3000000000 days", "2147483647 years"}) {
     EXPECT_FALSE(ParsePgIntervalText(bad).ok()) << bad;
   }
 }
