@@ -4,7 +4,8 @@
 // rewritten, messages cut, duplicated, swapped or dropped) and sent to a real server in this
 // process over loopback. Two levels:
 //  - each message parser (pg_wire.h) on its own, fed corrupted bodies: it returns a message or
-//    a ProtocolViolation (08P01) / NotImplemented, never anything else;
+//    a ProtocolViolation (08P01) / NotImplemented, never anything else; so do the readers of
+//    PgClient, the other end (RowDescription, DataRow into typed columns, interval text);
 //  - whole conversations over a socket: whatever the bytes, the server answers with well-formed
 //    messages and ends the connection (ErrorResponse and/or close) once the client has sent all
 //    it had (the client half-closes), within a deadline; a crash, hang or malformed reply fails.
@@ -21,7 +22,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "shoal/common/check.h"
 #include "shoal/engine/settings_catalog.h"
+#include "shoal/server/pg_result_builder.h"
+#include "shoal/server/pg_types.h"
 #include "shoal/server/pg_wire.h"
 #include "shoal/server/server.h"
 #include "tests/support/mutation_harness.h"
@@ -175,6 +179,35 @@ std::vector<Input> Conversations() {
   return c;
 }
 
+// The RowDescription body of a result of every type PgClient reads back (and a NULL column).
+std::string ClientRowDescription() {
+  using columnar::DataType;
+  columnar::Schema schema({{"b", DataType::Boolean()},
+                           {"i", DataType::Int32()},
+                           {"d", DataType::Decimal(15, 2)},
+                           {"dt", DataType::Date32()},
+                           {"ts", DataType::Timestamp(columnar::TimeUnit::kMicro)},
+                           {"tz", DataType::Timestamp(columnar::TimeUnit::kMicro, "UTC")},
+                           {"iv", DataType::Interval()},
+                           {"by", DataType::Binary()},
+                           {"s", DataType::Utf8()},
+                           {"f", DataType::Float64()},
+                           {"n", DataType::UInt64()},
+                           {"x", DataType::Int64()}});
+  MessageWriter w;
+  server::WriteRowDescription(w, schema, {});
+  return w.buffer().substr(5);
+}
+
+const std::vector<server::PgColumn>& ClientColumns() {
+  static const std::vector<server::PgColumn> columns = [] {
+    auto parsed = server::ParseRowDescription(ClientRowDescription());
+    SHOAL_CHECK(parsed.ok(), "{}", parsed.status().ToString());
+    return std::move(parsed).MoveValueUnsafe();
+  }();
+  return columns;
+}
+
 // One body per message kind for the parsers.
 std::vector<Input> Messages() {
   auto body = [](const std::string& m) { return m.substr(5); };
@@ -186,6 +219,29 @@ std::vector<Input> Messages() {
   v.push_back({"close", body(Target('C', 'P', "p")), 'C'});
   v.push_back({"execute", body(ExecuteMsg("p", 10)), 'E'});
   v.push_back({"query", body(Query("select 1")), 'Q'});
+  // What PgClient reads from a server (pg_result_builder.h): a RowDescription, a DataRow of the
+  // columns ClientColumns() describes, and an interval's text.
+  v.push_back({"row_description", ClientRowDescription(), 't'});
+  MessageWriter row;
+  const std::vector<std::string> values = {"t",
+                                           "-12",
+                                           "12345.67",
+                                           "2024-02-29",
+                                           "2024-01-02 03:04:05.5",
+                                           "2024-01-02 03:04:05+00",
+                                           "1 year 2 mons -3 days +04:05:06.5",
+                                           "\\x00ff",
+                                           "text",
+                                           "1.5e-07",
+                                           "NaN"};
+  row.Int16(static_cast<int16_t>(values.size() + 1));
+  for (const std::string& value : values) {
+    row.Int32(static_cast<int32_t>(value.size()));
+    row.Bytes(value);
+  }
+  row.Int32(-1);
+  v.push_back({"data_row", row.buffer(), 'r'});
+  v.push_back({"interval_text", "-1 years -2 mons +3 days -04:05:06.000001", 'i'});
   return v;
 }
 
@@ -240,6 +296,13 @@ Status ParseOne(const Input& in, const std::string& body) {
     case 'D': return server::ParseTargetMessage(body, "Describe").status();
     case 'C': return server::ParseTargetMessage(body, "Close").status();
     case 'E': return server::ParseExecuteMessage(body).status();
+    case 't': return server::ParseRowDescription(body).status();
+    case 'r': {
+      server::PgResultBuilder rows(ClientColumns());
+      SHOAL_RETURN_IF_ERROR(rows.AddDataRow(body));
+      return rows.Finish().status();
+    }
+    case 'i': return server::ParsePgIntervalText(body).status();
     default: return server::ParseQueryMessage(body).status();
   }
 }

@@ -10,12 +10,15 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <span>
 #include <sstream>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "shoal/cli/node_security_flags.h"
@@ -24,6 +27,7 @@
 #include "shoal/engine/in_process_workers.h"
 #include "shoal/engine/session_setup.h"
 #include "shoal/io/data_roots.h"
+#include "shoal/server/pg_client.h"
 
 namespace shoal::cli {
 
@@ -48,11 +52,50 @@ struct SqlArgs {
   engine::NodeSecurityOptions node_security;
   // --data-root DIR (repeatable): the only directories SQL may name files under
   std::vector<std::string> data_roots;
+  // A server to run the statements on instead: --host, --port, --user, --dbname (or a
+  // postgresql:// URL, as an argument or as --dbname), --sslmode, --sslrootcert,
+  // --password-file. The password itself never comes from the command line.
+  std::string url;
+  std::string host;
+  int port = 0;
+  std::string user;
+  std::string dbname;
+  std::string sslmode;
+  std::string sslrootcert;
+  std::string password_file;
+};
+
+// The engine in this process, or a server, as the shell's target.
+class LocalTarget final : public SqlTarget {
+ public:
+  explicit LocalTarget(engine::QueryRunner* runner) : runner_(runner) {}
+  Status Run(std::string_view sql,
+             const std::function<Status(const engine::QueryResult&)>& on_result) override {
+    return runner_->Run(sql, on_result);
+  }
+  void CancelRunning() override { runner_->CancelRunning(); }
+
+ private:
+  engine::QueryRunner* runner_;
+};
+
+class RemoteTarget final : public SqlTarget {
+ public:
+  explicit RemoteTarget(server::PgClient* client) : client_(client) {}
+  Status Run(std::string_view sql,
+             const std::function<Status(const engine::QueryResult&)>& on_result) override {
+    return client_->Run(sql, on_result);
+  }
+  void CancelRunning() override { client_->CancelRunning(); }
+
+ private:
+  server::PgClient* client_;
 };
 
 // Ctrl-C cancels the running statement, as in psql: the handler only sets a flag (all a signal
-// handler may safely do) and a watcher thread turns it into QueryRunner::CancelRunning(), whose
-// streams then fail with "canceling statement due to user request" (SQLSTATE 57014). The shell
+// handler may safely do) and a watcher thread turns it into SqlTarget::CancelRunning() (the
+// runner's, or a CancelRequest to the server), and the statement then fails with "canceling
+// statement due to user request" (SQLSTATE 57014). The shell
 // goes on; -c and -f stop with exit status 1 like any failed statement.
 // A mutable global on purpose: a signal handler can only reach global state, and a lock-free
 // std::atomic<bool> is what it may safely write.
@@ -68,7 +111,7 @@ class InterruptWatcher {
   /// `sticky` (scripts, -c, -f): once interrupted, every statement is cancelled as soon as it
   /// starts, so a Ctrl-C that lands between statements (or while --tpch generates data) still
   /// stops the script. Interactively a Ctrl-C at the prompt does nothing, as in psql.
-  InterruptWatcher(engine::QueryRunner* runner, bool sticky) : runner_(runner), sticky_(sticky) {
+  InterruptWatcher(SqlTarget* target, bool sticky) : target_(target), sticky_(sticky) {
     struct sigaction action {};
     action.sa_handler = OnInterrupt;
     sigemptyset(&action.sa_mask);
@@ -79,7 +122,7 @@ class InterruptWatcher {
       while (!stop_.load()) {
         if (g_interrupted.exchange(false) || (sticky_ && interrupted)) {
           interrupted = true;
-          runner_->CancelRunning();
+          target_->CancelRunning();
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
@@ -96,7 +139,7 @@ class InterruptWatcher {
   InterruptWatcher& operator=(const InterruptWatcher&) = delete;
 
  private:
-  engine::QueryRunner* runner_;
+  SqlTarget* target_;
   const bool sticky_;
   struct sigaction previous_ {};
   std::atomic<bool> stop_{false};
@@ -133,13 +176,13 @@ Status RunMetaCommand(const std::string& line, bool* timing, bool* quit) {
   return Status::InvalidArgument("invalid command {}", cmd);
 }
 
-Status RunSql(engine::QueryRunner& runner, const std::string& sql, SqlOutputFormat format,
-              bool timing, std::ostream& out, std::ostream& err) {
+Status RunSql(SqlTarget& target, const std::string& sql, SqlOutputFormat format, bool timing,
+              std::ostream& out, std::ostream& err) {
   if (Trim(sql).empty()) {
     return Status::OK();
   }
   auto start = std::chrono::steady_clock::now();
-  return runner.Run(sql, [&](const engine::QueryResult& result) {
+  return target.Run(sql, [&](const engine::QueryResult& result) {
     for (const std::string& notice : result.notices)
       err << "NOTICE:  " << notice << "\n";
     out << RenderSqlResult(result, format);
@@ -172,7 +215,7 @@ Result<std::string> ReadFile(const std::string& path) {
 
 // The interactive shell: statements end with ';' at the end of a line; meta-commands are lines of
 // their own. Errors are printed and the shell goes on.
-void RunInteractive(engine::QueryRunner& runner, SqlOutputFormat format) {
+void RunInteractive(SqlTarget& target, SqlOutputFormat format) {
   bool timing = false;
   bool quit = false;
   std::string buffer;
@@ -196,7 +239,7 @@ void RunInteractive(engine::QueryRunner& runner, SqlOutputFormat format) {
     }
     buffer += line + "\n";
     if (!trimmed.empty() && trimmed.back() == ';') {
-      Status st = RunSql(runner, buffer, format, timing, std::cout, std::cerr);
+      Status st = RunSql(target, buffer, format, timing, std::cout, std::cerr);
       if (!st.ok()) {
         PrintError(st, buffer, std::cerr);
       }
@@ -285,6 +328,13 @@ std::vector<std::pair<size_t, size_t>> SplitStatements(const std::string& sql) {
 Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
                     std::string* failed_sql, int* failed_line) {
+  LocalTarget target(&runner);
+  return RunSqlScript(target, script, format, timing, quit, out, err, failed_sql, failed_line);
+}
+
+Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputFormat format,
+                    bool* timing, bool* quit, std::ostream& out, std::ostream& err,
+                    std::string* failed_sql, int* failed_line) {
   int buffer_line = 1;  // the script's line where `buffer` starts
   auto lines_in = [](std::string_view text) {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
@@ -300,7 +350,7 @@ Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlO
   };
   auto run = [&](const std::string& sql) {
     if (failed_line == nullptr || Trim(sql).empty()) {
-      Status st = RunSql(runner, sql, format, *timing, out, err);
+      Status st = RunSql(target, sql, format, *timing, out, err);
       return st.ok() ? st : fail(st, sql, buffer_line);
     }
     // One statement at a time, split as psql's lexer splits them (at semicolons outside
@@ -308,7 +358,7 @@ Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlO
     // its LINE n counts from the statement's start, as psql reports errors of a file.
     for (const auto& [begin, end] : SplitStatements(sql)) {
       std::string text = sql.substr(begin, end - begin);
-      Status st = RunSql(runner, text, format, *timing, out, err);
+      Status st = RunSql(target, text, format, *timing, out, err);
       if (!st.ok()) {
         size_t last = text.find_last_not_of(" \t\r\n");
         int end_line =
@@ -345,9 +395,162 @@ Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlO
   return run(buffer);
 }
 
+namespace {
+
+// The flags that set up the engine in this process; with a server they have no meaning.
+constexpr const char* kLocalOnlyFlags[] = {"--tpch",
+                                           "--workers",
+                                           "--header",
+                                           "--worker-version",
+                                           "--shuffle-dir",
+                                           "--shuffle-workers",
+                                           "--data-root",
+                                           "--tls-cert",
+                                           "--tls-key",
+                                           "--tls-ca",
+                                           "--cluster-secret-file",
+                                           "--insecure"};
+constexpr const char* kServerOnlyFlags[] = {"--port",    "--user",        "--dbname",
+                                            "--sslmode", "--sslrootcert", "--password-file"};
+
+// True when the statements go to a server (--host, or a URL); refuses flags of the other mode.
+Result<bool> IsRemote(const CLI::App& cmd, const SqlArgs& args) {
+  const bool remote =
+      !args.host.empty() || !args.url.empty() || server::IsConnectionUri(args.dbname);
+  if (!args.url.empty() && !server::IsConnectionUri(args.url)) {
+    return Status::InvalidArgument(
+        "unexpected argument \"{}\": a server is named by a postgresql:// URL or --host", args.url);
+  }
+  const std::span<const char* const> other_mode =
+      remote ? std::span<const char* const>(kLocalOnlyFlags)
+             : std::span<const char* const>(kServerOnlyFlags);
+  for (const char* flag : other_mode) {
+    const CLI::Option* option = cmd.get_option_no_throw(flag);
+    if (option != nullptr && option->count() > 0) {
+      return remote ? Status::InvalidArgument(
+                          "{} sets up the engine in this process; with a server (--host or a "
+                          "URL) the server's own set-up applies",
+                          flag)
+                    : Status::InvalidArgument(
+                          "{} applies to a server: give --host or a postgresql:// URL", flag);
+    }
+  }
+  return remote;
+}
+
+// psql's prompt: on the terminal (not stdin, which may carry the script), without echo.
+Result<std::string> PromptPassword(const server::PgConnectOptions& options) {
+  int tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+  if (tty < 0) {
+    return Status::InvalidArgument(
+               "the server asks for a password and there is no terminal to ask it on")
+        .WithSqlState("28P01")
+        .WithHint("set PGPASSWORD, or put it in a password file (--password-file, ~/.pgpass)");
+  }
+  const std::string question = fmt::format("Password for user {}: ", options.user);
+  (void)!write(tty, question.data(), question.size());
+  termios old{};
+  const bool is_terminal = tcgetattr(tty, &old) == 0;
+  if (is_terminal) {
+    termios quiet = old;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    tcsetattr(tty, TCSAFLUSH, &quiet);
+  }
+  std::string password;
+  char c = 0;
+  while (read(tty, &c, 1) == 1 && c != '\n') {
+    password.push_back(c);
+  }
+  if (is_terminal) {
+    tcsetattr(tty, TCSAFLUSH, &old);
+  }
+  (void)!write(tty, "\n", 1);
+  close(tty);
+  if (!password.empty() && password.back() == '\r') {
+    password.pop_back();
+  }
+  return password;
+}
+
+// NoticeResponses as psql prints them, on stderr as they arrive.
+void PrintNotice(const server::PgNotice& notice) {
+  std::string text = fmt::format("{}:  {}\n", notice.severity, notice.message);
+  if (!notice.detail.empty()) {
+    text += fmt::format("DETAIL:  {}\n", notice.detail);
+  }
+  if (!notice.hint.empty()) {
+    text += fmt::format("HINT:  {}\n", notice.hint);
+  }
+  std::cerr << text << std::flush;
+}
+
+Result<std::unique_ptr<server::PgClient>> ConnectToServer(const SqlArgs& args) {
+  // Later sources override earlier ones: the environment, the URL, the flags.
+  SHOAL_ASSIGN_OR_RETURN(server::PgConnectOptions options, server::ConnectOptionsFromEnvironment());
+  if (!args.url.empty()) {
+    SHOAL_RETURN_IF_ERROR(server::ApplyConnectionUri(args.url, &options));
+  }
+  if (server::IsConnectionUri(args.dbname)) {
+    SHOAL_RETURN_IF_ERROR(server::ApplyConnectionUri(args.dbname, &options));
+  } else if (!args.dbname.empty()) {
+    options.dbname = args.dbname;
+  }
+  if (!args.host.empty()) {
+    options.host = args.host;
+  }
+  if (args.port != 0) {
+    if (args.port < 1 || args.port > 65535) {
+      return Status::InvalidArgument("invalid port number: \"{}\"", args.port);
+    }
+    options.port = args.port;
+  }
+  if (!args.user.empty()) {
+    options.user = args.user;
+  }
+  if (!args.sslmode.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(options.sslmode, server::ParseSslMode(args.sslmode));
+  }
+  if (!args.sslrootcert.empty()) {
+    options.sslrootcert = args.sslrootcert;
+  }
+  if (!args.password_file.empty()) {
+    options.password_file = args.password_file;
+  }
+  SHOAL_RETURN_IF_ERROR(server::FinishDefaults(&options));
+  SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<server::PgClient> client,
+                         server::PgClient::Connect(options, PromptPassword, PrintNotice));
+  // COPY ... TO STDOUT writes its rows to standard output, as psql does.
+  client->set_copy_data_handler([](std::string_view data) {
+    std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
+    return std::cout ? Status::OK() : Status::IoError("cannot write to standard output");
+  });
+  return client;
+}
+
+// The engine in this process: data roots, tables and the execution mode the flags ask for.
+Status SetUpLocal(const SqlArgs& args, engine::QueryRunner& runner) {
+  SHOAL_ASSIGN_OR_RETURN(io::DataRoots roots, io::DataRoots::Make(args.data_roots));
+  io::SetProcessDataRoots(std::move(roots));
+  engine::SessionSetup setup;
+  setup.tpch_scale = args.tpch_scale;
+  setup.workers = {args.workers, args.headers, args.worker_version};
+  setup.shuffle_dir = args.shuffle_dir;
+  setup.shuffle_workers = args.shuffle_workers;
+  const bool remote_workers =
+      (!args.workers.empty() && !engine::IsInProcessWorkers(args.workers)) ||
+      !args.shuffle_workers.empty();
+  if (remote_workers) {
+    SHOAL_RETURN_IF_ERROR(SetUpNodeSecurity(args.node_security, "shoal sql", /*what=*/""));
+  }
+  return engine::SetUpSession(setup, runner);
+}
+
+}  // namespace
+
 void RegisterSqlCommand(CLI::App& app) {
   auto args = std::make_shared<SqlArgs>();
-  CLI::App* cmd = app.add_subcommand("sql", "Run SQL on the local engine");
+  CLI::App* cmd =
+      app.add_subcommand("sql", "Run SQL on the local engine, or on a server (--host or a URL)");
   CLI::Option* c_opt = cmd->add_option("-c,--command", args->commands,
                                        "SQL (or a \\ meta-command) to run; repeatable");
   CLI::Option* f_opt =
@@ -376,42 +579,62 @@ void RegisterSqlCommand(CLI::App& app) {
                   "directory, on this node and on in-process workers (repeatable; default: "
                   "anywhere)")
       ->allow_extra_args(false);
+  cmd->add_option("url", args->url,
+                  "Run the statements on this server instead, as psql takes it: "
+                  "postgresql://[USER@]HOST[:PORT][/DBNAME][?sslmode=...]");
+  cmd->add_option("--host", args->host,
+                  "Run the statements on the server at this host (`shoal server` or "
+                  "PostgreSQL; a directory: its Unix socket) instead of in this process");
+  cmd->add_option("-p,--port", args->port, "The server's port (default: PGPORT, else 5432)");
+  cmd->add_option("-U,--user", args->user, "User name on the server (default: PGUSER, else yours)");
+  cmd->add_option("-d,--dbname", args->dbname,
+                  "Database on the server (default: the user name), or a postgresql:// URL");
+  cmd->add_option("--sslmode", args->sslmode,
+                  "TLS to the server: disable, allow, prefer (default), require, verify-ca, "
+                  "verify-full");
+  cmd->add_option("--sslrootcert", args->sslrootcert,
+                  "CA certificates (PEM) for verify-ca / verify-full (default "
+                  "~/.postgresql/root.crt)");
+  cmd->add_option("--password-file", args->password_file,
+                  "File of host:port:database:user:password lines, as ~/.pgpass (default: "
+                  "PGPASSFILE, else ~/.pgpass); else PGPASSWORD or a prompt. Never a flag");
   cmd->callback([args, cmd, c_opt, f_opt] {
     SqlOutputFormat format = args->format == "csv"    ? SqlOutputFormat::kCsv
                              : args->format == "json" ? SqlOutputFormat::kJson
                                                       : SqlOutputFormat::kTable;
-    engine::QueryRunner runner;
     const bool interactive = args->commands.empty() && args->files.empty() && isatty(STDIN_FILENO);
-    InterruptWatcher interrupts(&runner, /*sticky=*/!interactive);
-    if (Result<io::DataRoots> roots = io::DataRoots::Make(args->data_roots); roots.ok()) {
-      io::SetProcessDataRoots(std::move(roots).MoveValueUnsafe());
-    } else {
-      PrintError(roots.status(), "", std::cerr);
+    engine::QueryRunner runner;
+    std::unique_ptr<server::PgClient> client;
+    std::unique_ptr<SqlTarget> target;
+    Result<bool> remote = IsRemote(*cmd, *args);
+    if (!remote.ok()) {
+      PrintError(remote.status(), "", std::cerr);
       throw CLI::RuntimeError(1);
     }
-    engine::SessionSetup setup;
-    setup.tpch_scale = args->tpch_scale;
-    setup.workers = {args->workers, args->headers, args->worker_version};
-    setup.shuffle_dir = args->shuffle_dir;
-    setup.shuffle_workers = args->shuffle_workers;
-    const bool remote_workers =
-        (!args->workers.empty() && !engine::IsInProcessWorkers(args->workers)) ||
-        !args->shuffle_workers.empty();
-    if (remote_workers) {
-      if (Status st = SetUpNodeSecurity(args->node_security, "shoal sql", /*what=*/""); !st.ok()) {
+    if (*remote) {
+      Result<std::unique_ptr<server::PgClient>> connected = ConnectToServer(*args);
+      if (!connected.ok()) {
+        PrintError(connected.status(), "", std::cerr);
+        throw CLI::RuntimeError(1);
+      }
+      client = std::move(connected).MoveValueUnsafe();
+      target = std::make_unique<RemoteTarget>(client.get());
+    } else {
+      target = std::make_unique<LocalTarget>(&runner);
+    }
+    // Before the session is set up, so a Ctrl-C while --tpch generates data stops the script.
+    InterruptWatcher interrupts(target.get(), /*sticky=*/!interactive);
+    if (!*remote) {
+      if (Status st = SetUpLocal(*args, runner); !st.ok()) {
         PrintError(st, "", std::cerr);
         throw CLI::RuntimeError(1);
       }
-    }
-    if (Status st = engine::SetUpSession(setup, runner); !st.ok()) {
-      PrintError(st, "", std::cerr);
-      throw CLI::RuntimeError(1);
     }
     bool timing = false;
     bool quit = false;
     if (args->commands.empty() && args->files.empty()) {
       if (isatty(STDIN_FILENO)) {
-        RunInteractive(runner, format);
+        RunInteractive(*target, format);
         return;
       }
       args->files.emplace_back("-");
@@ -439,11 +662,11 @@ void RegisterSqlCommand(CLI::App& app) {
       int failed_line = 0;
       if (is_file) {
         auto script = ReadFile(text == "/dev/stdin" ? "-" : text);
-        st = script.ok() ? RunSqlScript(runner, *script, format, &timing, &quit, std::cout,
+        st = script.ok() ? RunSqlScript(*target, *script, format, &timing, &quit, std::cout,
                                         std::cerr, &failed_sql, &failed_line)
                          : script.status();
       } else {
-        st = RunSqlScript(runner, text, format, &timing, &quit, std::cout, std::cerr, &failed_sql);
+        st = RunSqlScript(*target, text, format, &timing, &quit, std::cout, std::cerr, &failed_sql);
       }
       if (!st.ok()) {
         std::cout.flush();

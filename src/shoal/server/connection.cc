@@ -347,13 +347,17 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
 Status Connection::SendCopyOut(Portal& portal, const sql::BoundStatement& bound) {
   SHOAL_ASSIGN_OR_RETURN(CopyOutOptions options, ParseCopyOutOptions(bound.copy_options));
   const auto& schema = *portal.cursor->schema();
-  out_.Begin('H');  // CopyOutResponse: text, every column text
-  out_.Byte(0);
+  const int16_t format = options.binary ? 1 : 0;
+  out_.Begin('H');  // CopyOutResponse: the format overall and of every column
+  out_.Byte(static_cast<uint8_t>(format));
   out_.Int16(static_cast<int16_t>(schema.num_fields()));
   for (int c = 0; c < schema.num_fields(); ++c) {
-    out_.Int16(0);
+    out_.Int16(format);
   }
   out_.End();
+  if (options.binary) {
+    return SendCopyOutBinary(portal);
+  }
   std::string line;
   auto send_line = [&]() {
     line.push_back('\n');
@@ -399,6 +403,40 @@ Status Connection::SendCopyOut(Portal& portal, const sql::BoundStatement& bound)
     rows += batch->num_rows();
     SHOAL_RETURN_IF_ERROR(MaybeFlush());
   }
+  WriteEmptyMessage(out_, 'c');  // CopyDone
+  WriteCommandComplete(out_, fmt::format("COPY {}", rows));
+  return Status::OK();
+}
+
+Status Connection::SendCopyOutBinary(Portal& portal) {
+  // As PostgreSQL sends it: the header travels with the first row, one CopyData per row, the
+  // trailer in a CopyData of its own.
+  std::string data;
+  AppendCopyBinaryHeader(&data);
+  auto send_data = [&]() {
+    out_.Begin('d');
+    out_.Bytes(data);
+    out_.End();
+    data.clear();
+  };
+  int64_t rows = 0;
+  for (;;) {
+    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, portal.cursor->Next());
+    if (batch == nullptr) {
+      break;
+    }
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      AppendCopyBinaryTuple(*batch, r, &data);
+      send_data();
+      if ((r & 255) == 255) {
+        SHOAL_RETURN_IF_ERROR(MaybeFlush());
+      }
+    }
+    rows += batch->num_rows();
+    SHOAL_RETURN_IF_ERROR(MaybeFlush());
+  }
+  AppendCopyBinaryTrailer(&data);
+  send_data();
   WriteEmptyMessage(out_, 'c');  // CopyDone
   WriteCommandComplete(out_, fmt::format("COPY {}", rows));
   return Status::OK();

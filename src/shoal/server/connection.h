@@ -163,9 +163,11 @@ class Connection {
 
   // Binds a prepared statement (parameters from `bind`, or NULLs of unknown type for Describe).
   Result<sql::BoundStatement> BindPrepared(const Prepared& prepared, const BindMessage* bind);
-  // COPY ... TO STDOUT: CopyOutResponse, one CopyData per row (text or csv), CopyDone and
+  // COPY ... TO STDOUT: CopyOutResponse, one CopyData per row (text, csv or binary), CopyDone and
   // CommandComplete "COPY n", from the portal's open cursor.
   Status SendCopyOut(Portal& portal, const sql::BoundStatement& bound);
+  // FORMAT binary: the header, one tuple per row and the trailer (copy_out_format.h).
+  Status SendCopyOutBinary(Portal& portal);
   // Writes up to `max_rows` rows (0: all) of `portal`; true when its result is complete.
   Result<bool> SendRows(Portal& portal, int64_t max_rows);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shoal/server/pg_types.h"
+
 namespace shoal::server {
 
 Result<CopyOutOptions> ParseCopyOutOptions(
@@ -33,9 +35,7 @@ Result<CopyOutOptions> ParseCopyOutOptions(
         o.delimiter = ',';
         o.null_text = "";
       } else if (value == "binary") {
-        return Status::NotImplemented("COPY TO STDOUT in binary format is not supported yet")
-            .WithSqlState("0A000")
-            .WithHint("use FORMAT text or FORMAT csv");
+        o.binary = true;
       } else if (value != "text") {
         return Status::InvalidArgument("COPY format \"{}\" not recognized", value)
             .WithSqlState("22023");
@@ -45,6 +45,13 @@ Result<CopyOutOptions> ParseCopyOutOptions(
   for (const auto& [name, value] : options) {
     if (name == "format") {
       continue;
+    }
+    if (o.binary && (name == "delimiter" || name == "null" || name == "header")) {
+      // PostgreSQL's words: "cannot specify DELIMITER in BINARY mode".
+      std::string upper = name;
+      std::transform(upper.begin(), upper.end(), upper.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      return Status::SyntaxError("cannot specify {} in BINARY mode", upper);
     }
     if (name == "delimiter") {
       SHOAL_ASSIGN_OR_RETURN(o.delimiter, one_char("delimiter", value));
@@ -109,6 +116,54 @@ void AppendCopyField(const CopyOutOptions& o, std::string_view value, bool is_nu
     out->push_back(c);
   }
   out->push_back(o.quote);
+}
+
+namespace {
+
+void PutCopyInt16(std::string* out, int16_t v) {
+  auto u = static_cast<uint16_t>(v);
+  out->push_back(static_cast<char>(u >> 8));
+  out->push_back(static_cast<char>(u & 0xFF));
+}
+
+void PutCopyInt32(std::string* out, int32_t v) {
+  auto u = static_cast<uint32_t>(v);
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((u >> shift) & 0xFF));
+  }
+}
+
+}  // namespace
+
+void AppendCopyBinaryHeader(std::string* out) {
+  static constexpr char kSignature[] = "PGCOPY\n\377\r\n";  // and its terminating NUL
+  out->append(kSignature, sizeof(kSignature));
+  PutCopyInt32(out, 0);  // flags: no OIDs
+  PutCopyInt32(out, 0);  // header extension length
+}
+
+void AppendCopyBinaryTuple(const columnar::RecordBatch& batch, int64_t row, std::string* out) {
+  const int n = batch.num_columns();
+  PutCopyInt16(out, static_cast<int16_t>(n));
+  for (int c = 0; c < n; ++c) {
+    const columnar::Array& column = *batch.column(c);
+    if (column.IsNull(row)) {
+      PutCopyInt32(out, -1);
+      continue;
+    }
+    const size_t length_at = out->size();
+    PutCopyInt32(out, 0);
+    AppendBinaryValue(column, row, out);
+    const auto length = static_cast<uint32_t>(out->size() - length_at - 4);
+    for (int k = 0; k < 4; ++k) {
+      (*out)[length_at + static_cast<size_t>(k)] =
+          static_cast<char>((length >> (24 - 8 * k)) & 0xFF);
+    }
+  }
+}
+
+void AppendCopyBinaryTrailer(std::string* out) {
+  PutCopyInt16(out, -1);
 }
 
 }  // namespace shoal::server

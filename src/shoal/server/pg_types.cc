@@ -122,6 +122,11 @@ void AppendBinary(const Array& array, int64_t i, std::string* out) {
 
 }  // namespace
 
+void AppendBinaryValue(const Array& array, int64_t i, std::string* out) {
+  const Array& values = Resolve(array, &i);
+  AppendBinary(values, i, out);
+}
+
 PgType PgTypeOf(const DataType& type) {
   switch (type.id()) {
     case TypeId::kBoolean: return {pg_oid::kBool, 1, -1};

@@ -57,6 +57,10 @@ Status CheckResultFormats(const std::vector<int16_t>& formats, int num_columns);
 void WriteDataRows(MessageWriter& out, const columnar::RecordBatch& batch, int64_t begin,
                    int64_t end, const std::vector<int16_t>& formats);
 
+/// Appends the binary form (the type's send function, as in a DataRow of binary format) of valid
+/// element i of `array`; dictionaries are looked through.
+void AppendBinaryValue(const columnar::Array& array, int64_t i, std::string* out);
+
 /// A parameter value of a Bind message as the binder takes it (sql/session.h): `oid` is the type
 /// the client declared in Parse (0: unknown), `format` 0 (text) or 1 (binary). Binary values are
 /// decoded as PostgreSQL's receive functions read them and turned into their text form; a binary

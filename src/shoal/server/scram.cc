@@ -20,20 +20,6 @@ Status Malformed(std::string_view what) {
   return Status::InvalidArgument("malformed SCRAM message: {}", what).WithSqlState("08P01");
 }
 
-std::string Hmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
-  return std::string(reinterpret_cast<char*>(out), len);
-}
-
-std::string Sha256(std::string_view data) {
-  unsigned char out[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), out);
-  return std::string(reinterpret_cast<char*>(out), SHA256_DIGEST_LENGTH);
-}
-
 // Splits "a=x,b=y" into attributes; each must be one letter, '=' and a value.
 Result<std::vector<std::pair<char, std::string>>> Attributes(std::string_view text) {
   std::vector<std::pair<char, std::string>> out;
@@ -115,6 +101,37 @@ Result<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
+  return std::string(reinterpret_cast<char*>(out), len);
+}
+
+std::string Sha256(std::string_view data) {
+  unsigned char out[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), out);
+  return std::string(reinterpret_cast<char*>(out), SHA256_DIGEST_LENGTH);
+}
+
+Result<std::string> ScramSaltedPassword(std::string_view password, std::string_view salt,
+                                        int iterations) {
+  if (iterations < 1) {
+    return Status::InvalidArgument("SCRAM iteration count must be positive, got {}", iterations);
+  }
+  unsigned char salted[SHA256_DIGEST_LENGTH];
+  if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()),
+                        reinterpret_cast<const unsigned char*>(salt.data()),
+                        static_cast<int>(salt.size()), iterations, EVP_sha256(), sizeof(salted),
+                        salted) != 1) {
+    return Status::Internal("PBKDF2 failed");
+  }
+  std::string out(reinterpret_cast<char*>(salted), sizeof(salted));
+  OPENSSL_cleanse(salted, sizeof(salted));
+  return out;
+}
+
 Result<std::string> RandomBytes(size_t n) {
   std::string out(n, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
@@ -125,26 +142,17 @@ Result<std::string> RandomBytes(size_t n) {
 
 Result<ScramVerifier> ScramVerifier::FromPassword(std::string_view password, std::string salt,
                                                   int iterations) {
-  if (iterations < 1) {
-    return Status::InvalidArgument("SCRAM iteration count must be positive, got {}", iterations);
-  }
   if (salt.empty()) {
     SHOAL_ASSIGN_OR_RETURN(salt, RandomBytes(16));
   }
-  unsigned char salted[SHA256_DIGEST_LENGTH];
-  if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()),
-                        reinterpret_cast<const unsigned char*>(salt.data()),
-                        static_cast<int>(salt.size()), iterations, EVP_sha256(), sizeof(salted),
-                        salted) != 1) {
-    return Status::Internal("PBKDF2 failed");
-  }
-  std::string salted_password(reinterpret_cast<char*>(salted), sizeof(salted));
+  SHOAL_ASSIGN_OR_RETURN(std::string salted_password,
+                         ScramSaltedPassword(password, salt, iterations));
   ScramVerifier v;
   v.iterations = iterations;
   v.salt = std::move(salt);
-  v.stored_key = Sha256(Hmac(salted_password, "Client Key"));
-  v.server_key = Hmac(salted_password, "Server Key");
-  OPENSSL_cleanse(salted, sizeof(salted));
+  v.stored_key = Sha256(HmacSha256(salted_password, "Client Key"));
+  v.server_key = HmacSha256(salted_password, "Server Key");
+  OPENSSL_cleanse(salted_password.data(), salted_password.size());
   return v;
 }
 
@@ -266,7 +274,7 @@ Result<std::string> ScramExchange::ServerFinal(std::string_view client_final) {
   }
   const std::string auth_message =
       client_first_bare_ + "," + server_first_ + "," + std::string(without_proof);
-  const std::string client_signature = Hmac(verifier_.stored_key, auth_message);
+  const std::string client_signature = HmacSha256(verifier_.stored_key, auth_message);
   std::string client_key(SHA256_DIGEST_LENGTH, '\0');
   for (size_t i = 0; i < client_key.size(); ++i) {
     client_key[i] = static_cast<char>((*proof)[i] ^ client_signature[i]);
@@ -275,7 +283,7 @@ Result<std::string> ScramExchange::ServerFinal(std::string_view client_final) {
   if (CRYPTO_memcmp(computed.data(), verifier_.stored_key.data(), computed.size()) != 0) {
     return Status::InvalidArgument("password authentication failed").WithSqlState("28P01");
   }
-  return "v=" + Base64Encode(Hmac(verifier_.server_key, auth_message));
+  return "v=" + Base64Encode(HmacSha256(verifier_.server_key, auth_message));
 }
 
 }  // namespace shoal::server

@@ -19,6 +19,14 @@ Result<std::string> Base64Decode(std::string_view text);
 /// `n` random bytes from the operating system's generator.
 Result<std::string> RandomBytes(size_t n);
 
+// The building blocks of SCRAM-SHA-256, shared by the server's exchange (below) and the client's
+// (scram_client.h).
+std::string HmacSha256(std::string_view key, std::string_view data);
+std::string Sha256(std::string_view data);
+/// Hi(password, salt, iterations) of RFC 5802: PBKDF2-HMAC-SHA-256, 32 bytes.
+Result<std::string> ScramSaltedPassword(std::string_view password, std::string_view salt,
+                                        int iterations);
+
 /// What the server keeps for a user: never the password, only what checks a proof of it.
 struct ScramVerifier {
   int iterations = 4096;
