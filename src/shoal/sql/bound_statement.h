@@ -36,6 +36,12 @@ enum class StatementKind : uint8_t {
   kCopy,
   kCreateIndex,  // CREATE [UNIQUE] INDEX: register `index` (a unique one is checked first)
   kDropIndex,    // DROP INDEX [IF EXISTS] `drop_objects`
+  // DELETE FROM `target`: `plan` yields the rows kept (null: none, DELETE without WHERE)
+  kDelete,
+  // UPDATE `target`: `plan` yields every row, new values in place, and a last boolean column
+  // telling which rows matched
+  kUpdate,
+  kAlterTable,  // ALTER TABLE `object_name` `alter`
 };
 
 const char* StatementKindName(StatementKind kind);
@@ -56,7 +62,7 @@ struct BoundStatement {
   std::string schema_name;
   std::string object_name;
   columnar::SchemaPtr table_schema;  // kCreateTable / kCreateTableAs / kInsert (the target's)
-  TableEntry target;                 // kInsert
+  TableEntry target;                 // kInsert, kDelete, kUpdate
   bool if_not_exists = false;
   bool or_replace = false;
   ViewEntry view;                   // kCreateView
