@@ -499,7 +499,78 @@ Result<QueryResult> QueryRunner::ExecuteChange(const sql::BoundStatement& statem
 }
 
 Result<QueryResult> QueryRunner::ExecuteAlter(const sql::BoundStatement& statement) {
-  return Status::NotImplemented("{} is not supported yet", statement.text).WithSqlState("0A000");
+  auto& catalog = *session_->catalog();
+  QueryResult result;
+  result.command_tag = statement.alter_tag;
+  if (statement.skip) {
+    result.notices.push_back(statement.notice);
+    return result;
+  }
+  const std::string& schema = statement.schema_name;
+  const std::string& name = statement.object_name;
+  switch (statement.alter_action) {
+    case sql::AlterAction::kRenameTable:
+      SHOAL_RETURN_IF_ERROR(catalog.RenameRelation(schema, name, statement.new_name));
+      return result;
+    case sql::AlterAction::kRenameColumn: {
+      const io::TableStoragePtr& storage = statement.target.storage;
+      SHOAL_RETURN_IF_ERROR(catalog.CheckNoDependentViews(
+          schema, name, fmt::format("rename column {} of table {}", statement.column_name, name)));
+      std::lock_guard<std::mutex> write(storage->write_mutex());
+      const columnar::SchemaPtr old = storage->schema();
+      std::vector<columnar::Field> fields = old->fields();
+      bool found = false;
+      for (auto& f : fields) {
+        if (f.name == statement.new_name)
+          return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists",
+                                       statement.new_name, name)
+              .WithSqlState("42701");
+        if (f.name == statement.column_name) {
+          f.name = statement.new_name;
+          found = true;
+        }
+      }
+      if (!found)
+        return Status::NotFound("column \"{}\" does not exist", statement.column_name)
+            .WithSqlState("42703");
+      SHOAL_RETURN_IF_ERROR(
+          storage->Rename(std::make_shared<const columnar::Schema>(std::move(fields))));
+      SHOAL_RETURN_IF_ERROR(
+          catalog.RenameIndexColumn(schema, name, statement.column_name, statement.new_name));
+      return result;
+    }
+    case sql::AlterAction::kAddColumn: {
+      const io::TableStoragePtr& storage = statement.target.storage;
+      // A view's text may say `SELECT *`, which would then grow a column.
+      SHOAL_RETURN_IF_ERROR(catalog.CheckNoDependentViews(
+          schema, name, fmt::format("add a column to table {}", name)));
+      std::lock_guard<std::mutex> write(storage->write_mutex());
+      const io::TableProviderPtr current = storage->Snapshot();
+      if (current->schema()->FieldIndex(statement.new_column.name))
+        return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists",
+                                     statement.new_column.name, name)
+            .WithSqlState("42701");
+      const Rescan rescan{statement.target.provider, current};
+      SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan, &rescan));
+      std::vector<columnar::Field> fields = current->schema()->fields();
+      fields.push_back(statement.new_column);
+      auto schema_after = std::make_shared<const columnar::Schema>(std::move(fields));
+      std::vector<columnar::RecordBatchPtr> batches;
+      for (const auto& b : rows.batches) {
+        if (b->num_rows() > 0)
+          batches.push_back(columnar::RecordBatch::Make(schema_after, b->num_rows(), b->columns()));
+      }
+      Status replaced = ReplaceChecked(name, catalog.IndexesOf(schema, name), storage.get(),
+                                       std::move(batches), schema_after);
+      if (!replaced.ok() && replaced.sqlstate() == "23502")
+        return Status::InvalidArgument("column \"{}\" of relation \"{}\" contains null values",
+                                       statement.new_column.name, name)
+            .WithSqlState("23502");
+      SHOAL_RETURN_IF_ERROR(replaced);
+      return result;
+    }
+  }
+  return Status::Internal("unknown ALTER TABLE action");
 }
 
 Result<io::TableProviderPtr> MakeExternalTable(const sql::BoundStatement& statement) {

@@ -179,8 +179,9 @@ std::vector<const sql::IndexEntry*> UniqueIndexes(const std::vector<sql::IndexEn
 }  // namespace
 
 Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
-                      io::TableStorage* table, std::vector<RecordBatchPtr> batches) {
-  const columnar::SchemaPtr schema = table->schema();
+                      io::TableStorage* table, std::vector<RecordBatchPtr> batches,
+                      columnar::SchemaPtr new_schema) {
+  const columnar::SchemaPtr schema = new_schema != nullptr ? new_schema : table->schema();
   SHOAL_RETURN_IF_ERROR(CheckNotNull(name, *schema, batches));
   std::vector<const sql::IndexEntry*> unique = UniqueIndexes(indexes);
   std::vector<std::unique_lock<std::mutex>> locks;
@@ -203,7 +204,7 @@ Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry
     }
     fresh.push_back(std::move(grouper));
   }
-  Status replaced = table->Replace(std::move(batches));
+  Status replaced = table->Replace(std::move(batches), new_schema);
   for (size_t i = 0; i < unique.size(); ++i) {
     if (replaced.ok())
       StateOf(*unique[i])->keys = std::move(fresh[i]);

@@ -42,7 +42,9 @@ Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>
 
 /// DELETE / UPDATE of the table `name`: `batches` are all its new rows; they are checked as
 /// AppendChecked does (as a whole, not against the old rows), then replace the table's rows.
+/// With a `schema` the rows have new columns (ALTER TABLE ... ADD COLUMN).
 Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
-                      io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches);
+                      io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches,
+                      columnar::SchemaPtr schema = nullptr);
 
 }  // namespace shoal::engine

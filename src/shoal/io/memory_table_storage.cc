@@ -71,10 +71,12 @@ Status MemoryTableStorage::Append(std::vector<columnar::RecordBatchPtr> batches)
   return Status::OK();
 }
 
-Status MemoryTableStorage::Replace(std::vector<columnar::RecordBatchPtr> batches) {
+Status MemoryTableStorage::Replace(std::vector<columnar::RecordBatchPtr> batches,
+                                   columnar::SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(mutex_);
-  SHOAL_ASSIGN_OR_RETURN(
-      table_, MemoryTable::Make(table_->schema(), Relabel(table_->schema(), std::move(batches))));
+  if (schema == nullptr)
+    schema = table_->schema();
+  SHOAL_ASSIGN_OR_RETURN(table_, MemoryTable::Make(schema, Relabel(schema, std::move(batches))));
   return Status::OK();
 }
 

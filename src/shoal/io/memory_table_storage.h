@@ -21,7 +21,9 @@ class MemoryTableStorage final : public TableStorage {
   TableProviderPtr Snapshot() const override;
   int64_t num_rows() const override;
   Status Append(std::vector<columnar::RecordBatchPtr> batches) override;
-  Status Replace(std::vector<columnar::RecordBatchPtr> batches) override;
+  using TableStorage::Replace;
+  Status Replace(std::vector<columnar::RecordBatchPtr> batches,
+                 columnar::SchemaPtr schema) override;
   Status Rename(columnar::SchemaPtr schema) override;
 
  private:

@@ -188,7 +188,7 @@ TableManifest ParquetDirectoryStorage::manifest() const {
 }
 
 Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::WriteFile(
-    const std::vector<RecordBatchPtr>& batches, int64_t version) {
+    const std::vector<RecordBatchPtr>& batches, int64_t version, const SchemaPtr& schema) {
   int64_t rows = 0;
   for (const auto& b : batches)
     rows += b->num_rows();
@@ -199,13 +199,13 @@ Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStora
   options.durable = true;
   options.threads = 1;
   SHOAL_ASSIGN_OR_RETURN(auto writer,
-                         parquet::ParquetWriter::Open(directory_ + "/" + name, schema_, options));
+                         parquet::ParquetWriter::Open(directory_ + "/" + name, schema, options));
   for (const auto& b : batches) {
     if (b->num_rows() == 0)
       continue;
-    if (b->num_columns() != schema_->num_fields())
+    if (b->num_columns() != schema->num_fields())
       return Status::Internal("writing {} columns into a table of {}", b->num_columns(),
-                              schema_->num_fields());
+                              schema->num_fields());
     Status written = writer->WriteBatch(b);
     if (!written.ok()) {
       writer->Abort();
@@ -219,11 +219,11 @@ Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStora
     return loaded.status();
   }
   for (size_t c = 0; c < (*loaded)->info.columns.size(); ++c) {
-    if ((*loaded)->info.columns[c].type != schema_->field(static_cast<int>(c)).type) {
+    if ((*loaded)->info.columns[c].type != schema->field(static_cast<int>(c)).type) {
       (*loaded)->obsolete = true;
       return Status::Internal("column {} was written as {} but the table stores {}", c,
                               (*loaded)->info.columns[c].type.ToString(),
-                              schema_->field(static_cast<int>(c)).type.ToString());
+                              schema->field(static_cast<int>(c)).type.ToString());
     }
   }
   return loaded;
@@ -257,7 +257,7 @@ Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFil
 
 Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
-  SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1));
+  SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, schema_));
   if (file == nullptr)
     return Status::OK();
   std::vector<std::shared_ptr<DataFile>> files = files_;
@@ -268,13 +268,17 @@ Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
   return committed;
 }
 
-Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches) {
+Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
-  SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1));
+  SchemaPtr stored = schema_;
+  if (schema != nullptr) {
+    SHOAL_ASSIGN_OR_RETURN(stored, StoredSchema(schema));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, stored));
   std::vector<std::shared_ptr<DataFile>> files;
   if (file != nullptr)
     files.push_back(file);
-  Status committed = CommitLocked(std::move(files), schema_);
+  Status committed = CommitLocked(std::move(files), stored);
   if (!committed.ok() && file != nullptr)
     file->obsolete = true;
   return committed;

@@ -46,7 +46,9 @@ class ParquetDirectoryStorage final : public TableStorage {
   TableProviderPtr Snapshot() const override;
   int64_t num_rows() const override;
   Status Append(std::vector<columnar::RecordBatchPtr> batches) override;
-  Status Replace(std::vector<columnar::RecordBatchPtr> batches) override;
+  using TableStorage::Replace;
+  Status Replace(std::vector<columnar::RecordBatchPtr> batches,
+                 columnar::SchemaPtr schema) override;
   Status Rename(columnar::SchemaPtr schema) override;
 
   /// DROP TABLE: the manifest goes now, the data files and the directory when no snapshot reads
@@ -64,7 +66,7 @@ class ParquetDirectoryStorage final : public TableStorage {
 
   // Writes `batches` as a new data file (none when they hold no rows).
   Result<std::shared_ptr<DataFile>> WriteFile(const std::vector<columnar::RecordBatchPtr>& batches,
-                                              int64_t version);
+                                              int64_t version, const columnar::SchemaPtr& schema);
   // Replaces the manifest by `files` at the next version and makes it current.
   Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files, columnar::SchemaPtr schema);
   Result<std::shared_ptr<DataFile>> LoadFile(const std::string& name, int64_t rows);

@@ -41,8 +41,13 @@ class TableStorage {
   virtual int64_t num_rows() const = 0;
   /// Adds rows (columns of schema()'s types, in its order) as one commit.
   virtual Status Append(std::vector<columnar::RecordBatchPtr> batches) = 0;
-  /// Replaces every row by `batches` as one commit.
-  virtual Status Replace(std::vector<columnar::RecordBatchPtr> batches) = 0;
+  /// Replaces every row by `batches` as one commit; with a `schema`, the columns too (ALTER TABLE
+  /// ... ADD COLUMN: the rows have the new column).
+  virtual Status Replace(std::vector<columnar::RecordBatchPtr> batches,
+                         columnar::SchemaPtr schema) = 0;
+  Status Replace(std::vector<columnar::RecordBatchPtr> batches) {
+    return Replace(std::move(batches), nullptr);
+  }
   /// DROP TABLE, after the catalog forgot the table: release what it holds outside the process
   /// (files go once no snapshot reads them).
   virtual void Drop() {}

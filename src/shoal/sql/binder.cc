@@ -185,6 +185,8 @@ Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
     case PgNode::kInsertStmt: return BindInsert(node.insert_stmt());
     case PgNode::kDeleteStmt: return BindDelete(node.delete_stmt());
     case PgNode::kUpdateStmt: return BindUpdate(node.update_stmt());
+    case PgNode::kRenameStmt: return BindRename(node.rename_stmt());
+    case PgNode::kAlterTableStmt: return BindAlterTable(node.alter_table_stmt());
     case PgNode::kViewStmt: return BindCreateView(node.view_stmt());
     case PgNode::kIndexStmt: return BindCreateIndex(node.index_stmt());
     case PgNode::kDropStmt: return BindDrop(node.drop_stmt());

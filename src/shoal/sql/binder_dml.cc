@@ -230,3 +230,154 @@ Result<BoundStatement> StatementBinder::BindUpdate(const pg_query::UpdateStmt& s
 }
 
 }  // namespace shoal::sql::internal
+
+namespace shoal::sql::internal {
+
+Result<BoundStatement> StatementBinder::BindRename(const pg_query::RenameStmt& s) {
+  BoundStatement out;
+  out.kind = StatementKind::kAlterTable;
+  const bool view = s.rename_type() == pg_query::OBJECT_VIEW;
+  out.alter_tag = view ? "ALTER VIEW" : "ALTER TABLE";
+  if (s.rename_type() == pg_query::OBJECT_TABLE || view) {
+    out.alter_action = AlterAction::kRenameTable;
+  } else if (s.rename_type() == pg_query::OBJECT_COLUMN &&
+             s.relation_type() == pg_query::OBJECT_TABLE) {
+    out.alter_action = AlterAction::kRenameColumn;
+  } else {
+    return Status::NotImplemented("this ALTER ... RENAME is not supported")
+        .WithSqlState("0A000")
+        .WithHint("Shoal renames tables (ALTER TABLE ... RENAME [COLUMN]) and views.");
+  }
+  out.schema_name =
+      s.relation().schemaname().empty() ? std::string(kDefaultSchema) : s.relation().schemaname();
+  out.object_name = s.relation().relname();
+  out.new_name = s.newname();
+  out.column_name = s.subname();
+  out.if_exists = s.missing_ok();
+  auto object = catalog_.Lookup(out.schema_name, out.object_name);
+  if (!object.ok()) {
+    if (out.if_exists) {
+      out.skip = true;
+      out.notice = fmt::format("relation \"{}\" does not exist, skipping", out.object_name);
+      return out;
+    }
+    return At(object.status(), s.relation().location());
+  }
+  if (view && !object->view)
+    return At(Status::InvalidArgument("\"{}\" is not a view", out.object_name)
+                  .WithSqlState("42809")
+                  .WithHint("Use ALTER TABLE instead."),
+              s.relation().location());
+  if (object->table)
+    out.target = *object->table;
+  if (out.alter_action == AlterAction::kRenameColumn) {
+    if (!object->table || object->table->storage == nullptr)
+      return At(Status::NotImplemented("cannot rename a column of \"{}\"", out.object_name)
+                    .WithSqlState("0A000")
+                    .WithHint("Only tables made by CREATE TABLE [AS] can be altered; an external "
+                              "table takes its columns from its files."),
+                s.relation().location());
+    const Schema& schema = *object->table->provider->schema();
+    if (!schema.FieldIndex(out.column_name))
+      return Status::NotFound("column \"{}\" does not exist", out.column_name)
+          .WithSqlState("42703");
+    if (schema.FieldIndex(out.new_name))
+      return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists", out.new_name,
+                                   out.object_name)
+          .WithSqlState("42701");
+  }
+  return out;
+}
+
+Result<BoundStatement> StatementBinder::BindAlterTable(const pg_query::AlterTableStmt& s) {
+  BoundStatement out;
+  out.kind = StatementKind::kAlterTable;
+  out.alter_tag = "ALTER TABLE";
+  out.schema_name =
+      s.relation().schemaname().empty() ? std::string(kDefaultSchema) : s.relation().schemaname();
+  out.object_name = s.relation().relname();
+  if (s.objtype() != pg_query::OBJECT_TABLE || s.cmds_size() != 1 ||
+      s.cmds(0).alter_table_cmd().subtype() != pg_query::AT_AddColumn)
+    return Status::NotImplemented("this form of ALTER TABLE is not supported")
+        .WithSqlState("0A000")
+        .WithHint(
+            "Shoal runs ALTER TABLE ... RENAME TO, RENAME COLUMN and ADD COLUMN, one per "
+            "statement.");
+  const auto& cmd = s.cmds(0).alter_table_cmd();
+  auto object = catalog_.Lookup(out.schema_name, out.object_name);
+  if (!object.ok() && s.missing_ok()) {
+    out.skip = true;
+    out.notice = fmt::format("relation \"{}\" does not exist, skipping", out.object_name);
+    return out;
+  }
+  SHOAL_ASSIGN_OR_RETURN(out.target, DmlTarget(s.relation(), "alter"));
+  const Schema& schema = *out.target.provider->schema();
+  const auto& def = cmd.def().column_def();
+  out.alter_action = AlterAction::kAddColumn;
+  if (schema.FieldIndex(def.colname())) {
+    if (cmd.missing_ok()) {
+      out.skip = true;
+      out.notice = fmt::format("column \"{}\" of relation \"{}\" already exists, skipping",
+                               def.colname(), out.object_name);
+      return out;
+    }
+    return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists", def.colname(),
+                                 out.object_name)
+        .WithSqlState("42701");
+  }
+  SHOAL_ASSIGN_OR_RETURN(DataType type, ResolveTypeName(def.type_name()));
+  bool not_null = def.is_not_null();
+  PgNode default_value;
+  default_value.mutable_a_const()->set_isnull(true);
+  if (def.has_raw_default())
+    default_value = def.raw_default();
+  for (const auto& c : def.constraints()) {
+    switch (c.constraint().contype()) {
+      case pg_query::CONSTR_NOTNULL: not_null = true; break;
+      case pg_query::CONSTR_NULL: break;
+      case pg_query::CONSTR_DEFAULT: default_value = c.constraint().raw_expr(); break;
+      default:
+        return Status::NotImplemented("ADD COLUMN with this constraint is not supported")
+            .WithSqlState("0A000")
+            .WithHint("Add the column, then CREATE UNIQUE INDEX for a unique key.");
+    }
+  }
+  out.new_column = Field(def.colname(), type, !not_null);
+  // The default is a value of its own: checked alone first, so that it cannot read the row.
+  {
+    PgNode alone;
+    *alone.mutable_select_stmt()->add_target_list() = Target(default_value);
+    SHOAL_RETURN_IF_ERROR(BindQuery(alone, nullptr, nullptr).status());
+  }
+  // SELECT *, <default> FROM t: the rows with the new column.
+  PgNode select;
+  auto* stmt = select.mutable_select_stmt();
+  *stmt->add_target_list() = Target(Star());
+  *stmt->add_target_list() = Target(default_value);
+  *stmt->add_from_clause()->mutable_range_var() = s.relation();
+  SHOAL_ASSIGN_OR_RETURN(QueryResult q, BindQuery(select, nullptr, nullptr));
+  const size_t n = static_cast<size_t>(schema.num_fields());
+  auto project = NewNode(LogicalKind::kProject);
+  for (size_t i = 0; i <= n; ++i) {
+    const ColumnInfo& c = q.plan->output[i];
+    ExprPtr e = MakeColumnRef(c.id, c.name, c.type, c.nullable);
+    std::string name = i < n ? schema.field(static_cast<int>(i)).name : def.colname();
+    if (i == n) {
+      if (c.type != type && !CanImplicitCast(c.type, type) &&
+          !(IsNumeric(c.type) && IsNumeric(type)) && c.type.id() != TypeId::kUtf8 &&
+          c.type.id() != TypeId::kNull)
+        return Status::TypeError("column \"{}\" is of type {} but default expression is of type {}",
+                                 def.colname(), SqlTypeName(type), SqlTypeName(c.type))
+            .WithSqlState("42804")
+            .WithHint("You will need to rewrite or cast the expression.");
+      SHOAL_ASSIGN_OR_RETURN(e, Coerce(e, type));
+    }
+    project->exprs.push_back(e);
+    project->output.push_back({NewId(), name, "", e->type, e->nullable});
+  }
+  project->children.push_back(q.plan);
+  out.plan = project;
+  return out;
+}
+
+}  // namespace shoal::sql::internal

@@ -46,6 +46,13 @@ enum class StatementKind : uint8_t {
 
 const char* StatementKindName(StatementKind kind);
 
+/// What an ALTER TABLE does (one action per statement).
+enum class AlterAction : uint8_t {
+  kRenameTable,   // RENAME TO `new_name` (ALTER VIEW ... RENAME TO too)
+  kRenameColumn,  // RENAME COLUMN `column_name` TO `new_name`
+  kAddColumn,     // ADD COLUMN `new_column`: `plan` yields the rows with it (its DEFAULT or NULL)
+};
+
 struct BoundStatement {
   StatementKind kind = StatementKind::kQuery;
   std::string text;  // the statement's SQL
@@ -85,6 +92,15 @@ struct BoundStatement {
   std::vector<std::pair<std::string, std::string>> drop_objects;
   bool if_exists = false;
   bool cascade = false;  // DROP ... CASCADE: dependent views go too
+
+  // kAlterTable (the table is `target`; `if_exists`: ALTER TABLE IF EXISTS).
+  AlterAction alter_action = AlterAction::kRenameTable;
+  std::string new_name;
+  std::string column_name;
+  columnar::Field new_column;
+  bool skip = false;   // IF [NOT] EXISTS found nothing to do: `notice`, no change
+  std::string notice;  // what a skipped ALTER says
+  std::string alter_tag = "ALTER TABLE";
 
   // kSet / kReset / kShow.
   std::string setting_name;

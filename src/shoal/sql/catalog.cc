@@ -332,6 +332,86 @@ Status Catalog::DropRelations(bool views,
   return Status::OK();
 }
 
+Status Catalog::CheckNoDependentViewsLocked(std::string_view schema_name, std::string_view name,
+                                            const std::string& what) const {
+  const std::pair<std::string, std::string> key{std::string(SchemaOrDefault(schema_name)),
+                                                std::string(name)};
+  for (const auto& [s, schema] : schemas_) {
+    for (const auto& [view_name, view] : schema.views) {
+      if (std::find(view.depends_on.begin(), view.depends_on.end(), key) == view.depends_on.end())
+        continue;
+      return Status::InvalidArgument("cannot {} because view {} depends on it", what,
+                                     QualifiedName(s, view_name))
+          .WithSqlState("2BP01")
+          .WithHint(fmt::format(
+              "Shoal keeps a view as the text of its query, which names {}: drop the view, make "
+              "the change, then create the view again.",
+              QualifiedName(schema_name, name)));
+    }
+  }
+  return Status::OK();
+}
+
+Status Catalog::CheckNoDependentViews(std::string_view schema, std::string_view name,
+                                      const std::string& what) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return CheckNoDependentViewsLocked(schema, name, what);
+}
+
+Status Catalog::RenameRelation(std::string_view schema_name, std::string_view name,
+                               const std::string& new_name) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  SHOAL_ASSIGN_OR_RETURN(Schema * schema, FindSchemaLocked(schema_name));
+  auto table = schema->tables.find(name);
+  auto view = schema->views.find(name);
+  if (table == schema->tables.end() && view == schema->views.end())
+    return Status::NotFound("relation \"{}\" does not exist", QualifiedName(schema_name, name))
+        .WithSqlState("42P01");
+  if (schema->tables.count(new_name) > 0 || schema->views.count(new_name) > 0 ||
+      schema->indexes.count(new_name) > 0)
+    return Status::AlreadyExists("relation \"{}\" already exists", new_name).WithSqlState("42P07");
+  SHOAL_RETURN_IF_ERROR(CheckNoDependentViewsLocked(
+      schema_name, name,
+      fmt::format("rename {} {}", table != schema->tables.end() ? "table" : "view",
+                  QualifiedName(schema_name, name))));
+  if (table != schema->tables.end()) {
+    TableEntry entry = std::move(table->second);
+    schema->tables.erase(table);
+    entry.name = new_name;
+    schema->tables.emplace(new_name, std::move(entry));
+    for (auto& [index_name, index] : schema->indexes) {
+      if (index.table == name)
+        index.table = new_name;
+    }
+  } else {
+    ViewEntry entry = std::move(view->second);
+    schema->views.erase(view);
+    entry.name = new_name;
+    schema->views.emplace(new_name, std::move(entry));
+  }
+  lock.unlock();
+  return Persist();
+}
+
+Status Catalog::RenameIndexColumn(std::string_view schema_name, std::string_view table,
+                                  const std::string& column, const std::string& new_name) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  SHOAL_ASSIGN_OR_RETURN(Schema * schema, FindSchemaLocked(schema_name));
+  bool changed = false;
+  for (auto& [index_name, index] : schema->indexes) {
+    if (index.table != table || index.has_expressions)
+      continue;
+    for (auto& c : index.columns) {
+      if (c == column) {
+        c = new_name;
+        changed = true;
+      }
+    }
+  }
+  lock.unlock();
+  return changed ? Persist() : Status::OK();
+}
+
 Status Catalog::CreateIndex(IndexEntry index, bool if_not_exists) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (index.schema.empty())

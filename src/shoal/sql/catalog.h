@@ -152,6 +152,17 @@ class Catalog {
   Status DropRelations(bool views, const std::vector<std::pair<std::string, std::string>>& objects,
                        bool if_exists, bool cascade);
 
+  /// ALTER TABLE / ALTER VIEW ... RENAME TO: 42P07 when `new_name` is taken. Views that read the
+  /// relation refuse it (2BP01): they are kept as SQL text that names it.
+  Status RenameRelation(std::string_view schema, std::string_view name,
+                        const std::string& new_name);
+  /// 2BP01 when a view reads the relation (`what` is the refused change, for the message).
+  Status CheckNoDependentViews(std::string_view schema, std::string_view name,
+                               const std::string& what) const;
+  /// ALTER TABLE ... RENAME COLUMN, once the storage has the new names: the indexes follow.
+  Status RenameIndexColumn(std::string_view schema, std::string_view table,
+                           const std::string& column, const std::string& new_name);
+
   /// Registers an index of an existing table; its name shares the namespace of tables and views
   /// (42P07). With `if_not_exists` an existing name is success and the index is not created.
   Status CreateIndex(IndexEntry index, bool if_not_exists = false);
@@ -179,6 +190,8 @@ class Catalog {
   std::vector<std::string> NamesLocked(const Schema& schema) const;
   Status CheckDropLocked(bool views, std::string_view schema, std::string_view name, bool if_exists,
                          bool* exists) const;
+  Status CheckNoDependentViewsLocked(std::string_view schema, std::string_view name,
+                                     const std::string& what) const;
   // Hands the catalog to the store after a change (no-op without one).
   Status Persist() const;
   // The entry as a lookup returns it: the provider is the storage's current snapshot.
