@@ -38,7 +38,7 @@ CatalogContents Catalog::Contents() const {
   for (const auto& [schema_name, schema] : schemas_) {
     out.schemas.push_back(schema_name);
     for (const auto& [name, table] : schema.tables)
-      out.tables.push_back(table);
+      out.tables.push_back(Fresh(table));
     for (const auto& [name, view] : schema.views)
       out.views.push_back(view);
     for (const auto& [name, index] : schema.indexes)
@@ -60,7 +60,9 @@ TableEntry Catalog::Fresh(TableEntry entry) {
 Status Catalog::RegisterTable(TableEntry entry, bool replace) {
   if (entry.storage == nullptr && entry.provider == nullptr)
     return Status::InvalidArgument("table \"{}\" has no provider", entry.name);
-  entry.insertable = entry.storage != nullptr;
+  entry.insertable = entry.insertable || entry.storage != nullptr;
+  if (entry.storage != nullptr)  // held snapshots keep files: lookups take a fresh one instead
+    entry.provider = nullptr;
   if (entry.schema.empty())
     entry.schema = std::string(kDefaultSchema);
   {
@@ -127,11 +129,11 @@ Status Catalog::RegisterTable(std::string_view schema_name, std::string_view nam
     return Status::InvalidArgument("table \"{}\" has no provider", name);
   TableEntry entry{std::string(SchemaOrDefault(schema_name)), std::string(name),
                    std::move(provider)};
-  if (insertable) {  // rows in memory that INSERT may add to: they move into a storage
-    const auto* memory = dynamic_cast<const io::MemoryTable*>(entry.provider.get());
-    if (memory == nullptr)
-      return Status::Internal("table \"{}\" of kind {} cannot take INSERT", name,
-                              entry.provider->kind());
+  entry.insertable = insertable;
+  // Rows in memory that INSERT may add to move into a storage. (Another provider marked
+  // insertable, a test's, binds INSERT but cannot run it.)
+  if (const auto* memory = dynamic_cast<const io::MemoryTable*>(entry.provider.get());
+      insertable && memory != nullptr) {
     SHOAL_ASSIGN_OR_RETURN(entry.storage,
                            io::MemoryTableStorage::Make(memory->schema(), memory->batches()));
   }

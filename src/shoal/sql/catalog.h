@@ -39,8 +39,8 @@ inline constexpr std::string_view kDefaultSchema = "public";
 struct TableEntry {
   std::string schema;
   std::string name;
-  io::TableProviderPtr provider;
-  bool insertable = false;  // a table Shoal writes (INSERT, DELETE, UPDATE): `storage` is set
+  io::TableProviderPtr provider;  // with a storage: its snapshot when the entry was looked up
+  bool insertable = false;        // a table Shoal writes (INSERT, DELETE, UPDATE): `storage` is set
   io::TableStoragePtr storage = nullptr;
   /// CREATE EXTERNAL TABLE: the statement's text, which a durable catalog keeps to create the
   /// table again at start-up; empty for other tables.
