@@ -3,9 +3,9 @@
 //  1. tables (CREATE TABLE, CREATE TABLE AS, INSERT, DELETE, UPDATE, ALTER TABLE), a view, an
 //     external table and a unique index survive a restart with the same answers, and the index
 //     still refuses a duplicate;
-//  2. two sessions inserting into one table at the same time: the table holds the sum of their
-//     rows; two sessions creating views at the same time: every view is in the catalog after a
-//     restart;
+//  2. two sessions inserting into one table at the same time while a third rewrites it with
+//     UPDATEs: the table holds the sum of their rows; two sessions creating views at the same
+//     time: every view is in the catalog after a restart;
 //  3. SIGKILL during a large INSERT ... SELECT (killed once the table's directory shows the write
 //     under way): after a restart the table holds exactly the rows of the committed statements,
 //     and no file of the killed write is left;
@@ -181,9 +181,17 @@ for (let s = 0; s < 2; ++s) {
     await c.end();
   })());
 }
+// A third session rewrites the table meanwhile (UPDATE commits all of its rows): it must not
+// lose the rows the others commit between its binding and its commit.
+writers.push((async () => {
+  const c = await Connect(server);
+  for (let i = 0; i < 20; ++i) await c.query('UPDATE conc SET i = i + 1000 WHERE s = 0 AND i < 0');
+  for (let i = 0; i < 20; ++i) await c.query('UPDATE conc SET i = i WHERE s = 0');
+  await c.end();
+})());
 await Promise.all(writers);
 Equal(await Rows(client, 'SELECT s, count(*) FROM conc GROUP BY s ORDER BY s'),
-      [[0, '1000'], [1, '1000']], 'rows of two concurrent writers');
+      [[0, '1000'], [1, '1000']], 'rows of two concurrent writers and an UPDATE');
 await client.end();
 await Stop(server, 'SIGTERM');
 server = await StartServer();

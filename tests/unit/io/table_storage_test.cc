@@ -2,6 +2,7 @@
 // and its checks, commits of the Parquet-directory storage surviving a reopen, what a killed writer
 // leaves behind (a data file no manifest names, a torn temporary manifest) being ignored and
 // removed at open, snapshots that outlive a later commit, and the memory storage's snapshots.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
