@@ -74,6 +74,14 @@ Status Catalog::RegisterTable(TableEntry entry, bool replace) {
                                    QualifiedName(entry.schema, entry.name))
           .WithSqlState("42P07");
     }
+    // A table Shoal writes is never replaced behind its users' backs (a server's --tpch tables
+    // over a data directory that has a table of that name): that would drop its rows.
+    if (auto it = schema->tables.find(entry.name);
+        replace && it != schema->tables.end() && it->second.storage != nullptr)
+      return Status::AlreadyExists("relation \"{}\" already exists and holds rows Shoal wrote",
+                                   QualifiedName(entry.schema, entry.name))
+          .WithSqlState("42P07")
+          .WithHint("Drop or rename the table first.");
     if (replace)  // the replaced table's indexes go with it
       std::erase_if(schema->indexes, [&](const auto& kv) { return kv.second.table == entry.name; });
     std::string key = entry.name;
