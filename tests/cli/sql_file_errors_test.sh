@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `shoal sql -f FILE`: an error names the file and the line where the failing statement ends, then
 # shows "LINE n:" and the caret within that statement, as psql does ("psql:FILE:LINE: ERROR:");
-# an unsupported statement (UPDATE, DELETE, ...) is named in words with what Shoal runs instead.
+# an unsupported statement (MERGE, TRUNCATE, ...) is named in words with what Shoal runs instead.
 # Usage: sql_file_errors_test.sh <path to shoal>
 set -u
 shoal=$1
@@ -41,12 +41,13 @@ grep -q "^shoal:$dir/syntax.sql:3: ERROR:  syntax error at or near \"SELEC\"" <<
 grep -q '^LINE 1: SELEC 3;' <<<"$err" || fail "syntax error without LINE: $err"
 
 # Unsupported statements are named, with SQLSTATE 0A000's advice.
-printf 'CREATE TABLE t (a int);\nUPDATE t SET a = 1;\n' >"$dir/update.sql"
-err=$("$shoal" sql -f "$dir/update.sql" 2>&1 >/dev/null)
-grep -q "^shoal:$dir/update.sql:2: ERROR:  UPDATE is not supported" <<<"$err" ||
-  fail "UPDATE: $err"
-grep -q "^HINT:  Tables accept only INSERT" <<<"$err" || fail "UPDATE without a hint: $err"
-for stmt in "DELETE FROM t" "MERGE INTO t USING t AS s ON true WHEN MATCHED THEN DELETE" \
+printf 'CREATE TABLE t (a int);\nTRUNCATE t;\n' >"$dir/truncate.sql"
+err=$("$shoal" sql -f "$dir/truncate.sql" 2>&1 >/dev/null)
+grep -q "^shoal:$dir/truncate.sql:2: ERROR:  TRUNCATE is not supported" <<<"$err" ||
+  fail "TRUNCATE: $err"
+grep -q "^HINT:  Tables accept INSERT, UPDATE and DELETE" <<<"$err" ||
+  fail "TRUNCATE without a hint: $err"
+for stmt in "MERGE INTO t USING t AS s ON true WHEN MATCHED THEN DELETE" \
   "REINDEX TABLE t" "GRANT SELECT ON t TO public" "TRUNCATE t" "BEGIN"; do
   err=$("$shoal" sql -c "CREATE TABLE t (a int)" -c "$stmt" 2>&1 >/dev/null)
   word=${stmt%% *}

@@ -35,9 +35,22 @@ using exec::FormatExecutionPlan;
 using exec::PhysicalPlanner;
 using exec::PhysicalPlannerOptions;
 using exec::StreamPtr;
-using io::MemoryTable;
-
 namespace {
+
+// CREATE TABLE [AS]: the new table's entry; a storage that no catalog names is dropped.
+Status RegisterStorage(sql::Catalog& catalog, const sql::BoundStatement& statement,
+                       const io::TableStoragePtr& storage) {
+  sql::TableEntry entry{statement.schema_name, statement.object_name, nullptr};
+  entry.storage = storage;
+  Status registered = catalog.RegisterTable(std::move(entry));
+  if (!registered.ok()) {
+    // Lost a race with another CREATE of the same name, say: this storage is not the table's.
+    auto existing = catalog.LookupTable(statement.schema_name, statement.object_name);
+    if (!existing.ok() || existing->storage != storage)
+      storage->Drop();
+  }
+  return registered;
+}
 
 columnar::SchemaPtr SchemaOf(const std::vector<sql::ColumnInfo>& columns) {
   std::vector<columnar::Field> fields;
@@ -297,9 +310,36 @@ void QueryRunner::CancelRunning() {
     running_->Cancel();
 }
 
-Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan) {
+namespace {
+
+// The plan with every scan of `rescan.first` reading `rescan.second` (an optimized plan: no
+// subqueries hide in its expressions).
+sql::LogicalPlanPtr Rescanned(const sql::LogicalPlanPtr& plan,
+                              const std::pair<io::TableProviderPtr, io::TableProviderPtr>& rescan) {
+  std::shared_ptr<sql::LogicalPlan> copy;
+  if (plan->kind == sql::LogicalKind::kScan && plan->table == rescan.first) {
+    copy = plan->Clone();
+    copy->table = rescan.second;
+  }
+  for (size_t i = 0; i < plan->children.size(); ++i) {
+    sql::LogicalPlanPtr child = Rescanned(plan->children[i], rescan);
+    if (child == plan->children[i])
+      continue;
+    if (copy == nullptr)
+      copy = plan->Clone();
+    copy->children[i] = std::move(child);
+  }
+  return copy != nullptr ? copy : plan;
+}
+
+}  // namespace
+
+Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan,
+                                                    const Rescan* rescan) {
   Planned planned;
   SHOAL_ASSIGN_OR_RETURN(planned.logical, sql::OptimizePlan(plan, &session_->column_ids()));
+  if (rescan != nullptr && rescan->first != rescan->second)
+    planned.logical = Rescanned(planned.logical, *rescan);
   TaskContext::Options options;
   options.settings = session_->settings();
   // A SQL user's spill_dir names a directory this process writes into: with --data-root it must
@@ -322,12 +362,13 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   return planned;
 }
 
-Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan) {
+Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan,
+                                              const Rescan* rescan) {
   QueryResult result;
   // The whole result is collected before the caller sees a row, so any attempt may be retried.
   const QueryRetry retry(session_->settings(), mode_.kind());
   for (int attempt = 1;; ++attempt) {
-    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan));
+    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan, rescan));
     Result<std::vector<columnar::RecordBatchPtr>> batches =
         CollectAll(planned.physical, planned.context);
     if (batches.ok()) {
@@ -416,6 +457,149 @@ Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statemen
   return result;
 }
 
+Result<QueryResult> QueryRunner::ExecuteChange(const sql::BoundStatement& statement) {
+  auto& catalog = *session_->catalog();
+  const io::TableStoragePtr& storage = statement.target.storage;
+  const bool update = statement.kind == sql::StatementKind::kUpdate;
+  // From the read of the rows to the commit the table is this statement's: a writer that
+  // committed since the statement was bound is read too (the scans are pointed at the current
+  // rows), and none can commit in between.
+  std::lock_guard<std::mutex> write(storage->write_mutex());
+  const io::TableProviderPtr current = storage->Snapshot();
+  const Rescan rescan{statement.target.provider, current};
+  const int64_t before = current->statistics().num_rows;
+  std::vector<columnar::RecordBatchPtr> rows;
+  int64_t changed = 0;
+  if (statement.plan != nullptr) {
+    SHOAL_ASSIGN_OR_RETURN(auto result, ExecuteQuery(statement.plan, &rescan));
+    const columnar::SchemaPtr schema = storage->schema();
+    for (const auto& b : result.batches) {
+      if (b->num_rows() == 0)
+        continue;
+      std::vector<columnar::ArrayPtr> columns = b->columns();
+      if (update) {  // the last column says which rows matched
+        const columnar::ArrayPtr matched = columns.back();
+        columns.pop_back();
+        for (int64_t r = 0; r < matched->length(); ++r)
+          changed += matched->IsValid(r) && matched->BoolValue(r) ? 1 : 0;
+      }
+      rows.push_back(columnar::RecordBatch::Make(schema, b->num_rows(), std::move(columns)));
+    }
+  }
+  if (!update)
+    changed = before - CountRows(rows);
+  QueryResult result;
+  result.command_tag = fmt::format("{} {}", update ? "UPDATE" : "DELETE", changed);
+  if (changed == 0)
+    return result;  // nothing to commit
+  SHOAL_RETURN_IF_ERROR(ReplaceChecked(
+      statement.target.name, catalog.IndexesOf(statement.target.schema, statement.target.name),
+      storage.get(), std::move(rows)));
+  return result;
+}
+
+Result<QueryResult> QueryRunner::ExecuteAlter(const sql::BoundStatement& statement) {
+  auto& catalog = *session_->catalog();
+  QueryResult result;
+  result.command_tag = statement.alter_tag;
+  if (statement.skip) {
+    result.notices.push_back(statement.notice);
+    return result;
+  }
+  const std::string& schema = statement.schema_name;
+  const std::string& name = statement.object_name;
+  switch (statement.alter_action) {
+    case sql::AlterAction::kRenameTable:
+      SHOAL_RETURN_IF_ERROR(catalog.RenameRelation(schema, name, statement.new_name));
+      return result;
+    case sql::AlterAction::kRenameColumn: {
+      const io::TableStoragePtr& storage = statement.target.storage;
+      SHOAL_RETURN_IF_ERROR(catalog.CheckNoDependentViews(
+          schema, name, fmt::format("rename column {} of table {}", statement.column_name, name)));
+      std::lock_guard<std::mutex> write(storage->write_mutex());
+      const columnar::SchemaPtr old = storage->schema();
+      std::vector<columnar::Field> fields = old->fields();
+      bool found = false;
+      for (auto& f : fields) {
+        if (f.name == statement.new_name)
+          return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists",
+                                       statement.new_name, name)
+              .WithSqlState("42701");
+        if (f.name == statement.column_name) {
+          f.name = statement.new_name;
+          found = true;
+        }
+      }
+      if (!found)
+        return Status::NotFound("column \"{}\" does not exist", statement.column_name)
+            .WithSqlState("42703");
+      SHOAL_RETURN_IF_ERROR(
+          storage->Rename(std::make_shared<const columnar::Schema>(std::move(fields))));
+      SHOAL_RETURN_IF_ERROR(
+          catalog.RenameIndexColumn(schema, name, statement.column_name, statement.new_name));
+      return result;
+    }
+    case sql::AlterAction::kAddColumn: {
+      const io::TableStoragePtr& storage = statement.target.storage;
+      // A view's text may say `SELECT *`, which would then grow a column.
+      SHOAL_RETURN_IF_ERROR(catalog.CheckNoDependentViews(
+          schema, name, fmt::format("add a column to table {}", name)));
+      std::lock_guard<std::mutex> write(storage->write_mutex());
+      const io::TableProviderPtr current = storage->Snapshot();
+      if (current->schema()->FieldIndex(statement.new_column.name))
+        return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists",
+                                     statement.new_column.name, name)
+            .WithSqlState("42701");
+      const Rescan rescan{statement.target.provider, current};
+      SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan, &rescan));
+      std::vector<columnar::Field> fields = current->schema()->fields();
+      fields.push_back(statement.new_column);
+      auto schema_after = std::make_shared<const columnar::Schema>(std::move(fields));
+      std::vector<columnar::RecordBatchPtr> batches;
+      for (const auto& b : rows.batches) {
+        if (b->num_rows() > 0)
+          batches.push_back(columnar::RecordBatch::Make(schema_after, b->num_rows(), b->columns()));
+      }
+      Status replaced = ReplaceChecked(name, catalog.IndexesOf(schema, name), storage.get(),
+                                       std::move(batches), schema_after);
+      if (!replaced.ok() && replaced.sqlstate() == "23502")
+        return Status::InvalidArgument("column \"{}\" of relation \"{}\" contains null values",
+                                       statement.new_column.name, name)
+            .WithSqlState("23502");
+      SHOAL_RETURN_IF_ERROR(replaced);
+      return result;
+    }
+  }
+  return Status::Internal("unknown ALTER TABLE action");
+}
+
+Result<io::TableProviderPtr> MakeExternalTable(const sql::BoundStatement& statement) {
+  std::map<std::string, std::string> options(statement.external_options.begin(),
+                                             statement.external_options.end());
+  auto schema = statement.table_schema && statement.table_schema->num_fields() > 0
+                    ? statement.table_schema
+                    : nullptr;
+  io::TableProviderPtr table;
+  if (statement.external_format == "parquet") {
+    SHOAL_ASSIGN_OR_RETURN(
+        table, io::parquet::ParquetTable::Make(statement.external_location, schema, options));
+  } else if (statement.external_format == "arrow") {
+    if (!options.empty()) {
+      return Status::InvalidArgument("STORED AS ARROW takes no OPTIONS (got '{}')",
+                                     options.begin()->first)
+          .WithSqlState("42601");
+    }
+    SHOAL_ASSIGN_OR_RETURN(table, io::ArrowTable::Make(statement.external_location, schema));
+  } else {
+    SHOAL_ASSIGN_OR_RETURN(
+        table,
+        io::DelimitedTable::Make(statement.external_format == "tbl" ? io::DelimitedFormat::kTbl
+                                                                    : io::DelimitedFormat::kCsv,
+                                 statement.external_location, schema, options));
+  }
+  return table;
+}
+
 Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
   auto& catalog = *session_->catalog();
   auto& settings = session_->settings();
@@ -430,9 +614,8 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
         result.command_tag = "CREATE TABLE";
         return result;
       }
-      SHOAL_ASSIGN_OR_RETURN(auto table, MemoryTable::Make(statement.table_schema));
-      SHOAL_RETURN_IF_ERROR(
-          catalog.RegisterTable(statement.schema_name, statement.object_name, table, true));
+      SHOAL_ASSIGN_OR_RETURN(auto storage, catalog.CreateTableStorage(statement.table_schema));
+      SHOAL_RETURN_IF_ERROR(RegisterStorage(catalog, statement, storage));
       for (sql::IndexEntry index : statement.indexes) {  // PRIMARY KEY and UNIQUE constraints
         index.state = MakeUniqueKeyState();
         SHOAL_RETURN_IF_ERROR(catalog.CreateIndex(std::move(index)));
@@ -446,31 +629,11 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
         result.command_tag = "CREATE EXTERNAL TABLE";
         return result;
       }
-      std::map<std::string, std::string> options(statement.external_options.begin(),
-                                                 statement.external_options.end());
-      auto schema = statement.table_schema && statement.table_schema->num_fields() > 0
-                        ? statement.table_schema
-                        : nullptr;
-      io::TableProviderPtr table;
-      if (statement.external_format == "parquet") {
-        SHOAL_ASSIGN_OR_RETURN(
-            table, io::parquet::ParquetTable::Make(statement.external_location, schema, options));
-      } else if (statement.external_format == "arrow") {
-        if (!options.empty()) {
-          return Status::InvalidArgument("STORED AS ARROW takes no OPTIONS (got '{}')",
-                                         options.begin()->first)
-              .WithSqlState("42601");
-        }
-        SHOAL_ASSIGN_OR_RETURN(table, io::ArrowTable::Make(statement.external_location, schema));
-      } else {
-        SHOAL_ASSIGN_OR_RETURN(
-            table,
-            io::DelimitedTable::Make(statement.external_format == "tbl" ? io::DelimitedFormat::kTbl
-                                                                        : io::DelimitedFormat::kCsv,
-                                     statement.external_location, schema, options));
-      }
-      SHOAL_RETURN_IF_ERROR(
-          catalog.RegisterTable(statement.schema_name, statement.object_name, table));
+      SHOAL_ASSIGN_OR_RETURN(io::TableProviderPtr table, MakeExternalTable(statement));
+      sql::TableEntry entry{statement.schema_name, statement.object_name, std::move(table)};
+      if (catalog.durable())  // the statement is how a restarted server makes the table again
+        entry.definition = statement.text;
+      SHOAL_RETURN_IF_ERROR(catalog.RegisterTable(std::move(entry)));
       result.command_tag = "CREATE EXTERNAL TABLE";
       return result;
     }
@@ -481,31 +644,36 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
         return result;
       }
       SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan));
-      SHOAL_ASSIGN_OR_RETURN(
-          auto table,
-          MemoryTable::Make(statement.table_schema, Relabel(statement.table_schema, rows.batches)));
-      SHOAL_RETURN_IF_ERROR(
-          catalog.RegisterTable(statement.schema_name, statement.object_name, table, true));
+      SHOAL_ASSIGN_OR_RETURN(auto storage, catalog.CreateTableStorage(statement.table_schema));
+      Status filled = storage->Append(Relabel(storage->schema(), rows.batches));
+      if (!filled.ok()) {
+        storage->Drop();
+        return filled;
+      }
+      SHOAL_RETURN_IF_ERROR(RegisterStorage(catalog, statement, storage));
       result.command_tag = fmt::format("SELECT {}", rows.num_rows());
       return result;
     }
     case sql::StatementKind::kInsert: {
-      auto table = std::dynamic_pointer_cast<const MemoryTable>(statement.target.provider);
-      if (table == nullptr || !statement.target.insertable) {
+      const io::TableStoragePtr& storage = statement.target.storage;
+      if (storage == nullptr) {
         return Status::NotImplemented("INSERT into a {} table is not supported",
                                       statement.target.provider ? statement.target.provider->kind()
                                                                 : std::string("non-memory"));
       }
       SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan));
-      // MemoryTable is immutable to readers but INSERT is its one writer; the rows are checked
-      // against the table's unique indexes first.
+      // Writers of one table take turns; the rows are checked against the table's unique indexes
+      // and committed as one.
+      std::lock_guard<std::mutex> write(storage->write_mutex());
       SHOAL_RETURN_IF_ERROR(AppendChecked(
           statement.target.name, catalog.IndexesOf(statement.target.schema, statement.target.name),
-          std::const_pointer_cast<MemoryTable>(table).get(),
-          Relabel(table->schema(), rows.batches)));
+          storage.get(), Relabel(storage->schema(), rows.batches)));
       result.command_tag = fmt::format("INSERT 0 {}", rows.num_rows());
       return result;
     }
+    case sql::StatementKind::kDelete:
+    case sql::StatementKind::kUpdate: return ExecuteChange(statement);
+    case sql::StatementKind::kAlterTable: return ExecuteAlter(statement);
     case sql::StatementKind::kCreateIndex: {
       result.command_tag = "CREATE INDEX";
       if (statement.if_not_exists &&
@@ -518,14 +686,16 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
       sql::IndexEntry index = statement.index;
       if (index.unique) {
         SHOAL_ASSIGN_OR_RETURN(auto entry, catalog.LookupTable(index.schema, index.table));
-        auto table = std::dynamic_pointer_cast<const MemoryTable>(entry.provider);
-        if (table == nullptr)
+        if (entry.storage == nullptr)
           return Status::NotImplemented("a unique index on a {} table is not supported",
                                         entry.provider->kind())
               .WithSqlState("0A000")
-              .WithHint("Unique indexes are checked by INSERT, which only in-memory tables take.");
+              .WithHint(
+                  "Unique indexes are checked by INSERT, which only tables made by CREATE TABLE "
+                  "take.");
         index.state = MakeUniqueKeyState();
-        SHOAL_RETURN_IF_ERROR(BuildUniqueIndex(index, *table));
+        std::lock_guard<std::mutex> write(entry.storage->write_mutex());
+        SHOAL_RETURN_IF_ERROR(BuildUniqueIndex(index, *entry.storage));
       }
       SHOAL_RETURN_IF_ERROR(catalog.CreateIndex(std::move(index), statement.if_not_exists));
       return result;

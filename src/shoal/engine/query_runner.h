@@ -3,7 +3,8 @@
 // parse, bind, optimize, plan, execute — so that a statement sees the tables and settings every
 // earlier one left behind. Queries run in the runner's execution mode (execution_mode.h): on this
 // node, on workers through a distributed Coordinator, or through the materialized file shuffle.
-// DDL acts on the session's catalog (CREATE TABLE makes an in-memory MemoryTable).
+// DDL acts on the session's catalog (CREATE TABLE makes a table whose storage the catalog chooses:
+// in memory, or Parquet files in a server's data directory, io/table_storage.h).
 //
 // Settings must be registered before a runner is made (engine/settings_catalog.h, at start-up).
 #pragma once
@@ -55,6 +56,9 @@ class ResultCursor {
   virtual std::vector<std::string> TakeNotices() { return {}; }
 };
 
+/// The provider of CREATE EXTERNAL TABLE (the files are listed and checked now).
+Result<io::TableProviderPtr> MakeExternalTable(const sql::BoundStatement& statement);
+
 class QueryRunner {
  public:
   QueryRunner();
@@ -91,9 +95,16 @@ class QueryRunner {
   // COPY ... TO: streams the query's batches into the file writer of the chosen format.
   Result<QueryResult> ExecuteCopy(const sql::BoundStatement& statement);
   struct Planned;
-  Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan);
+  /// `rescan`: scans of the first provider read the second instead (a DELETE / UPDATE bound
+  /// before another writer's commit reads the table as it is now).
+  using Rescan = std::pair<io::TableProviderPtr, io::TableProviderPtr>;
+  Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr);
   // Runs a query plan; the result's schema carries the logical plan's column names.
-  Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan);
+  Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr);
+  /// DELETE and UPDATE: the table's new rows, committed under its write lock.
+  Result<QueryResult> ExecuteChange(const sql::BoundStatement& statement);
+  /// ALTER TABLE: renames, ADD COLUMN.
+  Result<QueryResult> ExecuteAlter(const sql::BoundStatement& statement);
 
   std::shared_ptr<sql::Session> session_;
   ExecutionMode mode_;

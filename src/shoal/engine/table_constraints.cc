@@ -114,11 +114,13 @@ Result<std::unique_ptr<exec::Grouper>> MakeGrouper(const std::vector<int>& colum
 }
 
 /// The keys of every row `table` has, into a fresh grouper; `*duplicate` as in ConsumeKeys.
-Status Rebuild(const sql::IndexEntry& index, const io::MemoryTable& table, UniqueKeyState* state,
+Status Rebuild(const sql::IndexEntry& index, const io::TableStorage& table, UniqueKeyState* state,
                std::string* duplicate) {
-  SHOAL_ASSIGN_OR_RETURN(auto columns, KeyColumns(index, *table.schema()));
-  SHOAL_ASSIGN_OR_RETURN(state->keys, MakeGrouper(columns, *table.schema()));
-  for (const RecordBatchPtr& b : table.batches()) {
+  const columnar::SchemaPtr schema = table.schema();
+  SHOAL_ASSIGN_OR_RETURN(auto columns, KeyColumns(index, *schema));
+  SHOAL_ASSIGN_OR_RETURN(state->keys, MakeGrouper(columns, *schema));
+  SHOAL_ASSIGN_OR_RETURN(auto rows, io::ReadAllRows(*table.Snapshot()));
+  for (const RecordBatchPtr& b : rows) {
     SHOAL_RETURN_IF_ERROR(ConsumeKeys(index, columns, *b, state->keys.get(), duplicate));
     if (!duplicate->empty())
       break;
@@ -132,7 +134,7 @@ std::shared_ptr<sql::IndexState> MakeUniqueKeyState() {
   return std::make_shared<UniqueKeyState>();
 }
 
-Status BuildUniqueIndex(const sql::IndexEntry& index, const io::MemoryTable& table) {
+Status BuildUniqueIndex(const sql::IndexEntry& index, const io::TableStorage& table) {
   UniqueKeyState* state = StateOf(index);
   if (state == nullptr)
     return Status::Internal("unique index {} has no key state", index.name);
@@ -148,9 +150,10 @@ Status BuildUniqueIndex(const sql::IndexEntry& index, const io::MemoryTable& tab
   return Status::OK();
 }
 
-Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
-                     io::MemoryTable* table, std::vector<RecordBatchPtr> batches) {
-  const columnar::Schema& schema = *table->schema();
+namespace {
+
+Status CheckNotNull(const std::string& name, const columnar::Schema& schema,
+                    const std::vector<RecordBatchPtr>& batches) {
   for (const RecordBatchPtr& b : batches) {
     for (int c = 0; c < schema.num_fields(); ++c) {
       if (schema.field(c).nullable || b->column(c)->null_count() == 0)
@@ -161,6 +164,60 @@ Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>
           .WithSqlState("23502");
     }
   }
+  return Status::OK();
+}
+
+std::vector<const sql::IndexEntry*> UniqueIndexes(const std::vector<sql::IndexEntry>& indexes) {
+  std::vector<const sql::IndexEntry*> unique;
+  for (const auto& index : indexes) {
+    if (index.unique && StateOf(index) != nullptr)
+      unique.push_back(&index);
+  }
+  return unique;
+}
+
+}  // namespace
+
+Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
+                      io::TableStorage* table, std::vector<RecordBatchPtr> batches,
+                      columnar::SchemaPtr new_schema) {
+  const columnar::SchemaPtr schema = new_schema != nullptr ? new_schema : table->schema();
+  SHOAL_RETURN_IF_ERROR(CheckNotNull(name, *schema, batches));
+  std::vector<const sql::IndexEntry*> unique = UniqueIndexes(indexes);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(unique.size());
+  for (const auto* index : unique)
+    locks.emplace_back(StateOf(*index)->mutex);
+  // Fresh sets over the new rows alone; they become the indexes' sets if the rows are committed.
+  std::vector<std::unique_ptr<exec::Grouper>> fresh;
+  for (const auto* index : unique) {
+    SHOAL_ASSIGN_OR_RETURN(auto columns, KeyColumns(*index, *schema));
+    SHOAL_ASSIGN_OR_RETURN(auto grouper, MakeGrouper(columns, *schema));
+    std::string duplicate;
+    for (const RecordBatchPtr& b : batches) {
+      SHOAL_RETURN_IF_ERROR(ConsumeKeys(*index, columns, *b, grouper.get(), &duplicate));
+      if (!duplicate.empty())
+        return Status::InvalidArgument("duplicate key value violates unique constraint \"{}\"",
+                                       index->name)
+            .WithSqlState("23505")
+            .WithHint(fmt::format("Key {} already exists.", duplicate));
+    }
+    fresh.push_back(std::move(grouper));
+  }
+  Status replaced = table->Replace(std::move(batches), new_schema);
+  for (size_t i = 0; i < unique.size(); ++i) {
+    if (replaced.ok())
+      StateOf(*unique[i])->keys = std::move(fresh[i]);
+    else
+      StateOf(*unique[i])->keys.reset();
+  }
+  return replaced;
+}
+
+Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
+                     io::TableStorage* table, std::vector<RecordBatchPtr> batches) {
+  const columnar::SchemaPtr table_schema = table->schema();
+  SHOAL_RETURN_IF_ERROR(CheckNotNull(name, *table_schema, batches));
   std::vector<const sql::IndexEntry*> unique;
   for (const auto& index : indexes) {
     if (index.unique && StateOf(index) != nullptr)
@@ -187,7 +244,7 @@ Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>
                           : built;
       }
     }
-    auto columns = KeyColumns(*index, *table->schema());
+    auto columns = KeyColumns(*index, *table_schema);
     if (!columns.ok()) {
       forget();
       return columns.status();

@@ -6,8 +6,8 @@
 // key columns that holds every key of the table: a row whose key has a NULL part is never a
 // duplicate and is skipped, unless the index is NULLS NOT DISTINCT. An INSERT consumes its rows'
 // keys in row order; a key whose group id is not the next new one already existed, in the table
-// or earlier in the same INSERT. Tables only grow (INSERT is their one writer), so the set only
-// grows too.
+// or earlier in the same INSERT. DELETE and UPDATE replace a table's rows (ReplaceChecked): the
+// new rows are checked as a whole and the sets are built again from them.
 //
 // Concurrency and failure: the checks of one INSERT and its append happen under the mutexes of
 // all the table's unique indexes (taken in name order), so concurrent INSERTs into one table are
@@ -23,7 +23,7 @@
 
 #include "shoal/columnar/record_batch.h"
 #include "shoal/common/result.h"
-#include "shoal/io/memory_table.h"
+#include "shoal/io/table_storage.h"
 #include "shoal/sql/catalog.h"
 
 namespace shoal::engine {
@@ -32,12 +32,19 @@ namespace shoal::engine {
 std::shared_ptr<sql::IndexState> MakeUniqueKeyState();
 
 /// CREATE UNIQUE INDEX: records the keys `table` has; 23505 naming a duplicated key if any.
-Status BuildUniqueIndex(const sql::IndexEntry& index, const io::MemoryTable& table);
+Status BuildUniqueIndex(const sql::IndexEntry& index, const io::TableStorage& table);
 
 /// INSERT into the table `name`: checks the rows of `batches` against its NOT NULL columns and
 /// against every unique index of `indexes` (all of the table), then appends them to `table`, all
 /// under the indexes' locks.
 Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
-                     io::MemoryTable* table, std::vector<columnar::RecordBatchPtr> batches);
+                     io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches);
+
+/// DELETE / UPDATE of the table `name`: `batches` are all its new rows; they are checked as
+/// AppendChecked does (as a whole, not against the old rows), then replace the table's rows.
+/// With a `schema` the rows have new columns (ALTER TABLE ... ADD COLUMN).
+Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
+                      io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches,
+                      columnar::SchemaPtr schema = nullptr);
 
 }  // namespace shoal::engine

@@ -143,9 +143,24 @@ TemporaryPath::~TemporaryPath() {
     ::close(lock_fd_);
 }
 
-Status TemporaryPath::Publish() {
+Status SyncDirectory(const std::string& directory) {
+  const std::string dir = directory.empty() ? std::string(".") : directory;
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::IoError("cannot open directory {}: {}", dir, std::strerror(errno));
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0)
+    return Status::IoError("cannot sync directory {}: {}", dir, std::strerror(err));
+  return Status::OK();
+}
+
+Status TemporaryPath::Publish(bool durable) {
   if (published_)
     return Status::Internal("temporary file {} published twice", path_);
+  if (durable && ::fsync(lock_fd_) != 0)
+    return Status::IoError("cannot sync {}: {}", path_, std::strerror(errno));
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     // Keep what the user set on the file being replaced. Changing the owner needs privilege; when
@@ -159,6 +174,10 @@ Status TemporaryPath::Publish() {
   if (std::rename(path_.c_str(), target_.c_str()) != 0)
     return Status::IoError("cannot rename {} to {}: {}", path_, target_, std::strerror(errno));
   published_ = true;
+  if (durable) {
+    const size_t slash = target_.rfind('/');
+    return SyncDirectory(slash == std::string::npos ? std::string() : target_.substr(0, slash));
+  }
   return Status::OK();
 }
 

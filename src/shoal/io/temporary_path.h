@@ -44,8 +44,11 @@ class TemporaryPath {
   const std::string& target() const { return target_; }
 
   /// Gives the temporary an existing target's mode and owner, then renames it onto the target
-  /// (atomically replacing it). The caller has closed its own descriptors of the temporary.
-  Status Publish();
+  /// (atomically replacing it). The caller has closed its own descriptors of the temporary. With
+  /// `durable`, the file's bytes reach the disk before the rename and the directory entry after
+  /// it (fsync of both), so that after a crash the target is either the old file or all of the
+  /// new one: what a table's data files and manifest need (table_manifest.h).
+  Status Publish(bool durable = false);
 
  private:
   TemporaryPath(std::string target, std::string path, int lock_fd)
@@ -60,5 +63,8 @@ class TemporaryPath {
 /// Removes the stale temporaries (see above) in `directory` ("" is the working directory);
 /// returns how many it removed. Errors are ignored: cleaning is best effort.
 int RemoveStaleTemporaries(const std::string& directory);
+
+/// fsync of a directory, so that the entries created or renamed in it survive a crash.
+Status SyncDirectory(const std::string& directory);
 
 }  // namespace shoal::io

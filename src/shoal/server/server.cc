@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "shoal/common/pem_file.h"
+#include "shoal/engine/durable_catalog.h"
 #include "shoal/server/connection.h"
 #include "shoal/server/pg_wire.h"
 
@@ -77,8 +78,13 @@ Status Server::Start() {
   if (!options_.data_dir.empty()) {
     SHOAL_ASSIGN_OR_RETURN(auth_, AuthConfig::Load(options_.data_dir));
   }
-  // The shared catalog and the mode every session runs in, set up once.
-  catalog_ = std::make_shared<sql::Catalog>();
+  // The shared catalog and the mode every session runs in, set up once. With a data directory the
+  // catalog and the tables' rows live there (engine/durable_catalog.h).
+  if (options_.data_dir.empty()) {
+    catalog_ = std::make_shared<sql::Catalog>();
+  } else {
+    SHOAL_ASSIGN_OR_RETURN(catalog_, engine::OpenDurableCatalog(options_.data_dir));
+  }
   setup_runner_ = std::make_unique<engine::QueryRunner>(std::make_shared<sql::Session>(catalog_));
   SHOAL_RETURN_IF_ERROR(engine::SetUpSession(options_.setup, *setup_runner_));
   mode_ = setup_runner_->execution_mode();

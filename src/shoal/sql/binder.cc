@@ -23,6 +23,9 @@ const char* StatementKindName(StatementKind kind) {
     case StatementKind::kShowAll: return "SHOW";
     case StatementKind::kCreateIndex: return "CREATE INDEX";
     case StatementKind::kDropIndex: return "DROP INDEX";
+    case StatementKind::kDelete: return "DELETE";
+    case StatementKind::kUpdate: return "UPDATE";
+    case StatementKind::kAlterTable: return "ALTER TABLE";
   }
   return "?";
 }
@@ -35,12 +38,13 @@ namespace {
 /// to do instead.
 Status UnsupportedStatement(const PgNode& node) {
   constexpr const char* kWrite =
-      "Tables accept only INSERT: write the rows you want with CREATE TABLE ... AS SELECT (or "
-      "COPY (SELECT ...) TO a file) instead.";
+      "Tables accept INSERT, UPDATE and DELETE: write the rows you want with those or with CREATE "
+      "TABLE ... AS SELECT instead.";
   constexpr const char* kNoPrivileges = "Shoal has no roles or privileges.";
   constexpr const char* kStatements =
       "Shoal runs SELECT, VALUES, EXPLAIN, CREATE TABLE [AS], CREATE EXTERNAL TABLE, CREATE VIEW, "
-      "CREATE INDEX, INSERT, COPY, DROP TABLE, DROP VIEW, DROP INDEX, SET, RESET and SHOW.";
+      "CREATE INDEX, INSERT, UPDATE, DELETE, ALTER TABLE, COPY, DROP TABLE, DROP VIEW, DROP INDEX, "
+      "SET, RESET and SHOW.";
   const char* name = nullptr;
   const char* instead = kStatements;
   switch (node.node_case()) {
@@ -179,6 +183,10 @@ Result<BoundStatement> StatementBinder::BindStatement(const PgNode& node) {
     case PgNode::kCreateStmt: return BindCreateTable(node.create_stmt());
     case PgNode::kCreateTableAsStmt: return BindCreateTableAs(node.create_table_as_stmt());
     case PgNode::kInsertStmt: return BindInsert(node.insert_stmt());
+    case PgNode::kDeleteStmt: return BindDelete(node.delete_stmt());
+    case PgNode::kUpdateStmt: return BindUpdate(node.update_stmt());
+    case PgNode::kRenameStmt: return BindRename(node.rename_stmt());
+    case PgNode::kAlterTableStmt: return BindAlterTable(node.alter_table_stmt());
     case PgNode::kViewStmt: return BindCreateView(node.view_stmt());
     case PgNode::kIndexStmt: return BindCreateIndex(node.index_stmt());
     case PgNode::kDropStmt: return BindDrop(node.drop_stmt());

@@ -254,6 +254,14 @@ class StatementBinder {
   Result<BoundStatement> BindInsert(const pg_query::InsertStmt& s);
   Result<BoundStatement> BindCreateView(const pg_query::ViewStmt& s);
   Result<BoundStatement> BindDrop(const pg_query::DropStmt& s);
+  // DELETE and UPDATE (binder_dml.cc).
+  Result<BoundStatement> BindDelete(const pg_query::DeleteStmt& s);
+  Result<BoundStatement> BindUpdate(const pg_query::UpdateStmt& s);
+  /// The table a DELETE / UPDATE changes: one with a storage (0A000 for views, external tables).
+  Result<TableEntry> DmlTarget(const pg_query::RangeVar& relation, const char* command);
+  // ALTER TABLE (binder_dml.cc).
+  Result<BoundStatement> BindRename(const pg_query::RenameStmt& s);
+  Result<BoundStatement> BindAlterTable(const pg_query::AlterTableStmt& s);
   // Indexes (binder_indexes.cc).
   Result<BoundStatement> BindCreateIndex(const pg_query::IndexStmt& s);
   Result<BoundStatement> BindDropIndex(const pg_query::DropStmt& s);

@@ -36,9 +36,22 @@ enum class StatementKind : uint8_t {
   kCopy,
   kCreateIndex,  // CREATE [UNIQUE] INDEX: register `index` (a unique one is checked first)
   kDropIndex,    // DROP INDEX [IF EXISTS] `drop_objects`
+  // DELETE FROM `target`: `plan` yields the rows kept (null: none, DELETE without WHERE)
+  kDelete,
+  // UPDATE `target`: `plan` yields every row, new values in place, and a last boolean column
+  // telling which rows matched
+  kUpdate,
+  kAlterTable,  // ALTER TABLE `object_name` `alter`
 };
 
 const char* StatementKindName(StatementKind kind);
+
+/// What an ALTER TABLE does (one action per statement).
+enum class AlterAction : uint8_t {
+  kRenameTable,   // RENAME TO `new_name` (ALTER VIEW ... RENAME TO too)
+  kRenameColumn,  // RENAME COLUMN `column_name` TO `new_name`
+  kAddColumn,     // ADD COLUMN `new_column`: `plan` yields the rows with it (its DEFAULT or NULL)
+};
 
 struct BoundStatement {
   StatementKind kind = StatementKind::kQuery;
@@ -56,7 +69,7 @@ struct BoundStatement {
   std::string schema_name;
   std::string object_name;
   columnar::SchemaPtr table_schema;  // kCreateTable / kCreateTableAs / kInsert (the target's)
-  TableEntry target;                 // kInsert
+  TableEntry target;                 // kInsert, kDelete, kUpdate
   bool if_not_exists = false;
   bool or_replace = false;
   ViewEntry view;                   // kCreateView
@@ -79,6 +92,15 @@ struct BoundStatement {
   std::vector<std::pair<std::string, std::string>> drop_objects;
   bool if_exists = false;
   bool cascade = false;  // DROP ... CASCADE: dependent views go too
+
+  // kAlterTable (the table is `target`; `if_exists`: ALTER TABLE IF EXISTS).
+  AlterAction alter_action = AlterAction::kRenameTable;
+  std::string new_name;
+  std::string column_name;
+  columnar::Field new_column;
+  bool skip = false;   // IF [NOT] EXISTS found nothing to do: `notice`, no change
+  std::string notice;  // what a skipped ALTER says
+  std::string alter_tag = "ALTER TABLE";
 
   // kSet / kReset / kShow.
   std::string setting_name;

@@ -6,8 +6,17 @@
 // Names are stored as the parser hands them over: PostgreSQL folds unquoted identifiers to lower
 // case before we see them, and quoted ones keep their case.
 //
+// Tables Shoal writes (CREATE TABLE [AS]) keep their rows in an io::TableStorage: in memory, or
+// as Parquet files under a server's --data-dir. A lookup hands out the storage's snapshot as the
+// entry's provider, so a statement reads the rows committed when it was bound.
+//
+// Persistence: a catalog may have a CatalogStore (engine/durable_catalog.h), which creates the
+// storage of new tables and is given the whole catalog after every change to write it out; without
+// one, everything lives in memory.
+//
 // Thread safety: every method may be called concurrently (one mutex); lookups return copies that
-// stay valid after a concurrent DROP.
+// stay valid after a concurrent DROP. A store's Save runs after the change, outside the mutex, and
+// reads the catalog afresh, so the last save always holds the latest state.
 #pragma once
 
 #include <map>
@@ -21,6 +30,7 @@
 
 #include "shoal/common/result.h"
 #include "shoal/io/table_provider.h"
+#include "shoal/io/table_storage.h"
 
 namespace shoal::sql {
 
@@ -29,8 +39,12 @@ inline constexpr std::string_view kDefaultSchema = "public";
 struct TableEntry {
   std::string schema;
   std::string name;
-  io::TableProviderPtr provider;
-  bool insertable = false;  // an in-memory table that INSERT may append to
+  io::TableProviderPtr provider;  // with a storage: its snapshot when the entry was looked up
+  bool insertable = false;        // a table Shoal writes (INSERT, DELETE, UPDATE): `storage` is set
+  io::TableStoragePtr storage = nullptr;
+  /// CREATE EXTERNAL TABLE: the statement's text, which a durable catalog keeps to create the
+  /// table again at start-up; empty for other tables.
+  std::string definition{};
 };
 
 struct ViewEntry {
@@ -72,9 +86,41 @@ struct CatalogObject {
   std::optional<ViewEntry> view;
 };
 
+class Catalog;
+
+/// Where a catalog keeps itself between runs (engine/durable_catalog.h).
+class CatalogStore {
+ public:
+  virtual ~CatalogStore() = default;
+  /// The storage of a new table (CREATE TABLE [AS]).
+  virtual Result<io::TableStoragePtr> CreateTableStorage(const columnar::SchemaPtr& schema) = 0;
+  /// Writes `catalog` out; called after every change.
+  virtual Status Save(const Catalog& catalog) = 0;
+  /// A table left the catalog (DROP) and the change was saved: its storage may go.
+  virtual void Dropped(const TableEntry& table) = 0;
+};
+
+/// Everything a catalog holds (what a store saves).
+struct CatalogContents {
+  std::vector<std::string> schemas;
+  std::vector<TableEntry> tables;
+  std::vector<ViewEntry> views;
+  std::vector<IndexEntry> indexes;
+};
+
 class Catalog {
  public:
   Catalog();
+
+  /// Makes the catalog persistent through `store` (before any use).
+  void SetStore(std::shared_ptr<CatalogStore> store) { store_ = std::move(store); }
+  bool durable() const { return store_ != nullptr; }
+  /// The storage of a new table: the store's, or in memory.
+  Result<io::TableStoragePtr> CreateTableStorage(const columnar::SchemaPtr& schema) const;
+  /// A copy of everything, for a store to save.
+  CatalogContents Contents() const;
+  /// Registers a table Shoal writes (CREATE TABLE [AS]): `entry.storage` holds its rows.
+  Status RegisterTable(TableEntry entry, bool replace = false);
 
   Status CreateSchema(std::string_view name, bool if_not_exists = false);
   bool HasSchema(std::string_view name) const;
@@ -106,6 +152,17 @@ class Catalog {
   Status DropRelations(bool views, const std::vector<std::pair<std::string, std::string>>& objects,
                        bool if_exists, bool cascade);
 
+  /// ALTER TABLE / ALTER VIEW ... RENAME TO: 42P07 when `new_name` is taken. Views that read the
+  /// relation refuse it (2BP01): they are kept as SQL text that names it.
+  Status RenameRelation(std::string_view schema, std::string_view name,
+                        const std::string& new_name);
+  /// 2BP01 when a view reads the relation (`what` is the refused change, for the message).
+  Status CheckNoDependentViews(std::string_view schema, std::string_view name,
+                               const std::string& what) const;
+  /// ALTER TABLE ... RENAME COLUMN, once the storage has the new names: the indexes follow.
+  Status RenameIndexColumn(std::string_view schema, std::string_view table,
+                           const std::string& column, const std::string& new_name);
+
   /// Registers an index of an existing table; its name shares the namespace of tables and views
   /// (42P07). With `if_not_exists` an existing name is success and the index is not created.
   Status CreateIndex(IndexEntry index, bool if_not_exists = false);
@@ -133,6 +190,14 @@ class Catalog {
   std::vector<std::string> NamesLocked(const Schema& schema) const;
   Status CheckDropLocked(bool views, std::string_view schema, std::string_view name, bool if_exists,
                          bool* exists) const;
+  Status CheckNoDependentViewsLocked(std::string_view schema, std::string_view name,
+                                     const std::string& what) const;
+  // Hands the catalog to the store after a change (no-op without one).
+  Status Persist() const;
+  // The entry as a lookup returns it: the provider is the storage's current snapshot.
+  static TableEntry Fresh(TableEntry entry);
+
+  std::shared_ptr<CatalogStore> store_;
 
   mutable std::mutex mutex_;
   std::map<std::string, Schema, std::less<>> schemas_;

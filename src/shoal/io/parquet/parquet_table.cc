@@ -388,6 +388,8 @@ Result<std::vector<ScanUnit>> ParquetTable::PlanScan(const ScanRequest& request)
                        groups[g].num_rows, EncodeUnit(static_cast<int64_t>(g), 0, 0, file.path)});
     }
   }
+  if (files_.empty())  // an empty table of Shoal's (parquet_directory_storage.h): nothing to read
+    return units;
   if (units.empty())
     units.push_back({"(every row group pruned)", 0, 0, EncodeUnit(-1, 0, 0, files_.front().path)});
   // The first unit reports the table's counts; the engine sums metrics over units.

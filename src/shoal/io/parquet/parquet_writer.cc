@@ -232,7 +232,7 @@ Status ParquetWriter::Finish() {
   SHOAL_RETURN_IF_ERROR(file_->Write(footer));
   SHOAL_RETURN_IF_ERROR(file_->Close());
   file_.reset();
-  return temporary_->Publish();
+  return temporary_->Publish(options_.durable);
 }
 
 Status ParquetWriter::Close() {

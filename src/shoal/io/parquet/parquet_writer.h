@@ -42,6 +42,9 @@ struct ParquetWriteOptions {
   /// group's input bytes, held only while it is encoded) is accounted against with Reserve /
   /// Release; a refusal fails the write with OutOfMemory naming the pool. Null: not accounted.
   std::shared_ptr<MemoryPool> pool;
+  /// fsync the file before it is renamed into place and its directory after (a table's data
+  /// file, which a manifest will name: table_manifest.h).
+  bool durable = false;
 };
 
 class ParquetWriter {

@@ -1,0 +1,308 @@
+#include "shoal/io/parquet_directory_storage.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include <dirent.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shoal/io/parquet/parquet_writer.h"
+#include "shoal/io/temporary_path.h"
+
+namespace shoal::io {
+
+using columnar::RecordBatchPtr;
+using columnar::SchemaPtr;
+
+namespace {
+
+constexpr const char* kManifestName = "manifest";
+
+std::string RandomSuffix() {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  return fmt::format("{:08x}", static_cast<uint32_t>(random()));
+}
+
+}  // namespace
+
+struct ParquetDirectoryStorage::DataFile {
+  std::string name;
+  std::string path;
+  int64_t rows = 0;
+  parquet::ParquetFileInfo info;
+  std::atomic<bool> obsolete{false};
+  std::atomic<bool> dropped{false};
+
+  ~DataFile() {
+    if (!obsolete.load())
+      return;
+    ::unlink(path.c_str());
+    if (dropped.load()) {  // the last file of a dropped table takes the directory along
+      const std::string dir = path.substr(0, path.rfind('/'));
+      ::rmdir(dir.c_str());
+    }
+  }
+};
+
+namespace {
+
+// A snapshot: an ordinary ParquetTable (the distributed planner ships it as one) that keeps the
+// files it reads from being removed while it lives.
+class SnapshotTable final : public parquet::ParquetTable {
+ public:
+  SnapshotTable(std::vector<parquet::ParquetFileInfo> files, SchemaPtr schema,
+                std::vector<std::shared_ptr<ParquetDirectoryStorage::DataFile>> keep)
+      : ParquetTable(std::move(files), std::move(schema)), keep_(std::move(keep)) {}
+
+ private:
+  std::vector<std::shared_ptr<ParquetDirectoryStorage::DataFile>> keep_;
+};
+
+// The types a durable table stores: dictionaries decoded, what Parquet cannot hold refused.
+Result<SchemaPtr> StoredSchema(const SchemaPtr& schema) {
+  std::vector<columnar::Field> fields;
+  for (const auto& f : schema->fields()) {
+    columnar::DataType type = f.type.decoded_type();
+    if (type.id() == columnar::TypeId::kInterval || type.id() == columnar::TypeId::kNull)
+      return Status::NotImplemented(
+                 "column \"{}\" of type {} cannot be stored in a table of the "
+                 "data directory (its rows are Parquet files)",
+                 f.name, type.ToString())
+          .WithSqlState("0A000")
+          .WithHint("Store it as text, or keep the table in a server without --data-dir.");
+    if (type.id() == columnar::TypeId::kTimestamp && type.unit() != columnar::TimeUnit::kMicro &&
+        type.unit() != columnar::TimeUnit::kNano)
+      type = columnar::DataType::Timestamp(columnar::TimeUnit::kMicro, type.timezone());
+    fields.emplace_back(f.name, type, f.nullable);
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Create(
+    const std::string& directory, SchemaPtr schema) {
+  SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored, StoredSchema(schema));
+  if (::mkdir(directory.c_str(), 0755) != 0)
+    return Status::IoError("cannot create the table directory {}: {}", directory,
+                           std::strerror(errno));
+  std::shared_ptr<ParquetDirectoryStorage> storage(new ParquetDirectoryStorage(directory));
+  std::lock_guard<std::mutex> lock(storage->commit_mutex_);
+  Status committed = storage->CommitLocked({}, stored);
+  if (!committed.ok()) {
+    ::rmdir(directory.c_str());
+    return committed;
+  }
+  return storage;
+}
+
+Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Open(
+    const std::string& directory) {
+  std::shared_ptr<ParquetDirectoryStorage> storage(new ParquetDirectoryStorage(directory));
+  const std::string path = directory + "/" + kManifestName;
+  SHOAL_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  SHOAL_ASSIGN_OR_RETURN(TableManifest manifest, DecodeManifest(text, path));
+  std::lock_guard<std::mutex> lock(storage->commit_mutex_);
+  storage->version_ = manifest.version;
+  storage->schema_ = manifest.schema;
+  for (const auto& f : manifest.files) {
+    SHOAL_ASSIGN_OR_RETURN(auto file, storage->LoadFile(f.name, f.rows));
+    storage->files_.push_back(std::move(file));
+  }
+  // What the manifest does not name is left over from writes that never committed.
+  RemoveStaleTemporaries(directory);
+  if (DIR* dir = ::opendir(directory.c_str())) {
+    std::vector<std::string> doomed;
+    while (dirent* e = ::readdir(dir)) {
+      std::string name = e->d_name;
+      if (name == "." || name == ".." || name == kManifestName)
+        continue;
+      bool named = false;
+      for (const auto& f : manifest.files)
+        named = named || f.name == name;
+      if (!named && name.rfind(kTemporaryPrefix, 0) != 0)
+        doomed.push_back(directory + "/" + name);
+    }
+    ::closedir(dir);
+    for (const auto& d : doomed)
+      ::unlink(d.c_str());
+  }
+  std::vector<parquet::ParquetFileInfo> infos;
+  for (const auto& f : storage->files_)
+    infos.push_back(f->info);
+  storage->snapshot_ =
+      std::make_shared<SnapshotTable>(std::move(infos), storage->schema_, storage->files_);
+  return storage;
+}
+
+ParquetDirectoryStorage::~ParquetDirectoryStorage() = default;
+
+Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::LoadFile(
+    const std::string& name, int64_t rows) {
+  auto file = std::make_shared<DataFile>();
+  file->name = name;
+  file->path = directory_ + "/" + name;
+  file->rows = rows;
+  struct stat st {};
+  if (::stat(file->path.c_str(), &st) != 0)
+    return Status::IoError("data file {} of the table in {} is missing: {}", name, directory_,
+                           std::strerror(errno));
+  SHOAL_ASSIGN_OR_RETURN(file->info, parquet::ReadParquetFooter(file->path, st.st_size));
+  if (file->info.metadata->num_rows != rows)
+    return Status::InvalidData("{} holds {} rows but the manifest says {}", file->path,
+                               file->info.metadata->num_rows, rows);
+  return file;
+}
+
+columnar::SchemaPtr ParquetDirectoryStorage::schema() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return schema_;
+}
+
+TableProviderPtr ParquetDirectoryStorage::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return snapshot_;
+}
+
+int64_t ParquetDirectoryStorage::num_rows() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t rows = 0;
+  for (const auto& f : files_)
+    rows += f->rows;
+  return rows;
+}
+
+TableManifest ParquetDirectoryStorage::manifest() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  TableManifest m;
+  m.version = version_;
+  m.schema = schema_;
+  for (const auto& f : files_)
+    m.files.push_back({f->name, f->rows});
+  return m;
+}
+
+Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::WriteFile(
+    const std::vector<RecordBatchPtr>& batches, int64_t version, const SchemaPtr& schema) {
+  int64_t rows = 0;
+  for (const auto& b : batches)
+    rows += b->num_rows();
+  if (rows == 0)
+    return std::shared_ptr<DataFile>();
+  const std::string name = fmt::format("data-{:06}-{}.parquet", version, RandomSuffix());
+  parquet::ParquetWriteOptions options;
+  options.durable = true;
+  options.threads = 1;
+  SHOAL_ASSIGN_OR_RETURN(auto writer,
+                         parquet::ParquetWriter::Open(directory_ + "/" + name, schema, options));
+  for (const auto& b : batches) {
+    if (b->num_rows() == 0)
+      continue;
+    if (b->num_columns() != schema->num_fields())
+      return Status::Internal("writing {} columns into a table of {}", b->num_columns(),
+                              schema->num_fields());
+    Status written = writer->WriteBatch(b);
+    if (!written.ok()) {
+      writer->Abort();
+      return written;
+    }
+  }
+  SHOAL_RETURN_IF_ERROR(writer->Close());
+  auto loaded = LoadFile(name, rows);
+  if (!loaded.ok()) {
+    ::unlink((directory_ + "/" + name).c_str());
+    return loaded.status();
+  }
+  for (size_t c = 0; c < (*loaded)->info.columns.size(); ++c) {
+    if ((*loaded)->info.columns[c].type != schema->field(static_cast<int>(c)).type) {
+      (*loaded)->obsolete = true;
+      return Status::Internal("column {} was written as {} but the table stores {}", c,
+                              (*loaded)->info.columns[c].type.ToString(),
+                              schema->field(static_cast<int>(c)).type.ToString());
+    }
+  }
+  return loaded;
+}
+
+Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFile>> files,
+                                             SchemaPtr schema) {
+  TableManifest next;
+  next.version = version_ + 1;
+  next.schema = schema;
+  for (const auto& f : files)
+    next.files.push_back({f->name, f->rows});
+  SHOAL_RETURN_IF_ERROR(
+      WriteFileAtomically(directory_ + "/" + kManifestName, EncodeManifest(next)));
+  // Committed: files the new version does not name go when their last reader does.
+  for (const auto& old : files_) {
+    if (std::find(files.begin(), files.end(), old) == files.end())
+      old->obsolete = true;
+  }
+  std::vector<parquet::ParquetFileInfo> infos;
+  for (const auto& f : files)
+    infos.push_back(f->info);
+  auto snapshot = std::make_shared<SnapshotTable>(std::move(infos), schema, files);
+  std::lock_guard<std::mutex> lock(mutex_);
+  version_ = next.version;
+  schema_ = std::move(schema);
+  files_ = std::move(files);
+  snapshot_ = std::move(snapshot);
+  return Status::OK();
+}
+
+Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, schema_));
+  if (file == nullptr)
+    return Status::OK();
+  std::vector<std::shared_ptr<DataFile>> files = files_;
+  files.push_back(file);
+  Status committed = CommitLocked(std::move(files), schema_);
+  if (!committed.ok())
+    file->obsolete = true;  // never named by a manifest: removed with the last reference
+  return committed;
+}
+
+Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, SchemaPtr schema) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  SchemaPtr stored = schema_;
+  if (schema != nullptr) {
+    SHOAL_ASSIGN_OR_RETURN(stored, StoredSchema(schema));
+  }
+  SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, stored));
+  std::vector<std::shared_ptr<DataFile>> files;
+  if (file != nullptr)
+    files.push_back(file);
+  Status committed = CommitLocked(std::move(files), stored);
+  if (!committed.ok() && file != nullptr)
+    file->obsolete = true;
+  return committed;
+}
+
+Status ParquetDirectoryStorage::Rename(SchemaPtr schema) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored, StoredSchema(schema));
+  return CommitLocked(files_, stored);
+}
+
+void ParquetDirectoryStorage::Drop() {
+  std::lock_guard<std::mutex> commit(commit_mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ::unlink((directory_ + "/" + kManifestName).c_str());
+  for (const auto& f : files_) {
+    f->dropped = true;
+    f->obsolete = true;
+  }
+  if (files_.empty())
+    ::rmdir(directory_.c_str());
+  files_.clear();
+  snapshot_ =
+      std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{}, schema_, files_);
+}
+
+}  // namespace shoal::io

@@ -1,0 +1,83 @@
+// ParquetDirectoryStorage: a table's rows as Parquet files in a directory of its own, committed
+// through a manifest (table_manifest.h) — TableStorage's durable implementation, behind the tables
+// a server with --data-dir creates.
+//
+//   <dir>/manifest                        the committed version: columns and data files
+//   <dir>/data-<version>-<random>.parquet  written by Shoal's ParquetWriter, fsynced
+//
+// A commit writes its data file(s) first (each renamed into place complete and fsynced), then
+// replaces the manifest atomically; a crash before the manifest's rename leaves the previous
+// version, after it the new one. Open() reads the manifest and removes what no manifest names
+// (data files of killed writers, temporaries). Append adds one file per statement; Replace
+// (DELETE, UPDATE) writes the new rows as one file and names only it.
+//
+// Files a commit no longer names are removed when the last snapshot reading them is released, so
+// a query that started before a DELETE finishes on the files it planned.
+//
+// Thread safety: as TableStorage; commits are serialised by an internal mutex as well.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "shoal/io/parquet/parquet_table.h"
+#include "shoal/io/table_manifest.h"
+#include "shoal/io/table_storage.h"
+
+namespace shoal::io {
+
+class ParquetDirectoryStorage final : public TableStorage {
+ public:
+  /// Creates `directory` (which must not exist yet) with an empty table of `schema`. Columns whose
+  /// type Parquet cannot hold (interval) are refused with 0A000.
+  static Result<std::shared_ptr<ParquetDirectoryStorage>> Create(const std::string& directory,
+                                                                 columnar::SchemaPtr schema);
+  /// Opens the table in `directory` at its committed manifest, removing files it does not name.
+  static Result<std::shared_ptr<ParquetDirectoryStorage>> Open(const std::string& directory);
+
+  ~ParquetDirectoryStorage() override;
+
+  columnar::SchemaPtr schema() const override;
+  std::string kind() const override { return "parquet directory"; }
+  std::string location() const override { return directory_; }
+  TableProviderPtr Snapshot() const override;
+  int64_t num_rows() const override;
+  Status Append(std::vector<columnar::RecordBatchPtr> batches) override;
+  using TableStorage::Replace;
+  Status Replace(std::vector<columnar::RecordBatchPtr> batches,
+                 columnar::SchemaPtr schema) override;
+  Status Rename(columnar::SchemaPtr schema) override;
+
+  /// DROP TABLE: the manifest goes now, the data files and the directory when no snapshot reads
+  /// them any more.
+  void Drop() override;
+
+  /// The committed manifest (tests).
+  TableManifest manifest() const;
+
+  /// A data file of the table; removes itself from disk when obsolete and no longer referenced.
+  struct DataFile;
+
+ private:
+  explicit ParquetDirectoryStorage(std::string directory) : directory_(std::move(directory)) {}
+
+  // Writes `batches` as a new data file (none when they hold no rows).
+  Result<std::shared_ptr<DataFile>> WriteFile(const std::vector<columnar::RecordBatchPtr>& batches,
+                                              int64_t version, const columnar::SchemaPtr& schema);
+  // Replaces the manifest by `files` at the next version and makes it current.
+  Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files, columnar::SchemaPtr schema);
+  Result<std::shared_ptr<DataFile>> LoadFile(const std::string& name, int64_t rows);
+
+  const std::string directory_;
+  std::mutex commit_mutex_;   // held by a commit from its first write to its end
+  mutable std::mutex mutex_;  // guards the committed state below (changed under both)
+  int64_t version_ = 0;
+  columnar::SchemaPtr schema_;
+  std::vector<std::shared_ptr<DataFile>> files_;
+  std::shared_ptr<const TableProvider> snapshot_;  // over files_, built at commit
+};
+
+}  // namespace shoal::io

@@ -1,0 +1,69 @@
+// TableStorage: where the rows of a table that Shoal itself writes live — the target of CREATE
+// TABLE [AS], INSERT, DELETE and UPDATE. Two implementations: MemoryTableStorage (record batches
+// in memory: `shoal sql`, the slt runner, a server without --data-dir) and ParquetDirectoryStorage
+// (Parquet files in a directory, committed through a manifest: a server with --data-dir).
+//
+// Readers never see the storage itself: Snapshot() hands out an ordinary, immutable TableProvider
+// over the rows committed at that moment (the catalog takes one when a statement binds a table,
+// so a query reads one consistent version even while other sessions write). Writers commit whole
+// statements: Append (INSERT) and Replace (DELETE, UPDATE: the table's new rows) either take
+// effect entirely or not at all.
+//
+// Thread safety: every method may be called concurrently. A writer that reads the table before
+// committing (DELETE, UPDATE, the unique-key checks of INSERT) holds write_mutex() from its read
+// to its commit, so two writers of one table run one after the other.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "shoal/columnar/record_batch.h"
+#include "shoal/common/result.h"
+#include "shoal/io/table_provider.h"
+
+namespace shoal::io {
+
+class TableStorage {
+ public:
+  virtual ~TableStorage() = default;
+
+  /// The table's columns (those of the latest commit).
+  virtual columnar::SchemaPtr schema() const = 0;
+  /// "memory" or "parquet directory".
+  virtual std::string kind() const = 0;
+  /// Where the rows live on disk (the table's directory), empty for memory.
+  virtual std::string location() const { return {}; }
+  /// The committed rows, fixed at this call: later commits do not change what it reads.
+  virtual TableProviderPtr Snapshot() const = 0;
+  /// Rows committed so far.
+  virtual int64_t num_rows() const = 0;
+  /// Adds rows (columns of schema()'s types, in its order) as one commit.
+  virtual Status Append(std::vector<columnar::RecordBatchPtr> batches) = 0;
+  /// Replaces every row by `batches` as one commit; with a `schema`, the columns too (ALTER TABLE
+  /// ... ADD COLUMN: the rows have the new column).
+  virtual Status Replace(std::vector<columnar::RecordBatchPtr> batches,
+                         columnar::SchemaPtr schema) = 0;
+  Status Replace(std::vector<columnar::RecordBatchPtr> batches) {
+    return Replace(std::move(batches), nullptr);
+  }
+  /// DROP TABLE, after the catalog forgot the table: release what it holds outside the process
+  /// (files go once no snapshot reads them).
+  virtual void Drop() {}
+  /// Gives the columns new names (ALTER TABLE ... RENAME COLUMN): same types and rows.
+  virtual Status Rename(columnar::SchemaPtr schema) = 0;
+
+  /// Held by a writer from its read of the table to its commit.
+  std::mutex& write_mutex() const { return write_mutex_; }
+
+ private:
+  mutable std::mutex write_mutex_;
+};
+
+using TableStoragePtr = std::shared_ptr<TableStorage>;
+
+/// Every row of `table`, read through its scan units in order.
+Result<std::vector<columnar::RecordBatchPtr>> ReadAllRows(const TableProvider& table);
+
+}  // namespace shoal::io

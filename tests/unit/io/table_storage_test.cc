@@ -1,0 +1,190 @@
+// Tests for the storages of the tables Shoal writes (io/table_storage.h): the manifest's format
+// and its checks, commits of the Parquet-directory storage surviving a reopen, what a killed writer
+// leaves behind (a data file no manifest names, a torn temporary manifest) being ignored and
+// removed at open, snapshots that outlive a later commit, and the memory storage's snapshots.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "shoal/io/memory_table_storage.h"
+#include "shoal/io/parquet_directory_storage.h"
+#include "shoal/io/table_manifest.h"
+#include "tests/support/batch_builder.h"
+#include "tests/support/gtest_util.h"
+
+namespace shoal::io {
+namespace {
+
+namespace fs = std::filesystem;
+using columnar::DataType;
+using columnar::Field;
+using testing::MakeBatch;
+
+const std::vector<Field> kFields = {Field("a", DataType::Int32(), false),
+                                    Field("b", DataType::Utf8(), true)};
+
+columnar::SchemaPtr TestSchema() {
+  return std::make_shared<const columnar::Schema>(kFields);
+}
+
+// Every row of a provider as "a|b" strings, in order.
+std::vector<std::string> Rows(const TableProvider& table) {
+  std::vector<std::string> out;
+  auto rows = ReadAllRows(table);
+  EXPECT_OK(rows.status());
+  if (!rows.ok())
+    return out;
+  for (const auto& b : *rows) {
+    auto a = testing::ArrayToStrings(*b->column(0));
+    auto s = testing::ArrayToStrings(*b->column(1));
+    for (size_t i = 0; i < a.size(); ++i)
+      out.push_back(a[i] + "|" + s[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> Files(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class TableStorageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("shoal_storage_test_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    dir_ = (root_ / "t").string();
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path root_;
+  std::string dir_;
+};
+
+TEST(TableManifestTest, RoundTripsColumnsTypesAndFiles) {
+  TableManifest m;
+  m.version = 7;
+  m.schema = std::make_shared<const columnar::Schema>(
+      std::vector<Field>{Field("a\tb", DataType::Decimal(15, 2), false),
+                         Field("ts", DataType::Timestamp(columnar::TimeUnit::kMicro, "UTC"), true),
+                         Field("d", DataType::Date32(), true), Field("s", DataType::Utf8(), true)});
+  m.files = {{"data-1.parquet", 3}, {"data-2.parquet", 0}};
+  std::string text = EncodeManifest(m);
+  ASSERT_OK_AND_ASSIGN(TableManifest back, DecodeManifest(text, "m"));
+  EXPECT_EQ(back.version, 7);
+  ASSERT_EQ(back.schema->num_fields(), 4);
+  EXPECT_EQ(back.schema->field(0).name, "a\tb");
+  EXPECT_EQ(back.schema->field(0).type, DataType::Decimal(15, 2));
+  EXPECT_FALSE(back.schema->field(0).nullable);
+  EXPECT_EQ(back.schema->field(1).type, DataType::Timestamp(columnar::TimeUnit::kMicro, "UTC"));
+  ASSERT_EQ(back.files.size(), 2u);
+  EXPECT_EQ(back.files[0].name, "data-1.parquet");
+  EXPECT_EQ(back.files[0].rows, 3);
+}
+
+TEST(TableManifestTest, RefusesTruncatedOrAlteredText) {
+  TableManifest m;
+  m.version = 1;
+  m.schema = TestSchema();
+  m.files = {{"data-1.parquet", 3}};
+  const std::string text = EncodeManifest(m);
+  for (size_t cut : {size_t{0}, size_t{10}, text.size() / 2, text.size() - 1})
+    EXPECT_STATUS_CODE(StatusCode::kInvalidData, DecodeManifest(text.substr(0, cut), "m").status())
+        << cut;
+  std::string altered = text;
+  altered[altered.find('3')] = '4';  // the row count
+  EXPECT_STATUS_CODE(StatusCode::kInvalidData, DecodeManifest(altered, "m").status());
+}
+
+TEST_F(TableStorageTest, CommitsSurviveReopen) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+    EXPECT_TRUE(Rows(*storage->Snapshot()).empty());
+    ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "NULL"}})}));
+    ASSERT_OK(storage->Append({MakeBatch(kFields, {{"3", "z"}})}));
+    EXPECT_EQ(storage->num_rows(), 3);
+  }
+  ASSERT_OK_AND_ASSIGN(auto reopened, ParquetDirectoryStorage::Open(dir_));
+  EXPECT_EQ(Rows(*reopened->Snapshot()), (std::vector<std::string>{"1|x", "2|NULL", "3|z"}));
+  EXPECT_EQ(reopened->manifest().version, 3);
+  EXPECT_EQ(reopened->schema()->field(0).name, "a");
+  EXPECT_FALSE(reopened->schema()->field(0).nullable);
+}
+
+TEST_F(TableStorageTest, LeftoversOfAKilledWriterAreIgnoredAndRemovedAtOpen) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+    ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  }
+  // A data file written completely but never named by a manifest (killed before the commit),
+  // and a torn temporary manifest (killed while writing it) from a writer that is gone.
+  fs::copy_file(fs::path(dir_) / Files(dir_).front(), fs::path(dir_) / "data-000009-dead.parquet");
+  std::ofstream(fs::path(dir_) / ".shoal-tmp-999999999-0-manifest")
+      << "shoal table manifest 1\nver";
+  ASSERT_OK_AND_ASSIGN(auto reopened, ParquetDirectoryStorage::Open(dir_));
+  EXPECT_EQ(Rows(*reopened->Snapshot()), (std::vector<std::string>{"1|x"}));
+  const auto files = Files(dir_);
+  ASSERT_EQ(files.size(), 2u) << ::testing::PrintToString(files);
+  EXPECT_EQ(files[1], "manifest");
+  EXPECT_NE(files[0], "data-000009-dead.parquet");
+}
+
+TEST_F(TableStorageTest, DamagedManifestIsRefusedNotReadAsEmpty) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+    ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  }
+  const fs::path manifest = fs::path(dir_) / "manifest";
+  fs::resize_file(manifest, fs::file_size(manifest) - 5);
+  EXPECT_STATUS_CODE(StatusCode::kInvalidData, ParquetDirectoryStorage::Open(dir_).status());
+}
+
+TEST_F(TableStorageTest, SnapshotOutlivesReplaceAndFilesGoWithIt) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  TableProviderPtr before = storage->Snapshot();
+  ASSERT_OK(storage->Replace({MakeBatch(kFields, {{"2", "y"}})}));
+  EXPECT_EQ(Rows(*before), (std::vector<std::string>{"1|x", "2|y"}));
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"2|y"}));
+  EXPECT_EQ(Files(dir_).size(), 3u);  // the old file is still read by `before`
+  before.reset();
+  EXPECT_EQ(Files(dir_).size(), 2u);
+  ASSERT_OK(storage->Replace({}));
+  EXPECT_TRUE(Rows(*storage->Snapshot()).empty());
+  EXPECT_EQ(Files(dir_), (std::vector<std::string>{"manifest"}));
+  storage->Drop();
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST_F(TableStorageTest, RefusesTypesParquetCannotHold) {
+  auto schema = std::make_shared<const columnar::Schema>(
+      std::vector<Field>{Field("i", DataType::Interval(), true)});
+  auto made = ParquetDirectoryStorage::Create(dir_, schema);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().sqlstate(), "0A000");
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST(MemoryTableStorageTest, SnapshotsKeepTheirRows) {
+  ASSERT_OK_AND_ASSIGN(auto storage, MemoryTableStorage::Make(TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  TableProviderPtr first = storage->Snapshot();
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"2", "y"}})}));
+  EXPECT_EQ(Rows(*first), (std::vector<std::string>{"1|x"}));
+  ASSERT_OK(storage->Replace({MakeBatch(kFields, {{"3", "z"}})}));
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"3|z"}));
+  EXPECT_EQ(storage->num_rows(), 1);
+}
+
+}  // namespace
+}  // namespace shoal::io
