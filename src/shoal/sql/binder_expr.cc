@@ -657,14 +657,31 @@ Result<ExprPtr> StatementBinder::BindCase(const pg_query::CaseExpr& c, ExprConte
 Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool negated,
                                              ExprContext& ctx) {
   if (s.sub_link_type() == pg_query::ARRAY_SUBLINK) {
-    // ARRAY(SELECT ...): its text form, as the system catalogs' arrays are ({a,b}; the rows in
-    // the order the subquery gives them).
-    SHOAL_ASSIGN_OR_RETURN(std::string sub, DeparseStatement(s.subselect()));
-    return BindSqlExpression(
-        "(SELECT '{' || coalesce(string_agg(CAST(s.x AS text), ','), '') || "
-        "'}' FROM (" +
-            sub + ") AS s(x))",
-        {}, ctx);
+    // ARRAY(SELECT ...): its text form, as the system catalogs' arrays are ({a,b}). An ORDER BY
+    // of its one column (psql writes `ORDER BY 1`) orders the aggregate, so the order holds
+    // however the plan is distributed; any other order is not kept.
+    PgNode subselect = s.subselect();
+    std::string order;
+    if (subselect.has_select_stmt() && subselect.select_stmt().sort_clause_size() == 1 &&
+        subselect.select_stmt().target_list_size() == 1) {
+      auto* stmt = subselect.mutable_select_stmt();
+      const auto& by = stmt->sort_clause(0).sort_by();
+      const auto& target = stmt->target_list(0).res_target();
+      const bool ordinal_one = by.node().has_a_const() && by.node().a_const().has_ival() &&
+                               by.node().a_const().ival().ival() == 1;
+      const bool same_column =
+          by.node().has_column_ref() && target.val().has_column_ref() && target.name().empty() &&
+          by.node().column_ref().fields().size() == target.val().column_ref().fields().size() &&
+          Str(by.node().column_ref().fields(0)) == Str(target.val().column_ref().fields(0));
+      if ((ordinal_one || same_column) && by.sortby_dir() != pg_query::SORTBY_USING) {
+        order = by.sortby_dir() == pg_query::SORTBY_DESC ? " ORDER BY s.x DESC" : " ORDER BY s.x";
+        stmt->clear_sort_clause();
+      }
+    }
+    SHOAL_ASSIGN_OR_RETURN(std::string sub, DeparseStatement(subselect));
+    return BindSqlExpression("(SELECT '{' || coalesce(string_agg(CAST(s.x AS text), ','" + order +
+                                 "), '') || '}' FROM (" + sub + ") AS s(x))",
+                             {}, ctx);
   }
   // The subquery may write aggregates of this query (PlaceAggregate): they are checked against
   // the clause the subquery stands in.

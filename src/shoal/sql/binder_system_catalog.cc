@@ -179,7 +179,11 @@ std::optional<Result<ExprPtr>> StatementBinder::BindCatalogFunction(const std::s
     sql += " ELSE '?\?\?' END END";  // PostgreSQL's answer for an unknown type
   } else if (name == "pg_get_expr" && want(2, 3)) {
     sql = "CAST($1 AS text)";  // no stored expressions: pg_attrdef and pg_policy are empty
-  } else if ((name == "obj_description" && want(1, 2)) || (name == "col_description" && n == 2) ||
+  } else if (name == "obj_description" && n == 2) {
+    // The one comment there is: PostgreSQL's on public (pg_description).
+    sql = fmt::format("CASE WHEN $1 = {} AND $2 = 'pg_namespace' THEN {} END", kPublicNamespaceOid,
+                      Quote(kPublicSchemaComment));
+  } else if ((name == "obj_description" && n == 1) || (name == "col_description" && n == 2) ||
              (name == "shobj_description" && n == 2) ||
              (name == "pg_get_function_result" && n == 1) ||
              (name == "pg_get_function_arguments" && n == 1) ||
@@ -188,8 +192,29 @@ std::optional<Result<ExprPtr>> StatementBinder::BindCatalogFunction(const std::s
     sql = "CAST(NULL AS text)";
   } else if (name == "pg_get_indexdef" && (n == 1 || n == 3)) {
     sql = CaseOverOids(IndexDefinitions(catalog_), "CAST(NULL AS text)");
-    if (n == 3)  // (index, column, pretty): column 0 is the whole definition
-      sql = "CASE WHEN $2 = 0 THEN " + sql + " END";
+    if (n == 3) {  // (index, column, pretty): column 0 is the whole definition, k the k-th key
+      std::string column = "CAST(NULL AS text)";
+      auto columns = IndexColumns(catalog_);
+      if (!columns.empty()) {
+        column = "CASE";
+        for (const auto& c : columns)
+          column += fmt::format(" WHEN $1 = {} AND $2 = {} THEN {}", c.oid, c.name, Quote(c.text));
+        column += " END";
+      }
+      // Pretty: the table unqualified when the search path finds it (public), as PostgreSQL.
+      std::vector<NamedOid> pretty = IndexDefinitions(catalog_);
+      for (auto& index : pretty) {
+        if (index.schema == kDefaultSchema) {
+          const std::string qualified = " ON public.";
+          auto at = index.text.find(qualified);
+          if (at != std::string::npos)
+            index.text.replace(at, qualified.size(), " ON ");
+        }
+      }
+      sql = "CASE WHEN $2 = 0 THEN CASE WHEN $3 THEN " +
+            CaseOverOids(pretty, "CAST(NULL AS text)") + " ELSE " + sql + " END ELSE " + column +
+            " END";
+    }
   } else if (name == "pg_get_constraintdef" && want(1, 2)) {
     sql = CaseOverOids(ConstraintDefinitions(catalog_), "CAST(NULL AS text)");
   } else if (name == "pg_get_viewdef" && want(1, 2)) {
@@ -213,6 +238,14 @@ std::optional<Result<ExprPtr>> StatementBinder::BindCatalogFunction(const std::s
   } else if (name == "array_to_string" && want(2, 3)) {
     // Arrays of the catalogs are their text form ({a,b}).
     sql = "replace(btrim(CAST($1 AS text), '{}'), ',', $2)";
+  } else if (name == "pg_size_pretty" && n == 1) {
+    // PostgreSQL's units: bytes below 10 kB, then kB, MB, GB, TB rounded half up.
+    sql =
+        "CASE WHEN abs($1) < 10240 THEN CAST($1 AS text) || ' bytes' "
+        "WHEN abs($1) < 10485760 THEN CAST(round($1 / 1024.0) AS bigint) || ' kB' "
+        "WHEN abs($1) < 10737418240 THEN CAST(round($1 / 1048576.0) AS bigint) || ' MB' "
+        "WHEN abs($1) < 10995116277760 THEN CAST(round($1 / 1073741824.0) AS bigint) || ' GB' "
+        "ELSE CAST(round($1 / 1099511627776.0) AS bigint) || ' TB' END";
   } else if (name == "array_upper" && n == 2) {
     // Of a system catalog array (text): {a,b} is 1-based, an int2vector's "1 2" 0-based.
     sql =

@@ -10,7 +10,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 pg() { su postgres -c "psql -X -q -v ON_ERROR_STOP=1 $*"; }
 pg -c "'drop database if exists shoal'"
 pg -c "'drop role if exists tester'"
-pg -c "\"create role tester superuser login password 'tester'\""
+pg -c "\"create role tester superuser createrole createdb bypassrls login password 'tester'\""
 pg -c "'create database shoal owner tester template template0 lc_collate \"C\" lc_ctype \"C\"'"
 (echo "set session authorization tester;"; cat "$here/../psql_describe/setup.sql") |
   su postgres -c "psql -X -q -v ON_ERROR_STOP=1 -d shoal"

@@ -82,6 +82,7 @@ const RelationSpec kSpecs[] = {
      "proparallel:c pronargs:h pronargdefaults:h prorettype:o proargtypes:t proallargtypes:t "
      "proargmodes:t proargnames:t proargdefaults:t protrftypes:t prosrc:t probin:t prosqlbody:t "
      "proconfig:t proacl:t"},
+    {"pg_catalog", "pg_auth_members", "roleid:o member:o grantor:o admin_option:b"},
     {"pg_catalog", "pg_inherits", "inhrelid:o inhparent:o inhseqno:i inhdetachpending:b"},
     {"pg_catalog", "pg_constraint",
      "oid:o conname:n connamespace:o contype:c condeferrable:b condeferred:b convalidated:b "
@@ -475,6 +476,8 @@ void FillNamespaces(const Snapshot& snap, RowSet& rows) {
   for (const auto& name : names) {
     rows.NewRow();
     rows.Set("oid", NamespaceOid(name)).Set("nspname", name).Set("nspowner", OwnerOid(name));
+    if (name == kDefaultSchema)  // PostgreSQL 15's grants on public
+      rows.Set("nspacl", "{pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}");
   }
 }
 
@@ -1045,6 +1048,21 @@ std::vector<NamedOid> IndexDefinitions(const Catalog& catalog) {
   return out;
 }
 
+std::vector<NamedOid> IndexColumns(const Catalog& catalog) {
+  std::vector<NamedOid> out;
+  for (const auto& schema : catalog.SchemaNames()) {
+    for (const auto& name : catalog.ListNames(schema)) {
+      for (const auto& index : catalog.IndexesOf(schema, name)) {
+        for (size_t i = 0; i < index.columns.size(); ++i)
+          out.push_back(
+              {RelationOid(schema, index.name), schema, std::to_string(i + 1),
+               index.has_expressions ? index.columns[i] : QuoteIdentifier(index.columns[i])});
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<NamedOid> ConstraintDefinitions(const Catalog& catalog) {
   std::vector<NamedOid> out;
   for (const auto& schema : catalog.SchemaNames()) {
@@ -1108,6 +1126,12 @@ Result<io::TableProviderPtr> BuildSystemRelation(const SystemCatalogContext& con
     FillPgViews(context, snapshot(false), rows);
   } else if (n == "pg_indexes") {
     FillPgIndexes(snapshot(false), rows);
+  } else if (n == "pg_description") {
+    rows.NewRow();
+    rows.Set("objoid", kPublicNamespaceOid)
+        .Set("classoid", kNamespaceClassOid)
+        .Set("objsubid", 0)
+        .Set("description", kPublicSchemaComment);
   } else if (n == "pg_tablespace") {
     rows.NewRow();
     rows.Set("oid", 1663).Set("spcname", "pg_default").Set("spcowner", kSessionUserOid);
@@ -1131,7 +1155,7 @@ Result<io::TableProviderPtr> BuildSystemRelation(const SystemCatalogContext& con
         .Set("collcollate", "C")
         .Set("collctype", "C");
   }
-  // Every other relation (pg_attrdef, pg_description, pg_inherits, pg_policy, ...): no rows.
+  // Every other relation (pg_attrdef, pg_inherits, pg_policy, ...): no rows.
   return rows.Finish();
 }
 

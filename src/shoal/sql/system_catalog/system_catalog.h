@@ -39,6 +39,8 @@ inline constexpr int64_t kInformationSchemaNamespaceOid = 13000;
 inline constexpr int64_t kSessionUserOid = 10;          // the bootstrap superuser's OID
 inline constexpr int64_t kDatabaseOwnerRoleOid = 6171;  // pg_database_owner, owns public
 inline constexpr int64_t kDatabaseOid = 16384;
+inline constexpr int64_t kNamespaceClassOid = 2615;  // pg_namespace's OID in pg_class
+inline constexpr std::string_view kPublicSchemaComment = "standard public schema";
 
 /// What the builders read besides the catalog.
 struct SystemCatalogContext {
@@ -80,6 +82,8 @@ std::vector<NamedOid> NamespaceOids(const Catalog& catalog);
 /// Every index with its OID and pg_get_indexdef's text; and every constraint with
 /// pg_get_constraintdef's.
 std::vector<NamedOid> IndexDefinitions(const Catalog& catalog);
+/// Every key column of every index: `name` is its 1-based position, `text` its definition.
+std::vector<NamedOid> IndexColumns(const Catalog& catalog);
 std::vector<NamedOid> ConstraintDefinitions(const Catalog& catalog);
 
 /// The types pg_type lists: OID, name in pg_type, and the name format_type prints.
