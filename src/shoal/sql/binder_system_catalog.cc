@@ -8,9 +8,11 @@
 // with no catalog access at run time.
 
 #include <algorithm>
+#include <cctype>
 
 #include "shoal/common/version.h"
 #include "shoal/sql/binder_internal.h"
+#include "shoal/sql/function_registry.h"
 
 namespace shoal::sql::internal {
 

@@ -1,6 +1,7 @@
 #include "shoal/sql/system_catalog/system_catalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
