@@ -151,3 +151,4 @@ if (failures > 0) {
   process.exit(1);
 }
 console.log('PASS');
+process.exit(0);  // the exit handler stops the server

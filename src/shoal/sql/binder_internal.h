@@ -422,6 +422,8 @@ class StatementBinder {
   int view_depth_ = 0;
   // The arguments of the SQL expressions BindSqlExpression binds ($n reads the innermost).
   std::vector<std::vector<ExprPtr>> expression_args_;
+  // While the columns of views are found for a system catalog (CatalogContext).
+  bool typing_views_ = false;
   // Recursive CTEs of the statement, by the address of their body (CommonTableExpr::ctequery).
   std::map<const PgNode*, RecursiveCteBinding> recursive_ctes_;
   // While a SELECT's FROM is bound: how many working tables it reads directly (aggregates are

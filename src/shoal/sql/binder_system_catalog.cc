@@ -74,6 +74,15 @@ SystemCatalogContext StatementBinder::CatalogContext() {
   context.user_name = session_->user_name();
   context.view_columns = [this](const ViewEntry& view) {
     std::vector<Field> fields;
+    // A view over a system catalog, typed while that catalog is built, would build it again
+    // without end: inside, views are listed without columns.
+    if (typing_views_)
+      return fields;
+    typing_views_ = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{typing_views_};
     auto parsed = ParseSql(view.sql);
     if (!parsed.ok() || parsed->statements.size() != 1)
       return fields;
@@ -158,10 +167,11 @@ std::optional<Result<ExprPtr>> StatementBinder::BindCatalogFunction(const std::s
         kDatabaseOwnerRoleOid, kSessionUserOid, Quote(session_->user_name()));
   } else if (name == "pg_table_is_visible" && n == 1) {
     // Visible: the relations of pg_catalog and public (the search path), not those of other
-    // schemas.
+    // schemas nor those of public that a pg_catalog relation of the same name hides.
     std::vector<int64_t> hidden;
     for (const auto& r : RelationOids(CatalogContext())) {
-      if (r.schema != kPgCatalogSchema && r.schema != kDefaultSchema)
+      const bool shadowed = r.schema == kDefaultSchema && IsSystemRelation("", r.name);
+      if ((r.schema != kPgCatalogSchema && r.schema != kDefaultSchema) || shadowed)
         hidden.push_back(r.oid);
     }
     sql = "CAST($1 AS bigint) NOT IN (-1";
