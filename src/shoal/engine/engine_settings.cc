@@ -18,6 +18,14 @@ std::span<const SettingDefinition> EngineSettingDeclarations() {
       DeclareInt("idle_in_transaction_session_timeout", 0, 0, INT32_MAX, "server",
                  "Milliseconds a `shoal server` session may sit idle inside a transaction block "
                  "before the server closes it (25P03); 0: no limit"),
+      // pgJDBC sets it to 3 when it connects; Shoal already prints floats as PostgreSQL does
+      // with any value above 0 (the shortest text that reads back exactly).
+      DeclareInt("extra_float_digits", 1, -15, 3, "server",
+                 "Accepted for PostgreSQL clients (pgJDBC sets 3); floats are always printed in "
+                 "their shortest exact form, PostgreSQL's output for values above 0"),
+      DeclareString("application_name", "", "server",
+                    "The client's name for itself (the start-up packet's, or SET by the client: "
+                    "pgJDBC does)"),
       DeclareEnum("retry_policy", "none", {"none", "query"}, "engine",
                   "What a query on workers does when a worker is lost: none (it fails with the "
                   "worker's error) or query (while no row has reached the client, it is planned "

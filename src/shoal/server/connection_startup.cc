@@ -160,6 +160,8 @@ Status Connection::SendStartupReply(const StartupPacket& packet) {
   out_.Int32(0);  // AuthenticationOk
   out_.End();
   const std::string application_name = packet.Get("application_name");
+  if (!application_name.empty())  // any text is a valid name: Set cannot refuse it
+    (void)runner_->session().settings().Set("application_name", application_name);
   WriteParameterStatus(out_, "application_name", application_name);
   WriteParameterStatus(out_, "client_encoding", "UTF8");
   WriteParameterStatus(out_, "DateStyle", "ISO, MDY");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "shoal/columnar/pg_type.h"
 #include "shoal/columnar/record_batch.h"
 #include "shoal/common/result.h"
 #include "shoal/server/pg_wire.h"
@@ -18,33 +19,10 @@
 
 namespace shoal::server {
 
-namespace pg_oid {
-inline constexpr uint32_t kBool = 16;
-inline constexpr uint32_t kBytea = 17;
-inline constexpr uint32_t kInt8 = 20;
-inline constexpr uint32_t kInt2 = 21;
-inline constexpr uint32_t kInt4 = 23;
-inline constexpr uint32_t kName = 19;
-inline constexpr uint32_t kText = 25;
-inline constexpr uint32_t kFloat4 = 700;
-inline constexpr uint32_t kFloat8 = 701;
-inline constexpr uint32_t kUnknown = 705;
-inline constexpr uint32_t kBpchar = 1042;
-inline constexpr uint32_t kVarchar = 1043;
-inline constexpr uint32_t kDate = 1082;
-inline constexpr uint32_t kTimestamp = 1114;
-inline constexpr uint32_t kTimestampTz = 1184;
-inline constexpr uint32_t kInterval = 1186;
-inline constexpr uint32_t kNumeric = 1700;
-}  // namespace pg_oid
-
-/// How a column is described in RowDescription.
-struct PgType {
-  uint32_t oid = pg_oid::kText;
-  int16_t length = -1;    // typlen: fixed size in bytes, -1 variable
-  int32_t modifier = -1;  // atttypmod: numeric ((precision << 16) | scale) + 4, else -1
-};
-PgType PgTypeOf(const columnar::DataType& type);
+// The type OIDs and PgTypeOf live in columnar/pg_type.h (the system catalogs need them too).
+namespace pg_oid = columnar::pg_oid;
+using columnar::PgType;
+using columnar::PgTypeOf;
 
 /// RowDescription for `schema`; `formats` as the client asked (none: all text; one: for all).
 void WriteRowDescription(MessageWriter& out, const columnar::Schema& schema,

@@ -205,6 +205,11 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
       // $n: the value the session holds for it (the server's Bind), as a constant.
       const int number = node.param_ref().number();
       const int location = node.param_ref().location();
+      if (!expression_args_.empty()) {  // in an expression BindSqlExpression binds
+        const auto& args = expression_args_.back();
+        if (number >= 1 && static_cast<size_t>(number) <= args.size())
+          return args[static_cast<size_t>(number - 1)];
+      }
       const auto& params = session_->parameters();
       session_->max_parameter() = std::max(session_->max_parameter(), number);
       if (number < 1 || static_cast<size_t>(number) > params.size()) {
@@ -226,6 +231,19 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
       ExprPtr e = MakeLiteral(Scalar::Utf8(*p.text));
       unknown_literals_.emplace(e.get(), e);
       return e;
+    }
+    case PgNode::kAIndirection: {
+      // arr[i] over a system catalog array (text): its i-th element, as an integer (the arrays
+      // clients subscript are of OIDs and column numbers).
+      const auto& ind = node.a_indirection();
+      if (ind.indirection_size() == 1 && ind.indirection(0).has_a_indices() &&
+          !ind.indirection(0).a_indices().is_slice() && ind.indirection(0).a_indices().has_uidx()) {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr arr, BindExpr(ind.arg(), ctx));
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr index, BindExpr(ind.indirection(0).a_indices().uidx(), ctx));
+        if (arr->type.id() == TypeId::kUtf8)
+          return BindSqlExpression(kArrayTextElement, {arr, index}, ctx);
+      }
+      return At(Status::NotImplemented("arrays are not supported"), -1);
     }
     case PgNode::kAArrayExpr:
       return At(Status::NotImplemented("arrays are not supported"), node.a_array_expr().location());
@@ -475,8 +493,17 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
       return both;
     }
     case pg_query::AEXPR_OP_ANY:
-    case pg_query::AEXPR_OP_ALL:
+    case pg_query::AEXPR_OP_ALL: {
+      // The system catalogs' arrays are text ({a,b}, or "1 2" for int2vector): `x = ANY(arr)`
+      // over one is a search of its elements. Shoal has no other arrays.
+      if (e.kind() == pg_query::AEXPR_OP_ANY && op == "=") {
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+        SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+        if (r->type.id() == TypeId::kUtf8 || IsUnknownLiteral(r))
+          return BindSqlExpression(kArrayTextContains, {l, r}, ctx);
+      }
       return At(Status::NotImplemented("ANY / ALL over arrays is not supported"), loc);
+    }
     case pg_query::AEXPR_SIMILAR: {
       // The parser wraps the pattern as similar_to_escape(pattern[, escape]); the kernel
       // translates it to a regular expression once per pattern (common/regex/similar_to_pattern.h).
@@ -505,6 +532,24 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
 }
 
 Result<ExprPtr> StatementBinder::BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx) {
+  if (!c.type_name().array_bounds().empty()) {
+    // An array of the system catalogs stays its text form (`prattrs::int2[]`).
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(c.arg(), ctx));
+    if (arg->type.id() == TypeId::kUtf8 || IsUnknownLiteral(arg))
+      return Coerce(arg, DataType::Utf8(), c.location());
+    return At(Status::NotImplemented("array types are not supported"), c.type_name().location());
+  }
+  {
+    const std::string type = LastName(c.type_name().names());
+    if (type == "regclass" || type == "regtype" || type == "regnamespace")
+      return BindRegCast(type, c, ctx);
+    if ((type == "text" || type == "varchar" || type == "name") && c.arg().has_type_cast() &&
+        c.arg().type_cast().type_name().array_bounds().empty()) {
+      const std::string inner = LastName(c.arg().type_cast().type_name().names());
+      if (inner == "regclass" || inner == "regtype" || inner == "regnamespace")
+        return BindRegCast(inner, c.arg().type_cast(), ctx, /*as_name=*/true);
+    }
+  }
   SHOAL_ASSIGN_OR_RETURN(DataType type, ResolveTypeName(c.type_name()));
   // INTERVAL '90' DAY: the typmod names the unit of a bare number.
   if (type.id() == TypeId::kInterval && c.arg().has_a_const() && c.arg().a_const().has_sval()) {
@@ -611,6 +656,33 @@ Result<ExprPtr> StatementBinder::BindCase(const pg_query::CaseExpr& c, ExprConte
 
 Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool negated,
                                              ExprContext& ctx) {
+  if (s.sub_link_type() == pg_query::ARRAY_SUBLINK) {
+    // ARRAY(SELECT ...): its text form, as the system catalogs' arrays are ({a,b}). An ORDER BY
+    // of its one column (psql writes `ORDER BY 1`) orders the aggregate, so the order holds
+    // however the plan is distributed; any other order is not kept.
+    PgNode subselect = s.subselect();
+    std::string order;
+    if (subselect.has_select_stmt() && subselect.select_stmt().sort_clause_size() == 1 &&
+        subselect.select_stmt().target_list_size() == 1) {
+      auto* stmt = subselect.mutable_select_stmt();
+      const auto& by = stmt->sort_clause(0).sort_by();
+      const auto& target = stmt->target_list(0).res_target();
+      const bool ordinal_one = by.node().has_a_const() && by.node().a_const().has_ival() &&
+                               by.node().a_const().ival().ival() == 1;
+      const bool same_column =
+          by.node().has_column_ref() && target.val().has_column_ref() && target.name().empty() &&
+          by.node().column_ref().fields().size() == target.val().column_ref().fields().size() &&
+          Str(by.node().column_ref().fields(0)) == Str(target.val().column_ref().fields(0));
+      if ((ordinal_one || same_column) && by.sortby_dir() != pg_query::SORTBY_USING) {
+        order = by.sortby_dir() == pg_query::SORTBY_DESC ? " ORDER BY s.x DESC" : " ORDER BY s.x";
+        stmt->clear_sort_clause();
+      }
+    }
+    SHOAL_ASSIGN_OR_RETURN(std::string sub, DeparseStatement(subselect));
+    return BindSqlExpression("(SELECT '{' || coalesce(string_agg(CAST(s.x AS text), ','" + order +
+                                 "), '') || '}' FROM (" + sub + ") AS s(x))",
+                             {}, ctx);
+  }
   // The subquery may write aggregates of this query (PlaceAggregate): they are checked against
   // the clause the subquery stands in.
   auto bind_subselect = [&]() {

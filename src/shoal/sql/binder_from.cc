@@ -65,6 +65,8 @@ Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv
       return Requalify(std::move(rel), alias, colnames);
     }
   }
+  if (auto system = BindSystemRelation(rv, alias, colnames))
+    return std::move(*system);
   auto object = catalog_.Lookup(rv.schemaname(), rv.relname());
   if (!object.ok())
     return At(object.status(), rv.location());

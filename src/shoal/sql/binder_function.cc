@@ -39,6 +39,11 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
   if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
       f.args().empty() && !f.has_over() && !f.agg_star())
     return MakeLiteral(StatementTimestamp(/*zoned=*/true));
+  if (!f.has_over() && !f.agg_star()) {
+    auto catalog_call = BindCatalogFunction(name, f, ctx);
+    if (catalog_call)
+      return std::move(*catalog_call);
+  }
   // log(b, x) is a function of its own beside log(x) (the base-10 logarithm).
   if (name == "log" && f.args_size() == 2)
     name = "log_base";

@@ -25,6 +25,7 @@
 
 #include "shoal/sql/binder.h"
 #include "shoal/sql/pg_query_proto/pg_query.pb.h"
+#include "shoal/sql/system_catalog/system_catalog.h"
 
 namespace shoal::sql::internal {
 
@@ -302,6 +303,35 @@ class StatementBinder {
   Result<BoundRelation> BindJoin(const pg_query::JoinExpr& j, const Scope* outer,
                                  const CteScope* ctes);
   BoundRelation Requalify(BoundRelation rel, const std::string& alias, const NodeList* colnames);
+
+  // The system catalogs (binder_system_catalog.cc) ---------------------------------------------
+  /// A pg_catalog / information_schema relation, built now from the catalog; nullopt when `rv`
+  /// names none (an unqualified name resolves there first when pg_catalog has it).
+  std::optional<Result<BoundRelation>> BindSystemRelation(const pg_query::RangeVar& rv,
+                                                          const std::string& alias,
+                                                          const NodeList* colnames);
+  /// What the system catalog builders read (the catalog, the session, how to type a view).
+  SystemCatalogContext CatalogContext();
+  /// A function clients call on the catalog (pg_get_userbyid, format_type, pg_table_is_visible,
+  /// ...), bound as an SQL expression over its arguments; nullopt when `name` is none.
+  std::optional<Result<ExprPtr>> BindCatalogFunction(const std::string& name,
+                                                     const pg_query::FuncCall& f, ExprContext& ctx);
+  /// `arg::regclass`, `::regtype`, `::regnamespace`: a name in a constant becomes its OID, an
+  /// OID its name (text).
+  /// With `as_name`, the cast is itself cast to text: the object's name either way.
+  Result<ExprPtr> BindRegCast(const std::string& type, const pg_query::TypeCast& c,
+                              ExprContext& ctx, bool as_name = false);
+  /// The system catalogs' arrays are text (system_catalog.h): `$1 = ANY($2)` and `$2[$1]`
+  /// over that form, {a,b} (1-based) or an int2vector's "1 2" (0-based).
+  static constexpr const char* kArrayTextContains =
+      "position(',' || CAST($1 AS text) || ',' IN ',' || "
+      "replace(btrim(CAST($2 AS text), '{}'), ' ', ',') || ',') > 0";
+  static constexpr const char* kArrayTextElement =
+      "CAST(NULLIF(split_part(replace(btrim($1, '{}'), ' ', ','), ',', CAST($2 AS int) + "
+      "CASE WHEN position('{' IN $1) = 1 THEN 0 ELSE 1 END), '') AS int)";
+  /// Binds `sql`, an expression whose $1..$n are `args` (already bound).
+  Result<ExprPtr> BindSqlExpression(const std::string& sql, std::vector<ExprPtr> args,
+                                    ExprContext& ctx);
   Result<BoundRelation> RelationFromQuery(QueryResult q, const std::string& qualifier);
 
   // Expressions -------------------------------------------------------------------------------
@@ -398,6 +428,10 @@ class StatementBinder {
   std::vector<std::unique_ptr<pg_query::SubLink>> synthetic_sublinks_;
   std::vector<std::shared_ptr<const ParsedScript>> keep_alive_;
   int view_depth_ = 0;
+  // The arguments of the SQL expressions BindSqlExpression binds ($n reads the innermost).
+  std::vector<std::vector<ExprPtr>> expression_args_;
+  // While the columns of views are found for a system catalog (CatalogContext).
+  bool typing_views_ = false;
   // Recursive CTEs of the statement, by the address of their body (CommonTableExpr::ctequery).
   std::map<const PgNode*, RecursiveCteBinding> recursive_ctes_;
   // While a SELECT's FROM is bound: how many working tables it reads directly (aggregates are

@@ -23,7 +23,9 @@ Result<DataType> StatementBinder::ResolveTypeName(const pg_query::TypeName& t) {
     return DataType::Int16();
   if (name == "int4" || name == "int" || name == "integer")
     return DataType::Int32();
-  if (name == "int8" || name == "bigint")
+  // oid and the reg* types: the system catalogs hold OIDs as bigint (system_catalog.h).
+  if (name == "int8" || name == "bigint" || name == "oid" || name == "regclass" ||
+      name == "regtype" || name == "regnamespace" || name == "regproc" || name == "xid")
     return DataType::Int64();
   if (name == "float4" || name == "real")
     return DataType::Float32();

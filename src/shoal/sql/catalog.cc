@@ -522,4 +522,12 @@ std::vector<std::string> Catalog::ListNames(std::string_view schema_name) const 
   return NamesLocked(**schema);
 }
 
+std::vector<std::string> Catalog::SchemaNames() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [name, schema] : schemas_)
+    names.push_back(name);
+  return names;
+}
+
 }  // namespace shoal::sql

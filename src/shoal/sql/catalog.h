@@ -177,6 +177,8 @@ class Catalog {
 
   /// Names of tables and views in a schema, sorted.
   std::vector<std::string> ListNames(std::string_view schema = kDefaultSchema) const;
+  /// Names of the schemas, sorted (read by the system catalogs, sql/system_catalog/).
+  std::vector<std::string> SchemaNames() const;
 
  private:
   struct Schema {
