@@ -230,6 +230,14 @@ Result<KernelPtr> ParseCast(const DataType& to, bool try_cast) {
           }
           return static_cast<Out>(*d);
         }
+        if (to.id() == TypeId::kTimestamp) {
+          auto t = ParseTimestamp(s, 3 * static_cast<int>(to.unit()), !to.timezone().empty());
+          if (!t.ok()) {
+            f |= t.status().code() == StatusCode::kOutOfRange ? kOverflowFlag : kInvalidFlag;
+            return 0;
+          }
+          return static_cast<Out>(*t);
+        }
         if (to.id() == TypeId::kDecimal)
           return static_cast<Out>(ParseDecimalText(s, precision, scale, f));
         return ParseNumberText<Out>(s, f);
@@ -238,6 +246,10 @@ Result<KernelPtr> ParseCast(const DataType& to, bool try_cast) {
     auto describe = [&](std::string_view text, uint8_t f) -> Status {
       if (to.id() == TypeId::kDate32)
         return ParseDate(text).status();  // PostgreSQL's date messages and SQLSTATEs
+      if (to.id() == TypeId::kTimestamp) {
+        return ParseTimestamp(Trim(text), 3 * static_cast<int>(to.unit()), !to.timezone().empty())
+            .status();
+      }
       if (f & kInvalidFlag)
         return InvalidInput(to, text);
       if (to.id() == TypeId::kDecimal) {
@@ -392,8 +404,6 @@ Result<KernelPtr> MakeCastKernel(const DataType& from, const DataType& to, bool 
           if constexpr (std::is_same_v<Out, int128_t>) {
             return ParseCast<int128_t>(to, try_cast);
           } else {
-            if (to.id() == TypeId::kTimestamp)
-              return unsupported();
             return ParseCast<Out>(to, try_cast);
           }
         },
