@@ -51,7 +51,7 @@ void RemoveTableDirectory(const std::string& dir) {
     while (dirent* e = ::readdir(d)) {
       std::string name = e->d_name;
       if (name != "." && name != "..")
-        names.push_back(dir + "/" + name);
+        names.push_back(dir + "/" += name);
     }
     ::closedir(d);
     for (const auto& n : names)

@@ -180,7 +180,7 @@ std::vector<const sql::IndexEntry*> UniqueIndexes(const std::vector<sql::IndexEn
 
 Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
                       io::TableStorage* table, std::vector<RecordBatchPtr> batches,
-                      columnar::SchemaPtr new_schema) {
+                      const columnar::SchemaPtr& new_schema) {
   const columnar::SchemaPtr schema = new_schema != nullptr ? new_schema : table->schema();
   SHOAL_RETURN_IF_ERROR(CheckNotNull(name, *schema, batches));
   std::vector<const sql::IndexEntry*> unique = UniqueIndexes(indexes);

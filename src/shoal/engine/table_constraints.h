@@ -45,6 +45,6 @@ Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>
 /// With a `schema` the rows have new columns (ALTER TABLE ... ADD COLUMN).
 Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
                       io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches,
-                      columnar::SchemaPtr schema = nullptr);
+                      const columnar::SchemaPtr& schema = nullptr);
 
 }  // namespace shoal::engine

@@ -6,11 +6,11 @@ namespace {
 
 // The batches re-labelled with `schema` (same column types, the table's names), empty ones left
 // out.
-std::vector<columnar::RecordBatchPtr> Relabel(const columnar::SchemaPtr& schema,
-                                              std::vector<columnar::RecordBatchPtr> batches) {
+std::vector<columnar::RecordBatchPtr> Relabel(
+    const columnar::SchemaPtr& schema, const std::vector<columnar::RecordBatchPtr>& batches) {
   std::vector<columnar::RecordBatchPtr> out;
   out.reserve(batches.size());
-  for (auto& b : batches) {
+  for (const auto& b : batches) {
     if (b->num_rows() > 0)
       out.push_back(columnar::RecordBatch::Make(schema, b->num_rows(), b->columns()));
   }
@@ -41,8 +41,8 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadAllRows(const TableProvider& t
 }
 
 Result<std::shared_ptr<MemoryTableStorage>> MemoryTableStorage::Make(
-    columnar::SchemaPtr schema, std::vector<columnar::RecordBatchPtr> batches) {
-  auto relabelled = Relabel(schema, std::move(batches));
+    columnar::SchemaPtr schema, const std::vector<columnar::RecordBatchPtr>& batches) {
+  auto relabelled = Relabel(schema, batches);
   SHOAL_ASSIGN_OR_RETURN(auto table, MemoryTable::Make(std::move(schema), std::move(relabelled)));
   return std::shared_ptr<MemoryTableStorage>(new MemoryTableStorage(std::move(table)));
 }
@@ -65,7 +65,7 @@ int64_t MemoryTableStorage::num_rows() const {
 Status MemoryTableStorage::Append(std::vector<columnar::RecordBatchPtr> batches) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<columnar::RecordBatchPtr> all = table_->batches();
-  for (auto& b : Relabel(table_->schema(), std::move(batches)))
+  for (auto& b : Relabel(table_->schema(), batches))
     all.push_back(std::move(b));
   SHOAL_ASSIGN_OR_RETURN(table_, MemoryTable::Make(table_->schema(), std::move(all)));
   return Status::OK();
@@ -76,7 +76,7 @@ Status MemoryTableStorage::Replace(std::vector<columnar::RecordBatchPtr> batches
   std::lock_guard<std::mutex> lock(mutex_);
   if (schema == nullptr)
     schema = table_->schema();
-  SHOAL_ASSIGN_OR_RETURN(table_, MemoryTable::Make(schema, Relabel(schema, std::move(batches))));
+  SHOAL_ASSIGN_OR_RETURN(table_, MemoryTable::Make(schema, Relabel(schema, batches)));
   return Status::OK();
 }
 

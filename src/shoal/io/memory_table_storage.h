@@ -14,7 +14,7 @@ namespace shoal::io {
 class MemoryTableStorage final : public TableStorage {
  public:
   static Result<std::shared_ptr<MemoryTableStorage>> Make(
-      columnar::SchemaPtr schema, std::vector<columnar::RecordBatchPtr> batches = {});
+      columnar::SchemaPtr schema, const std::vector<columnar::RecordBatchPtr>& batches = {});
 
   columnar::SchemaPtr schema() const override;
   std::string kind() const override { return "memory"; }

@@ -86,7 +86,7 @@ Result<SchemaPtr> StoredSchema(const SchemaPtr& schema) {
 }  // namespace
 
 Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Create(
-    const std::string& directory, SchemaPtr schema) {
+    const std::string& directory, const SchemaPtr& schema) {
   SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored, StoredSchema(schema));
   if (::mkdir(directory.c_str(), 0755) != 0)
     return Status::IoError("cannot create the table directory {}: {}", directory,
@@ -126,7 +126,7 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Open(
       for (const auto& f : manifest.files)
         named = named || f.name == name;
       if (!named && name.rfind(kTemporaryPrefix, 0) != 0)
-        doomed.push_back(directory + "/" + name);
+        doomed.push_back(directory + "/" += name);
     }
     ::closedir(dir);
     for (const auto& d : doomed)
@@ -244,6 +244,7 @@ Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFil
       old->obsolete = true;
   }
   std::vector<parquet::ParquetFileInfo> infos;
+  infos.reserve(files.size());
   for (const auto& f : files)
     infos.push_back(f->info);
   auto snapshot = std::make_shared<SnapshotTable>(std::move(infos), schema, files);

@@ -34,7 +34,7 @@ class ParquetDirectoryStorage final : public TableStorage {
   /// Creates `directory` (which must not exist yet) with an empty table of `schema`. Columns whose
   /// type Parquet cannot hold (interval) are refused with 0A000.
   static Result<std::shared_ptr<ParquetDirectoryStorage>> Create(const std::string& directory,
-                                                                 columnar::SchemaPtr schema);
+                                                                 const columnar::SchemaPtr& schema);
   /// Opens the table in `directory` at its committed manifest, removing files it does not name.
   static Result<std::shared_ptr<ParquetDirectoryStorage>> Open(const std::string& directory);
 

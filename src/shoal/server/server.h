@@ -121,7 +121,7 @@ class Server final : public ConnectionHost {
   ssl_ctx_st* tls_context_ = nullptr;  // owned
   std::mutex sessions_mutex_;
   struct SessionEntry {
-    int32_t key;
+    int32_t key = 0;
     std::function<void()> cancel;
   };
   std::map<int32_t, SessionEntry> sessions_;

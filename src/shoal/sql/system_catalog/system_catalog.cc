@@ -1032,6 +1032,7 @@ std::vector<NamedOid> NamespaceOids(const Catalog& catalog) {
   names.insert(std::string(kPgCatalogSchema));
   names.insert(std::string(kInformationSchema));
   std::vector<NamedOid> out;
+  out.reserve(names.size());
   for (const auto& name : names)
     out.push_back({NamespaceOid(name), name, name, QuoteIdentifier(name)});
   return out;
