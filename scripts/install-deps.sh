@@ -48,6 +48,8 @@ packages=(
   # the PostgreSQL client for wire-protocol tests, and psycopg 3 for `shoal server`'s
   # (tests/server: server-side binding, binary results)
   postgresql-client python3-psycopg
+  # pgJDBC and a headless JRE that runs its test programs as single-file sources (`java X.java`)
+  libpostgresql-jdbc-java default-jre-headless
 )
 # Node.js runs the test-only npm peers (DuckDB, apache-arrow, pg). A machine may already carry a
 # Node.js build that bundles npm (NodeSource's, which conflicts with Debian's npm package), so apt
