@@ -9,6 +9,7 @@
 //   - pgJDBC (PreparedStatement, fetchSize streaming inside a transaction):
 //     tests/server/TpchJdbc.java, run as a single-file source by Debian's headless JRE.
 // The four clients run at the same time, so the workers serve queries of four sessions at once.
+// Then 50 node-postgres sessions at once each run two of the queries (simple protocol).
 //
 // Usage: node tests/integration/server_tpch_clients.mjs <path to shoal>
 import { spawn } from 'node:child_process';
@@ -187,6 +188,26 @@ await Promise.all([
                                `jdbc:postgresql://127.0.0.1:${port}/shoal`, 'tester', ...files]),
 ]);
 if (problems.length > 0) Fail(`${problems.length} wrong answers:\n${problems.join('\n')}`);
-console.log(`PASS: 22 TPC-H queries (SF ${sf}, 2 workers) from psql, node-postgres, psycopg 3 ` +
-            `and pgJDBC at once, all equal to DuckDB's, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`four clients: 88 answers equal to DuckDB's in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+// ---- 50 sessions at once, each running two of the queries --------------------------------------
+const fiftyStarted = Date.now();
+await Promise.all(Array.from({ length: 50 }, async (_, s) => {
+  const client = new pg.Client({ host: '127.0.0.1', port, user: 'tester', database: 'shoal' });
+  await client.connect();
+  const types = { getTypeParser: () => (value) => value };
+  for (const name of [names[s % 22], names[(s * 7 + 3) % 22]]) {
+    try {
+      const r = await client.query({ text: querySql(name), rowMode: 'array', types });
+      Check(`session ${s}`, name, r.fields.map((f) => f.name), r.rows);
+    } catch (e) {
+      problems.push(`session ${s} ${name}: ${e.code} ${e.message}`);
+    }
+  }
+  await client.end();
+}));
+if (problems.length > 0) Fail(`${problems.length} wrong answers:\n${problems.join('\n')}`);
+console.log(`50 sessions: 100 answers equal to DuckDB's in ${((Date.now() - fiftyStarted) / 1000).toFixed(1)} s`);
+console.log(`PASS: TPC-H SF ${sf} on 2 workers: four clients and 50 sessions, ` +
+            `all answers equal to DuckDB's, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exit(0);
