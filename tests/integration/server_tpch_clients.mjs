@@ -9,7 +9,8 @@
 //   - pgJDBC (PreparedStatement, fetchSize streaming inside a transaction):
 //     tests/server/TpchJdbc.java, run as a single-file source by Debian's headless JRE.
 // The four clients run at the same time, so the workers serve queries of four sessions at once.
-// Then 50 node-postgres sessions at once each run two of the queries (simple protocol).
+// Then 50 node-postgres sessions at once each run two of the queries (simple protocol), and psql
+// interrupted during a long query on the workers cancels it within 1 s, on the workers too.
 //
 // Usage: node tests/integration/server_tpch_clients.mjs <path to shoal>
 import { spawn } from 'node:child_process';
@@ -20,7 +21,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 import { Compare, OrderKeys, ParseCsv } from '../tpch/tpch_common.mjs';
-import { ListeningAddress, WaitFor } from './wait.mjs';
+import { CpuSeconds, ListeningAddress, WaitFor } from './wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -77,8 +78,10 @@ async function StartWorker(i) {
                       { stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   children.push(child);
+  workerPids.push(child.pid);
   return ListeningAddress(child, log);
 }
+const workerPids = [];
 const workers = [await StartWorker(0), await StartWorker(1)];
 if (!workers.every(Boolean)) Fail('a worker did not start');
 const serverLog = path.join(tmp, 'server.log');
@@ -208,6 +211,36 @@ await Promise.all(Array.from({ length: 50 }, async (_, s) => {
 }));
 if (problems.length > 0) Fail(`${problems.length} wrong answers:\n${problems.join('\n')}`);
 console.log(`50 sessions: 100 answers equal to DuckDB's in ${((Date.now() - fiftyStarted) / 1000).toFixed(1)} s`);
+// ---- cancel of a query running on the workers ----------------------------------------------------
+{
+  const workersCpu = () => workerPids.reduce((sum, pid) => sum + CpuSeconds(pid), 0);
+  const child = spawn('psql', ['-X', '-h', '127.0.0.1', '-p', String(port), '-U', 'tester', '-d',
+                               'shoal', '-c', 'select count(*) from lineitem a, lineitem b ' +
+                               'where a.l_partkey + b.l_partkey < 0'],
+                      { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const before = workersCpu();
+  if (!await WaitFor(() => workersCpu() > before + 0.5, 'the workers to run the long query', 60000)) {
+    Fail('the long query did not reach the workers');
+  }
+  const start = Date.now();
+  child.kill('SIGINT');  // psql sends a CancelRequest on a new connection
+  await exited;
+  const ms = Date.now() - start;
+  if (!/canceling statement due to user request/.test(stderr)) Fail(`cancel: ${stderr}`);
+  if (ms >= 1000) Fail(`the cancel took ${ms} ms`);
+  // The workers stop too: their CPU time stops growing.
+  const settled = await WaitFor(async () => {
+    const a = workersCpu();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return workersCpu() - a < 0.05;
+  }, 'the workers to stop the cancelled query', 30000);
+  if (!settled) Fail('the workers kept running the cancelled query');
+  console.log(`cancel of a distributed query: ${ms} ms, and the workers stopped`);
+}
 console.log(`PASS: TPC-H SF ${sf} on 2 workers: four clients and 50 sessions, ` +
             `all answers equal to DuckDB's, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exit(0);
