@@ -206,14 +206,6 @@ void Connection::Park() {
                                      [fd] { shutdown(fd, SHUT_RD); });
 }
 
-void Connection::ServeToEnd() {
-  while (Serve() == Turn::kIdle) {
-    pollfd p{fd_, POLLIN, 0};
-    while (poll(&p, 1, -1) < 0 && errno == EINTR) {
-    }
-  }
-}
-
 bool Connection::ServeMessage() {
   char header[5];
   if (!ReadExactly(header, 5).ok()) {

@@ -97,8 +97,6 @@ class Connection {
   /// Called before the connection is parked: arms idle_session_timeout (or, inside a transaction
   /// block, idle_in_transaction_session_timeout), which ends the session with a FATAL error.
   void Park();
-  /// Serves the connection until the client leaves (a thread of its own; tests and tools).
-  void ServeToEnd();
   int fd() const { return fd_; }
 
  private:
