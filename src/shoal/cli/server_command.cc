@@ -125,10 +125,6 @@ Status RunServer(const ServerArgs& args) {
                  "password)\n",
                  args.data_dir.c_str());
   }
-  // OpenSSL writes to a TLS client's socket with write(), which raises SIGPIPE once the socket is
-  // closed (a client gone, or every connection shut down by Stop()); its default action would end
-  // the server with status 141. Ignored, the write fails with EPIPE and that connection ends.
-  std::signal(SIGPIPE, SIG_IGN);
   // Block the stop signals in every thread (before the server starts any: threads inherit the
   // mask); one thread waits for them and stops the server.
   sigset_t signals;

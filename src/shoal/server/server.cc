@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <random>
 
@@ -47,6 +48,11 @@ std::string OpenSslError() {
 }  // namespace
 
 Status Server::Start() {
+  // OpenSSL writes to a TLS client's socket with write(), which raises SIGPIPE once the socket is
+  // closed (a client gone, or every connection shut down by Stop()); its default action would end
+  // the process with status 141, whoever embeds the server (`shoal server`, a test). Ignored, the
+  // write fails with EPIPE and only that connection ends.
+  std::signal(SIGPIPE, SIG_IGN);
   if (options_.tls_cert.empty() != options_.tls_key.empty()) {
     return Status::InvalidArgument(
         "TLS needs both a certificate and a key (--tls-cert, --tls-key)");
