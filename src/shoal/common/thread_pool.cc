@@ -32,6 +32,17 @@ ThreadPool::~ThreadPool() {
   }
 }
 
+bool ThreadPool::WaitIdle() {
+  const auto self = std::this_thread::get_id();
+  for (const auto& t : threads_) {
+    if (t.get_id() == self)
+      return false;
+  }
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  state_->idle_cv.wait(lock, [this] { return state_->queue.empty() && state_->running == 0; });
+  return true;
+}
+
 void ThreadPool::Enqueue(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -50,8 +61,13 @@ void ThreadPool::WorkerLoop(const std::shared_ptr<State>& state) {
         return;  // stopping and drained
       job = std::move(state->queue.front());
       state->queue.pop_front();
+      ++state->running;
     }
     job();
+    job = nullptr;  // what the task captured goes before it counts as finished
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (--state->running == 0 && state->queue.empty())
+      state->idle_cv.notify_all();
   }
 }
 

@@ -34,6 +34,12 @@ class ThreadPool {
 
   int num_threads() const { return static_cast<int>(threads_.size()); }
 
+  /// Waits until no task is queued or running: what the destructor waits for, without stopping
+  /// the threads. Only meaningful to a sole owner (nobody else can submit meanwhile), and never
+  /// from one of the pool's own tasks (false then, at once: it would wait for itself).
+  /// ThreadPoolCache calls it before it keeps a pool for the next query.
+  bool WaitIdle();
+
   /// Queues `fn`; the future yields its result (or rethrows nothing: Shoal tasks return Status).
   template <typename Fn>
   auto Submit(Fn fn) -> std::future<std::invoke_result_t<Fn>> {
@@ -51,7 +57,9 @@ class ThreadPool {
   struct State {
     std::mutex mutex;
     std::condition_variable cv;
+    std::condition_variable idle_cv;  // signalled when the last running task returns
     std::deque<std::function<void()>> queue;
+    int running = 0;  // tasks taken from the queue and not yet returned
     bool stopping = false;
   };
 

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include "shoal/common/thread_pool_cache.h"
+
 namespace shoal::exec {
 void OperatorMetrics::AddExtra(const std::string& key, int64_t delta) {
   std::lock_guard<std::mutex> lock(extra_mutex);
@@ -83,7 +85,7 @@ TaskContext::TaskContext(Options options)
                                  limit <= 0 ? MemoryPool::kUnlimited : limit);
   }
   if (!threads_)
-    threads_ = std::make_shared<ThreadPool>(static_cast<int>(settings_.GetInt("threads")));
+    threads_ = ThreadPoolCache::Global().Acquire(static_cast<int>(settings_.GetInt("threads")));
   if (spill_directory_.empty())
     spill_directory_ = settings_.GetString("spill_dir");
   if (spill_directory_.empty()) {

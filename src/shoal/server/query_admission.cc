@@ -10,6 +10,22 @@ QueryAdmission::Ticket::~Ticket() {
 
 QueryAdmission::QueryAdmission(Limits limits) : limits_(limits) {}
 
+bool QueryAdmission::Fits(int64_t memory) const {
+  return running_ < limits_.max_running &&
+         (limits_.memory_budget <= 0 || reserved_ + memory <= limits_.memory_budget);
+}
+
+void QueryAdmission::AdmitWaiters() {
+  while (!queue_.empty() && Fits(queue_.front()->memory)) {
+    Waiter* next = queue_.front();
+    queue_.pop_front();
+    ++running_;
+    reserved_ += next->memory;
+    next->admitted = true;
+    next->cv.notify_one();
+  }
+}
+
 Result<std::unique_ptr<QueryAdmission::Ticket>> QueryAdmission::Admit(
     int64_t memory, const std::atomic<bool>& interrupted) {
   const int64_t budget = limits_.memory_budget;
@@ -19,10 +35,7 @@ Result<std::unique_ptr<QueryAdmission::Ticket>> QueryAdmission::Admit(
     memory = budget;
   }
   std::unique_lock<std::mutex> lock(mutex_);
-  auto fits = [&] {
-    return running_ < limits_.max_running && (budget <= 0 || reserved_ + memory <= budget);
-  };
-  if (queue_.empty() && fits()) {
+  if (queue_.empty() && Fits(memory)) {
     ++running_;
     reserved_ += memory;
     return std::unique_ptr<Ticket>(new Ticket(this, memory));
@@ -33,35 +46,34 @@ Result<std::unique_ptr<QueryAdmission::Ticket>> QueryAdmission::Admit(
         .WithSqlState("53300")
         .WithHint("try again later, or raise the server's --max-queued-queries");
   }
-  const uint64_t me = next_waiter_++;
-  queue_.push_back(me);
-  cv_.wait(lock, [&] { return interrupted.load() || (queue_.front() == me && fits()); });
-  queue_.erase(std::find(queue_.begin(), queue_.end(), me));
+  Waiter me;
+  me.memory = memory;
+  queue_.push_back(&me);
+  me.cv.wait(lock, [&] { return me.admitted || interrupted.load(); });
   if (interrupted.load()) {
-    cv_.notify_all();  // the one behind may be first now
+    if (me.admitted) {  // admitted and cancelled at once: give the room back
+      --running_;
+      reserved_ -= memory;
+    } else {
+      queue_.erase(std::find(queue_.begin(), queue_.end(), &me));
+    }
+    AdmitWaiters();  // the one behind may be first now, or fit in the room given back
     return Status::Cancelled("canceling statement due to user request").WithSqlState("57014");
   }
-  ++running_;
-  reserved_ += memory;
-  cv_.notify_all();  // the next in line may fit as well
   return std::unique_ptr<Ticket>(new Ticket(this, memory));
 }
 
 void QueryAdmission::Interrupt() {
   std::lock_guard<std::mutex> lock(mutex_);
-  cv_.notify_all();
+  for (Waiter* waiter : queue_)
+    waiter->cv.notify_one();
 }
 
 void QueryAdmission::Release(int64_t memory) {
   std::lock_guard<std::mutex> lock(mutex_);
   --running_;
   reserved_ -= memory;
-  cv_.notify_all();
-}
-
-int QueryAdmission::running() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return running_;
+  AdmitWaiters();
 }
 
 int QueryAdmission::queued() const {
