@@ -38,28 +38,39 @@ std::string Int128ToString(int128_t v) {
   return std::string(buf + pos, static_cast<size_t>(48 - pos));
 }
 
-std::string FormatDecimal(int128_t unscaled, int scale) {
-  std::string digits = Int128ToString(unscaled);
-  if (scale == 0)
-    return digits;
-  const bool neg = digits[0] == '-';
-  std::string_view mag(digits);
-  if (neg)
-    mag.remove_prefix(1);
-  const auto s = static_cast<size_t>(scale);
-  std::string out;
-  out.reserve(mag.size() + s + 3);
-  if (neg)
-    out.push_back('-');
-  if (mag.size() <= s) {
-    out.append("0.");
-    out.append(s - mag.size(), '0');
-    out.append(mag);
-  } else {
-    out.append(mag.substr(0, mag.size() - s));
-    out.push_back('.');
-    out.append(mag.substr(mag.size() - s));
+void AppendDecimal(int128_t unscaled, int scale, std::string* out) {
+  // Digits right to left into a buffer: 39 digits, a point, up to 38 leading zeros and a sign.
+  char buf[96];
+  char* end = buf + sizeof(buf);
+  char* p = end;
+  const bool neg = unscaled < 0;
+  // The magnitude as unsigned, so that INT128_MIN does not overflow.
+  unsigned __int128 u = neg ? static_cast<unsigned __int128>(-(unscaled + 1)) + 1
+                            : static_cast<unsigned __int128>(unscaled);
+  int written = 0;
+  auto put = [&](unsigned digit) {
+    if (written == scale && scale > 0)
+      *--p = '.';
+    *--p = static_cast<char>('0' + digit);
+    ++written;
+  };
+  // Most values fit 64 bits, whose division is several times cheaper than 128-bit division.
+  while (u > UINT64_MAX) {
+    put(static_cast<unsigned>(u % 10));
+    u /= 10;
   }
+  for (auto small = static_cast<uint64_t>(u); small != 0; small /= 10)
+    put(static_cast<unsigned>(small % 10));
+  while (written <= scale)  // "0.05" for 5 at scale 2, "0" for 0 at scale 0
+    put(0);
+  if (neg)
+    *--p = '-';
+  out->append(p, static_cast<size_t>(end - p));
+}
+
+std::string FormatDecimal(int128_t unscaled, int scale) {
+  std::string out;
+  AppendDecimal(unscaled, scale, &out);
   return out;
 }
 

@@ -24,6 +24,8 @@ inline int128_t MaxUnscaled(int precision) {
 
 /// "-123.45" for unscaled -12345 at scale 2.
 std::string FormatDecimal(int128_t unscaled, int scale);
+/// FormatDecimal appended to `out` without a temporary (the per-value path of results and COPY).
+void AppendDecimal(int128_t unscaled, int scale, std::string* out);
 /// Parses "12.5", "-0.01", "+3", "1e3" is refused. Rounds half away from zero to `scale`;
 /// fails with OutOfRange when the value needs more than `precision` digits.
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale);

@@ -120,6 +120,15 @@ void AppendInterval(const MonthDayNano& v, std::string* out) {
   }
 }
 
+// std::to_chars into a stack buffer: fmt's back_inserter path costs several times as much per
+// value, and this runs for every integer a result or COPY sends as text.
+template <typename T>
+void AppendInteger(T v, std::string* out) {
+  char buf[24];
+  auto result = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, static_cast<size_t>(result.ptr - buf));
+}
+
 bool IsNumeric(const DataType& t) {
   switch (t.id()) {
     case TypeId::kInt8:
@@ -144,33 +153,19 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
   switch (a.type_id()) {
     case TypeId::kNull: return;
     case TypeId::kBoolean: out->push_back(a.BoolValue(i) ? 't' : 'f'); return;
-    case TypeId::kInt8: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int8_t>(i)); return;
-    case TypeId::kInt16:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int16_t>(i));
-      return;
-    case TypeId::kInt32:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int32_t>(i));
-      return;
-    case TypeId::kInt64:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int64_t>(i));
-      return;
-    case TypeId::kUInt8:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint8_t>(i));
-      return;
-    case TypeId::kUInt16:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint16_t>(i));
-      return;
-    case TypeId::kUInt32:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint32_t>(i));
-      return;
-    case TypeId::kUInt64:
-      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint64_t>(i));
-      return;
+    case TypeId::kInt8: AppendInteger(a.Value<int8_t>(i), out); return;
+    case TypeId::kInt16: AppendInteger(a.Value<int16_t>(i), out); return;
+    case TypeId::kInt32: AppendInteger(a.Value<int32_t>(i), out); return;
+    case TypeId::kInt64: AppendInteger(a.Value<int64_t>(i), out); return;
+    case TypeId::kUInt8: AppendInteger(a.Value<uint8_t>(i), out); return;
+    case TypeId::kUInt16: AppendInteger(a.Value<uint16_t>(i), out); return;
+    case TypeId::kUInt32: AppendInteger(a.Value<uint32_t>(i), out); return;
+    case TypeId::kUInt64: AppendInteger(a.Value<uint64_t>(i), out); return;
     case TypeId::kFloat32: AppendPostgresFloat(a.Value<float>(i), 6, out); return;
     case TypeId::kFloat64: AppendPostgresFloat(a.Value<double>(i), 15, out); return;
     case TypeId::kDecimal: {
       int128_t v = a.type().byte_width() == 8 ? a.Value<int64_t>(i) : a.Value<int128_t>(i);
-      out->append(FormatDecimal(v, a.type().scale()));
+      AppendDecimal(v, a.type().scale(), out);
       return;
     }
     case TypeId::kDate32: AppendDate(a.Value<int32_t>(i), out); return;
@@ -180,9 +175,17 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
     case TypeId::kInterval: AppendInterval(a.Value<MonthDayNano>(i), out); return;
     case TypeId::kUtf8: out->append(a.StringValue(i)); return;
     case TypeId::kBinary: {
-      out->append("\\x");
-      for (unsigned char c : a.StringValue(i))
-        fmt::format_to(std::back_inserter(*out), "{:02x}", c);
+      static constexpr char kHex[] = "0123456789abcdef";
+      const std::string_view bytes = a.StringValue(i);
+      const size_t at = out->size();
+      out->resize(at + 2 + 2 * bytes.size());
+      char* p = out->data() + at;
+      *p++ = '\\';
+      *p++ = 'x';
+      for (unsigned char c : bytes) {
+        *p++ = kHex[c >> 4];
+        *p++ = kHex[c & 15];
+      }
       return;
     }
     case TypeId::kDictionary: {

@@ -1,9 +1,5 @@
 #include "shoal/common/date_text.h"
 
-#include <iterator>
-
-#include <fmt/format.h>
-
 #include "shoal/common/calendar.h"
 #include "shoal/common/text.h"
 
@@ -207,24 +203,51 @@ int64_t RoundFraction(std::string_view digits, int fraction_digits, int64_t seco
   return kept;
 }
 
+// Writes `v` (>= 0) with at least `width` digits, zero-padded, at `p`; returns the end. Digits
+// by hand rather than through fmt: these run once per value of every date and time column a
+// result or COPY sends.
+char* PutPadded(char* p, int64_t v, int width) {
+  char digits[20];
+  int n = 0;
+  auto u = static_cast<uint64_t>(v);
+  do {
+    digits[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  for (int i = n; i < width; ++i)
+    *p++ = '0';
+  while (n > 0)
+    *p++ = digits[--n];
+  return p;
+}
+
 void AppendSeconds(int64_t micros, std::string* out) {
-  fmt::format_to(std::back_inserter(*out), "{:02}", micros / 1000000);
+  char buf[32];
+  char* p = PutPadded(buf, micros / 1000000, 2);
   int64_t frac = micros % 1000000;
   if (frac != 0) {
-    std::string f = fmt::format("{:06}", frac);
-    while (!f.empty() && f.back() == '0')
-      f.pop_back();
-    out->push_back('.');
-    out->append(f);
+    *p++ = '.';
+    int width = 6;
+    while (frac % 10 == 0) {
+      frac /= 10;
+      --width;
+    }
+    p = PutPadded(p, frac, width);
   }
+  out->append(buf, static_cast<size_t>(p - buf));
 }
 
 // "YYYY-MM-DD"; true when the year is before 1 (the caller appends " BC").
 bool AppendDateFields(int64_t days, std::string* out) {
   const CivilDate c = CivilFromDays(days);
   const bool bc = c.year <= 0;
-  fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", bc ? 1 - c.year : c.year, c.month,
-                 c.day);
+  char buf[40];
+  char* p = PutPadded(buf, bc ? 1 - c.year : c.year, 4);
+  *p++ = '-';
+  p = PutPadded(p, c.month, 2);
+  *p++ = '-';
+  p = PutPadded(p, c.day, 2);
+  out->append(buf, static_cast<size_t>(p - buf));
   return bc;
 }
 
@@ -322,7 +345,12 @@ std::string FormatDate(int64_t days) {
 
 void AppendTimeOfDay(int64_t micros, std::string* out) {
   const int64_t minutes = micros / 60000000;
-  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:", minutes / 60, minutes % 60);
+  char buf[32];
+  char* p = PutPadded(buf, minutes / 60, 2);
+  *p++ = ':';
+  p = PutPadded(p, minutes % 60, 2);
+  *p++ = ':';
+  out->append(buf, static_cast<size_t>(p - buf));
   AppendSeconds(micros % 60000000, out);
 }
 

@@ -368,26 +368,23 @@ Status Connection::SendCopyOut(Portal& portal, const sql::BoundStatement& bound)
     send_line();
   }
   int64_t rows = 0;
-  std::string value;
+  std::string scratch;
+  std::string& buffer = out_.buffer();  // rows are written straight into their CopyData messages
   for (;;) {
     SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, portal.cursor->Next());
     if (batch == nullptr) {
       break;
     }
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      out_.Begin('d');
       for (int c = 0; c < batch->num_columns(); ++c) {
         if (c > 0) {
-          line.push_back(options.delimiter);
+          buffer.push_back(options.delimiter);
         }
-        const columnar::Array& column = *batch->column(c);
-        const bool is_null = column.IsNull(r);
-        value.clear();
-        if (!is_null) {
-          columnar::AppendValue(column, r, &value);
-        }
-        AppendCopyField(options, value, is_null, &line);
+        AppendCopyValue(options, *batch->column(c), r, &buffer, &scratch);
       }
-      send_line();
+      buffer.push_back('\n');
+      out_.End();
       if ((r & 255) == 255) {
         SHOAL_RETURN_IF_ERROR(MaybeFlush());
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "shoal/columnar/pretty_print.h"
 #include "shoal/server/pg_types.h"
 
 namespace shoal::server {
@@ -58,11 +59,7 @@ Result<CopyOutOptions> ParseCopyOutOptions(
     } else if (name == "null") {
       o.null_text = value;
     } else if (name == "header") {
-      SHOAL_ASSIGN_OR_RETURN(o.header, truth(value));
-      if (o.header && !o.csv) {
-        return Status::InvalidArgument("COPY HEADER available only in CSV mode")
-            .WithSqlState("0A000");
-      }
+      SHOAL_ASSIGN_OR_RETURN(o.header, truth(value));  // text and csv, as PostgreSQL 15
     } else if (name == "quote" || name == "escape") {
       if (!o.csv) {
         return Status::InvalidArgument("COPY {} available only in CSV mode", name)
@@ -75,47 +72,120 @@ Result<CopyOutOptions> ParseCopyOutOptions(
           .WithSqlState("0A000");
     }
   }
+  if (o.binary)
+    return o;
+  // PostgreSQL's checks, in its order: a delimiter or NULL text that a reader could not tell
+  // apart from the data is refused.
+  if (o.delimiter == '\n' || o.delimiter == '\r') {
+    return Status::InvalidArgument("COPY delimiter cannot be newline or carriage return")
+        .WithSqlState("22023");
+  }
+  if (o.null_text.find_first_of("\r\n") != std::string::npos) {
+    return Status::InvalidArgument("COPY null representation cannot use newline or carriage return")
+        .WithSqlState("22023");
+  }
+  // In text format these characters begin escapes or are written by them.
+  if (!o.csv && std::string_view("\\.abcdefghijklmnopqrstuvwxyz0123456789").find(o.delimiter) !=
+                    std::string_view::npos) {
+    return Status::InvalidArgument("COPY delimiter cannot be \"{}\"", o.delimiter)
+        .WithSqlState("22023");
+  }
+  if (o.csv && o.delimiter == o.quote) {
+    return Status::InvalidArgument("COPY delimiter and quote must be different")
+        .WithSqlState("22023");
+  }
+  if (o.null_text.find(o.delimiter) != std::string::npos) {
+    return Status::InvalidArgument("COPY delimiter must not appear in the NULL specification")
+        .WithSqlState("0A000");
+  }
   return o;
 }
+
+namespace {
+
+bool NeedsTextEscape(const CopyOutOptions& o, char c) {
+  return c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == o.delimiter;
+}
+
+bool NeedsCsvQuotes(const CopyOutOptions& o, std::string_view value) {
+  if (value == o.null_text)
+    return true;
+  for (char c : value) {
+    if (c == o.delimiter || c == o.quote || c == '\n' || c == '\r' || c == o.escape)
+      return true;
+  }
+  return false;
+}
+
+// Appends `value`, which needs escaping or quoting, in the text or csv format.
+void AppendEscaped(const CopyOutOptions& o, std::string_view value, std::string* out) {
+  if (!o.csv) {
+    size_t run = 0;  // start of the characters not yet copied
+    for (size_t k = 0; k < value.size(); ++k) {
+      const char c = value[k];
+      if (!NeedsTextEscape(o, c))
+        continue;
+      out->append(value.substr(run, k - run));
+      out->push_back('\\');
+      switch (c) {
+        case '\n': out->push_back('n'); break;
+        case '\r': out->push_back('r'); break;
+        case '\t': out->push_back('t'); break;
+        default: out->push_back(c);  // the backslash itself, or the delimiter
+      }
+      run = k + 1;
+    }
+    out->append(value.substr(run));
+    return;
+  }
+  out->push_back(o.quote);
+  for (char c : value) {
+    if (c == o.quote || c == o.escape)
+      out->push_back(o.escape);
+    out->push_back(c);
+  }
+  out->push_back(o.quote);
+}
+
+bool NeedsEscape(const CopyOutOptions& o, std::string_view value) {
+  if (o.csv)
+    return NeedsCsvQuotes(o, value);
+  for (char c : value) {
+    if (NeedsTextEscape(o, c))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void AppendCopyField(const CopyOutOptions& o, std::string_view value, bool is_null,
                      std::string* out) {
   if (is_null) {
     out->append(o.null_text);
-    return;
-  }
-  if (!o.csv) {
-    for (char c : value) {
-      switch (c) {
-        case '\\': out->append("\\\\"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        default:
-          if (c == o.delimiter) {
-            out->push_back('\\');
-          }
-          out->push_back(c);
-      }
-    }
-    return;
-  }
-  bool quote = value == o.null_text ||
-               value.find_first_of(std::string{o.delimiter, o.quote, '\n', '\r'}) !=
-                   std::string_view::npos ||
-               (o.escape != o.quote && value.find(o.escape) != std::string_view::npos);
-  if (!quote) {
+  } else if (NeedsEscape(o, value)) {
+    AppendEscaped(o, value, out);
+  } else {
     out->append(value);
+  }
+}
+
+void AppendCopyValue(const CopyOutOptions& o, const columnar::Array& column, int64_t row,
+                     std::string* out, std::string* scratch) {
+  if (column.IsNull(row)) {
+    out->append(o.null_text);
     return;
   }
-  out->push_back(o.quote);
-  for (char c : value) {
-    if (c == o.quote || c == o.escape) {
-      out->push_back(o.escape);
-    }
-    out->push_back(c);
-  }
-  out->push_back(o.quote);
+  // Written in place, then checked: almost every value (numbers, dates, most text) goes out as
+  // written, and only the rare one that needs escaping is copied aside and written again.
+  const size_t at = out->size();
+  columnar::AppendValue(column, row, out);
+  const std::string_view written(out->data() + at, out->size() - at);
+  if (!NeedsEscape(o, written))
+    return;
+  scratch->assign(written);
+  out->resize(at);
+  AppendEscaped(o, *scratch, out);
 }
 
 namespace {

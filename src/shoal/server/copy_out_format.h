@@ -31,6 +31,10 @@ Result<CopyOutOptions> ParseCopyOutOptions(
 // Appends one field of a COPY row.
 void AppendCopyField(const CopyOutOptions& o, std::string_view value, bool is_null,
                      std::string* out);
+// Appends `column`'s value at `row` as a field of a COPY row (text or csv): the NULL text, or the
+// value's text escaped or quoted as needed. `scratch` is reused between calls.
+void AppendCopyValue(const CopyOutOptions& o, const columnar::Array& column, int64_t row,
+                     std::string* out, std::string* scratch);
 
 // Binary format: the signature "PGCOPY\n\377\r\n\0", the flags (0) and an empty header
 // extension.
