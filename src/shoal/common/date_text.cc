@@ -1,5 +1,7 @@
 #include "shoal/common/date_text.h"
 
+#include <cstdlib>
+
 #include "shoal/common/calendar.h"
 #include "shoal/common/text.h"
 
@@ -12,7 +14,9 @@ constexpr int64_t kFirstDay = DaysFromCivil(-4713, 11, 24);
 constexpr int64_t kLastDate = DaysFromCivil(5874897, 12, 31);
 constexpr int64_t kLastTimestampDay = DaysFromCivil(294276, 12, 31);
 
-enum class Failure : uint8_t { kNone, kSyntax, kRange };
+// kFieldRange: a field is out of its range (month 13, February 30, minute 60): PostgreSQL's
+// "date/time field value out of range". kRange: a valid date beyond the type's range.
+enum class Failure : uint8_t { kNone, kSyntax, kFieldRange, kRange };
 
 bool IsDigit(char c) {
   return c >= '0' && c <= '9';
@@ -122,7 +126,7 @@ Failure DayNumber(int64_t written_year, int64_t month, int64_t day, bool short_y
                   int64_t last_day, int64_t* days) {
   int64_t year = 0;
   if (!AstronomicalYear(written_year, short_year, bc, &year) || !IsValidCivil(year, month, day))
-    return Failure::kSyntax;
+    return Failure::kFieldRange;
   if (year < -4713 || year > 5874897)
     return Failure::kRange;
   *days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
@@ -130,6 +134,10 @@ Failure DayNumber(int64_t written_year, int64_t month, int64_t day, bool short_y
 }
 
 Status Error(Failure failure, const char* type, std::string_view text) {
+  if (failure == Failure::kFieldRange) {
+    return Status::OutOfRange("date/time field value out of range: \"{}\"", text)
+        .WithSqlState("22008");
+  }
   if (failure == Failure::kRange) {
     return Status::OutOfRange("{} out of range: \"{}\"",
                               std::string_view(type).substr(0, std::string_view(type).find(' ')),
@@ -261,8 +269,19 @@ Result<int32_t> ParseDate(std::string_view text) {
   Failure f = ParseDatePart(s, &pos, &year, &month, &day, &short_year);
   if (f == Failure::kNone) {
     ParseEra(s, &pos, &bc);
-    if (pos != s.size())
-      f = Failure::kSyntax;
+    if (pos != s.size()) {
+      // A time of day (and zone) after the date, as in '2024-01-01 10:00': PostgreSQL's date
+      // input checks it and keeps only the date fields.
+      Result<int64_t> timestamp = ParseTimestamp(s, 6, /*zoned=*/false);
+      if (!timestamp.ok())
+        return Error(Failure::kSyntax, "date", text);
+      // The era comes after the time; of the two readings of the date fields, the timestamp's
+      // day (which a rounded-up fraction may have moved by one) tells which one it was.
+      const int64_t timestamp_day = FloorDiv(*timestamp, int64_t{86400} * 1000000);
+      int64_t ad = 0;
+      bc = DayNumber(year, month, day, short_year, false, kLastDate, &ad) != Failure::kNone ||
+           std::abs(ad - timestamp_day) > 1;
+    }
   }
   int64_t days = 0;
   if (f == Failure::kNone)
@@ -307,8 +326,9 @@ Result<int64_t> ParseTimestamp(std::string_view text, int fraction_digits, bool 
         frac = RoundFraction(s.substr(start, i - start), fraction_digits, sec, &carry);
       }
     }
-    if (h > 23 || mi > 59 || sec > 60)
-      return Error(Failure::kSyntax, type, text);
+    // 24:00:00 is the end of the day, as in PostgreSQL; a second of 60 rolls into the minute.
+    if (h > 24 || mi > 59 || sec > 60 || (h == 24 && (mi != 0 || sec != 0 || frac != 0)))
+      return Error(Failure::kFieldRange, type, text);
     pos = i;
     size_t z = pos;
     SkipBlanks(s, &z);
