@@ -3,6 +3,8 @@
 // bug an operator hit, with a deadline so that a hang fails instead of stalling:
 //  1. one unreachable address in --workers: the session starts on the live workers, with a
 //     warning naming the skipped one, and answers right;
+//     and a worker that was down when the session started is used by the session's queries once
+//     it answers (the health check brings it back);
 //  2. a worker restarted (same port) under an open session: the session's next query answers
 //     right (it failed with "Broken pipe");
 //  3. a query that runs longer than the workers' --task-ttl (a worker frozen with SIGSTOP
@@ -18,6 +20,7 @@
 // Usage: node tests/integration/fault_tolerance.mjs <path to shoal>
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -113,6 +116,51 @@ try {
          'an unreachable worker among live ones stopped the session or changed the answer', r);
   Expect(r.stderr.includes('127.0.0.1:1'), 'no warning names the skipped worker', r);
   console.log(`unreachable worker skipped: ${r.stderr.trim().split('\n')[0]}`);
+}
+
+// 1b. A worker down when the session starts, started later on its address: the session's
+// coordinator checks it again in the background (every 2 s) and the next query uses it.
+{
+  const port = await new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const p = server.address().port;
+      server.close(() => resolve(p));
+    });
+  });
+  const late = `127.0.0.1:${port}`;
+  const fifo = path.join(tmp, 'late-worker');
+  spawnSync('mkfifo', [fifo]);
+  const session = SqlInBackground(['--workers', `${a.address},${late}`, ...small,
+                                   '-c', answerSql, '-f', fifo, '-c', answerSql]);
+  if (!await WaitFor(() => session.stdout.length >= expected.stdout.length ||
+                           session.code !== undefined, 'the first query of the session')) {
+    Fail('the first query with a worker down did not answer');
+  }
+  Expect(session.code === undefined && session.stdout === expected.stdout &&
+         session.stderr.includes(late),
+         'a worker down at the start stopped the session, or no warning named it', session);
+  let c;
+  try {
+    c = await StartWorker('c', late);
+    workers.push(c);
+  } catch (e) {
+    Fail(`the late worker did not start on port ${port}: ${e.message}`);
+  }
+  const back = await WaitFor(() => session.stderr.includes(`worker ${late} answers again`),
+                             'the session to find the late worker back');
+  fs.writeFileSync(fifo, 'SELECT 1;\n');  // unblocks the session
+  await Ended(session, 120);
+  Expect(back, 'the session never noticed that the late worker answers', session);
+  Expect(session.code === 0 && session.stdout.endsWith(expected.stdout),
+         'the query after the late worker came back failed or answered wrong', session);
+  // Its tasks ran there: the worker logs each task it ends.
+  const ran =
+      (fs.readFileSync(c.log, 'utf8').match(/ended stage \d+ task \d+ of query/g) ?? []).length;
+  Expect(ran > 0, 'the late worker ran no task of the session\'s next query', session);
+  c.child.kill('SIGKILL');
+  workers.pop();
+  console.log(`late worker back in use: it ran ${ran} tasks of the session's next query`);
 }
 
 // 2. A worker restarted under an open session. The session runs a query, then reads a FIFO (which

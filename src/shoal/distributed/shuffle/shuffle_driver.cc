@@ -194,6 +194,8 @@ Status RunLevelRemote(const std::vector<TaskSlot*>& level_slots,
       ++slot->attempts;
       const std::string& worker =
           workers[(slot->index + static_cast<size_t>(slot->attempts) - 1) % workers.size()];
+      // Before the call: a cancel or a failure must still find this worker's directory.
+      NoteRemoteShuffleQuery(dir, worker, query_id);
       proto::ShuffleTaskEnvelopeProto envelope = slot->envelope_proto;
       for (auto& location : StageFileLocations(dir))
         *envelope.add_remote_files() = std::move(location);
@@ -482,10 +484,9 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
                            "each attempt's error is quoted above; a task's error that would "
                            "repeat on every attempt is not retried");
       if (!st.ok()) {
-        // Failed attempts leave their directories on workers that hold no published file (which
-        // the query's end removes): every worker drops the query now.
-        for (const auto& worker : options_.workers)
-          DropRemoteShuffleQuery(worker, query_id);
+        // Every worker sent a task of the query drops it now (failed attempts included; the
+        // query's end then finds nothing left to drop).
+        DropRemoteStageFiles(dir);
         return st;
       }
       continue;

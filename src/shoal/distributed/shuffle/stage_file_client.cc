@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,8 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<std::string, std::map<std::pair<int, int>, RemoteStageFile>> by_dir;
+  // Per local directory: the (worker, query id) pairs its tasks were sent to.
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> sent_by_dir;
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels;
 };
 
@@ -103,6 +106,14 @@ void ClearStageFileLocations(const std::string& dir) {
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.by_dir.erase(dir);
+  r.sent_by_dir.erase(dir);
+}
+
+void NoteRemoteShuffleQuery(const std::string& dir, const std::string& worker,
+                            const std::string& query_id) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.sent_by_dir[dir].insert({worker, query_id});
 }
 
 std::vector<proto::StageFileLocationProto> StageFileLocations(const std::string& dir) {
@@ -127,15 +138,25 @@ void DropRemoteStageFiles(const std::string& dir) {
   {
     Registry& r = GetRegistry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    auto d = r.by_dir.find(dir);
-    if (d == r.by_dir.end())
-      return;
-    for (const auto& [key, location] : d->second)
-      held.insert({location.worker, location.query_id});
-    r.by_dir.erase(d);
+    if (auto d = r.by_dir.find(dir); d != r.by_dir.end()) {
+      for (const auto& [key, location] : d->second)
+        held.insert({location.worker, location.query_id});
+      r.by_dir.erase(d);
+    }
+    if (auto s = r.sent_by_dir.find(dir); s != r.sent_by_dir.end()) {
+      held.insert(s->second.begin(), s->second.end());
+      r.sent_by_dir.erase(s);
+    }
   }
-  for (const auto& [worker, query_id] : held)
-    DropRemoteShuffleQuery(worker, query_id);
+  // At once: a worker that does not answer costs one deadline, not one per worker.
+  std::vector<std::future<void>> drops;
+  drops.reserve(held.size());
+  for (const auto& [worker, query_id] : held) {
+    drops.push_back(std::async(std::launch::async,
+                               [w = worker, q = query_id] { DropRemoteShuffleQuery(w, q); }));
+  }
+  for (auto& d : drops)
+    d.get();
 }
 
 void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_id) {

@@ -30,13 +30,21 @@ void SetStageFileLocation(const std::string& dir, int stage_id, int partition,
                           RemoteStageFile location);
 std::optional<RemoteStageFile> FindStageFileLocation(const std::string& dir, int stage_id,
                                                      int partition);
+/// Also forgets the workers NoteRemoteShuffleQuery recorded for `dir`.
 void ClearStageFileLocations(const std::string& dir);
 /// Every location recorded for `dir`, as envelopes carry them.
 std::vector<proto::StageFileLocationProto> StageFileLocations(const std::string& dir);
 
-/// Asks every worker holding files recorded for `dir` to remove its directory of that query, and
-/// forgets the locations. Best effort (a query's answer does not depend on it): failures are
-/// logged; `shoal shuffle gc WDIR` on the worker removes what is left.
+/// Records that a task of the query of `dir` was sent to `worker`, whose directory of the query is
+/// `query_id`: a worker that only ran failed or cancelled attempts holds no stage file of the
+/// query, but its directory (task plans, outputs) must go too.
+void NoteRemoteShuffleQuery(const std::string& dir, const std::string& worker,
+                            const std::string& query_id);
+
+/// Asks every worker holding files recorded for `dir`, or sent one of its tasks
+/// (NoteRemoteShuffleQuery), to remove its directory of that query, and forgets them. Best effort
+/// (a query's answer does not depend on it): failures are logged; `shoal shuffle gc WDIR` on the
+/// worker removes what is left.
 void DropRemoteStageFiles(const std::string& dir);
 
 /// Asks `worker` to remove its directory of shuffle query `query_id` (best effort: a worker that

@@ -1,11 +1,14 @@
 #include "shoal/distributed/shuffle/stage_file_service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include <fcntl.h>
@@ -94,6 +97,12 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   std::mutex mutex;
   std::atomic<uint64_t> next_attempt{0};
   std::atomic<int64_t> tasks_run{0};
+  // The queries their drivers dropped, newest last (a bounded memory). A task call the driver sent
+  // before it cancelled the query may arrive after the drop: it must not create the query's
+  // directory again. Guards the creation and removal of query directories.
+  std::mutex dirs_mutex;
+  std::deque<std::string> dropped;
+  static constexpr size_t kRememberDropped = 4096;
 
   grpc::Status Authorize(const grpc::ServerContext& call, std::string_view method,
                          const std::string& key, const google::protobuf::MessageLite& request) {
@@ -127,12 +136,19 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   Result<int64_t> Run(grpc::ServerContext* call, const proto::RunShuffleTaskRequest& request) {
     SHOAL_ASSIGN_OR_RETURN(std::string dir,
                            QueryShuffleDir(options.shuffle_dir, request.query_id()));
-    SHOAL_RETURN_IF_ERROR(MarkShuffleDir(dir));
     const std::string tasks_dir = dir + "/tasks";
-    std::error_code ec;
-    fs::create_directories(tasks_dir, ec);
-    if (ec)
-      return Status::IoError("worker {}: cannot create {}: {}", address(), tasks_dir, ec.message());
+    {
+      std::lock_guard<std::mutex> lock(dirs_mutex);
+      if (std::find(dropped.begin(), dropped.end(), request.query_id()) != dropped.end())
+        return Status::Cancelled("worker {}: shuffle query {} has ended (its driver dropped it)",
+                                 address(), request.query_id());
+      SHOAL_RETURN_IF_ERROR(MarkShuffleDir(dir));
+      std::error_code ec;
+      fs::create_directories(tasks_dir, ec);
+      if (ec)
+        return Status::IoError("worker {}: cannot create {}: {}", address(), tasks_dir,
+                               ec.message());
+    }
     proto::ShuffleTaskEnvelopeProto envelope;
     if (!envelope.ParseFromString(request.envelope()))
       return Status::InvalidData("worker {}: the request holds no task envelope", address());
@@ -191,7 +207,14 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     if (!dir.ok())
       return ToGrpc(dir.status());
     std::error_code ec;
+    std::unique_lock<std::mutex> lock(dirs_mutex);
+    if (std::find(dropped.begin(), dropped.end(), request->query_id()) == dropped.end()) {
+      if (dropped.size() >= kRememberDropped)
+        dropped.pop_front();
+      dropped.push_back(request->query_id());
+    }
     const auto removed = fs::remove_all(*dir, ec);
+    lock.unlock();
     if (ec)
       return {grpc::StatusCode::ABORTED,
               fmt::format("worker {}: cannot remove {}: {}", address(), *dir, ec.message())};

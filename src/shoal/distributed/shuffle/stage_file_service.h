@@ -3,8 +3,10 @@
 // RunShuffleTask writes the task's plan (its shuffle directories replaced by WDIR/q-<query id>, a
 // directory per query so one query never reads another's files) and envelope there and runs
 // `shoal task` as a child process, exactly as a local driver does; cancelling the call kills the
-// task's process group. FetchStageFile streams a published stage file in chunks of at most
-// kStageFileChunkBytes.
+// task's process group. DropShuffleQuery removes a query's directory once its driver is done with
+// it (finished, failed or cancelled); a task call of that query arriving later is refused rather
+// than creating the directory again. FetchStageFile streams a published stage file in chunks of at
+// most kStageFileChunkBytes.
 #pragma once
 
 #include <cstddef>

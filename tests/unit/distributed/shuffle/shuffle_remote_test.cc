@@ -3,13 +3,15 @@
 // reads that another server wrote is fetched over gRPC), and the answers equal the single-node
 // ones; a missing remote file is NotFound naming the worker and the file; a task whose worker is
 // gone runs on the other worker; a file of several chunks arrives whole; a cancelled driver
-// leaves no task process on the workers.
+// leaves no task process and no directory on the workers, and a worker refuses a task of a query
+// its driver dropped.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include <grpcpp/grpcpp.h>
@@ -47,11 +49,13 @@ struct StageFileServer {
   std::string address;
 };
 
-Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir) {
+// `executable` runs the tasks (another program than shoal makes every task fail).
+Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir,
+                                                     const std::string& executable = SHOAL_BINARY) {
   auto s = std::make_unique<StageFileServer>();
   StageFileServiceOptions options;
   options.shuffle_dir = dir.string();
-  options.executable = SHOAL_BINARY;
+  options.executable = executable;
   SHOAL_ASSIGN_OR_RETURN(s->service, StageFileService::Make(std::move(options)));
   grpc::ServerBuilder builder;
   int port = 0;
@@ -70,6 +74,15 @@ int CountStageFiles(const fs::path& dir) {
   int n = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir))
     n += IsStageFileName(e.path().filename().string()) ? 1 : 0;
+  return n;
+}
+
+// The per-query directories q-<id>/ in a shuffle directory (0 when it does not exist).
+int CountQueryDirs(const fs::path& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    n += e.path().filename().string().rfind("q-", 0) == 0 ? 1 : 0;
   return n;
 }
 
@@ -155,12 +168,8 @@ TEST_F(ShuffleRemoteTest, ADeterministicErrorIsNotRetriedAndLeavesNoDirectory) {
   EXPECT_EQ(result.status().sqlstate(), "22012") << result.status().ToString();
   EXPECT_NE(result.status().UserMessage().find("division by zero"), std::string::npos)
       << result.status().UserMessage();
-  for (const char* dir : {"worker0", "worker1", "driver"}) {
-    int left = 0;
-    for (const auto& e : fs::directory_iterator(root_ / dir))
-      left += e.path().filename().string().rfind("q-", 0) == 0 ? 1 : 0;
-    EXPECT_EQ(left, 0) << dir;
-  }
+  for (const char* dir : {"worker0", "worker1", "driver"})
+    EXPECT_EQ(CountQueryDirs(root_ / dir), 0) << dir;
 }
 
 TEST_F(ShuffleRemoteTest, AMissingRemoteFileIsNotFoundNamingTheWorkerAndTheFile) {
@@ -290,6 +299,40 @@ TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers
   EXPECT_TRUE(shoal::testing::WaitFor(
       [&] { return distributed_testing::ProcessesMentioning(needle).empty(); },
       "the workers' task processes to exit", std::chrono::seconds(10)));
+  // Nor a directory: the workers sent a task drop the query (none had published a stage file).
+  EXPECT_EQ(CountQueryDirs(root_ / "driver"), 0);
+  for (const char* dir : {"worker0", "worker1"})
+    EXPECT_EQ(CountQueryDirs(root_ / dir), 0) << dir;
+}
+
+// Regression: only the workers holding a published stage file dropped a query that succeeded, so
+// a worker whose every attempt failed (and was run again elsewhere) kept the query's directory.
+TEST_F(ShuffleRemoteTest, AWorkerThatOnlyRanFailedAttemptsDropsTheQueryToo) {
+  StartServers(1);
+  ASSERT_OK_AND_ASSIGN(auto broken, StartServer(root_ / "broken", "/bin/false"));
+  broken->service->set_address(broken->address);
+  servers_.push_back(std::move(broken));
+  UseWorkers({servers_[1]->address, servers_[0]->address});
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_task_retries = 1").status());
+  ExpectSameAnswer(distributed_testing::TpchQuery(3), root_ / "driver");
+  EXPECT_EQ(servers_[1]->service->tasks_run(), 0);
+  EXPECT_GT(servers_[0]->service->tasks_run(), 0);
+  for (const char* dir : {"broken", "worker0", "driver"})
+    EXPECT_EQ(CountQueryDirs(root_ / dir), 0) << dir;
+}
+
+// A task call the driver sent before it cancelled the query can reach the worker after the drop:
+// it must not create the query's directory again.
+TEST_F(ShuffleRemoteTest, ATaskOfADroppedQueryIsRefusedAndCreatesNothing) {
+  StartServers(1);
+  DropRemoteShuffleQuery(servers_[0]->address, "0dd");
+  grpc::ClientContext call;
+  Result<int64_t> late = RunRemoteShuffleTask(servers_[0]->address, "0dd",
+                                              proto::ShuffleTaskEnvelopeProto(), "", &call);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), StatusCode::kCancelled) << late.status().ToString();
+  EXPECT_FALSE(fs::exists(root_ / "worker0" / "q-0dd"));
+  EXPECT_EQ(servers_[0]->service->tasks_run(), 0);
 }
 
 }  // namespace
