@@ -389,16 +389,6 @@ Result<KernelPtr> MakeDateArith(ArithOp op, const KernelSignature& sig) {
 // ---- timestamps and intervals (PostgreSQL's timestamp_pl_interval, timestamp_mi,
 // interval_pl / _mi, interval_mul / _div) ----------------------------------------------------
 
-int64_t UnitsPerSecond(const DataType& timestamp) {
-  switch (timestamp.unit()) {
-    case columnar::TimeUnit::kSecond: return 1;
-    case columnar::TimeUnit::kMilli: return 1000;
-    case columnar::TimeUnit::kMicro: return 1000000;
-    case columnar::TimeUnit::kNano: return 1000000000;
-  }
-  return 1000000;
-}
-
 /// t + sign * iv (calendar_arithmetic.h), the overflow noted in `f`.
 int64_t AddInterval(int64_t t, MonthDayNano iv, int sign, int64_t per_second, uint8_t& f) {
   int64_t r = 0;

@@ -7,6 +7,16 @@
 
 namespace shoal::exec {
 
+int64_t UnitsPerSecond(const columnar::DataType& timestamp) {
+  switch (timestamp.unit()) {
+    case columnar::TimeUnit::kSecond: return 1;
+    case columnar::TimeUnit::kMilli: return 1000;
+    case columnar::TimeUnit::kMicro: return 1000000;
+    case columnar::TimeUnit::kNano: return 1000000000;
+  }
+  return 1000000;
+}
+
 int32_t AddMonthsToDate(int32_t days, int32_t months) {
   int64_t y;
   unsigned m, d;

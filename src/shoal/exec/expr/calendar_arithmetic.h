@@ -12,6 +12,9 @@ namespace shoal::exec {
 /// `days` since the epoch plus `months`, the day of the month clamped to the new month's length.
 int32_t AddMonthsToDate(int32_t days, int32_t months);
 
+/// Units of a timestamp type per second (1 for seconds ... 10^9 for nanoseconds).
+int64_t UnitsPerSecond(const columnar::DataType& timestamp);
+
 /// Timestamp `t`, in units of 1/`per_second` s, plus `sign` times `iv`; false on overflow.
 bool AddIntervalToTimestamp(int64_t t, columnar::MonthDayNano iv, int sign, int64_t per_second,
                             int64_t* out);

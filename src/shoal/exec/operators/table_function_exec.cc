@@ -17,16 +17,6 @@ namespace {
 
 constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
 
-int64_t UnitsPerSecond(const DataType& timestamp) {
-  switch (timestamp.unit()) {
-    case columnar::TimeUnit::kSecond: return 1;
-    case columnar::TimeUnit::kMilli: return 1000;
-    case columnar::TimeUnit::kMicro: return 1000000;
-    case columnar::TimeUnit::kNano: return 1000000000;
-  }
-  return 1000000;
-}
-
 Status StepIsZero() {
   return Status::InvalidArgument("step size cannot equal zero").WithSqlState("22023");
 }
