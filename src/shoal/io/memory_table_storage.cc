@@ -17,16 +17,66 @@ std::vector<columnar::RecordBatchPtr> Relabel(
   return out;
 }
 
+// One part, the whole table; the new rows collect in memory until Replace commits them.
+class WholeTableRewrite final : public TableRewrite {
+ public:
+  explicit WholeTableRewrite(TableStorage* storage) : storage_(storage) {
+    parts_.push_back(storage->Snapshot());
+  }
+
+  Status BeginPart(size_t part) override {
+    if (part != 0 || replaced_)
+      return Status::Internal("part {} of a one-part table rewritten twice or unknown", part);
+    rows_.clear();
+    return Status::OK();
+  }
+  Status Write(const columnar::RecordBatchPtr& batch) override {
+    if (batch->num_rows() > 0)
+      rows_.push_back(batch);
+    return Status::OK();
+  }
+  Status FinishPart() override {
+    replaced_ = true;
+    return Status::OK();
+  }
+  void AbandonPart() override { rows_.clear(); }
+  Result<TableProviderPtr> NewRows() const override {
+    if (!replaced_)
+      return parts_.front();
+    SHOAL_ASSIGN_OR_RETURN(auto table, MemoryTable::Make(parts_.front()->schema(),
+                                                         Relabel(parts_.front()->schema(), rows_)));
+    return TableProviderPtr(std::move(table));
+  }
+  Status Commit() override {
+    if (!replaced_)
+      return Status::OK();
+    return storage_->Replace(std::move(rows_));
+  }
+
+ private:
+  TableStorage* storage_;
+  std::vector<columnar::RecordBatchPtr> rows_;
+  bool replaced_ = false;
+};
+
 }  // namespace
 
-Result<std::vector<columnar::RecordBatchPtr>> ReadAllRows(const TableProvider& table) {
+std::unique_ptr<TableRewrite> MakeWholeTableRewrite(TableStorage* storage) {
+  return std::make_unique<WholeTableRewrite>(storage);
+}
+
+Result<std::unique_ptr<TableRewrite>> TableStorage::BeginRewrite() {
+  return MakeWholeTableRewrite(this);
+}
+
+Status ForEachBatch(const TableProvider& table,
+                    const std::function<Status(const columnar::RecordBatchPtr&)>& consume) {
   ScanRequest request;
   for (int c = 0; c < table.schema()->num_fields(); ++c)
     request.projection.push_back(c);
   SHOAL_ASSIGN_OR_RETURN(auto units, table.PlanScan(request));
   ScanContext context;
   context.pool = DefaultMemoryPool();
-  std::vector<columnar::RecordBatchPtr> rows;
   for (const auto& unit : units) {
     SHOAL_ASSIGN_OR_RETURN(auto reader, table.OpenUnit(unit, request, context));
     for (;;) {
@@ -34,9 +84,18 @@ Result<std::vector<columnar::RecordBatchPtr>> ReadAllRows(const TableProvider& t
       if (!batch)
         break;
       if (batch->num_rows() > 0)
-        rows.push_back(std::move(batch));
+        SHOAL_RETURN_IF_ERROR(consume(batch));
     }
   }
+  return Status::OK();
+}
+
+Result<std::vector<columnar::RecordBatchPtr>> ReadAllRows(const TableProvider& table) {
+  std::vector<columnar::RecordBatchPtr> rows;
+  SHOAL_RETURN_IF_ERROR(ForEachBatch(table, [&](const columnar::RecordBatchPtr& batch) {
+    rows.push_back(batch);
+    return Status::OK();
+  }));
   return rows;
 }
 

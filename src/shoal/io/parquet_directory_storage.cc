@@ -187,32 +187,20 @@ TableManifest ParquetDirectoryStorage::manifest() const {
   return m;
 }
 
-Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::WriteFile(
-    const std::vector<RecordBatchPtr>& batches, int64_t version, const SchemaPtr& schema) {
-  int64_t rows = 0;
-  for (const auto& b : batches)
-    rows += b->num_rows();
-  if (rows == 0)
-    return std::shared_ptr<DataFile>();
-  const std::string name = fmt::format("data-{:06}-{}.parquet", version, RandomSuffix());
+std::string ParquetDirectoryStorage::NewFileName(int64_t version) const {
+  return fmt::format("data-{:06}-{}.parquet", version, RandomSuffix());
+}
+
+Result<std::unique_ptr<parquet::ParquetWriter>> ParquetDirectoryStorage::OpenWriter(
+    const std::string& name, const SchemaPtr& schema) {
   parquet::ParquetWriteOptions options;
   options.durable = true;
   options.threads = 1;
-  SHOAL_ASSIGN_OR_RETURN(auto writer,
-                         parquet::ParquetWriter::Open(directory_ + "/" + name, schema, options));
-  for (const auto& b : batches) {
-    if (b->num_rows() == 0)
-      continue;
-    if (b->num_columns() != schema->num_fields())
-      return Status::Internal("writing {} columns into a table of {}", b->num_columns(),
-                              schema->num_fields());
-    Status written = writer->WriteBatch(b);
-    if (!written.ok()) {
-      writer->Abort();
-      return written;
-    }
-  }
-  SHOAL_RETURN_IF_ERROR(writer->Close());
+  return parquet::ParquetWriter::Open(directory_ + "/" + name, schema, options);
+}
+
+Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::FinishFile(
+    const std::string& name, int64_t rows, const SchemaPtr& schema) {
   auto loaded = LoadFile(name, rows);
   if (!loaded.ok()) {
     ::unlink((directory_ + "/" + name).c_str());
@@ -227,6 +215,31 @@ Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStora
     }
   }
   return loaded;
+}
+
+Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::WriteFile(
+    const std::vector<RecordBatchPtr>& batches, int64_t version, const SchemaPtr& schema) {
+  int64_t rows = 0;
+  for (const auto& b : batches)
+    rows += b->num_rows();
+  if (rows == 0)
+    return std::shared_ptr<DataFile>();
+  const std::string name = NewFileName(version);
+  SHOAL_ASSIGN_OR_RETURN(auto writer, OpenWriter(name, schema));
+  for (const auto& b : batches) {
+    if (b->num_rows() == 0)
+      continue;
+    if (b->num_columns() != schema->num_fields())
+      return Status::Internal("writing {} columns into a table of {}", b->num_columns(),
+                              schema->num_fields());
+    Status written = writer->WriteBatch(b);
+    if (!written.ok()) {
+      writer->Abort();
+      return written;
+    }
+  }
+  SHOAL_RETURN_IF_ERROR(writer->Close());
+  return FinishFile(name, rows, schema);
 }
 
 Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFile>> files,
@@ -289,6 +302,143 @@ Status ParquetDirectoryStorage::Rename(SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
   SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored, StoredSchema(schema));
   return CommitLocked(files_, stored);
+}
+
+// A DELETE or UPDATE: one part per data file of the version it started from. A replacement is
+// streamed into a new file as its rows come; the commit names it in the old file's place.
+class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
+ public:
+  // `storage` outlives the rewrite (its caller holds the storage and its write_mutex()).
+  Rewrite(ParquetDirectoryStorage* storage, int64_t version, SchemaPtr schema,
+          std::vector<std::shared_ptr<DataFile>> files)
+      : storage_(storage),
+        version_(version),
+        schema_(std::move(schema)),
+        files_(std::move(files)),
+        replacements_(files_.size()),
+        replaced_(files_.size(), false) {
+    for (const auto& f : files_) {
+      parts_.push_back(
+          std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{f->info}, schema_,
+                                          std::vector<std::shared_ptr<DataFile>>{f}));
+    }
+  }
+
+  ~Rewrite() override {
+    AbandonPart();
+    if (committed_)
+      return;
+    for (const auto& r : replacements_) {  // never named by a manifest
+      if (r != nullptr)
+        r->obsolete = true;
+    }
+  }
+
+  Status BeginPart(size_t part) override {
+    if (part >= files_.size() || replaced_[part] || current_ != kNone)
+      return Status::Internal("rewrite of part {} of {} begun out of turn", part, files_.size());
+    current_ = part;
+    rows_ = 0;
+    return Status::OK();
+  }
+
+  Status Write(const RecordBatchPtr& batch) override {
+    if (current_ == kNone)
+      return Status::Internal("rows written to no part of a rewrite");
+    if (batch->num_rows() == 0)
+      return Status::OK();
+    if (batch->num_columns() != schema_->num_fields())
+      return Status::Internal("writing {} columns into a table of {}", batch->num_columns(),
+                              schema_->num_fields());
+    if (writer_ == nullptr) {
+      name_ = storage_->NewFileName(version_);
+      SHOAL_ASSIGN_OR_RETURN(writer_, storage_->OpenWriter(name_, schema_));
+    }
+    SHOAL_RETURN_IF_ERROR(writer_->WriteBatch(batch));
+    rows_ += batch->num_rows();
+    return Status::OK();
+  }
+
+  Status FinishPart() override {
+    if (current_ == kNone)
+      return Status::Internal("no part of the rewrite to finish");
+    const size_t part = current_;
+    current_ = kNone;
+    std::shared_ptr<DataFile> file;  // none: every row of the part is gone
+    if (writer_ != nullptr) {
+      Status closed = writer_->Close();
+      writer_.reset();
+      SHOAL_RETURN_IF_ERROR(closed);
+      SHOAL_ASSIGN_OR_RETURN(file, storage_->FinishFile(name_, rows_, schema_));
+    }
+    replacements_[part] = std::move(file);
+    replaced_[part] = true;
+    return Status::OK();
+  }
+
+  void AbandonPart() override {
+    if (writer_ != nullptr)
+      writer_->Abort();
+    writer_.reset();
+    current_ = kNone;
+  }
+
+  Result<TableProviderPtr> NewRows() const override {
+    std::vector<std::shared_ptr<DataFile>> files = Files();
+    std::vector<parquet::ParquetFileInfo> infos;
+    infos.reserve(files.size());
+    for (const auto& f : files)
+      infos.push_back(f->info);
+    return TableProviderPtr(std::make_shared<SnapshotTable>(std::move(infos), schema_, files));
+  }
+
+  Status Commit() override {
+    if (current_ != kNone)
+      return Status::Internal("a rewrite committed with a part still being written");
+    if (std::find(replaced_.begin(), replaced_.end(), true) == replaced_.end()) {
+      committed_ = true;  // nothing changed
+      return Status::OK();
+    }
+    std::lock_guard<std::mutex> lock(storage_->commit_mutex_);
+    if (storage_->version_ != version_ - 1)  // a writer that did not hold write_mutex()
+      return Status::Internal("table in {} changed under a rewrite (version {}, began at {})",
+                              storage_->directory_, storage_->version_, version_ - 1);
+    SHOAL_RETURN_IF_ERROR(storage_->CommitLocked(Files(), schema_));
+    committed_ = true;
+    return Status::OK();
+  }
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // The files the table has after the rewrite: kept ones and replacements, in order.
+  std::vector<std::shared_ptr<DataFile>> Files() const {
+    std::vector<std::shared_ptr<DataFile>> files;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (!replaced_[i])
+        files.push_back(files_[i]);
+      else if (replacements_[i] != nullptr)
+        files.push_back(replacements_[i]);
+    }
+    return files;
+  }
+
+  ParquetDirectoryStorage* storage_;
+  const int64_t version_;  // of the commit
+  const SchemaPtr schema_;
+  const std::vector<std::shared_ptr<DataFile>> files_;   // at the start
+  std::vector<std::shared_ptr<DataFile>> replacements_;  // per part; null: none or no rows
+  std::vector<bool> replaced_;
+  size_t current_ = kNone;
+  std::unique_ptr<parquet::ParquetWriter> writer_;  // of the current part, from its first row
+  std::string name_;
+  int64_t rows_ = 0;
+  bool committed_ = false;
+};
+
+Result<std::unique_ptr<TableRewrite>> ParquetDirectoryStorage::BeginRewrite() {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  return std::unique_ptr<TableRewrite>(new Rewrite(this, version_ + 1, schema_, files_));
 }
 
 void ParquetDirectoryStorage::Drop() {

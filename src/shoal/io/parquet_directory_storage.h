@@ -8,8 +8,11 @@
 // A commit writes its data file(s) first (each renamed into place complete and fsynced), then
 // replaces the manifest atomically; a crash before the manifest's rename leaves the previous
 // version, after it the new one. Open() reads the manifest and removes what no manifest names
-// (data files of killed writers, temporaries). Append adds one file per statement; Replace
-// (DELETE, UPDATE) writes the new rows as one file and names only it.
+// (data files of killed writers and of rewrites that never committed, temporaries). Append adds
+// one file per statement. A rewrite (DELETE, UPDATE: BeginRewrite) has one part per data file: a
+// file with changed rows is written again, streamed into a new file, and the new manifest names
+// it in the old one's place beside the files that did not change, which stay as they are. Replace
+// (ALTER TABLE ... ADD COLUMN) writes all the new rows as one file and names only it.
 //
 // Files a commit no longer names are removed when the last snapshot reading them is released, so
 // a query that started before a DELETE finishes on the files it planned.
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "shoal/io/parquet/parquet_table.h"
+#include "shoal/io/parquet/parquet_writer.h"
 #include "shoal/io/table_manifest.h"
 #include "shoal/io/table_storage.h"
 
@@ -50,6 +54,7 @@ class ParquetDirectoryStorage final : public TableStorage {
   Status Replace(std::vector<columnar::RecordBatchPtr> batches,
                  columnar::SchemaPtr schema) override;
   Status Rename(columnar::SchemaPtr schema) override;
+  Result<std::unique_ptr<TableRewrite>> BeginRewrite() override;
 
   /// DROP TABLE: the manifest goes now, the data files and the directory when no snapshot reads
   /// them any more.
@@ -62,11 +67,20 @@ class ParquetDirectoryStorage final : public TableStorage {
   struct DataFile;
 
  private:
+  class Rewrite;
+
   explicit ParquetDirectoryStorage(std::string directory) : directory_(std::move(directory)) {}
 
   // Writes `batches` as a new data file (none when they hold no rows).
   Result<std::shared_ptr<DataFile>> WriteFile(const std::vector<columnar::RecordBatchPtr>& batches,
                                               int64_t version, const columnar::SchemaPtr& schema);
+  // A new data file's name at commit `version`, and a writer for it.
+  std::string NewFileName(int64_t version) const;
+  Result<std::unique_ptr<parquet::ParquetWriter>> OpenWriter(const std::string& name,
+                                                             const columnar::SchemaPtr& schema);
+  // The data file `name` a writer has just closed, checked against `schema`.
+  Result<std::shared_ptr<DataFile>> FinishFile(const std::string& name, int64_t rows,
+                                               const columnar::SchemaPtr& schema);
   // Replaces the manifest by `files` at the next version and makes it current.
   Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files, columnar::SchemaPtr schema);
   Result<std::shared_ptr<DataFile>> LoadFile(const std::string& name, int64_t rows);

@@ -1,6 +1,7 @@
 // Binding of DELETE and UPDATE. Both become ordinary queries over the target table, so they plan,
-// optimize and run (distributed too) like any SELECT; the executor then commits the rows the query
-// produces as the table's new contents (io/table_storage.h: Replace).
+// optimize and run (distributed too) like any SELECT; the executor runs the query over each part
+// of the table (a data file of a durable table) and replaces a part that has a changed row by the
+// rows the query produces from it, copy-on-write (io/table_storage.h: TableRewrite).
 //
 //   DELETE FROM t [AS a] WHERE c      ->  SELECT * FROM t [AS a] WHERE (c) IS NOT TRUE
 //                                         (the rows kept; the tag counts the others)

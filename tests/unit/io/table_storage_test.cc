@@ -166,6 +166,76 @@ TEST_F(TableStorageTest, SnapshotOutlivesReplaceAndFilesGoWithIt) {
   EXPECT_FALSE(fs::exists(dir_));
 }
 
+TEST_F(TableStorageTest, RewriteWritesOnlyThePartsItReplaces) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"3", "z"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"4", "w"}})}));
+  const TableManifest before = storage->manifest();
+  ASSERT_EQ(before.files.size(), 3u);
+  const fs::path kept = fs::path(dir_) / before.files[0].name;
+  const auto kept_mtime = fs::last_write_time(kept);
+  {
+    ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+    ASSERT_EQ(rewrite->parts().size(), 3u);  // one per data file
+    EXPECT_EQ(Rows(*rewrite->parts()[1]), (std::vector<std::string>{"3|z"}));
+    ASSERT_OK(rewrite->BeginPart(1));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"3", "zz"}})));
+    ASSERT_OK(rewrite->FinishPart());
+    ASSERT_OK(rewrite->BeginPart(2));  // every row of the third file goes
+    ASSERT_OK(rewrite->FinishPart());
+    ASSERT_OK_AND_ASSIGN(auto next, rewrite->NewRows());
+    EXPECT_EQ(Rows(*next), (std::vector<std::string>{"1|x", "2|y", "3|zz"}));
+    EXPECT_EQ(Rows(*storage->Snapshot()).size(), 4u);  // nothing visible before the commit
+    ASSERT_OK(rewrite->Commit());
+  }
+  const TableManifest after = storage->manifest();
+  ASSERT_EQ(after.files.size(), 2u);
+  EXPECT_EQ(after.files[0].name, before.files[0].name);  // kept as it was, not written again
+  EXPECT_EQ(fs::last_write_time(kept), kept_mtime);
+  EXPECT_NE(after.files[1].name, before.files[1].name);
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"1|x", "2|y", "3|zz"}));
+  // The replaced files went with the commit's last reader.
+  std::vector<std::string> expected = {"manifest", after.files[0].name, after.files[1].name};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(Files(dir_), expected);
+  storage.reset();
+  ASSERT_OK_AND_ASSIGN(auto reopened, ParquetDirectoryStorage::Open(dir_));
+  EXPECT_EQ(Rows(*reopened->Snapshot()), (std::vector<std::string>{"1|x", "2|y", "3|zz"}));
+}
+
+TEST_F(TableStorageTest, RewriteNotCommittedLeavesTheTableAndRemovesItsFiles) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"2", "y"}})}));
+  const std::vector<std::string> files = Files(dir_);
+  {
+    ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+    ASSERT_OK(rewrite->BeginPart(0));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"5", "v"}})));
+    rewrite->AbandonPart();  // the part is kept after all
+    ASSERT_OK(rewrite->BeginPart(0));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"6", "u"}})));
+    ASSERT_OK(rewrite->FinishPart());
+    EXPECT_EQ(Files(dir_).size(), files.size() + 1);
+  }  // a failed statement: no commit
+  EXPECT_EQ(Files(dir_), files);
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"1|x", "2|y"}));
+}
+
+TEST(MemoryTableStorageTest, RewriteReplacesTheWholeTable) {
+  ASSERT_OK_AND_ASSIGN(auto storage, MemoryTableStorage::Make(TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"2", "y"}})}));
+  ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+  ASSERT_EQ(rewrite->parts().size(), 1u);
+  ASSERT_OK(rewrite->BeginPart(0));
+  ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"2", "y"}})));
+  ASSERT_OK(rewrite->FinishPart());
+  ASSERT_OK(rewrite->Commit());
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"2|y"}));
+}
+
 TEST_F(TableStorageTest, RefusesTypesParquetCannotHold) {
   auto schema = std::make_shared<const columnar::Schema>(
       std::vector<Field>{Field("i", DataType::Interval(), true)});
