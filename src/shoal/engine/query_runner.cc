@@ -621,6 +621,22 @@ Result<QueryResult> QueryRunner::ExecuteAlter(const sql::BoundStatement& stateme
         return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists",
                                      statement.new_column.name, name)
             .WithSqlState("42701");
+      auto contains_nulls = [&]() {
+        return Status::InvalidArgument("column \"{}\" of relation \"{}\" contains null values",
+                                       statement.new_column.name, name)
+            .WithSqlState("23502");
+      };
+      if (statement.new_column_value.has_value()) {
+        // A constant: the rows there need not be written again where the storage can record it.
+        const columnar::Scalar& value = *statement.new_column_value;
+        if (value.is_null() && !statement.new_column.nullable &&
+            current->statistics().num_rows != 0)
+          return contains_nulls();
+        Status added =
+            storage->AddColumn(statement.new_column, value, statement.new_column_default);
+        if (added.code() != StatusCode::kNotImplemented)
+          return added.ok() ? Result<QueryResult>(std::move(result)) : Result<QueryResult>(added);
+      }
       const Rescan rescan{statement.target.provider, current};
       SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan, &rescan));
       std::vector<columnar::Field> fields = current->schema()->fields();
@@ -634,10 +650,14 @@ Result<QueryResult> QueryRunner::ExecuteAlter(const sql::BoundStatement& stateme
       Status replaced = ReplaceChecked(name, catalog.IndexesOf(schema, name), storage.get(),
                                        std::move(batches), schema_after);
       if (!replaced.ok() && replaced.sqlstate() == "23502")
-        return Status::InvalidArgument("column \"{}\" of relation \"{}\" contains null values",
-                                       statement.new_column.name, name)
-            .WithSqlState("23502");
+        return contains_nulls();
       SHOAL_RETURN_IF_ERROR(replaced);
+      if (!statement.new_column_default.empty()) {
+        std::vector<std::string> defaults = storage->column_defaults();
+        defaults.resize(static_cast<size_t>(schema_after->num_fields()));
+        defaults.back() = statement.new_column_default;
+        SHOAL_RETURN_IF_ERROR(storage->SetColumnDefaults(std::move(defaults)));
+      }
       return result;
     }
   }
@@ -686,6 +706,14 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
         return result;
       }
       SHOAL_ASSIGN_OR_RETURN(auto storage, catalog.CreateTableStorage(statement.table_schema));
+      if (std::any_of(statement.column_defaults.begin(), statement.column_defaults.end(),
+                      [](const std::string& d) { return !d.empty(); })) {
+        Status set = storage->SetColumnDefaults(statement.column_defaults);
+        if (!set.ok()) {
+          storage->Drop();
+          return set;
+        }
+      }
       SHOAL_RETURN_IF_ERROR(RegisterStorage(catalog, statement, storage));
       for (sql::IndexEntry index : statement.indexes) {  // PRIMARY KEY and UNIQUE constraints
         index.state = MakeUniqueKeyState();

@@ -69,6 +69,12 @@ Result<std::unique_ptr<TableRewrite>> TableStorage::BeginRewrite() {
   return MakeWholeTableRewrite(this);
 }
 
+Status TableStorage::AddColumn(const columnar::Field& field, const columnar::Scalar&,
+                               const std::string&) {
+  return Status::NotImplemented("a {} table adds column {} by writing its rows again", kind(),
+                                field.name);
+}
+
 Status ForEachBatch(const TableProvider& table,
                     const std::function<Status(const columnar::RecordBatchPtr&)>& consume) {
   ScanRequest request;
@@ -103,7 +109,21 @@ Result<std::shared_ptr<MemoryTableStorage>> MemoryTableStorage::Make(
     columnar::SchemaPtr schema, const std::vector<columnar::RecordBatchPtr>& batches) {
   auto relabelled = Relabel(schema, batches);
   SHOAL_ASSIGN_OR_RETURN(auto table, MemoryTable::Make(std::move(schema), std::move(relabelled)));
-  return std::shared_ptr<MemoryTableStorage>(new MemoryTableStorage(std::move(table)));
+  auto storage = std::shared_ptr<MemoryTableStorage>(new MemoryTableStorage(std::move(table)));
+  storage->defaults_.resize(static_cast<size_t>(storage->table_->schema()->num_fields()));
+  return storage;
+}
+
+std::vector<std::string> MemoryTableStorage::column_defaults() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return defaults_;
+}
+
+Status MemoryTableStorage::SetColumnDefaults(std::vector<std::string> defaults) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  defaults.resize(static_cast<size_t>(table_->schema()->num_fields()));
+  defaults_ = std::move(defaults);
+  return Status::OK();
 }
 
 columnar::SchemaPtr MemoryTableStorage::schema() const {
@@ -136,6 +156,7 @@ Status MemoryTableStorage::Replace(std::vector<columnar::RecordBatchPtr> batches
   if (schema == nullptr)
     schema = table_->schema();
   SHOAL_ASSIGN_OR_RETURN(table_, MemoryTable::Make(schema, Relabel(schema, batches)));
+  defaults_.resize(static_cast<size_t>(schema->num_fields()));  // a new column has none yet
   return Status::OK();
 }
 

@@ -56,8 +56,10 @@ namespace {
 class SnapshotTable final : public parquet::ParquetTable {
  public:
   SnapshotTable(std::vector<parquet::ParquetFileInfo> files, SchemaPtr schema,
+                std::vector<columnar::Scalar> missing,
                 std::vector<std::shared_ptr<ParquetDirectoryStorage::DataFile>> keep)
-      : ParquetTable(std::move(files), std::move(schema)), keep_(std::move(keep)) {}
+      : ParquetTable(std::move(files), std::move(schema), std::move(missing)),
+        keep_(std::move(keep)) {}
 
  private:
   std::vector<std::shared_ptr<ParquetDirectoryStorage::DataFile>> keep_;
@@ -93,7 +95,12 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Create
                            std::strerror(errno));
   std::shared_ptr<ParquetDirectoryStorage> storage(new ParquetDirectoryStorage(directory));
   std::lock_guard<std::mutex> lock(storage->commit_mutex_);
-  Status committed = storage->CommitLocked({}, stored);
+  std::vector<columnar::Scalar> missing;
+  for (const auto& f : stored->fields())
+    missing.emplace_back(f.type);
+  Status committed =
+      storage->CommitLocked({}, stored, std::move(missing),
+                            std::vector<std::string>(static_cast<size_t>(stored->num_fields())));
   if (!committed.ok()) {
     ::rmdir(directory.c_str());
     return committed;
@@ -110,6 +117,8 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Open(
   std::lock_guard<std::mutex> lock(storage->commit_mutex_);
   storage->version_ = manifest.version;
   storage->schema_ = manifest.schema;
+  storage->missing_ = manifest.missing;
+  storage->defaults_ = manifest.defaults;
   for (const auto& f : manifest.files) {
     SHOAL_ASSIGN_OR_RETURN(auto file, storage->LoadFile(f.name, f.rows));
     storage->files_.push_back(std::move(file));
@@ -135,8 +144,8 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Open(
   std::vector<parquet::ParquetFileInfo> infos;
   for (const auto& f : storage->files_)
     infos.push_back(f->info);
-  storage->snapshot_ =
-      std::make_shared<SnapshotTable>(std::move(infos), storage->schema_, storage->files_);
+  storage->snapshot_ = std::make_shared<SnapshotTable>(std::move(infos), storage->schema_,
+                                                       storage->missing_, storage->files_);
   return storage;
 }
 
@@ -182,6 +191,8 @@ TableManifest ParquetDirectoryStorage::manifest() const {
   TableManifest m;
   m.version = version_;
   m.schema = schema_;
+  m.missing = missing_;
+  m.defaults = defaults_;
   for (const auto& f : files_)
     m.files.push_back({f->name, f->rows});
   return m;
@@ -243,10 +254,18 @@ Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStora
 }
 
 Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFile>> files,
-                                             SchemaPtr schema) {
+                                             SchemaPtr schema,
+                                             std::vector<columnar::Scalar> missing,
+                                             std::vector<std::string> defaults) {
+  if (missing.size() != static_cast<size_t>(schema->num_fields()) ||
+      defaults.size() != missing.size())
+    return Status::Internal("a commit of {} columns with {} missing values and {} defaults",
+                            schema->num_fields(), missing.size(), defaults.size());
   TableManifest next;
   next.version = version_ + 1;
   next.schema = schema;
+  next.missing = missing;
+  next.defaults = defaults;
   for (const auto& f : files)
     next.files.push_back({f->name, f->rows});
   SHOAL_RETURN_IF_ERROR(
@@ -260,10 +279,12 @@ Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFil
   infos.reserve(files.size());
   for (const auto& f : files)
     infos.push_back(f->info);
-  auto snapshot = std::make_shared<SnapshotTable>(std::move(infos), schema, files);
+  auto snapshot = std::make_shared<SnapshotTable>(std::move(infos), schema, missing, files);
   std::lock_guard<std::mutex> lock(mutex_);
   version_ = next.version;
   schema_ = std::move(schema);
+  missing_ = std::move(missing);
+  defaults_ = std::move(defaults);
   files_ = std::move(files);
   snapshot_ = std::move(snapshot);
   return Status::OK();
@@ -276,7 +297,7 @@ Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
     return Status::OK();
   std::vector<std::shared_ptr<DataFile>> files = files_;
   files.push_back(file);
-  Status committed = CommitLocked(std::move(files), schema_);
+  Status committed = CommitLocked(std::move(files));
   if (!committed.ok())
     file->obsolete = true;  // never named by a manifest: removed with the last reference
   return committed;
@@ -285,14 +306,22 @@ Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
 Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
   SchemaPtr stored = schema_;
+  std::vector<columnar::Scalar> missing = missing_;
+  std::vector<std::string> defaults = defaults_;
   if (schema != nullptr) {
     SHOAL_ASSIGN_OR_RETURN(stored, StoredSchema(schema));
+    // The new file has every column; a column new here has no DEFAULT until one is set.
+    missing.clear();
+    for (const auto& f : stored->fields())
+      missing.emplace_back(f.type);
+    defaults.resize(missing.size());
   }
   SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, stored));
   std::vector<std::shared_ptr<DataFile>> files;
   if (file != nullptr)
     files.push_back(file);
-  Status committed = CommitLocked(std::move(files), stored);
+  Status committed =
+      CommitLocked(std::move(files), stored, std::move(missing), std::move(defaults));
   if (!committed.ok() && file != nullptr)
     file->obsolete = true;
   return committed;
@@ -301,7 +330,37 @@ Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, Sch
 Status ParquetDirectoryStorage::Rename(SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
   SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored, StoredSchema(schema));
-  return CommitLocked(files_, stored);
+  return CommitLocked(files_, stored, missing_, defaults_);
+}
+
+std::vector<std::string> ParquetDirectoryStorage::column_defaults() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return defaults_;
+}
+
+Status ParquetDirectoryStorage::SetColumnDefaults(std::vector<std::string> defaults) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  defaults.resize(missing_.size());
+  return CommitLocked(files_, schema_, missing_, std::move(defaults));
+}
+
+Status ParquetDirectoryStorage::AddColumn(const columnar::Field& field,
+                                          const columnar::Scalar& value,
+                                          const std::string& default_sql) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  std::vector<columnar::Field> fields = schema_->fields();
+  fields.push_back(field);
+  SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored,
+                         StoredSchema(std::make_shared<const columnar::Schema>(std::move(fields))));
+  const columnar::DataType& type = stored->fields().back().type;
+  if (!value.is_null() && value.type() != type)  // e.g. a timestamp stored at another unit
+    return Status::NotImplemented("a {} default for a column stored as {}", value.type().ToString(),
+                                  type.ToString());
+  std::vector<columnar::Scalar> missing = missing_;
+  missing.push_back(value.is_null() ? columnar::Scalar(type) : value);
+  std::vector<std::string> defaults = defaults_;
+  defaults.push_back(default_sql);
+  return CommitLocked(files_, stored, std::move(missing), std::move(defaults));
 }
 
 // A DELETE or UPDATE: one part per data file of the version it started from. A replacement is
@@ -310,17 +369,18 @@ class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
  public:
   // `storage` outlives the rewrite (its caller holds the storage and its write_mutex()).
   Rewrite(ParquetDirectoryStorage* storage, int64_t version, SchemaPtr schema,
-          std::vector<std::shared_ptr<DataFile>> files)
+          std::vector<columnar::Scalar> missing, std::vector<std::shared_ptr<DataFile>> files)
       : storage_(storage),
         version_(version),
         schema_(std::move(schema)),
+        missing_(std::move(missing)),
         files_(std::move(files)),
         replacements_(files_.size()),
         replaced_(files_.size(), false) {
     for (const auto& f : files_) {
       parts_.push_back(
           std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{f->info}, schema_,
-                                          std::vector<std::shared_ptr<DataFile>>{f}));
+                                          missing_, std::vector<std::shared_ptr<DataFile>>{f}));
     }
   }
 
@@ -389,7 +449,8 @@ class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
     infos.reserve(files.size());
     for (const auto& f : files)
       infos.push_back(f->info);
-    return TableProviderPtr(std::make_shared<SnapshotTable>(std::move(infos), schema_, files));
+    return TableProviderPtr(
+        std::make_shared<SnapshotTable>(std::move(infos), schema_, missing_, files));
   }
 
   Status Commit() override {
@@ -403,7 +464,7 @@ class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
     if (storage_->version_ != version_ - 1)  // a writer that did not hold write_mutex()
       return Status::Internal("table in {} changed under a rewrite (version {}, began at {})",
                               storage_->directory_, storage_->version_, version_ - 1);
-    SHOAL_RETURN_IF_ERROR(storage_->CommitLocked(Files(), schema_));
+    SHOAL_RETURN_IF_ERROR(storage_->CommitLocked(Files()));
     committed_ = true;
     return Status::OK();
   }
@@ -426,6 +487,7 @@ class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
   ParquetDirectoryStorage* storage_;
   const int64_t version_;  // of the commit
   const SchemaPtr schema_;
+  const std::vector<columnar::Scalar> missing_;
   const std::vector<std::shared_ptr<DataFile>> files_;   // at the start
   std::vector<std::shared_ptr<DataFile>> replacements_;  // per part; null: none or no rows
   std::vector<bool> replaced_;
@@ -438,7 +500,7 @@ class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
 
 Result<std::unique_ptr<TableRewrite>> ParquetDirectoryStorage::BeginRewrite() {
   std::lock_guard<std::mutex> lock(commit_mutex_);
-  return std::unique_ptr<TableRewrite>(new Rewrite(this, version_ + 1, schema_, files_));
+  return std::unique_ptr<TableRewrite>(new Rewrite(this, version_ + 1, schema_, missing_, files_));
 }
 
 void ParquetDirectoryStorage::Drop() {
@@ -452,8 +514,8 @@ void ParquetDirectoryStorage::Drop() {
   if (files_.empty())
     ::rmdir(directory_.c_str());
   files_.clear();
-  snapshot_ =
-      std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{}, schema_, files_);
+  snapshot_ = std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{}, schema_,
+                                              missing_, files_);
 }
 
 }  // namespace shoal::io

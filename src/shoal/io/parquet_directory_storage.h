@@ -11,8 +11,10 @@
 // (data files of killed writers and of rewrites that never committed, temporaries). Append adds
 // one file per statement. A rewrite (DELETE, UPDATE: BeginRewrite) has one part per data file: a
 // file with changed rows is written again, streamed into a new file, and the new manifest names
-// it in the old one's place beside the files that did not change, which stay as they are. Replace
-// (ALTER TABLE ... ADD COLUMN) writes all the new rows as one file and names only it.
+// it in the old one's place beside the files that did not change, which stay as they are. ALTER
+// TABLE ... ADD COLUMN with a constant DEFAULT (AddColumn) writes no data file: the manifest
+// records the value, which the files written before read in the column they lack; with another
+// DEFAULT, Replace writes all the new rows as one file and names only it.
 //
 // Files a commit no longer names are removed when the last snapshot reading them is released, so
 // a query that started before a DELETE finishes on the files it planned.
@@ -55,6 +57,12 @@ class ParquetDirectoryStorage final : public TableStorage {
                  columnar::SchemaPtr schema) override;
   Status Rename(columnar::SchemaPtr schema) override;
   Result<std::unique_ptr<TableRewrite>> BeginRewrite() override;
+  std::vector<std::string> column_defaults() const override;
+  Status SetColumnDefaults(std::vector<std::string> defaults) override;
+  /// Names no new file: the files there lack the column and read `value` in it (the manifest's
+  /// `missing`).
+  Status AddColumn(const columnar::Field& field, const columnar::Scalar& value,
+                   const std::string& default_sql) override;
 
   /// DROP TABLE: the manifest goes now, the data files and the directory when no snapshot reads
   /// them any more.
@@ -81,8 +89,14 @@ class ParquetDirectoryStorage final : public TableStorage {
   // The data file `name` a writer has just closed, checked against `schema`.
   Result<std::shared_ptr<DataFile>> FinishFile(const std::string& name, int64_t rows,
                                                const columnar::SchemaPtr& schema);
-  // Replaces the manifest by `files` at the next version and makes it current.
-  Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files, columnar::SchemaPtr schema);
+  // Replaces the manifest by `files` at the next version and makes it current; `missing` and
+  // `defaults` as TableManifest's.
+  Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files, columnar::SchemaPtr schema,
+                      std::vector<columnar::Scalar> missing, std::vector<std::string> defaults);
+  // The same with the columns of the current version.
+  Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files) {
+    return CommitLocked(std::move(files), schema_, missing_, defaults_);
+  }
   Result<std::shared_ptr<DataFile>> LoadFile(const std::string& name, int64_t rows);
 
   const std::string directory_;
@@ -90,6 +104,8 @@ class ParquetDirectoryStorage final : public TableStorage {
   mutable std::mutex mutex_;  // guards the committed state below (changed under both)
   int64_t version_ = 0;
   columnar::SchemaPtr schema_;
+  std::vector<columnar::Scalar> missing_;  // one per column, as TableManifest's
+  std::vector<std::string> defaults_;      // one per column, as TableManifest's
   std::vector<std::shared_ptr<DataFile>> files_;
   std::shared_ptr<const TableProvider> snapshot_;  // over files_, built at commit
 };

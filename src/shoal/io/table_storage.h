@@ -9,6 +9,9 @@
 // statements: Append (INSERT), a TableRewrite (DELETE, UPDATE) and Replace (ALTER TABLE ... ADD
 // COLUMN: the table's new rows) either take effect entirely or not at all.
 //
+// A column may have a DEFAULT, kept by the storage with its columns (column_defaults) as SQL
+// text that INSERT and UPDATE bind where a value is left out or DEFAULT.
+//
 // DELETE and UPDATE rewrite copy-on-write (BeginRewrite): the table is read part by part (a data
 // file of a durable table, the whole table in memory); a part with a changed row is replaced by
 // its new rows, written as they come, and a part without one is kept as it is, so a DELETE that
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "shoal/columnar/record_batch.h"
+#include "shoal/columnar/scalar.h"
 #include "shoal/common/result.h"
 #include "shoal/io/table_provider.h"
 
@@ -63,6 +67,16 @@ class TableStorage {
   virtual Status Rename(columnar::SchemaPtr schema) = 0;
   /// Starts a DELETE or UPDATE (see TableRewrite); the caller holds write_mutex().
   virtual Result<std::unique_ptr<TableRewrite>> BeginRewrite();
+  /// Each column's DEFAULT as SQL text (an expression without column references), empty for a
+  /// column without one; one per column.
+  virtual std::vector<std::string> column_defaults() const = 0;
+  /// Replaces them (CREATE TABLE, ALTER TABLE ... ADD COLUMN) as one commit.
+  virtual Status SetColumnDefaults(std::vector<std::string> defaults) = 0;
+  /// ALTER TABLE ... ADD COLUMN `field` (last) without rewriting the rows: they read `value` (of
+  /// the column's type, or NULL) in it, and later rows get `default_sql` as its DEFAULT. One
+  /// commit. NotImplemented: this storage adds columns by Replace, which writes every row again.
+  virtual Status AddColumn(const columnar::Field& field, const columnar::Scalar& value,
+                           const std::string& default_sql);
 
   /// Held by a writer from its read of the table to its commit.
   std::mutex& write_mutex() const { return write_mutex_; }

@@ -103,6 +103,27 @@ TEST_F(DurableCatalogTest, DeleteAndUpdateRewriteOnlyTheFilesTheyChange) {
             " a | b \n---+---\n 1 | x\n 2 | y\n 4 | v\n(3 rows)\n");
 }
 
+TEST_F(DurableCatalogTest, AddColumnWritesNoRowsAndDefaultsOutliveRestarts) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto catalog, OpenDurableCatalog(dir_.string()));
+    for (const char* sql : {"CREATE TABLE t (a int, b text DEFAULT 'bee')",
+                            "INSERT INTO t (a) VALUES (1)", "INSERT INTO t VALUES (2, 'x')"})
+      ASSERT_NE(Run(catalog, sql).rfind("ERROR", 0), 0u) << sql;
+    ASSERT_OK_AND_ASSIGN(auto table, catalog->LookupTable("public", "t"));
+    const std::string location = table.storage->location();
+    table = {};
+    const auto inserted = DataFiles(location);
+    EXPECT_EQ(Run(catalog, "ALTER TABLE t ADD COLUMN c int DEFAULT 7"), "ALTER TABLE");
+    EXPECT_EQ(DataFiles(location), inserted);  // no row written again
+    EXPECT_EQ(Run(catalog, "INSERT INTO t (a) VALUES (3)"), "INSERT 0 1");
+  }
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenDurableCatalog(dir_.string()));
+  EXPECT_EQ(Run(catalog, "INSERT INTO t (a) VALUES (4)"), "INSERT 0 1");
+  EXPECT_EQ(Run(catalog, "SELECT * FROM t ORDER BY a"),
+            " a |  b  | c \n---+-----+---\n 1 | bee | 7\n 2 | x   | 7\n 3 | bee | 7\n"
+            " 4 | bee | 7\n(4 rows)\n");
+}
+
 TEST_F(DurableCatalogTest, DamagedCatalogIsRefused) {
   {
     ASSERT_OK_AND_ASSIGN(auto catalog, OpenDurableCatalog(dir_.string()));

@@ -236,6 +236,72 @@ TEST(MemoryTableStorageTest, RewriteReplacesTheWholeTable) {
   EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"2|y"}));
 }
 
+TEST_F(TableStorageTest, AddColumnWritesNoFileAndOldFilesReadItsValue) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  const std::vector<std::string> files = Files(dir_);
+  ASSERT_OK(
+      storage->AddColumn(Field("c", DataType::Int64(), true), columnar::Scalar::Int64(7), "7"));
+  ASSERT_OK(storage->AddColumn(Field("d", DataType::Utf8(), true),
+                               columnar::Scalar(DataType::Utf8()), ""));
+  EXPECT_EQ(Files(dir_), files);  // no data file written, the manifest replaced in place
+  auto four = std::vector<Field>{kFields[0], kFields[1], Field("c", DataType::Int64(), true),
+                                 Field("d", DataType::Utf8(), true)};
+  ASSERT_OK(storage->Append({MakeBatch(four, {{"3", "z", "30", "dd"}})}));
+  auto rows = [](const TableProvider& table) {
+    std::vector<std::string> out;
+    auto read = ReadAllRows(table);
+    EXPECT_OK(read.status());
+    for (const auto& b : read.ok() ? *read : std::vector<columnar::RecordBatchPtr>{}) {
+      std::vector<std::vector<std::string>> columns;
+      for (int c = 0; c < b->num_columns(); ++c)
+        columns.push_back(testing::ArrayToStrings(*b->column(c)));
+      for (size_t r = 0; r < columns[0].size(); ++r) {
+        std::string row;
+        for (const auto& c : columns)
+          row += (row.empty() ? "" : "|") + c[r];
+        out.push_back(row);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> expected = {"1|x|7|NULL", "2|y|7|NULL", "3|z|30|dd"};
+  EXPECT_EQ(rows(*storage->Snapshot()), expected);
+  const auto stats = storage->Snapshot()->statistics();
+  ASSERT_EQ(stats.columns.size(), 4u);
+  EXPECT_EQ(stats.columns[2].min, columnar::Scalar::Int64(7));
+  EXPECT_EQ(stats.columns[2].max, columnar::Scalar::Int64(30));
+  EXPECT_EQ(stats.columns[3].null_count, 2);
+  EXPECT_EQ(storage->column_defaults(), (std::vector<std::string>{"", "", "7", ""}));
+  storage.reset();
+  ASSERT_OK_AND_ASSIGN(auto reopened, ParquetDirectoryStorage::Open(dir_));
+  EXPECT_EQ(rows(*reopened->Snapshot()), expected);
+  EXPECT_EQ(reopened->column_defaults(), (std::vector<std::string>{"", "", "7", ""}));
+  // A rewrite of the old file writes it with every column.
+  ASSERT_OK_AND_ASSIGN(auto rewrite, reopened->BeginRewrite());
+  ASSERT_OK(rewrite->BeginPart(0));
+  ASSERT_OK(ForEachBatch(*rewrite->parts()[0], [&](const columnar::RecordBatchPtr& b) {
+    return rewrite->Write(b->Slice(0, 1));
+  }));
+  ASSERT_OK(rewrite->FinishPart());
+  ASSERT_OK(rewrite->Commit());
+  EXPECT_EQ(rows(*reopened->Snapshot()), (std::vector<std::string>{"1|x|7|NULL", "3|z|30|dd"}));
+}
+
+TEST(TableManifestTest, RoundTripsDefaultsAndMissingValues) {
+  TableManifest m;
+  m.version = 3;
+  m.schema = std::make_shared<const columnar::Schema>(std::vector<Field>{
+      Field("a", DataType::Int32(), false), Field("b", DataType::Utf8(), true),
+      Field("c", DataType::Decimal(10, 2), true), Field("d", DataType::Float64(), true)});
+  m.defaults = {"", "'tab\there'", "-1.50", "random()"};
+  m.missing = {columnar::Scalar(DataType::Int32()), columnar::Scalar::Utf8("tab\there"),
+               columnar::Scalar::Decimal(-150, 10, 2), columnar::Scalar::Float64(0.1)};
+  ASSERT_OK_AND_ASSIGN(TableManifest back, DecodeManifest(EncodeManifest(m), "manifest"));
+  EXPECT_EQ(back.defaults, m.defaults);
+  EXPECT_EQ(back.missing, m.missing);
+}
+
 TEST_F(TableStorageTest, RefusesTypesParquetCannotHold) {
   auto schema = std::make_shared<const columnar::Schema>(
       std::vector<Field>{Field("i", DataType::Interval(), true)});
