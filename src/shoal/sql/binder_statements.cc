@@ -7,6 +7,7 @@
 #include "shoal/io/copy_writer.h"
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
+#include "shoal/sql/parser.h"
 
 namespace shoal::sql::internal {
 
@@ -165,7 +166,24 @@ Result<BoundStatement> StatementBinder::BindInsert(const pg_query::InsertStmt& s
         return Status::InvalidArgument("INSERT has more target columns than expressions")
             .WithSqlState("42601");
     }
-    SHOAL_ASSIGN_OR_RETURN(q, BindValues(select, nullptr, nullptr, &types));
+    // DEFAULT in a row: the column's DEFAULT expression, or NULL.
+    pg_query::SelectStmt rows = select;
+    for (auto& row : *rows.mutable_values_lists()) {
+      for (int j = 0; j < row.list().items_size(); ++j) {
+        if (!row.list().items(j).has_set_to_default())
+          continue;
+        const auto column = static_cast<size_t>(columns[static_cast<size_t>(j)]);
+        PgNode value;
+        if (column < defaults.size() && !defaults[column].empty()) {
+          SHOAL_ASSIGN_OR_RETURN(ParsedScript parsed, ParseSql("SELECT " + defaults[column]));
+          value = parsed.statements[0].node->select_stmt().target_list(0).res_target().val();
+        } else {
+          value.mutable_a_const()->set_isnull(true);
+        }
+        *row.mutable_list()->mutable_items(j) = std::move(value);
+      }
+    }
+    SHOAL_ASSIGN_OR_RETURN(q, BindValues(rows, nullptr, nullptr, &types));
   } else {
     SHOAL_ASSIGN_OR_RETURN(q, BindQuery(s.select_stmt(), nullptr, nullptr));
   }
