@@ -12,7 +12,6 @@
 namespace shoal::engine {
 namespace {
 
-using columnar::Array;
 using columnar::ArrayPtr;
 using columnar::DataType;
 using columnar::RecordBatch;
