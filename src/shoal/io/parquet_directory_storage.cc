@@ -253,10 +253,20 @@ Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStora
   return FinishFile(name, rows, schema);
 }
 
+Status ParquetDirectoryStorage::CheckNotDropped() const {
+  // A writer that holds the table from before a DROP TABLE (which takes no table lock) must not
+  // bring files or a manifest back into the directory the catalog has forgotten.
+  if (dropped_)
+    return Status::NotFound("the table in {} was dropped while this statement wrote it", directory_)
+        .WithSqlState("42P01");
+  return Status::OK();
+}
+
 Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFile>> files,
                                              SchemaPtr schema,
                                              std::vector<columnar::Scalar> missing,
                                              std::vector<std::string> defaults) {
+  SHOAL_RETURN_IF_ERROR(CheckNotDropped());
   if (missing.size() != static_cast<size_t>(schema->num_fields()) ||
       defaults.size() != missing.size())
     return Status::Internal("a commit of {} columns with {} missing values and {} defaults",
@@ -292,6 +302,7 @@ Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFil
 
 Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
+  SHOAL_RETURN_IF_ERROR(CheckNotDropped());
   SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, schema_));
   if (file == nullptr)
     return Status::OK();
@@ -305,6 +316,7 @@ Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
 
 Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
+  SHOAL_RETURN_IF_ERROR(CheckNotDropped());
   SchemaPtr stored = schema_;
   std::vector<columnar::Scalar> missing = missing_;
   std::vector<std::string> defaults = defaults_;
@@ -505,6 +517,7 @@ Result<std::unique_ptr<TableRewrite>> ParquetDirectoryStorage::BeginRewrite() {
 
 void ParquetDirectoryStorage::Drop() {
   std::lock_guard<std::mutex> commit(commit_mutex_);
+  dropped_ = true;
   std::lock_guard<std::mutex> lock(mutex_);
   ::unlink((directory_ + "/" + kManifestName).c_str());
   for (const auto& f : files_) {

@@ -93,6 +93,8 @@ class ParquetDirectoryStorage final : public TableStorage {
   // `defaults` as TableManifest's.
   Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files, columnar::SchemaPtr schema,
                       std::vector<columnar::Scalar> missing, std::vector<std::string> defaults);
+  // 42P01 once Drop() ran (under commit_mutex_).
+  Status CheckNotDropped() const;
   // The same with the columns of the current version.
   Status CommitLocked(std::vector<std::shared_ptr<DataFile>> files) {
     return CommitLocked(std::move(files), schema_, missing_, defaults_);
@@ -101,6 +103,7 @@ class ParquetDirectoryStorage final : public TableStorage {
 
   const std::string directory_;
   std::mutex commit_mutex_;   // held by a commit from its first write to its end
+  bool dropped_ = false;      // under commit_mutex_: Drop() ran, no commit may follow
   mutable std::mutex mutex_;  // guards the committed state below (changed under both)
   int64_t version_ = 0;
   columnar::SchemaPtr schema_;

@@ -223,6 +223,23 @@ TEST_F(TableStorageTest, RewriteNotCommittedLeavesTheTableAndRemovesItsFiles) {
   EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"1|x", "2|y"}));
 }
 
+TEST_F(TableStorageTest, RewriteOfADroppedTableCommitsNothingAndLeavesNoFile) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  {
+    ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+    ASSERT_OK(rewrite->BeginPart(0));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"2", "y"}})));
+    ASSERT_OK(rewrite->FinishPart());
+    storage->Drop();  // DROP TABLE from another session, between the read and the commit
+    Status committed = rewrite->Commit();
+    EXPECT_EQ(committed.sqlstate(), "42P01") << committed.ToString();
+    EXPECT_FALSE(fs::exists(fs::path(dir_) / "manifest"));
+  }
+  EXPECT_FALSE(fs::exists(dir_));  // the last reader of the dropped files took the directory
+  EXPECT_STATUS_CODE(StatusCode::kNotFound, storage->Append({MakeBatch(kFields, {{"3", "z"}})}));
+}
+
 TEST(MemoryTableStorageTest, RewriteReplacesTheWholeTable) {
   ASSERT_OK_AND_ASSIGN(auto storage, MemoryTableStorage::Make(TestSchema()));
   ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
