@@ -457,44 +457,115 @@ Result<QueryResult> QueryRunner::ExecuteCopy(const sql::BoundStatement& statemen
   return result;
 }
 
+Status QueryRunner::RewritePart(const sql::BoundStatement& statement, io::TableRewrite* rewrite,
+                                size_t part, int64_t* changed, std::vector<std::string>* notices) {
+  // The rows of a part that may change nothing are held back up to this many, so a part without
+  // a changed row is usually decided without writing anything; past it they are written as they
+  // come and the file is dropped if nothing changed after all.
+  constexpr int64_t kHeldRows = int64_t{1} << 16;
+  const bool update = statement.kind == sql::StatementKind::kUpdate;
+  const io::TableProviderPtr& rows = rewrite->parts()[part];
+  const columnar::SchemaPtr& schema = rows->schema();
+  const std::string& name = statement.target.name;
+  const Rescan rescan{statement.target.provider, rows};
+  const QueryRetry retry(session_->settings(), mode_.kind());
+  for (int attempt = 1;; ++attempt) {
+    std::vector<columnar::RecordBatchPtr> held;
+    int64_t held_rows = 0;
+    int64_t out_rows = 0;
+    int64_t matched = 0;
+    bool writing = false;
+    auto run = [&]() -> Status {
+      SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(statement.plan, &rescan));
+      ExecPlanPtr root = planned.physical;
+      if (root->num_partitions() > 1)
+        root = CoalescePartitionsExec::Make(root);
+      SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, root->Execute(0, planned.context));
+      for (;;) {
+        SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr b, stream->Next());
+        if (!b)
+          break;
+        if (b->num_rows() == 0)
+          continue;
+        std::vector<columnar::ArrayPtr> columns = b->columns();
+        if (update) {  // the last column says which rows matched
+          const columnar::ArrayPtr m = columns.back();
+          columns.pop_back();
+          for (int64_t r = 0; r < m->length(); ++r)
+            matched += m->IsValid(r) && m->BoolValue(r) ? 1 : 0;
+        }
+        auto batch = columnar::RecordBatch::Make(schema, b->num_rows(), std::move(columns));
+        SHOAL_RETURN_IF_ERROR(CheckNotNullRows(name, *schema, *batch));
+        out_rows += batch->num_rows();
+        if (writing) {
+          SHOAL_RETURN_IF_ERROR(rewrite->Write(batch));
+          continue;
+        }
+        held_rows += batch->num_rows();
+        held.push_back(std::move(batch));
+        if (held_rows > kHeldRows) {
+          writing = true;
+          SHOAL_RETURN_IF_ERROR(rewrite->BeginPart(part));
+          for (const auto& h : held)
+            SHOAL_RETURN_IF_ERROR(rewrite->Write(h));
+          held.clear();
+        }
+      }
+      *changed = update ? matched : rows->statistics().num_rows - out_rows;
+      if (*changed == 0) {  // the part stays as it is
+        if (writing)
+          rewrite->AbandonPart();
+        return Status::OK();
+      }
+      if (!writing) {
+        SHOAL_RETURN_IF_ERROR(rewrite->BeginPart(part));
+        writing = true;
+        for (const auto& h : held)
+          SHOAL_RETURN_IF_ERROR(rewrite->Write(h));
+      }
+      return rewrite->FinishPart();
+    };
+    Status st = run();
+    if (st.ok())
+      return st;
+    if (writing)
+      rewrite->AbandonPart();
+    if (!retry.Again(st, attempt, notices))
+      return st;
+  }
+}
+
 Result<QueryResult> QueryRunner::ExecuteChange(const sql::BoundStatement& statement) {
   auto& catalog = *session_->catalog();
   const io::TableStoragePtr& storage = statement.target.storage;
   const bool update = statement.kind == sql::StatementKind::kUpdate;
   // From the read of the rows to the commit the table is this statement's: a writer that
-  // committed since the statement was bound is read too (the scans are pointed at the current
-  // rows), and none can commit in between.
+  // committed since the statement was bound is read too (the scans are pointed at the parts of
+  // the current rows), and none can commit in between.
   std::lock_guard<std::mutex> write(storage->write_mutex());
-  const io::TableProviderPtr current = storage->Snapshot();
-  const Rescan rescan{statement.target.provider, current};
-  const int64_t before = current->statistics().num_rows;
-  std::vector<columnar::RecordBatchPtr> rows;
-  int64_t changed = 0;
-  if (statement.plan != nullptr) {
-    SHOAL_ASSIGN_OR_RETURN(auto result, ExecuteQuery(statement.plan, &rescan));
-    const columnar::SchemaPtr schema = storage->schema();
-    for (const auto& b : result.batches) {
-      if (b->num_rows() == 0)
-        continue;
-      std::vector<columnar::ArrayPtr> columns = b->columns();
-      if (update) {  // the last column says which rows matched
-        const columnar::ArrayPtr matched = columns.back();
-        columns.pop_back();
-        for (int64_t r = 0; r < matched->length(); ++r)
-          changed += matched->IsValid(r) && matched->BoolValue(r) ? 1 : 0;
-      }
-      rows.push_back(columnar::RecordBatch::Make(schema, b->num_rows(), std::move(columns)));
-    }
-  }
-  if (!update)
-    changed = before - CountRows(rows);
+  SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<io::TableRewrite> rewrite, storage->BeginRewrite());
   QueryResult result;
+  int64_t changed = 0;
+  for (size_t part = 0; part < rewrite->parts().size(); ++part) {
+    int64_t part_changed = 0;
+    if (statement.plan == nullptr) {  // DELETE without WHERE: every row goes
+      part_changed = rewrite->parts()[part]->statistics().num_rows;
+      if (part_changed > 0) {
+        SHOAL_RETURN_IF_ERROR(rewrite->BeginPart(part));
+        SHOAL_RETURN_IF_ERROR(rewrite->FinishPart());
+      }
+    } else {
+      SHOAL_RETURN_IF_ERROR(
+          RewritePart(statement, rewrite.get(), part, &part_changed, &result.notices));
+    }
+    changed += part_changed;
+  }
   result.command_tag = fmt::format("{} {}", update ? "UPDATE" : "DELETE", changed);
   if (changed == 0)
     return result;  // nothing to commit
-  SHOAL_RETURN_IF_ERROR(ReplaceChecked(
-      statement.target.name, catalog.IndexesOf(statement.target.schema, statement.target.name),
-      storage.get(), std::move(rows)));
+  SHOAL_RETURN_IF_ERROR(
+      CommitRewriteChecked(catalog.IndexesOf(statement.target.schema, statement.target.name),
+                           *storage->schema(), rewrite.get()));
   return result;
 }
 
@@ -550,6 +621,22 @@ Result<QueryResult> QueryRunner::ExecuteAlter(const sql::BoundStatement& stateme
         return Status::AlreadyExists("column \"{}\" of relation \"{}\" already exists",
                                      statement.new_column.name, name)
             .WithSqlState("42701");
+      auto contains_nulls = [&]() {
+        return Status::InvalidArgument("column \"{}\" of relation \"{}\" contains null values",
+                                       statement.new_column.name, name)
+            .WithSqlState("23502");
+      };
+      if (statement.new_column_value.has_value()) {
+        // A constant: the rows there need not be written again where the storage can record it.
+        const columnar::Scalar& value = *statement.new_column_value;
+        if (value.is_null() && !statement.new_column.nullable &&
+            current->statistics().num_rows != 0)
+          return contains_nulls();
+        Status added =
+            storage->AddColumn(statement.new_column, value, statement.new_column_default);
+        if (added.code() != StatusCode::kNotImplemented)
+          return added.ok() ? Result<QueryResult>(std::move(result)) : Result<QueryResult>(added);
+      }
       const Rescan rescan{statement.target.provider, current};
       SHOAL_ASSIGN_OR_RETURN(auto rows, ExecuteQuery(statement.plan, &rescan));
       std::vector<columnar::Field> fields = current->schema()->fields();
@@ -563,10 +650,14 @@ Result<QueryResult> QueryRunner::ExecuteAlter(const sql::BoundStatement& stateme
       Status replaced = ReplaceChecked(name, catalog.IndexesOf(schema, name), storage.get(),
                                        std::move(batches), schema_after);
       if (!replaced.ok() && replaced.sqlstate() == "23502")
-        return Status::InvalidArgument("column \"{}\" of relation \"{}\" contains null values",
-                                       statement.new_column.name, name)
-            .WithSqlState("23502");
+        return contains_nulls();
       SHOAL_RETURN_IF_ERROR(replaced);
+      if (!statement.new_column_default.empty()) {
+        std::vector<std::string> defaults = storage->column_defaults();
+        defaults.resize(static_cast<size_t>(schema_after->num_fields()));
+        defaults.back() = statement.new_column_default;
+        SHOAL_RETURN_IF_ERROR(storage->SetColumnDefaults(std::move(defaults)));
+      }
       return result;
     }
   }
@@ -615,6 +706,14 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
         return result;
       }
       SHOAL_ASSIGN_OR_RETURN(auto storage, catalog.CreateTableStorage(statement.table_schema));
+      if (std::any_of(statement.column_defaults.begin(), statement.column_defaults.end(),
+                      [](const std::string& d) { return !d.empty(); })) {
+        Status set = storage->SetColumnDefaults(statement.column_defaults);
+        if (!set.ok()) {
+          storage->Drop();
+          return set;
+        }
+      }
       SHOAL_RETURN_IF_ERROR(RegisterStorage(catalog, statement, storage));
       for (sql::IndexEntry index : statement.indexes) {  // PRIMARY KEY and UNIQUE constraints
         index.state = MakeUniqueKeyState();

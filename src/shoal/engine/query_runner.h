@@ -101,8 +101,13 @@ class QueryRunner {
   Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr);
   // Runs a query plan; the result's schema carries the logical plan's column names.
   Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr);
-  /// DELETE and UPDATE: the table's new rows, committed under its write lock.
+  /// DELETE and UPDATE: the table rewritten part by part copy-on-write, committed under its
+  /// write lock.
   Result<QueryResult> ExecuteChange(const sql::BoundStatement& statement);
+  /// Runs the statement's plan over one part of `rewrite` and replaces the part by the rows it
+  /// yields if any row changed; `*changed` counts them.
+  Status RewritePart(const sql::BoundStatement& statement, io::TableRewrite* rewrite, size_t part,
+                     int64_t* changed, std::vector<std::string>* notices);
   /// ALTER TABLE: renames, ADD COLUMN.
   Result<QueryResult> ExecuteAlter(const sql::BoundStatement& statement);
 

@@ -12,7 +12,6 @@
 namespace shoal::engine {
 namespace {
 
-using columnar::Array;
 using columnar::ArrayPtr;
 using columnar::DataType;
 using columnar::RecordBatch;
@@ -150,20 +149,25 @@ Status BuildUniqueIndex(const sql::IndexEntry& index, const io::TableStorage& ta
   return Status::OK();
 }
 
+Status CheckNotNullRows(const std::string& name, const columnar::Schema& schema,
+                        const RecordBatch& batch) {
+  for (int c = 0; c < schema.num_fields(); ++c) {
+    if (schema.field(c).nullable || batch.column(c)->null_count() == 0)
+      continue;
+    return Status::InvalidArgument(
+               "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+               schema.field(c).name, name)
+        .WithSqlState("23502");
+  }
+  return Status::OK();
+}
+
 namespace {
 
 Status CheckNotNull(const std::string& name, const columnar::Schema& schema,
                     const std::vector<RecordBatchPtr>& batches) {
-  for (const RecordBatchPtr& b : batches) {
-    for (int c = 0; c < schema.num_fields(); ++c) {
-      if (schema.field(c).nullable || b->column(c)->null_count() == 0)
-        continue;
-      return Status::InvalidArgument(
-                 "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
-                 schema.field(c).name, name)
-          .WithSqlState("23502");
-    }
-  }
+  for (const RecordBatchPtr& b : batches)
+    SHOAL_RETURN_IF_ERROR(CheckNotNullRows(name, schema, *b));
   return Status::OK();
 }
 
@@ -212,6 +216,44 @@ Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry
       StateOf(*unique[i])->keys.reset();
   }
   return replaced;
+}
+
+Status CommitRewriteChecked(const std::vector<sql::IndexEntry>& indexes,
+                            const columnar::Schema& schema, io::TableRewrite* rewrite) {
+  std::vector<const sql::IndexEntry*> unique = UniqueIndexes(indexes);
+  std::vector<std::unique_lock<std::mutex>> locks;
+  locks.reserve(unique.size());
+  for (const auto* index : unique)
+    locks.emplace_back(StateOf(*index)->mutex);
+  // Fresh sets over the rows the table will have, read batch by batch; they become the indexes'
+  // sets if the rewrite commits.
+  std::vector<std::unique_ptr<exec::Grouper>> fresh;
+  if (!unique.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(io::TableProviderPtr rows, rewrite->NewRows());
+    for (const auto* index : unique) {
+      SHOAL_ASSIGN_OR_RETURN(auto columns, KeyColumns(*index, schema));
+      SHOAL_ASSIGN_OR_RETURN(auto grouper, MakeGrouper(columns, schema));
+      std::string duplicate;
+      SHOAL_RETURN_IF_ERROR(io::ForEachBatch(*rows, [&](const RecordBatchPtr& b) {
+        return duplicate.empty() ? ConsumeKeys(*index, columns, *b, grouper.get(), &duplicate)
+                                 : Status::OK();
+      }));
+      if (!duplicate.empty())
+        return Status::InvalidArgument("duplicate key value violates unique constraint \"{}\"",
+                                       index->name)
+            .WithSqlState("23505")
+            .WithHint(fmt::format("Key {} already exists.", duplicate));
+      fresh.push_back(std::move(grouper));
+    }
+  }
+  Status committed = rewrite->Commit();
+  for (size_t i = 0; i < unique.size(); ++i) {
+    if (committed.ok())
+      StateOf(*unique[i])->keys = std::move(fresh[i]);
+    else
+      StateOf(*unique[i])->keys.reset();
+  }
+  return committed;
 }
 
 Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,

@@ -6,8 +6,9 @@
 // key columns that holds every key of the table: a row whose key has a NULL part is never a
 // duplicate and is skipped, unless the index is NULLS NOT DISTINCT. An INSERT consumes its rows'
 // keys in row order; a key whose group id is not the next new one already existed, in the table
-// or earlier in the same INSERT. DELETE and UPDATE replace a table's rows (ReplaceChecked): the
-// new rows are checked as a whole and the sets are built again from them.
+// or earlier in the same INSERT. DELETE and UPDATE rewrite a table (CommitRewriteChecked) and
+// ALTER TABLE ... ADD COLUMN replaces its rows (ReplaceChecked): the new rows are checked as a
+// whole and the sets are built again from them.
 //
 // Concurrency and failure: the checks of one INSERT and its append happen under the mutexes of
 // all the table's unique indexes (taken in name order), so concurrent INSERTs into one table are
@@ -40,9 +41,19 @@ Status BuildUniqueIndex(const sql::IndexEntry& index, const io::TableStorage& ta
 Status AppendChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
                      io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches);
 
-/// DELETE / UPDATE of the table `name`: `batches` are all its new rows; they are checked as
-/// AppendChecked does (as a whole, not against the old rows), then replace the table's rows.
-/// With a `schema` the rows have new columns (ALTER TABLE ... ADD COLUMN).
+/// NOT NULL (23502) of the columns of `schema` over `batch`, new rows of the table `name`.
+Status CheckNotNullRows(const std::string& name, const columnar::Schema& schema,
+                        const columnar::RecordBatch& batch);
+
+/// DELETE / UPDATE of a table of columns `schema`: the rows `rewrite` would leave (their NOT NULL
+/// columns checked by the caller as it wrote them) are checked against every unique index of
+/// `indexes` (all of the table) as a whole, then committed.
+Status CommitRewriteChecked(const std::vector<sql::IndexEntry>& indexes,
+                            const columnar::Schema& schema, io::TableRewrite* rewrite);
+
+/// ALTER TABLE ... ADD COLUMN of the table `name`: `batches` are all its new rows; they are checked
+/// as AppendChecked does (as a whole, not against the old rows), then replace the table's rows.
+/// With a `schema` the rows have new columns.
 Status ReplaceChecked(const std::string& name, const std::vector<sql::IndexEntry>& indexes,
                       io::TableStorage* table, std::vector<columnar::RecordBatchPtr> batches,
                       const columnar::SchemaPtr& schema = nullptr);

@@ -25,6 +25,8 @@ class MemoryTableStorage final : public TableStorage {
   Status Replace(std::vector<columnar::RecordBatchPtr> batches,
                  columnar::SchemaPtr schema) override;
   Status Rename(columnar::SchemaPtr schema) override;
+  std::vector<std::string> column_defaults() const override;
+  Status SetColumnDefaults(std::vector<std::string> defaults) override;
 
  private:
   explicit MemoryTableStorage(std::shared_ptr<const MemoryTable> table)
@@ -32,6 +34,7 @@ class MemoryTableStorage final : public TableStorage {
 
   mutable std::mutex mutex_;
   std::shared_ptr<const MemoryTable> table_;  // the committed rows
+  std::vector<std::string> defaults_;         // one per column of table_
 };
 
 }  // namespace shoal::io

@@ -56,8 +56,10 @@ namespace {
 class SnapshotTable final : public parquet::ParquetTable {
  public:
   SnapshotTable(std::vector<parquet::ParquetFileInfo> files, SchemaPtr schema,
+                std::vector<columnar::Scalar> missing,
                 std::vector<std::shared_ptr<ParquetDirectoryStorage::DataFile>> keep)
-      : ParquetTable(std::move(files), std::move(schema)), keep_(std::move(keep)) {}
+      : ParquetTable(std::move(files), std::move(schema), std::move(missing)),
+        keep_(std::move(keep)) {}
 
  private:
   std::vector<std::shared_ptr<ParquetDirectoryStorage::DataFile>> keep_;
@@ -93,7 +95,12 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Create
                            std::strerror(errno));
   std::shared_ptr<ParquetDirectoryStorage> storage(new ParquetDirectoryStorage(directory));
   std::lock_guard<std::mutex> lock(storage->commit_mutex_);
-  Status committed = storage->CommitLocked({}, stored);
+  std::vector<columnar::Scalar> missing;
+  for (const auto& f : stored->fields())
+    missing.emplace_back(f.type);
+  Status committed =
+      storage->CommitLocked({}, stored, std::move(missing),
+                            std::vector<std::string>(static_cast<size_t>(stored->num_fields())));
   if (!committed.ok()) {
     ::rmdir(directory.c_str());
     return committed;
@@ -110,6 +117,8 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Open(
   std::lock_guard<std::mutex> lock(storage->commit_mutex_);
   storage->version_ = manifest.version;
   storage->schema_ = manifest.schema;
+  storage->missing_ = manifest.missing;
+  storage->defaults_ = manifest.defaults;
   for (const auto& f : manifest.files) {
     SHOAL_ASSIGN_OR_RETURN(auto file, storage->LoadFile(f.name, f.rows));
     storage->files_.push_back(std::move(file));
@@ -135,8 +144,8 @@ Result<std::shared_ptr<ParquetDirectoryStorage>> ParquetDirectoryStorage::Open(
   std::vector<parquet::ParquetFileInfo> infos;
   for (const auto& f : storage->files_)
     infos.push_back(f->info);
-  storage->snapshot_ =
-      std::make_shared<SnapshotTable>(std::move(infos), storage->schema_, storage->files_);
+  storage->snapshot_ = std::make_shared<SnapshotTable>(std::move(infos), storage->schema_,
+                                                       storage->missing_, storage->files_);
   return storage;
 }
 
@@ -182,37 +191,27 @@ TableManifest ParquetDirectoryStorage::manifest() const {
   TableManifest m;
   m.version = version_;
   m.schema = schema_;
+  m.missing = missing_;
+  m.defaults = defaults_;
   for (const auto& f : files_)
     m.files.push_back({f->name, f->rows});
   return m;
 }
 
-Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::WriteFile(
-    const std::vector<RecordBatchPtr>& batches, int64_t version, const SchemaPtr& schema) {
-  int64_t rows = 0;
-  for (const auto& b : batches)
-    rows += b->num_rows();
-  if (rows == 0)
-    return std::shared_ptr<DataFile>();
-  const std::string name = fmt::format("data-{:06}-{}.parquet", version, RandomSuffix());
+std::string ParquetDirectoryStorage::NewFileName(int64_t version) const {
+  return fmt::format("data-{:06}-{}.parquet", version, RandomSuffix());
+}
+
+Result<std::unique_ptr<parquet::ParquetWriter>> ParquetDirectoryStorage::OpenWriter(
+    const std::string& name, const SchemaPtr& schema) {
   parquet::ParquetWriteOptions options;
   options.durable = true;
   options.threads = 1;
-  SHOAL_ASSIGN_OR_RETURN(auto writer,
-                         parquet::ParquetWriter::Open(directory_ + "/" + name, schema, options));
-  for (const auto& b : batches) {
-    if (b->num_rows() == 0)
-      continue;
-    if (b->num_columns() != schema->num_fields())
-      return Status::Internal("writing {} columns into a table of {}", b->num_columns(),
-                              schema->num_fields());
-    Status written = writer->WriteBatch(b);
-    if (!written.ok()) {
-      writer->Abort();
-      return written;
-    }
-  }
-  SHOAL_RETURN_IF_ERROR(writer->Close());
+  return parquet::ParquetWriter::Open(directory_ + "/" + name, schema, options);
+}
+
+Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::FinishFile(
+    const std::string& name, int64_t rows, const SchemaPtr& schema) {
   auto loaded = LoadFile(name, rows);
   if (!loaded.ok()) {
     ::unlink((directory_ + "/" + name).c_str());
@@ -229,11 +228,54 @@ Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStora
   return loaded;
 }
 
+Result<std::shared_ptr<ParquetDirectoryStorage::DataFile>> ParquetDirectoryStorage::WriteFile(
+    const std::vector<RecordBatchPtr>& batches, int64_t version, const SchemaPtr& schema) {
+  int64_t rows = 0;
+  for (const auto& b : batches)
+    rows += b->num_rows();
+  if (rows == 0)
+    return std::shared_ptr<DataFile>();
+  const std::string name = NewFileName(version);
+  SHOAL_ASSIGN_OR_RETURN(auto writer, OpenWriter(name, schema));
+  for (const auto& b : batches) {
+    if (b->num_rows() == 0)
+      continue;
+    if (b->num_columns() != schema->num_fields())
+      return Status::Internal("writing {} columns into a table of {}", b->num_columns(),
+                              schema->num_fields());
+    Status written = writer->WriteBatch(b);
+    if (!written.ok()) {
+      writer->Abort();
+      return written;
+    }
+  }
+  SHOAL_RETURN_IF_ERROR(writer->Close());
+  return FinishFile(name, rows, schema);
+}
+
+Status ParquetDirectoryStorage::CheckNotDropped() const {
+  // A writer that holds the table from before a DROP TABLE (which takes no table lock) must not
+  // bring files or a manifest back into the directory the catalog has forgotten.
+  if (dropped_)
+    return Status::NotFound("the table in {} was dropped while this statement wrote it", directory_)
+        .WithSqlState("42P01");
+  return Status::OK();
+}
+
 Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFile>> files,
-                                             SchemaPtr schema) {
+                                             SchemaPtr schema,
+                                             std::vector<columnar::Scalar> missing,
+                                             std::vector<std::string> defaults) {
+  SHOAL_RETURN_IF_ERROR(CheckNotDropped());
+  if (missing.size() != static_cast<size_t>(schema->num_fields()) ||
+      defaults.size() != missing.size())
+    return Status::Internal("a commit of {} columns with {} missing values and {} defaults",
+                            schema->num_fields(), missing.size(), defaults.size());
   TableManifest next;
   next.version = version_ + 1;
   next.schema = schema;
+  next.missing = missing;
+  next.defaults = defaults;
   for (const auto& f : files)
     next.files.push_back({f->name, f->rows});
   SHOAL_RETURN_IF_ERROR(
@@ -247,10 +289,12 @@ Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFil
   infos.reserve(files.size());
   for (const auto& f : files)
     infos.push_back(f->info);
-  auto snapshot = std::make_shared<SnapshotTable>(std::move(infos), schema, files);
+  auto snapshot = std::make_shared<SnapshotTable>(std::move(infos), schema, missing, files);
   std::lock_guard<std::mutex> lock(mutex_);
   version_ = next.version;
   schema_ = std::move(schema);
+  missing_ = std::move(missing);
+  defaults_ = std::move(defaults);
   files_ = std::move(files);
   snapshot_ = std::move(snapshot);
   return Status::OK();
@@ -258,12 +302,13 @@ Status ParquetDirectoryStorage::CommitLocked(std::vector<std::shared_ptr<DataFil
 
 Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
+  SHOAL_RETURN_IF_ERROR(CheckNotDropped());
   SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, schema_));
   if (file == nullptr)
     return Status::OK();
   std::vector<std::shared_ptr<DataFile>> files = files_;
   files.push_back(file);
-  Status committed = CommitLocked(std::move(files), schema_);
+  Status committed = CommitLocked(std::move(files));
   if (!committed.ok())
     file->obsolete = true;  // never named by a manifest: removed with the last reference
   return committed;
@@ -271,15 +316,24 @@ Status ParquetDirectoryStorage::Append(std::vector<RecordBatchPtr> batches) {
 
 Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
+  SHOAL_RETURN_IF_ERROR(CheckNotDropped());
   SchemaPtr stored = schema_;
+  std::vector<columnar::Scalar> missing = missing_;
+  std::vector<std::string> defaults = defaults_;
   if (schema != nullptr) {
     SHOAL_ASSIGN_OR_RETURN(stored, StoredSchema(schema));
+    // The new file has every column; a column new here has no DEFAULT until one is set.
+    missing.clear();
+    for (const auto& f : stored->fields())
+      missing.emplace_back(f.type);
+    defaults.resize(missing.size());
   }
   SHOAL_ASSIGN_OR_RETURN(auto file, WriteFile(batches, version_ + 1, stored));
   std::vector<std::shared_ptr<DataFile>> files;
   if (file != nullptr)
     files.push_back(file);
-  Status committed = CommitLocked(std::move(files), stored);
+  Status committed =
+      CommitLocked(std::move(files), stored, std::move(missing), std::move(defaults));
   if (!committed.ok() && file != nullptr)
     file->obsolete = true;
   return committed;
@@ -288,11 +342,182 @@ Status ParquetDirectoryStorage::Replace(std::vector<RecordBatchPtr> batches, Sch
 Status ParquetDirectoryStorage::Rename(SchemaPtr schema) {
   std::lock_guard<std::mutex> lock(commit_mutex_);
   SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored, StoredSchema(schema));
-  return CommitLocked(files_, stored);
+  return CommitLocked(files_, stored, missing_, defaults_);
+}
+
+std::vector<std::string> ParquetDirectoryStorage::column_defaults() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return defaults_;
+}
+
+Status ParquetDirectoryStorage::SetColumnDefaults(std::vector<std::string> defaults) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  defaults.resize(missing_.size());
+  return CommitLocked(files_, schema_, missing_, std::move(defaults));
+}
+
+Status ParquetDirectoryStorage::AddColumn(const columnar::Field& field,
+                                          const columnar::Scalar& value,
+                                          const std::string& default_sql) {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  std::vector<columnar::Field> fields = schema_->fields();
+  fields.push_back(field);
+  SHOAL_ASSIGN_OR_RETURN(SchemaPtr stored,
+                         StoredSchema(std::make_shared<const columnar::Schema>(std::move(fields))));
+  const columnar::DataType& type = stored->fields().back().type;
+  if (!value.is_null() && value.type() != type)  // e.g. a timestamp stored at another unit
+    return Status::NotImplemented("a {} default for a column stored as {}", value.type().ToString(),
+                                  type.ToString());
+  std::vector<columnar::Scalar> missing = missing_;
+  missing.push_back(value.is_null() ? columnar::Scalar(type) : value);
+  std::vector<std::string> defaults = defaults_;
+  defaults.push_back(default_sql);
+  return CommitLocked(files_, stored, std::move(missing), std::move(defaults));
+}
+
+// A DELETE or UPDATE: one part per data file of the version it started from. A replacement is
+// streamed into a new file as its rows come; the commit names it in the old file's place.
+class ParquetDirectoryStorage::Rewrite final : public TableRewrite {
+ public:
+  // `storage` outlives the rewrite (its caller holds the storage and its write_mutex()).
+  Rewrite(ParquetDirectoryStorage* storage, int64_t version, SchemaPtr schema,
+          std::vector<columnar::Scalar> missing, std::vector<std::shared_ptr<DataFile>> files)
+      : storage_(storage),
+        version_(version),
+        schema_(std::move(schema)),
+        missing_(std::move(missing)),
+        files_(std::move(files)),
+        replacements_(files_.size()),
+        replaced_(files_.size(), false) {
+    for (const auto& f : files_) {
+      parts_.push_back(
+          std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{f->info}, schema_,
+                                          missing_, std::vector<std::shared_ptr<DataFile>>{f}));
+    }
+  }
+
+  ~Rewrite() override {
+    AbandonPart();
+    if (committed_)
+      return;
+    for (const auto& r : replacements_) {  // never named by a manifest
+      if (r != nullptr)
+        r->obsolete = true;
+    }
+  }
+
+  Status BeginPart(size_t part) override {
+    if (part >= files_.size() || replaced_[part] || current_ != kNone)
+      return Status::Internal("rewrite of part {} of {} begun out of turn", part, files_.size());
+    current_ = part;
+    rows_ = 0;
+    return Status::OK();
+  }
+
+  Status Write(const RecordBatchPtr& batch) override {
+    if (current_ == kNone)
+      return Status::Internal("rows written to no part of a rewrite");
+    if (batch->num_rows() == 0)
+      return Status::OK();
+    if (batch->num_columns() != schema_->num_fields())
+      return Status::Internal("writing {} columns into a table of {}", batch->num_columns(),
+                              schema_->num_fields());
+    if (writer_ == nullptr) {
+      name_ = storage_->NewFileName(version_);
+      SHOAL_ASSIGN_OR_RETURN(writer_, storage_->OpenWriter(name_, schema_));
+    }
+    SHOAL_RETURN_IF_ERROR(writer_->WriteBatch(batch));
+    rows_ += batch->num_rows();
+    return Status::OK();
+  }
+
+  Status FinishPart() override {
+    if (current_ == kNone)
+      return Status::Internal("no part of the rewrite to finish");
+    const size_t part = current_;
+    current_ = kNone;
+    std::shared_ptr<DataFile> file;  // none: every row of the part is gone
+    if (writer_ != nullptr) {
+      Status closed = writer_->Close();
+      writer_.reset();
+      SHOAL_RETURN_IF_ERROR(closed);
+      SHOAL_ASSIGN_OR_RETURN(file, storage_->FinishFile(name_, rows_, schema_));
+    }
+    replacements_[part] = std::move(file);
+    replaced_[part] = true;
+    return Status::OK();
+  }
+
+  void AbandonPart() override {
+    if (writer_ != nullptr)
+      writer_->Abort();
+    writer_.reset();
+    current_ = kNone;
+  }
+
+  Result<TableProviderPtr> NewRows() const override {
+    std::vector<std::shared_ptr<DataFile>> files = Files();
+    std::vector<parquet::ParquetFileInfo> infos;
+    infos.reserve(files.size());
+    for (const auto& f : files)
+      infos.push_back(f->info);
+    return TableProviderPtr(
+        std::make_shared<SnapshotTable>(std::move(infos), schema_, missing_, files));
+  }
+
+  Status Commit() override {
+    if (current_ != kNone)
+      return Status::Internal("a rewrite committed with a part still being written");
+    if (std::find(replaced_.begin(), replaced_.end(), true) == replaced_.end()) {
+      committed_ = true;  // nothing changed
+      return Status::OK();
+    }
+    std::lock_guard<std::mutex> lock(storage_->commit_mutex_);
+    if (storage_->version_ != version_ - 1)  // a writer that did not hold write_mutex()
+      return Status::Internal("table in {} changed under a rewrite (version {}, began at {})",
+                              storage_->directory_, storage_->version_, version_ - 1);
+    SHOAL_RETURN_IF_ERROR(storage_->CommitLocked(Files()));
+    committed_ = true;
+    return Status::OK();
+  }
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+
+  // The files the table has after the rewrite: kept ones and replacements, in order.
+  std::vector<std::shared_ptr<DataFile>> Files() const {
+    std::vector<std::shared_ptr<DataFile>> files;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (!replaced_[i])
+        files.push_back(files_[i]);
+      else if (replacements_[i] != nullptr)
+        files.push_back(replacements_[i]);
+    }
+    return files;
+  }
+
+  ParquetDirectoryStorage* storage_;
+  const int64_t version_;  // of the commit
+  const SchemaPtr schema_;
+  const std::vector<columnar::Scalar> missing_;
+  const std::vector<std::shared_ptr<DataFile>> files_;   // at the start
+  std::vector<std::shared_ptr<DataFile>> replacements_;  // per part; null: none or no rows
+  std::vector<bool> replaced_;
+  size_t current_ = kNone;
+  std::unique_ptr<parquet::ParquetWriter> writer_;  // of the current part, from its first row
+  std::string name_;
+  int64_t rows_ = 0;
+  bool committed_ = false;
+};
+
+Result<std::unique_ptr<TableRewrite>> ParquetDirectoryStorage::BeginRewrite() {
+  std::lock_guard<std::mutex> lock(commit_mutex_);
+  return std::unique_ptr<TableRewrite>(new Rewrite(this, version_ + 1, schema_, missing_, files_));
 }
 
 void ParquetDirectoryStorage::Drop() {
   std::lock_guard<std::mutex> commit(commit_mutex_);
+  dropped_ = true;
   std::lock_guard<std::mutex> lock(mutex_);
   ::unlink((directory_ + "/" + kManifestName).c_str());
   for (const auto& f : files_) {
@@ -302,8 +527,8 @@ void ParquetDirectoryStorage::Drop() {
   if (files_.empty())
     ::rmdir(directory_.c_str());
   files_.clear();
-  snapshot_ =
-      std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{}, schema_, files_);
+  snapshot_ = std::make_shared<SnapshotTable>(std::vector<parquet::ParquetFileInfo>{}, schema_,
+                                              missing_, files_);
 }
 
 }  // namespace shoal::io

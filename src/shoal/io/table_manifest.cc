@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -161,6 +162,89 @@ Result<DataType> DecodeDataType(std::string_view text) {
   return Status::InvalidData("unknown type '{}'", text);
 }
 
+Result<std::string> EncodeValueText(const columnar::Scalar& value) {
+  switch (value.type().id()) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kDate32:
+    case TypeId::kTimestamp: return fmt::format("{}", value.int_value());
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: return fmt::format("{}", value.float_value());  // shortest exact form
+    case TypeId::kDecimal: {
+      columnar::int128_t v = value.decimal_value();
+      const bool negative = v < 0;
+      auto magnitude = static_cast<unsigned __int128>(negative ? -(v + 1) : v) + (negative ? 1 : 0);
+      std::string digits;
+      do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+        magnitude /= 10;
+      } while (magnitude != 0);
+      return (negative ? "-" : "") + digits;
+    }
+    case TypeId::kUtf8:
+    case TypeId::kBinary: return value.string_value();
+    default:
+      return Status::Internal("a value of type {} has no manifest form", value.type().ToString());
+  }
+}
+
+Result<columnar::Scalar> DecodeValueText(std::string_view text, const DataType& type) {
+  auto bad = [&]() {
+    return Status::InvalidData("'{}' is not a value of type {}", text, type.ToString());
+  };
+  switch (type.id()) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kDate32:
+    case TypeId::kTimestamp: {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size())
+        return bad();
+      return columnar::Scalar::FromInt(type, v);
+    }
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      const std::string copy(text);
+      char* end = nullptr;
+      const double v = std::strtod(copy.c_str(), &end);
+      if (copy.empty() || end != copy.c_str() + copy.size())
+        return bad();
+      return columnar::Scalar::FromFloat(type, v);
+    }
+    case TypeId::kDecimal: {
+      const bool negative = !text.empty() && text.front() == '-';
+      const std::string_view digits = negative ? text.substr(1) : text;
+      if (digits.empty())
+        return bad();
+      columnar::int128_t v = 0;
+      for (char c : digits) {
+        if (c < '0' || c > '9')
+          return bad();
+        v = v * 10 + (c - '0');
+      }
+      return columnar::Scalar::Decimal(negative ? -v : v, type.precision(), type.scale());
+    }
+    case TypeId::kUtf8: return columnar::Scalar::Utf8(std::string(text));
+    case TypeId::kBinary: return columnar::Scalar::Binary(std::string(text));
+    default: return bad();
+  }
+}
+
 std::string EncodeManifest(const TableManifest& manifest) {
   std::string out(kHeader);
   out += '\n';
@@ -169,6 +253,16 @@ std::string EncodeManifest(const TableManifest& manifest) {
     auto type = EncodeDataType(field.type);
     out += fmt::format("column\t{}\t{}\t{}\n", EscapeField(field.name),
                        type.ok() ? *type : std::string("?"), field.nullable ? 1 : 0);
+  }
+  for (size_t c = 0; c < manifest.defaults.size(); ++c) {
+    if (!manifest.defaults[c].empty())
+      out += fmt::format("default\t{}\t{}\n", c, EscapeField(manifest.defaults[c]));
+  }
+  for (size_t c = 0; c < manifest.missing.size(); ++c) {
+    if (manifest.missing[c].is_null())
+      continue;
+    auto value = EncodeValueText(manifest.missing[c]);
+    out += fmt::format("missing\t{}\t{}\n", c, EscapeField(value.ok() ? *value : std::string()));
   }
   for (const auto& f : manifest.files)
     out += fmt::format("file\t{}\t{}\n", EscapeField(f.name), f.rows);
@@ -190,9 +284,27 @@ Result<TableManifest> DecodeManifest(std::string_view text, const std::string& p
   std::istringstream in{std::string(body)};
   std::string line;
   std::getline(in, line);  // the header
+  // The column a `default` or `missing` line names (they follow the column lines).
+  auto column = [&](const std::string& text) -> Result<size_t> {
+    SHOAL_ASSIGN_OR_RETURN(int64_t c, ParseInt(text, path));
+    if (c < 0 || static_cast<size_t>(c) >= fields.size())
+      return Status::InvalidData("{}: no column {}", path, c);
+    manifest.defaults.resize(fields.size());
+    manifest.missing.resize(fields.size());
+    return static_cast<size_t>(c);
+  };
   while (std::getline(in, line)) {
     std::vector<std::string> f = SplitFields(line);
-    if (f[0] == "version" && f.size() == 2) {
+    if (f[0] == "default" && f.size() == 3) {
+      SHOAL_ASSIGN_OR_RETURN(size_t c, column(f[1]));
+      manifest.defaults[c] = f[2];
+    } else if (f[0] == "missing" && f.size() == 3) {
+      SHOAL_ASSIGN_OR_RETURN(size_t c, column(f[1]));
+      auto value = DecodeValueText(f[2], fields[c].type);
+      if (!value.ok())
+        return std::move(value).status().WithContext(path);
+      manifest.missing[c] = std::move(*value);
+    } else if (f[0] == "version" && f.size() == 2) {
       SHOAL_ASSIGN_OR_RETURN(manifest.version, ParseInt(f[1], path));
     } else if (f[0] == "column" && f.size() == 4) {
       auto type = DecodeDataType(f[2]);
@@ -205,6 +317,12 @@ Result<TableManifest> DecodeManifest(std::string_view text, const std::string& p
     } else {
       return Status::InvalidData("{}: unexpected line '{}'", path, line);
     }
+  }
+  manifest.defaults.resize(fields.size());
+  manifest.missing.resize(fields.size());
+  for (size_t c = 0; c < fields.size(); ++c) {
+    if (manifest.missing[c].type() != fields[c].type)
+      manifest.missing[c] = columnar::Scalar(fields[c].type);
   }
   manifest.schema = std::make_shared<const columnar::Schema>(std::move(fields));
   return manifest;

@@ -10,8 +10,14 @@
 //   shoal table manifest 1
 //   version <n>                       incremented by every commit
 //   column <name> <type> <nullable>   one per column in order; <type> as EncodeDataType
+//   default <column> <sql>            a column's DEFAULT: an expression, as SQL text
+//   missing <column> <value>          what a data file without the column (one written before
+//                                     ALTER TABLE ... ADD COLUMN) reads in it; absent: NULL
 //   file <name> <rows>                one per data file, in row order
 //   checksum <16 hex digits>          FNV-1a 64 of every byte before this line
+//
+// <column> is the column's 0-based position; a data file's columns are the first ones of the
+// table's, by position (names may have changed since: RENAME COLUMN rewrites no file).
 //
 // A manifest that does not parse or whose checksum does not match is refused (InvalidData) rather
 // than read as an empty or shorter table.
@@ -22,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shoal/columnar/scalar.h"
 #include "shoal/columnar/schema.h"
 #include "shoal/common/result.h"
 
@@ -35,6 +42,10 @@ struct ManifestFile {
 struct TableManifest {
   int64_t version = 0;
   columnar::SchemaPtr schema;
+  /// One per column (decoding fills them): its DEFAULT as SQL text, empty for none.
+  std::vector<std::string> defaults;
+  /// One per column (decoding fills them): what a data file without the column reads in it.
+  std::vector<columnar::Scalar> missing;
   std::vector<ManifestFile> files;
 };
 
@@ -47,6 +58,10 @@ Result<TableManifest> DecodeManifest(std::string_view text, const std::string& p
 /// Dictionary types have no encoding (a durable table stores decoded values).
 Result<std::string> EncodeDataType(const columnar::DataType& type);
 Result<columnar::DataType> DecodeDataType(std::string_view text);
+
+/// A value of a storable type as one word of text and back (`type`: the column's).
+Result<std::string> EncodeValueText(const columnar::Scalar& value);
+Result<columnar::Scalar> DecodeValueText(std::string_view text, const columnar::DataType& type);
 
 /// Escapes tabs, newlines and backslashes (one field of a tab-separated line) and back.
 std::string EscapeField(std::string_view text);

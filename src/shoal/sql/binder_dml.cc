@@ -1,6 +1,7 @@
 // Binding of DELETE and UPDATE. Both become ordinary queries over the target table, so they plan,
-// optimize and run (distributed too) like any SELECT; the executor then commits the rows the query
-// produces as the table's new contents (io/table_storage.h: Replace).
+// optimize and run (distributed too) like any SELECT; the executor runs the query over each part
+// of the table (a data file of a durable table) and replaces a part that has a changed row by the
+// rows the query produces from it, copy-on-write (io/table_storage.h: TableRewrite).
 //
 //   DELETE FROM t [AS a] WHERE c      ->  SELECT * FROM t [AS a] WHERE (c) IS NOT TRUE
 //                                         (the rows kept; the tag counts the others)
@@ -14,10 +15,15 @@
 // built from the statement's own nodes, so errors point into the statement's text.
 
 #include <algorithm>
+#include <functional>
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
+#include "shoal/sql/literal_parsing.h"
+#include "shoal/sql/parser.h"
 
 namespace shoal::sql::internal {
 
@@ -123,6 +129,7 @@ Result<BoundStatement> StatementBinder::BindUpdate(const pg_query::UpdateStmt& s
   if (schema.FieldIndex(kMatched))
     return Status::NotImplemented("UPDATE of a table with a column named \"{}\"", kMatched);
 
+  const std::vector<std::string> defaults = out.target.storage->column_defaults();
   // Which column each SET item assigns, and its value expression.
   std::vector<int> assigned;
   std::vector<PgNode> values;
@@ -156,10 +163,18 @@ Result<BoundStatement> StatementBinder::BindUpdate(const pg_query::UpdateStmt& s
       PgNode element = multi.source().row_expr().args(multi.colno() - 1);  // a copy: `multi` is
       value = std::move(element);                                          // part of `value`
     }
-    if (value.has_set_to_default()) {  // no column defaults: DEFAULT is NULL
-      PgNode null;
-      null.mutable_a_const()->set_isnull(true);
-      value = null;
+    if (value.has_set_to_default()) {  // the column's DEFAULT, NULL without one
+      const std::string& text = defaults.size() > static_cast<size_t>(*index)
+                                    ? defaults[static_cast<size_t>(*index)]
+                                    : std::string();
+      PgNode replacement;
+      if (text.empty()) {
+        replacement.mutable_a_const()->set_isnull(true);
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(ParsedScript parsed, ParseSql("SELECT " + text));
+        replacement = parsed.statements[0].node->select_stmt().target_list(0).res_target().val();
+      }
+      value = std::move(replacement);
     }
     assigned.push_back(*index);
     values.push_back(std::move(value));
@@ -232,6 +247,82 @@ Result<BoundStatement> StatementBinder::BindUpdate(const pg_query::UpdateStmt& s
 }  // namespace shoal::sql::internal
 
 namespace shoal::sql::internal {
+
+namespace {
+
+// The value of `e`, bound as a value of `type`, when it is a constant: a literal, or a cast of
+// one (a DEFAULT such as 7, 'x', 2.5 or NULL).
+std::optional<Scalar> ConstantValue(const ExprPtr& e, const DataType& type) {
+  std::optional<Scalar> value;
+  if (e->kind == ExprKind::kLiteral) {
+    value = e->value;
+  } else if (e->kind == ExprKind::kCast && e->args.size() == 1 &&
+             e->args[0]->kind == ExprKind::kLiteral) {
+    auto cast = CastScalar(e->args[0]->value, e->type);
+    if (!cast.ok())
+      return std::nullopt;
+    value = std::move(*cast);
+  } else {
+    return std::nullopt;
+  }
+  if (value->is_null())
+    return Scalar(type);
+  if (value->type() != type) {
+    auto cast = CastScalar(*value, type);
+    if (!cast.ok())
+      return std::nullopt;
+    value = std::move(*cast);
+  }
+  return value;
+}
+
+}  // namespace
+
+Result<std::string> StatementBinder::DefaultText(const PgNode& expr) {
+  PgNode select;
+  *select.mutable_select_stmt()->add_target_list() = Target(expr);
+  SHOAL_ASSIGN_OR_RETURN(std::string text, DeparseStatement(select));
+  constexpr std::string_view kSelect = "SELECT ";
+  if (text.rfind(kSelect, 0) != 0)
+    return Status::Internal("a DEFAULT deparsed as '{}'", text);
+  return text.substr(kSelect.size());
+}
+
+Result<ExprPtr> StatementBinder::BindDefault(const std::string& sql, const Field& field,
+                                             const std::string& table) {
+  ExprContext ctx;
+  ctx.clause = "DEFAULT";
+  auto bound = BindSqlExpression(sql, {}, ctx);
+  if (!bound.ok() && bound.status().sqlstate() == "42703")  // no scope: any column is unknown
+    return Status::NotImplemented("cannot use column reference in DEFAULT expression")
+        .WithSqlState("0A000");
+  if (!bound.ok())
+    return std::move(bound).status().WithContext(
+        fmt::format("DEFAULT of column \"{}\" of relation \"{}\"", field.name, table));
+  const ExprPtr& e = *bound;
+  // As in PostgreSQL, a DEFAULT reads no table.
+  std::function<bool(const ExprPtr&)> has_subquery = [&](const ExprPtr& x) {
+    return x->kind == ExprKind::kSubquery ||
+           std::any_of(x->args.begin(), x->args.end(), has_subquery);
+  };
+  if (has_subquery(e))
+    return Status::NotImplemented("cannot use subquery in DEFAULT expression")
+        .WithSqlState("0A000");
+  if (e->type != field.type && !CanImplicitCast(e->type, field.type) &&
+      !(IsNumeric(e->type) && IsNumeric(field.type)) && e->type.id() != TypeId::kUtf8 &&
+      e->type.id() != TypeId::kNull)
+    return Status::TypeError("column \"{}\" is of type {} but default expression is of type {}",
+                             field.name, SqlTypeName(field.type), SqlTypeName(e->type))
+        .WithSqlState("42804")
+        .WithHint("You will need to rewrite or cast the expression.");
+  SHOAL_ASSIGN_OR_RETURN(ExprPtr coerced, Coerce(e, field.type));
+  // A constant that is no value of the type (DEFAULT 'x' for an int) is refused now, as
+  // PostgreSQL refuses it at CREATE TABLE, not by the first INSERT that needs it.
+  if (coerced->kind == ExprKind::kCast && coerced->args.size() == 1 &&
+      coerced->args[0]->kind == ExprKind::kLiteral)
+    SHOAL_RETURN_IF_ERROR(CastScalar(coerced->args[0]->value, coerced->type).status());
+  return coerced;
+}
 
 Result<BoundStatement> StatementBinder::BindRename(const pg_query::RenameStmt& s) {
   BoundStatement out;
@@ -348,6 +439,14 @@ Result<BoundStatement> StatementBinder::BindAlterTable(const pg_query::AlterTabl
     PgNode alone;
     *alone.mutable_select_stmt()->add_target_list() = Target(default_value);
     SHOAL_RETURN_IF_ERROR(BindQuery(alone, nullptr, nullptr).status());
+  }
+  const bool has_default = !(default_value.has_a_const() && default_value.a_const().isnull());
+  out.new_column_value = Scalar(type);
+  if (has_default) {
+    SHOAL_ASSIGN_OR_RETURN(out.new_column_default, DefaultText(default_value));
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr bound,
+                           BindDefault(out.new_column_default, out.new_column, out.object_name));
+    out.new_column_value = ConstantValue(bound, type);
   }
   // SELECT *, <default> FROM t: the rows with the new column.
   PgNode select;

@@ -260,6 +260,10 @@ class StatementBinder {
   Result<BoundStatement> BindUpdate(const pg_query::UpdateStmt& s);
   /// The table a DELETE / UPDATE changes: one with a storage (0A000 for views, external tables).
   Result<TableEntry> DmlTarget(const pg_query::RangeVar& relation, const char* command);
+  /// A column's DEFAULT: the expression's SQL text (kept by the table's storage), and that text
+  /// bound as a value of `field`'s type (it may not read columns).
+  Result<std::string> DefaultText(const PgNode& expr);
+  Result<ExprPtr> BindDefault(const std::string& sql, const Field& field, const std::string& table);
   // ALTER TABLE (binder_dml.cc).
   Result<BoundStatement> BindRename(const pg_query::RenameStmt& s);
   Result<BoundStatement> BindAlterTable(const pg_query::AlterTableStmt& s);

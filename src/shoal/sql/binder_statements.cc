@@ -7,6 +7,7 @@
 #include "shoal/io/copy_writer.h"
 #include "shoal/sql/binder_internal.h"
 #include "shoal/sql/function_registry.h"
+#include "shoal/sql/parser.h"
 
 namespace shoal::sql::internal {
 
@@ -55,11 +56,23 @@ Result<BoundStatement> StatementBinder::BindCreateTable(const pg_query::CreateSt
     const auto& def = elt.column_def();
     SHOAL_ASSIGN_OR_RETURN(DataType type, ResolveTypeName(def.type_name()));
     bool not_null = def.is_not_null();
+    const PgNode* default_expr = def.has_raw_default() ? &def.raw_default() : nullptr;
     for (const auto& c : def.constraints()) {
       auto t = c.constraint().contype();
       if (t == pg_query::CONSTR_NOTNULL || t == pg_query::CONSTR_PRIMARY)
         not_null = true;
+      if (t == pg_query::CONSTR_DEFAULT)
+        default_expr = &c.constraint().raw_expr();
     }
+    std::string default_text;
+    if (default_expr != nullptr &&
+        !(default_expr->has_a_const() && default_expr->a_const().isnull())) {
+      SHOAL_ASSIGN_OR_RETURN(default_text, DefaultText(*default_expr));
+      // Checked now, as PostgreSQL does: an INSERT must not be the first to find it wrong.
+      SHOAL_RETURN_IF_ERROR(
+          BindDefault(default_text, Field(def.colname(), type, true), out.object_name).status());
+    }
+    out.column_defaults.push_back(std::move(default_text));
     if (std::find(primary_key.begin(), primary_key.end(), def.colname()) != primary_key.end())
       not_null = true;
     for (const auto& f : fields) {
@@ -111,6 +124,8 @@ Result<BoundStatement> StatementBinder::BindInsert(const pg_query::InsertStmt& s
   out.target = *table;
   out.table_schema = table->provider->schema();
   const Schema& schema = *out.table_schema;
+  const std::vector<std::string> defaults =
+      table->storage != nullptr ? table->storage->column_defaults() : std::vector<std::string>{};
   // Target columns: listed ones in order, or all.
   std::vector<int> columns;
   for (const auto& c : s.cols()) {
@@ -151,7 +166,24 @@ Result<BoundStatement> StatementBinder::BindInsert(const pg_query::InsertStmt& s
         return Status::InvalidArgument("INSERT has more target columns than expressions")
             .WithSqlState("42601");
     }
-    SHOAL_ASSIGN_OR_RETURN(q, BindValues(select, nullptr, nullptr, &types));
+    // DEFAULT in a row: the column's DEFAULT expression, or NULL.
+    pg_query::SelectStmt rows = select;
+    for (auto& row : *rows.mutable_values_lists()) {
+      for (int j = 0; j < row.list().items_size(); ++j) {
+        if (!row.list().items(j).has_set_to_default())
+          continue;
+        const auto column = static_cast<size_t>(columns[static_cast<size_t>(j)]);
+        PgNode value;
+        if (column < defaults.size() && !defaults[column].empty()) {
+          SHOAL_ASSIGN_OR_RETURN(ParsedScript parsed, ParseSql("SELECT " + defaults[column]));
+          value = parsed.statements[0].node->select_stmt().target_list(0).res_target().val();
+        } else {
+          value.mutable_a_const()->set_isnull(true);
+        }
+        *row.mutable_list()->mutable_items(j) = std::move(value);
+      }
+    }
+    SHOAL_ASSIGN_OR_RETURN(q, BindValues(rows, nullptr, nullptr, &types));
   } else {
     SHOAL_ASSIGN_OR_RETURN(q, BindQuery(s.select_stmt(), nullptr, nullptr));
   }
@@ -162,13 +194,19 @@ Result<BoundStatement> StatementBinder::BindInsert(const pg_query::InsertStmt& s
                q.plan->output.size() > columns.size() ? "target columns" : "expressions")
         .WithSqlState("42601");
   }
-  // Produce every table column in table order: the given ones cast, the others NULL.
+  // Produce every table column in table order: the given ones cast, the others their DEFAULT or
+  // NULL.
   auto project = NewNode(LogicalKind::kProject);
   for (int i = 0; i < schema.num_fields(); ++i) {
     const Field& field = schema.field(i);
     auto pos = std::find(columns.begin(), columns.end(), i);
     ExprPtr e;
-    if (pos == columns.end()) {
+    if (pos == columns.end() && static_cast<size_t>(i) < defaults.size() &&
+        !defaults[static_cast<size_t>(i)].empty()) {
+      // Its NULL, if any, is refused by the NOT NULL check of the rows.
+      SHOAL_ASSIGN_OR_RETURN(e,
+                             BindDefault(defaults[static_cast<size_t>(i)], field, out.object_name));
+    } else if (pos == columns.end()) {
       if (!field.nullable)
         return Status::InvalidArgument(
                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",

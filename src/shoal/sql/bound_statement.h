@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,8 @@ struct BoundStatement {
   ViewEntry view;                   // kCreateView
   IndexEntry index;                 // kCreateIndex
   std::vector<IndexEntry> indexes;  // kCreateTable: those of its PRIMARY KEY / UNIQUE constraints
+  /// kCreateTable: each column's DEFAULT as SQL text, empty for none (io/table_storage.h).
+  std::vector<std::string> column_defaults;
 
   // kCreateExternalTable: "tbl" or "csv", the LOCATION as written and the OPTIONS. table_schema
   // has no fields when the statement lists no columns.
@@ -98,6 +101,10 @@ struct BoundStatement {
   std::string new_name;
   std::string column_name;
   columnar::Field new_column;
+  std::string new_column_default;  // kAddColumn: its DEFAULT as SQL text, empty for none
+  /// kAddColumn: the value the rows there get when it is a constant (a literal DEFAULT or none:
+  /// NULL); unset for another DEFAULT (random(), ...), which `plan` computes row by row.
+  std::optional<columnar::Scalar> new_column_value;
   bool skip = false;   // IF [NOT] EXISTS found nothing to do: `notice`, no change
   std::string notice;  // what a skipped ALTER says
   std::string alter_tag = "ALTER TABLE";

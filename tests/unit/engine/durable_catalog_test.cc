@@ -4,6 +4,7 @@
 // removed at start-up; a second catalog on a directory in use is refused.
 #include "shoal/engine/durable_catalog.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -63,6 +64,64 @@ TEST_F(DurableCatalogTest, WhatOneOpeningCreatesTheNextFinds) {
   // The primary key reads its keys from the rows again.
   EXPECT_NE(Run(catalog, "INSERT INTO t VALUES (1, 'again')").find("ERROR 23505"),
             std::string::npos);
+}
+
+// name -> mtime of the data files of the table in `dir`, in commit order.
+std::vector<std::pair<std::string, fs::file_time_type>> DataFiles(const std::string& dir) {
+  std::vector<std::pair<std::string, fs::file_time_type>> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".parquet")
+      files.emplace_back(e.path().filename().string(), fs::last_write_time(e.path()));
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST_F(DurableCatalogTest, DeleteAndUpdateRewriteOnlyTheFilesTheyChange) {
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenDurableCatalog(dir_.string()));
+  for (const char* sql :
+       {"CREATE TABLE t (a int PRIMARY KEY, b text)", "INSERT INTO t VALUES (1, 'x'), (2, 'y')",
+        "INSERT INTO t VALUES (3, 'z')", "INSERT INTO t VALUES (4, 'w')"})
+    ASSERT_NE(Run(catalog, sql).rfind("ERROR", 0), 0u) << sql;
+  ASSERT_OK_AND_ASSIGN(auto table, catalog->LookupTable("public", "t"));
+  const std::string location = table.storage->location();
+  table = {};
+  const auto inserted = DataFiles(location);
+  ASSERT_EQ(inserted.size(), 3u);  // one per INSERT
+  EXPECT_EQ(Run(catalog, "DELETE FROM t WHERE a = 3"), "DELETE 1");
+  EXPECT_EQ(DataFiles(location), (decltype(inserted){inserted[0], inserted[2]}));
+  EXPECT_EQ(Run(catalog, "DELETE FROM t WHERE a > 10"), "DELETE 0");
+  EXPECT_EQ(Run(catalog, "UPDATE t SET b = 'v' WHERE b = 'w'"), "UPDATE 1");
+  auto updated = DataFiles(location);
+  ASSERT_EQ(updated.size(), 2u);
+  EXPECT_EQ(updated[0], inserted[0]);  // same name, same mtime: not written again
+  EXPECT_NE(updated[1].first, inserted[2].first);
+  // A duplicate key made by an UPDATE is refused and leaves every file as it was.
+  EXPECT_NE(Run(catalog, "UPDATE t SET a = 1 WHERE a = 4").find("ERROR 23505"), std::string::npos);
+  EXPECT_EQ(DataFiles(location), updated);
+  EXPECT_EQ(Run(catalog, "SELECT * FROM t ORDER BY a"),
+            " a | b \n---+---\n 1 | x\n 2 | y\n 4 | v\n(3 rows)\n");
+}
+
+TEST_F(DurableCatalogTest, AddColumnWritesNoRowsAndDefaultsOutliveRestarts) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto catalog, OpenDurableCatalog(dir_.string()));
+    for (const char* sql : {"CREATE TABLE t (a int, b text DEFAULT 'bee')",
+                            "INSERT INTO t (a) VALUES (1)", "INSERT INTO t VALUES (2, 'x')"})
+      ASSERT_NE(Run(catalog, sql).rfind("ERROR", 0), 0u) << sql;
+    ASSERT_OK_AND_ASSIGN(auto table, catalog->LookupTable("public", "t"));
+    const std::string location = table.storage->location();
+    table = {};
+    const auto inserted = DataFiles(location);
+    EXPECT_EQ(Run(catalog, "ALTER TABLE t ADD COLUMN c int DEFAULT 7"), "ALTER TABLE");
+    EXPECT_EQ(DataFiles(location), inserted);  // no row written again
+    EXPECT_EQ(Run(catalog, "INSERT INTO t (a) VALUES (3)"), "INSERT 0 1");
+  }
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenDurableCatalog(dir_.string()));
+  EXPECT_EQ(Run(catalog, "INSERT INTO t (a) VALUES (4)"), "INSERT 0 1");
+  EXPECT_EQ(Run(catalog, "SELECT * FROM t ORDER BY a"),
+            " a |  b  | c \n---+-----+---\n 1 | bee | 7\n 2 | x   | 7\n 3 | bee | 7\n"
+            " 4 | bee | 7\n(4 rows)\n");
 }
 
 TEST_F(DurableCatalogTest, DamagedCatalogIsRefused) {

@@ -166,6 +166,159 @@ TEST_F(TableStorageTest, SnapshotOutlivesReplaceAndFilesGoWithIt) {
   EXPECT_FALSE(fs::exists(dir_));
 }
 
+TEST_F(TableStorageTest, RewriteWritesOnlyThePartsItReplaces) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"3", "z"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"4", "w"}})}));
+  const TableManifest before = storage->manifest();
+  ASSERT_EQ(before.files.size(), 3u);
+  const fs::path kept = fs::path(dir_) / before.files[0].name;
+  const auto kept_mtime = fs::last_write_time(kept);
+  {
+    ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+    ASSERT_EQ(rewrite->parts().size(), 3u);  // one per data file
+    EXPECT_EQ(Rows(*rewrite->parts()[1]), (std::vector<std::string>{"3|z"}));
+    ASSERT_OK(rewrite->BeginPart(1));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"3", "zz"}})));
+    ASSERT_OK(rewrite->FinishPart());
+    ASSERT_OK(rewrite->BeginPart(2));  // every row of the third file goes
+    ASSERT_OK(rewrite->FinishPart());
+    ASSERT_OK_AND_ASSIGN(auto next, rewrite->NewRows());
+    EXPECT_EQ(Rows(*next), (std::vector<std::string>{"1|x", "2|y", "3|zz"}));
+    EXPECT_EQ(Rows(*storage->Snapshot()).size(), 4u);  // nothing visible before the commit
+    ASSERT_OK(rewrite->Commit());
+  }
+  const TableManifest after = storage->manifest();
+  ASSERT_EQ(after.files.size(), 2u);
+  EXPECT_EQ(after.files[0].name, before.files[0].name);  // kept as it was, not written again
+  EXPECT_EQ(fs::last_write_time(kept), kept_mtime);
+  EXPECT_NE(after.files[1].name, before.files[1].name);
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"1|x", "2|y", "3|zz"}));
+  // The replaced files went with the commit's last reader.
+  std::vector<std::string> expected = {"manifest", after.files[0].name, after.files[1].name};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(Files(dir_), expected);
+  storage.reset();
+  ASSERT_OK_AND_ASSIGN(auto reopened, ParquetDirectoryStorage::Open(dir_));
+  EXPECT_EQ(Rows(*reopened->Snapshot()), (std::vector<std::string>{"1|x", "2|y", "3|zz"}));
+}
+
+TEST_F(TableStorageTest, RewriteNotCommittedLeavesTheTableAndRemovesItsFiles) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"2", "y"}})}));
+  const std::vector<std::string> files = Files(dir_);
+  {
+    ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+    ASSERT_OK(rewrite->BeginPart(0));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"5", "v"}})));
+    rewrite->AbandonPart();  // the part is kept after all
+    ASSERT_OK(rewrite->BeginPart(0));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"6", "u"}})));
+    ASSERT_OK(rewrite->FinishPart());
+    EXPECT_EQ(Files(dir_).size(), files.size() + 1);
+  }  // a failed statement: no commit
+  EXPECT_EQ(Files(dir_), files);
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"1|x", "2|y"}));
+}
+
+TEST_F(TableStorageTest, RewriteOfADroppedTableCommitsNothingAndLeavesNoFile) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  {
+    ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+    ASSERT_OK(rewrite->BeginPart(0));
+    ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"2", "y"}})));
+    ASSERT_OK(rewrite->FinishPart());
+    storage->Drop();  // DROP TABLE from another session, between the read and the commit
+    Status committed = rewrite->Commit();
+    EXPECT_EQ(committed.sqlstate(), "42P01") << committed.ToString();
+    EXPECT_FALSE(fs::exists(fs::path(dir_) / "manifest"));
+  }
+  EXPECT_FALSE(fs::exists(dir_));  // the last reader of the dropped files took the directory
+  EXPECT_STATUS_CODE(StatusCode::kNotFound, storage->Append({MakeBatch(kFields, {{"3", "z"}})}));
+}
+
+TEST(MemoryTableStorageTest, RewriteReplacesTheWholeTable) {
+  ASSERT_OK_AND_ASSIGN(auto storage, MemoryTableStorage::Make(TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}})}));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"2", "y"}})}));
+  ASSERT_OK_AND_ASSIGN(auto rewrite, storage->BeginRewrite());
+  ASSERT_EQ(rewrite->parts().size(), 1u);
+  ASSERT_OK(rewrite->BeginPart(0));
+  ASSERT_OK(rewrite->Write(MakeBatch(kFields, {{"2", "y"}})));
+  ASSERT_OK(rewrite->FinishPart());
+  ASSERT_OK(rewrite->Commit());
+  EXPECT_EQ(Rows(*storage->Snapshot()), (std::vector<std::string>{"2|y"}));
+}
+
+TEST_F(TableStorageTest, AddColumnWritesNoFileAndOldFilesReadItsValue) {
+  ASSERT_OK_AND_ASSIGN(auto storage, ParquetDirectoryStorage::Create(dir_, TestSchema()));
+  ASSERT_OK(storage->Append({MakeBatch(kFields, {{"1", "x"}, {"2", "y"}})}));
+  const std::vector<std::string> files = Files(dir_);
+  ASSERT_OK(
+      storage->AddColumn(Field("c", DataType::Int64(), true), columnar::Scalar::Int64(7), "7"));
+  ASSERT_OK(storage->AddColumn(Field("d", DataType::Utf8(), true),
+                               columnar::Scalar(DataType::Utf8()), ""));
+  EXPECT_EQ(Files(dir_), files);  // no data file written, the manifest replaced in place
+  auto four = std::vector<Field>{kFields[0], kFields[1], Field("c", DataType::Int64(), true),
+                                 Field("d", DataType::Utf8(), true)};
+  ASSERT_OK(storage->Append({MakeBatch(four, {{"3", "z", "30", "dd"}})}));
+  auto rows = [](const TableProvider& table) {
+    std::vector<std::string> out;
+    auto read = ReadAllRows(table);
+    EXPECT_OK(read.status());
+    for (const auto& b : read.ok() ? *read : std::vector<columnar::RecordBatchPtr>{}) {
+      std::vector<std::vector<std::string>> columns;
+      for (int c = 0; c < b->num_columns(); ++c)
+        columns.push_back(testing::ArrayToStrings(*b->column(c)));
+      for (size_t r = 0; r < columns[0].size(); ++r) {
+        std::string row;
+        for (const auto& c : columns)
+          row += (row.empty() ? "" : "|") + c[r];
+        out.push_back(row);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> expected = {"1|x|7|NULL", "2|y|7|NULL", "3|z|30|dd"};
+  EXPECT_EQ(rows(*storage->Snapshot()), expected);
+  const auto stats = storage->Snapshot()->statistics();
+  ASSERT_EQ(stats.columns.size(), 4u);
+  EXPECT_EQ(stats.columns[2].min, columnar::Scalar::Int64(7));
+  EXPECT_EQ(stats.columns[2].max, columnar::Scalar::Int64(30));
+  EXPECT_EQ(stats.columns[3].null_count, 2);
+  EXPECT_EQ(storage->column_defaults(), (std::vector<std::string>{"", "", "7", ""}));
+  storage.reset();
+  ASSERT_OK_AND_ASSIGN(auto reopened, ParquetDirectoryStorage::Open(dir_));
+  EXPECT_EQ(rows(*reopened->Snapshot()), expected);
+  EXPECT_EQ(reopened->column_defaults(), (std::vector<std::string>{"", "", "7", ""}));
+  // A rewrite of the old file writes it with every column.
+  ASSERT_OK_AND_ASSIGN(auto rewrite, reopened->BeginRewrite());
+  ASSERT_OK(rewrite->BeginPart(0));
+  ASSERT_OK(ForEachBatch(*rewrite->parts()[0], [&](const columnar::RecordBatchPtr& b) {
+    return rewrite->Write(b->Slice(0, 1));
+  }));
+  ASSERT_OK(rewrite->FinishPart());
+  ASSERT_OK(rewrite->Commit());
+  EXPECT_EQ(rows(*reopened->Snapshot()), (std::vector<std::string>{"1|x|7|NULL", "3|z|30|dd"}));
+}
+
+TEST(TableManifestTest, RoundTripsDefaultsAndMissingValues) {
+  TableManifest m;
+  m.version = 3;
+  m.schema = std::make_shared<const columnar::Schema>(std::vector<Field>{
+      Field("a", DataType::Int32(), false), Field("b", DataType::Utf8(), true),
+      Field("c", DataType::Decimal(10, 2), true), Field("d", DataType::Float64(), true)});
+  m.defaults = {"", "'tab\there'", "-1.50", "random()"};
+  m.missing = {columnar::Scalar(DataType::Int32()), columnar::Scalar::Utf8("tab\there"),
+               columnar::Scalar::Decimal(-150, 10, 2), columnar::Scalar::Float64(0.1)};
+  ASSERT_OK_AND_ASSIGN(TableManifest back, DecodeManifest(EncodeManifest(m), "manifest"));
+  EXPECT_EQ(back.defaults, m.defaults);
+  EXPECT_EQ(back.missing, m.missing);
+}
+
 TEST_F(TableStorageTest, RefusesTypesParquetCannotHold) {
   auto schema = std::make_shared<const columnar::Schema>(
       std::vector<Field>{Field("i", DataType::Interval(), true)});

@@ -25,12 +25,13 @@ class ShippedFileTable final : public io::TableProvider {
  public:
   ShippedFileTable(std::shared_ptr<const FileTableCodec> codec, FileTableCodec::Format format,
                    std::string table_name, columnar::SchemaPtr schema,
-                   std::vector<io::ListedFile> files)
+                   std::vector<io::ListedFile> files, std::vector<columnar::Scalar> missing)
       : codec_(std::move(codec)),
         format_(format),
         table_name_(std::move(table_name)),
         schema_(std::move(schema)),
-        files_(std::move(files)) {
+        files_(std::move(files)),
+        missing_(std::move(missing)) {
     for (const auto& f : files_)
       sizes_.emplace(f.path, f.size);
   }
@@ -50,6 +51,7 @@ class ShippedFileTable final : public io::TableProvider {
 
   FileTableCodec::Format format() const { return format_; }
   const std::vector<io::ListedFile>& files() const { return files_; }
+  const std::vector<columnar::Scalar>& missing() const { return missing_; }
 
   Result<std::vector<io::ScanUnit>> PlanScan(const io::ScanRequest& request) const override {
     SHOAL_ASSIGN_OR_RETURN(io::TableProviderPtr whole, WholeTable());
@@ -83,7 +85,7 @@ class ShippedFileTable final : public io::TableProvider {
       return Status::InvalidData("a scan unit of table {} names {}, which is not one of its files",
                                  table_name_, path);
     SHOAL_ASSIGN_OR_RETURN(io::TableProviderPtr table,
-                           codec_->OpenFile(path, size->second, schema_, table_name_));
+                           codec_->OpenFile(path, size->second, schema_, table_name_, missing_));
     std::lock_guard<std::mutex> lock(mutex_);
     return opened_.emplace(path, std::move(table)).first->second;
   }
@@ -102,7 +104,7 @@ class ShippedFileTable final : public io::TableProvider {
         // A provider cast, not a plan node: FileTable(path) built this ParquetTable just above.
         infos.push_back(dynamic_cast<const io::parquet::ParquetTable&>(*file).files().front());
       }
-      whole = std::make_shared<io::parquet::ParquetTable>(std::move(infos), schema_);
+      whole = std::make_shared<io::parquet::ParquetTable>(std::move(infos), schema_, missing_);
     } else {
       for (const auto& f : files_)
         SHOAL_RETURN_IF_ERROR(FileTable(f.path).status());
@@ -119,21 +121,26 @@ class ShippedFileTable final : public io::TableProvider {
   std::string table_name_;
   columnar::SchemaPtr schema_;
   std::vector<io::ListedFile> files_;
+  std::vector<columnar::Scalar> missing_;
   std::map<std::string, int64_t> sizes_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, io::TableProviderPtr> opened_;
   mutable io::TableProviderPtr whole_;
 };
 
-// Parquet's one-file table: the footer must still have the table's column names and types.
+// Parquet's one-file table: the footer must still have the table's column names and types; a
+// file of a table Shoal writes (`missing` given) its first columns' types, whatever their names.
 Result<io::TableProviderPtr> OpenParquetFile(const std::string& path, int64_t size,
                                              const columnar::SchemaPtr& schema,
-                                             const std::string& table_name) {
+                                             const std::string& table_name,
+                                             const std::vector<columnar::Scalar>& missing) {
   SHOAL_ASSIGN_OR_RETURN(io::parquet::ParquetFileInfo info,
                          io::parquet::ReadParquetFooter(path, size));
-  bool same = static_cast<int>(info.columns.size()) == schema->num_fields();
-  for (int i = 0; same && i < schema->num_fields(); ++i) {
-    same = info.columns[static_cast<size_t>(i)].name == schema->field(i).name &&
+  const bool written = !missing.empty();
+  bool same = written ? static_cast<int>(info.columns.size()) <= schema->num_fields()
+                      : static_cast<int>(info.columns.size()) == schema->num_fields();
+  for (int i = 0; same && i < static_cast<int>(info.columns.size()); ++i) {
+    same = (written || info.columns[static_cast<size_t>(i)].name == schema->field(i).name) &&
            info.columns[static_cast<size_t>(i)].type == schema->field(i).type;
   }
   if (!same) {
@@ -149,7 +156,7 @@ Result<io::TableProviderPtr> OpenParquetFile(const std::string& path, int64_t si
   std::vector<io::parquet::ParquetFileInfo> files;
   files.push_back(std::move(info));
   return io::TableProviderPtr(
-      std::make_shared<io::parquet::ParquetTable>(std::move(files), schema));
+      std::make_shared<io::parquet::ParquetTable>(std::move(files), schema, missing));
 }
 
 void EncodeFiles(const std::vector<io::ListedFile>& files,
@@ -182,14 +189,17 @@ bool FileTableCodec::CanEncode(const io::TableProvider& table) const {
 Result<std::string> FileTableCodec::Encode(const io::TableProvider& table,
                                            const std::string& table_name) const {
   std::vector<io::ListedFile> files;
+  const std::vector<columnar::Scalar>* missing = nullptr;
   const auto* shipped = dynamic_cast<const ShippedFileTable*>(&table);
   const auto* parquet = dynamic_cast<const io::parquet::ParquetTable*>(&table);
   const auto* arrow = dynamic_cast<const io::ArrowTable*>(&table);
   if (shipped != nullptr && shipped->format() == format_) {
     files = shipped->files();
+    missing = &shipped->missing();
   } else if (parquet != nullptr && format_ == Format::kParquet) {
     for (const auto& f : parquet->files())
       files.push_back({f.path, f.size});
+    missing = &parquet->missing();
   } else if (arrow != nullptr && format_ == Format::kArrow) {
     files = arrow->files();
   } else {
@@ -199,6 +209,10 @@ Result<std::string> FileTableCodec::Encode(const io::TableProvider& table,
     proto::ParquetTableProto m;
     EncodeSchema(*table.schema(), m.mutable_schema());
     EncodeFiles(files, m.mutable_files());
+    if (missing != nullptr) {
+      for (const auto& value : *missing)
+        EncodeScalar(value, m.add_missing());
+    }
     return m.SerializeAsString();
   }
   proto::ArrowTableProto m;
@@ -236,13 +250,27 @@ Result<io::TableProviderPtr> FileTableCodec::Decode(const std::string& payload,
   }
   if (files.empty())
     return Status::InvalidData("encoded plan: {} table '{}' lists no files", id(), table_name);
-  return io::TableProviderPtr(std::make_shared<ShippedFileTable>(
-      shared_from_this(), format_, table_name, std::move(schema), std::move(files)));
+  std::vector<columnar::Scalar> missing;
+  if (format_ == Format::kParquet && parquet.missing_size() > 0) {
+    if (parquet.missing_size() != schema->num_fields())
+      return Status::InvalidData("encoded plan: table '{}' has {} columns but {} missing values",
+                                 table_name, schema->num_fields(), parquet.missing_size());
+    for (int c = 0; c < parquet.missing_size(); ++c) {
+      SHOAL_ASSIGN_OR_RETURN(columnar::Scalar value, DecodeScalar(parquet.missing(c)));
+      if (value.type() != schema->field(c).type)
+        return Status::InvalidData("encoded plan: table '{}': missing value of column {} is {}",
+                                   table_name, c + 1, value.type().ToString());
+      missing.push_back(std::move(value));
+    }
+  }
+  return io::TableProviderPtr(
+      std::make_shared<ShippedFileTable>(shared_from_this(), format_, table_name, std::move(schema),
+                                         std::move(files), std::move(missing)));
 }
 
-Result<io::TableProviderPtr> FileTableCodec::OpenFile(const std::string& path, int64_t size,
-                                                      const columnar::SchemaPtr& schema,
-                                                      const std::string& table_name) const {
+Result<io::TableProviderPtr> FileTableCodec::OpenFile(
+    const std::string& path, int64_t size, const columnar::SchemaPtr& schema,
+    const std::string& table_name, const std::vector<columnar::Scalar>& missing) const {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int error = errno;
@@ -265,7 +293,9 @@ Result<io::TableProviderPtr> FileTableCodec::OpenFile(const std::string& path, i
                   "; a file rewritten since the table was created needs the table created again");
   const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 +
                            static_cast<int64_t>(st.st_mtim.tv_nsec);
-  const std::string key = path + '\n' + schema->ToString();
+  std::string key = path + '\n' + schema->ToString();
+  for (const auto& value : missing)
+    key += '\n' + value.ToString();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(key);
@@ -275,7 +305,7 @@ Result<io::TableProviderPtr> FileTableCodec::OpenFile(const std::string& path, i
   io::TableProviderPtr table;
   files_opened_.fetch_add(1);
   if (format_ == Format::kParquet) {
-    SHOAL_ASSIGN_OR_RETURN(table, OpenParquetFile(path, size, schema, table_name));
+    SHOAL_ASSIGN_OR_RETURN(table, OpenParquetFile(path, size, schema, table_name, missing));
   } else {
     auto arrow = io::ArrowTable::FromFiles({io::ListedFile{path, size}}, schema);
     if (!arrow.ok())

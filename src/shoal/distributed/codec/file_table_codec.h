@@ -41,10 +41,12 @@ class FileTableCodec final : public TableCodec,
                                       const std::string& table_name) const override;
 
   /// The one-file table of `path` (reads its footer unless cached and unchanged); `size` is the
-  /// coordinator's size of the file, `schema` the table's.
+  /// coordinator's size of the file, `schema` the table's, `missing` as ParquetTable's (a table
+  /// Shoal writes, whose files may lack its last columns).
   Result<io::TableProviderPtr> OpenFile(const std::string& path, int64_t size,
                                         const columnar::SchemaPtr& schema,
-                                        const std::string& table_name) const;
+                                        const std::string& table_name,
+                                        const std::vector<columnar::Scalar>& missing = {}) const;
 
   /// Footers read so far (tests check that a worker reads only the files its units name).
   int64_t files_opened() const { return files_opened_.load(); }

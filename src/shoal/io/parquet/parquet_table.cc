@@ -60,9 +60,11 @@ bool SameColumns(const std::vector<ColumnDescriptor>& a, const std::vector<Colum
 // Reads one row group of a unit and hands it out in slices of batch_size rows.
 class RowGroupReader final : public columnar::RecordBatchReader {
  public:
-  RowGroupReader(const ParquetFileInfo* file, int64_t row_group, std::vector<int> projection,
-                 columnar::SchemaPtr schema, int64_t batch_size, std::shared_ptr<MemoryPool> pool)
+  RowGroupReader(const ParquetFileInfo* file, const std::vector<Scalar>* missing, int64_t row_group,
+                 std::vector<int> projection, columnar::SchemaPtr schema, int64_t batch_size,
+                 std::shared_ptr<MemoryPool> pool)
       : file_(file),
+        missing_(missing),
         row_group_(row_group),
         projection_(std::move(projection)),
         schema_(std::move(schema)),
@@ -97,6 +99,14 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     columns.reserve(projection_.size());
     std::unique_ptr<RandomAccessFile> file;
     for (int column : projection_) {
+      if (static_cast<size_t>(column) >= file_->columns.size()) {  // added after the file
+        if (static_cast<size_t>(column) >= missing_->size())
+          return Status::InvalidData("{} has no column {}", file_->path, column + 1);
+        SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr array,
+                               (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_));
+        columns.push_back(std::move(array));
+        continue;
+      }
       const ColumnDescriptor& descriptor = file_->columns[static_cast<size_t>(column)];
       const std::string where =
           fmt::format("{} row group {} column '{}'", file_->path, row_group_, descriptor.name);
@@ -120,6 +130,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   }
 
   const ParquetFileInfo* file_;
+  const std::vector<Scalar>* missing_;
   int64_t row_group_;
   std::vector<int> projection_;
   columnar::SchemaPtr schema_;
@@ -259,8 +270,30 @@ Result<std::shared_ptr<ParquetTable>> ParquetTable::Make(
   return std::make_shared<ParquetTable>(std::move(files), std::move(file_schema));
 }
 
-ParquetTable::ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema)
-    : files_(std::move(files)), schema_(std::move(schema)) {
+namespace {
+
+// The statistics of column `c` in row group `g` of `file`: its chunk's, or (in `*scratch`)
+// those of the constant a file without the column reads.
+const ChunkStatistics& ChunkStatisticsOf(const ParquetFileInfo& file, size_t g, size_t c,
+                                         const std::vector<Scalar>& missing,
+                                         ChunkStatistics* scratch) {
+  if (c < file.columns.size())
+    return file.statistics[g][c];
+  *scratch = ChunkStatistics{};
+  const Scalar value = c < missing.size() ? missing[c] : Scalar();
+  scratch->null_count = value.is_null() ? file.metadata->row_groups[g].num_rows : 0;
+  if (!value.is_null()) {
+    scratch->min = value;
+    scratch->max = value;
+  }
+  return *scratch;
+}
+
+}  // namespace
+
+ParquetTable::ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema,
+                           std::vector<Scalar> missing)
+    : files_(std::move(files)), schema_(std::move(schema)), missing_(std::move(missing)) {
   for (size_t i = 0; i < files_.size(); ++i)
     file_index_.emplace(files_[i].path, i);
   // Table statistics: sums and the envelope of every row group's min / max; any row group without
@@ -276,14 +309,19 @@ ParquetTable::ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaP
   for (const auto& file : files_) {
     statistics_.num_rows += file.metadata->num_rows;
     statistics_.total_bytes += file.size;
-    for (const auto& rg : file.statistics) {
+    for (size_t g = 0; g < file.statistics.size(); ++g) {
       for (size_t c = 0; c < num_columns; ++c) {
-        const ChunkStatistics& s = rg[c];
+        ChunkStatistics scratch;
+        const ChunkStatistics& s = ChunkStatisticsOf(file, g, c, missing_, &scratch);
         ColumnStatistics& out = statistics_.columns[c];
         if (s.null_count < 0)
           nulls_known[c] = false;
         else
           out.null_count += s.null_count;
+        // A row group whose values are all NULL changes neither bound.
+        if (!s.min && !s.max && s.null_count >= 0 &&
+            s.null_count == file.metadata->row_groups[g].num_rows && c >= file.columns.size())
+          continue;
         if (!s.min || !s.max) {
           minmax_known[c] = false;
           continue;
@@ -309,8 +347,9 @@ bool ParquetTable::RowGroupRuledOut(const ParquetFileInfo& file, int row_group,
                                     const ColumnPredicate& p) const {
   if (p.column < 0 || p.column >= schema_->num_fields())
     return false;
-  const ChunkStatistics& s =
-      file.statistics[static_cast<size_t>(row_group)][static_cast<size_t>(p.column)];
+  ChunkStatistics scratch;
+  const ChunkStatistics& s = ChunkStatisticsOf(file, static_cast<size_t>(row_group),
+                                               static_cast<size_t>(p.column), missing_, &scratch);
   const int64_t rows = file.metadata->row_groups[static_cast<size_t>(row_group)].num_rows;
   if (rows == 0)
     return true;
@@ -432,7 +471,7 @@ Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& un
   }
   auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
   return columnar::RecordBatchReaderPtr(
-      new RowGroupReader(&file, row_group, request.projection, std::move(schema),
+      new RowGroupReader(&file, &missing_, row_group, request.projection, std::move(schema),
                          request.batch_size, context.pool ? context.pool : DefaultMemoryPool()));
 }
 

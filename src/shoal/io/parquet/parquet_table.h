@@ -15,6 +15,11 @@
 // column chunks, one pread per chunk, and slices the decoded row group into request.batch_size
 // rows.
 //
+// A table Shoal writes (parquet_directory_storage.h) may have files with fewer columns than the
+// table: those written before ALTER TABLE ... ADD COLUMN. Its columns match the files' by
+// position, and a column a file lacks reads, in every row of it, the column's `missing` value
+// (its DEFAULT at ADD COLUMN, or NULL), also in statistics and pruning.
+//
 // Thread safety: immutable after Make; PlanScan and OpenUnit may run concurrently.
 #pragma once
 
@@ -60,7 +65,10 @@ class ParquetTable : public TableProvider {
       const std::string& location, const columnar::SchemaPtr& schema,
       const std::map<std::string, std::string>& options);
 
-  ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema);
+  /// `missing`: empty (every file has every column), or one value per column of `schema`, of
+  /// its type, for files without the column.
+  ParquetTable(std::vector<ParquetFileInfo> files, columnar::SchemaPtr schema,
+               std::vector<columnar::Scalar> missing = {});
 
   const columnar::SchemaPtr& schema() const override { return schema_; }
 
@@ -79,6 +87,7 @@ class ParquetTable : public TableProvider {
                                                   const ScanContext& context) const override;
 
   const std::vector<ParquetFileInfo>& files() const { return files_; }
+  const std::vector<columnar::Scalar>& missing() const { return missing_; }
   /// The path of the file a scan unit of a Parquet table reads.
   static Result<std::string> UnitFile(const ScanUnit& unit);
 
@@ -90,6 +99,7 @@ class ParquetTable : public TableProvider {
   std::vector<ParquetFileInfo> files_;
   std::unordered_map<std::string, size_t> file_index_;
   columnar::SchemaPtr schema_;
+  std::vector<columnar::Scalar> missing_;
   TableStatistics statistics_;
 };
 

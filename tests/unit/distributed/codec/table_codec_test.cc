@@ -24,7 +24,9 @@
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/io/arrow_table.h"
 #include "shoal/io/parquet/parquet_table.h"
+#include "shoal/io/parquet_directory_storage.h"
 #include "shoal/io/tpch/scale.h"
+#include "tests/support/batch_builder.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
 #include "tests/support/plan_rewriting.h"
@@ -176,6 +178,41 @@ TEST_F(TableCodecTest, ParquetRoundTripReadsTheSameRowsAndOnlyTheNamedFiles) {
   io::ScanRequest all = OrderKeyAndQuantity();
   ASSERT_OK_AND_ASSIGN(auto all_units, table->PlanScan(all));
   EXPECT_EQ(Read(*decoded, all_units, all), Read(*table, all_units, all));
+}
+
+// A durable table (io/parquet_directory_storage.h) whose first file predates ADD COLUMN: the
+// worker reads that file's missing column as the value the manifest gives, and the coordinator's
+// pruning by that value holds on the worker.
+TEST_F(TableCodecTest, ParquetFilesLackingAddedColumnsReadTheirValueOnTheWorker) {
+  const std::vector<columnar::Field> two = {{"a", columnar::DataType::Int32(), true},
+                                            {"b", columnar::DataType::Utf8(), true}};
+  ASSERT_OK_AND_ASSIGN(auto storage,
+                       io::ParquetDirectoryStorage::Create(
+                           Path("durable"), std::make_shared<const columnar::Schema>(two)));
+  ASSERT_OK(storage->Append({testing::MakeBatch(two, {{"1", "x"}, {"2", "y"}})}));
+  ASSERT_OK(storage->AddColumn({"c", columnar::DataType::Int64(), true}, columnar::Scalar::Int64(7),
+                               "7"));
+  std::vector<columnar::Field> three = two;
+  three.emplace_back("c", columnar::DataType::Int64(), true);
+  ASSERT_OK(storage->Append({testing::MakeBatch(three, {{"3", "z", "30"}})}));
+  io::TableProviderPtr table = storage->Snapshot();
+
+  auto coordinator = TableCodecRegistry::Builtin(nullptr);
+  auto worker = TableCodecRegistry::Builtin(nullptr);
+  ASSERT_OK_AND_ASSIGN(const TableCodec* codec, coordinator->ForTable(*table, "d"));
+  ASSERT_OK_AND_ASSIGN(std::string payload, codec->Encode(*table, "d"));
+  ASSERT_OK_AND_ASSIGN(io::TableProviderPtr decoded,
+                       worker->Find("shoal.parquet/1")->Decode(payload, "d"));
+  io::ScanRequest all;
+  all.projection = {2, 0};
+  ASSERT_OK_AND_ASSIGN(auto units, table->PlanScan(all));
+  EXPECT_EQ(Read(*decoded, units, all), "7|1\n7|2\n30|3\n");
+  io::ScanRequest sevens = all;
+  sevens.predicates.push_back({2, io::PredicateOp::kEq, {columnar::Scalar::Int64(7)}});
+  ASSERT_OK_AND_ASSIGN(auto pruned, table->PlanScan(sevens));
+  EXPECT_EQ(Read(*decoded, pruned, sevens), "7|1\n7|2\n");  // the second file is ruled out
+  ASSERT_OK_AND_ASSIGN(auto worker_units, decoded->PlanScan(sevens));
+  ASSERT_EQ(worker_units.size(), pruned.size());
 }
 
 TEST_F(TableCodecTest, ArrowRoundTripReadsTheSameRows) {
