@@ -135,7 +135,9 @@ Failure DayNumber(int64_t written_year, int64_t month, int64_t day, bool short_y
 
 Status Error(Failure failure, const char* type, std::string_view text) {
   if (failure == Failure::kFieldRange) {
-    return Status::OutOfRange("date/time field value out of range: \"{}\"", text)
+    // Bad input rather than a value beyond a type's range: InvalidArgument, with PostgreSQL's
+    // SQLSTATE for it.
+    return Status::InvalidArgument("date/time field value out of range: \"{}\"", text)
         .WithSqlState("22008");
   }
   if (failure == Failure::kRange) {

@@ -320,8 +320,8 @@ TEST(ExprTest, CastErrorsUsePostgresNames) {
   auto bad_date = MakeBatch({{"s", DataType::Utf8()}}, {{"1999-02-29"}});
   auto date = Eval(Cast(Col(0, DataType::Utf8()), DataType::Date32()), bad_date);
   ASSERT_STATUS_CODE(StatusCode::kInvalidArgument, date);
-  EXPECT_EQ(date.status().message(), "invalid input syntax for type date: \"1999-02-29\"");
-  EXPECT_EQ(date.status().sqlstate(), "22007");
+  EXPECT_EQ(date.status().message(), "date/time field value out of range: \"1999-02-29\"");
+  EXPECT_EQ(date.status().sqlstate(), "22008");  // PostgreSQL's words and SQLSTATE
   auto far = MakeBatch({{"s", DataType::Utf8()}}, {{"5874898-01-01"}});
   auto out_of_range = Eval(Cast(Col(0, DataType::Utf8()), DataType::Date32()), far);
   ASSERT_STATUS_CODE(StatusCode::kOutOfRange, out_of_range);
