@@ -10,9 +10,12 @@ ThreadPoolCache::ThreadPoolCache(int max_idle_threads) : max_idle_threads_(max_i
 ThreadPoolCache::~ThreadPoolCache() = default;
 
 ThreadPoolCache& ThreadPoolCache::Global() {
-  // Leaked on purpose: a query's pool may be returned from a static destructor.
-  static auto* cache = new ThreadPoolCache(std::max(16, 4 * ThreadPool::HardwareConcurrency()));
-  return *cache;
+  // Leaked on purpose: a query's pool may be returned from a static destructor. The one shared
+  // mutable object is the point of a process-wide cache.
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
+  static auto* const kCache =
+      new ThreadPoolCache(std::max(16, 4 * ThreadPool::HardwareConcurrency()));
+  return *kCache;
 }
 
 std::shared_ptr<ThreadPool> ThreadPoolCache::Acquire(int num_threads) {
