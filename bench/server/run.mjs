@@ -9,7 +9,7 @@
 // is faster), as Markdown.
 //
 // Usage: node bench/server/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--runs 3]
-//            [--clients 16] [--seconds 3] [--pg-port 5432]
+//            [--clients 16] [--seconds 3] [--pg-port 5432] [--measures copy,psycopg,select1]
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,7 +22,7 @@ const require = createRequire(path.join(here, '../../tests/server/package.json')
 const pg = require('pg');
 
 const args = { shoal: 'build/release/bin/shoal', sf: '1', runs: 3, clients: 16, seconds: 3,
-               'pg-port': 5432 };
+               'pg-port': 5432, measures: 'copy,psycopg,select1' };
 for (let i = 2; i < process.argv.length; i += 2) {
   const key = process.argv[i].replace(/^--/, '');
   if (!(key in args)) {
@@ -146,11 +146,12 @@ async function SelectOne(server) {
   return rate;
 }
 
+const wanted = new Set(args.measures.split(','));
 const measures = [
-  ['COPY lineitem TO STDOUT (rows/s)', Copy],
-  ['psycopg binary SELECT * FROM lineitem (rows/s)', Psycopg],
-  [`SELECT 1, ${args.clients} clients (round trips/s)`, SelectOne],
-];
+  ['copy', 'COPY lineitem TO STDOUT (rows/s)', Copy],
+  ['psycopg', 'psycopg binary SELECT * FROM lineitem (rows/s)', Psycopg],
+  ['select1', `SELECT 1, ${args.clients} clients (round trips/s)`, SelectOne],
+].filter(([key]) => wanted.has(key)).map(([, what, measure]) => [what, measure]);
 for (let run = 0; run < args.runs; ++run) {
   for (const [what, measure] of measures) {
     for (const server of run % 2 === 0 ? servers : [...servers].reverse()) {
