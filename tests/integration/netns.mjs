@@ -45,8 +45,11 @@ function shoalUsage() {
 if (!shoal) shoalUsage();
 
 // Names unique to this run (an interface name has at most 15 characters; these live inside the
-// run's own namespaces, so only the namespace names must not collide with another run's).
-const run = `shoal${crypto.randomBytes(3).toString('hex')}`;
+// run's own namespaces, so only the namespace names must not collide with another run's). The
+// names carry the script's pid: a run killed with SIGKILL (a ctest timeout) could not remove its
+// namespaces, and the next run removes those whose script is gone.
+const kPrefix = 'shoalnt-';
+const run = `${kPrefix}${process.pid}-${crypto.randomBytes(2).toString('hex')}`;
 const subnet = `10.213.${crypto.randomInt(256)}`;
 const hub = `${run}-hub`;
 const nodes = [
@@ -59,6 +62,28 @@ const coord = nodes[0];
 const workerNodes = nodes.slice(1);
 const kPort = 7400;
 
+function RemoveNamespace(ns) {
+  // Anything still running in it (a child of a child) goes first, so that the namespace and its
+  // links really go away.
+  const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout ?? '';
+  for (const pid of pids.split('\n').filter(Boolean)) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  spawnSync('ip', ['netns', 'del', ns]);
+}
+function Alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-netns-'));
 const children = [];
 const created = [];  // namespaces, removed in reverse order
@@ -66,19 +91,7 @@ function CleanUp() {
   for (const c of children) {
     if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   }
-  for (const ns of created.splice(0).reverse()) {
-    // Anything still running in it (a child of a child) goes first, so that the namespace and
-    // its links really go away.
-    const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).stdout ?? '';
-    for (const pid of pids.split('\n').filter(Boolean)) {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    spawnSync('ip', ['netns', 'del', ns]);
-  }
+  for (const ns of created.splice(0).reverse()) RemoveNamespace(ns);
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 process.on('exit', CleanUp);
@@ -106,6 +119,15 @@ function InNs(ns, command, args) {
   if (tools.status !== 0) {
     console.log('SKIPPED: the `ip` and `tc` commands (iproute2) are needed');
     process.exit(kSkip);
+  }
+  // What an earlier run killed by SIGKILL left.
+  const listed = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '';
+  for (const line of listed.split('\n')) {
+    const m = line.match(new RegExp(`^(${kPrefix}(\\d+)-[0-9a-f]+-\\w+)`));
+    if (m && !Alive(Number(m[2]))) {
+      console.log(`removing namespace ${m[1]}, left by a run that was killed`);
+      RemoveNamespace(m[1]);
+    }
   }
   const add = spawnSync('ip', ['netns', 'add', hub], { encoding: 'utf8' });
   if (add.status !== 0) {
