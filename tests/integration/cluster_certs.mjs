@@ -10,9 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/// Makes ca.pem, node.pem/.key (and one pair per extra name) and cluster-secret in `dir`.
-export function MakeClusterCerts(dir, names = ['node']) {
-  const r = spawnSync('bash', [path.join(repo, 'scripts', 'make-test-certs.sh'), dir, ...names],
+/// Makes ca.pem, node.pem/.key (and one pair per extra name) and cluster-secret in `dir`; the
+/// certificates name 127.0.0.1, ::1, localhost and the addresses in `ips` (e.g. a network
+/// namespace's).
+export function MakeClusterCerts(dir, names = ['node'], ips = []) {
+  const r = spawnSync('bash', [path.join(repo, 'scripts', 'make-test-certs.sh'), dir,
+                               ...ips.flatMap((ip) => ['--san', `IP:${ip}`]), ...names],
                       { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`make-test-certs.sh failed: ${r.stderr}${r.error ?? ''}`);
   const file = (name) => path.join(dir, name);

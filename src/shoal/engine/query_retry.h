@@ -13,9 +13,12 @@
 // error as before.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "shoal/common/result.h"
 #include "shoal/common/settings.h"
 #include "shoal/common/status.h"
 #include "shoal/engine/execution_mode.h"
@@ -30,6 +33,20 @@ class QueryRetry {
   /// Whether a query whose attempt `attempt` (from 1) failed with `error` runs again; when it
   /// does, the NOTICE for the client is appended to `notices`.
   bool Again(const Status& error, int attempt, std::vector<std::string>* notices) const;
+
+  /// Calls `attempt_fn` (an attempt of the query, from its planning on) until it succeeds or
+  /// Again() says no, counting the attempts in `*attempt` (the number of the first call on entry)
+  /// and appending a NOTICE per retry. A lost worker can fail an attempt while it is planned or
+  /// while its tasks are being sent, not only while its rows are pulled: those are retried too.
+  template <typename T>
+  Result<T> Run(const std::function<Result<T>()>& attempt_fn, int* attempt,
+                std::vector<std::string>* notices) const {
+    for (;; ++*attempt) {
+      Result<T> result = attempt_fn();
+      if (result.ok() || !Again(result.status(), *attempt, notices))
+        return result;
+    }
+  }
 
  private:
   bool enabled_ = false;

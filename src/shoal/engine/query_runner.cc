@@ -190,14 +190,18 @@ struct StartedQuery {
 // has handed out a row, a lost worker makes it start the query again (QueryRetry).
 class StreamCursor final : public ResultCursor {
  public:
+  /// `attempt` is the attempt that `started` is; `notices` those of the attempts before it.
   StreamCursor(columnar::SchemaPtr schema, StartedQuery started, QueryRetry retry,
-               std::function<Result<StartedQuery>()> restart)
+               std::function<Result<StartedQuery>()> restart, int attempt,
+               std::vector<std::string> notices)
       : schema_(std::move(schema)),
         context_(std::move(started.context)),
         root_(std::move(started.root)),
         stream_(std::move(started.stream)),
         retry_(retry),
-        restart_(std::move(restart)) {}
+        restart_(std::move(restart)),
+        attempt_(attempt),
+        notices_(std::move(notices)) {}
 
   ~StreamCursor() override {
     if (stream_ != nullptr) {
@@ -216,7 +220,7 @@ class StreamCursor final : public ResultCursor {
         ++attempt_;
         context_->Cancel();  // what still runs of the failed attempt stops
         stream_.reset();
-        SHOAL_ASSIGN_OR_RETURN(StartedQuery started, restart_());
+        SHOAL_ASSIGN_OR_RETURN(StartedQuery started, retry_.Run(restart_, &attempt_, &notices_));
         context_ = std::move(started.context);
         root_ = std::move(started.root);
         stream_ = std::move(started.stream);
@@ -298,10 +302,14 @@ Result<std::unique_ptr<ResultCursor>> QueryRunner::Open(const sql::BoundStatemen
     SHOAL_ASSIGN_OR_RETURN(started.stream, started.root->Execute(0, started.context));
     return started;
   };
-  SHOAL_ASSIGN_OR_RETURN(StartedQuery started, start());
-  return std::unique_ptr<ResultCursor>(std::make_unique<StreamCursor>(
-      SchemaOf(plan->output), std::move(started), QueryRetry(session_->settings(), mode_.kind()),
-      std::move(start)));
+  // Starting sends the tasks to the workers: a worker lost then is retried like one lost later.
+  const QueryRetry retry(session_->settings(), mode_.kind());
+  int attempt = 1;
+  std::vector<std::string> notices;
+  SHOAL_ASSIGN_OR_RETURN(StartedQuery started, retry.Run<StartedQuery>(start, &attempt, &notices));
+  return std::unique_ptr<ResultCursor>(
+      std::make_unique<StreamCursor>(SchemaOf(plan->output), std::move(started), retry,
+                                     std::move(start), attempt, std::move(notices)));
 }
 
 void QueryRunner::CancelRunning() {
@@ -367,17 +375,14 @@ Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan,
   QueryResult result;
   // The whole result is collected before the caller sees a row, so any attempt may be retried.
   const QueryRetry retry(session_->settings(), mode_.kind());
-  for (int attempt = 1;; ++attempt) {
+  // Planning health-checks the workers, so a lost one can fail an attempt there too.
+  const auto attempt_once = [&]() -> Result<std::vector<columnar::RecordBatchPtr>> {
     SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan, rescan));
-    Result<std::vector<columnar::RecordBatchPtr>> batches =
-        CollectAll(planned.physical, planned.context);
-    if (batches.ok()) {
-      result.batches = std::move(*batches);
-      break;
-    }
-    if (!retry.Again(batches.status(), attempt, &result.notices))
-      return batches.status();
-  }
+    return CollectAll(planned.physical, planned.context);
+  };
+  int attempt = 1;
+  SHOAL_ASSIGN_OR_RETURN(result.batches, retry.Run<std::vector<columnar::RecordBatchPtr>>(
+                                             attempt_once, &attempt, &result.notices));
   result.schema = SchemaOf(plan->output);
   result.command_tag = fmt::format("SELECT {}", result.num_rows());
   return result;

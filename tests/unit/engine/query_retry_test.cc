@@ -46,6 +46,60 @@ TEST(QueryRetryTest, ErrorsEveryAttemptWouldRepeatAreNeverRetried) {
   EXPECT_TRUE(notices.empty());
 }
 
+// Run(): an attempt that fails while it starts (the tasks sent to a worker frozen or killed at
+// that moment: "sending stage 10 task 1 to worker ...: unreachable") is retried like one that fails
+// while its rows are pulled. The chaos test (tests/integration/chaos.mjs) found the first attempt
+// of a streaming query failing so, with no retry.
+TEST(QueryRetryTest, RunRetriesAttemptsThatFailWhileStarting) {
+  const QueryRetry retry(Policy("query", 3), ExecutionMode::Kind::kWorkers);
+  std::vector<std::string> notices;
+  int calls = 0;
+  int attempt = 1;
+  Result<int> r = retry.Run<int>(
+      [&]() -> Result<int> {
+        if (++calls < 3)
+          return kLost;
+        return 42;
+      },
+      &attempt, &notices);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, 42);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(attempt, 3);
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_NE(notices[1].find("attempt 3 of 3"), std::string::npos);
+
+  // Out of attempts: the last error stands.
+  calls = 0;
+  attempt = 1;
+  notices.clear();
+  const auto lost = [&]() -> Result<int> {
+    ++calls;
+    return kLost;
+  };
+  r = retry.Run<int>(lost, &attempt, &notices);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(notices.size(), 2u);
+
+  // A deterministic error, or the policy none: one call.
+  calls = 0;
+  attempt = 1;
+  r = retry.Run<int>(
+      [&]() -> Result<int> {
+        ++calls;
+        return Status::InvalidArgument("division by zero");
+      },
+      &attempt, &notices);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(calls, 1);
+  calls = 0;
+  attempt = 1;
+  r = QueryRetry(Policy("none"), ExecutionMode::Kind::kWorkers).Run<int>(lost, &attempt, &notices);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(calls, 1);
+}
+
 TEST(QueryRetryTest, OnlyQueriesOnWorkersUnderPolicyQueryAreRetried) {
   std::vector<std::string> notices;
   EXPECT_FALSE(QueryRetry(Policy("none"), ExecutionMode::Kind::kWorkers).Again(kLost, 1, &notices));
