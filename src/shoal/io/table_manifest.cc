@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/columnar/decimal.h"
 #include "shoal/io/file_writer.h"
 #include "shoal/io/temporary_path.h"
 
@@ -177,17 +178,7 @@ Result<std::string> EncodeValueText(const columnar::Scalar& value) {
     case TypeId::kTimestamp: return fmt::format("{}", value.int_value());
     case TypeId::kFloat32:
     case TypeId::kFloat64: return fmt::format("{}", value.float_value());  // shortest exact form
-    case TypeId::kDecimal: {
-      columnar::int128_t v = value.decimal_value();
-      const bool negative = v < 0;
-      auto magnitude = static_cast<unsigned __int128>(negative ? -(v + 1) : v) + (negative ? 1 : 0);
-      std::string digits;
-      do {
-        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
-        magnitude /= 10;
-      } while (magnitude != 0);
-      return (negative ? "-" : "") + digits;
-    }
+    case TypeId::kDecimal: return columnar::Int128ToString(value.decimal_value());  // unscaled
     case TypeId::kUtf8:
     case TypeId::kBinary: return value.string_value();
     default:
