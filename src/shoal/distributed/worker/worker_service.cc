@@ -14,6 +14,7 @@
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
 #include "shoal/distributed/planner/distributed_planner.h"
+#include "shoal/distributed/transport/in_process_channel.h"
 #include "shoal/distributed/transport/passthrough_headers.h"
 #include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/physical_planner.h"
@@ -212,7 +213,10 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
     task->context = std::make_shared<exec::TaskContext>(std::move(options));
     PlanDecodeContext decode;
     decode.codecs = codecs_;
-    decode.channels = WithHeaders(options_.channels, headers);
+    // Producer tasks on this worker are read in-process (in_process_channel.h): no loopback
+    // connection, encoding or encryption for bytes that never leave the process.
+    decode.channels = WithHeaders(
+        WithLocalWorker(options_.channels, request.target_worker, weak_from_this()), headers);
     SHOAL_ASSIGN_OR_RETURN(
         task->feeds, WorkUnitFeeds::Make(request.work_unit_feeds, request.task_key.ToString()));
     decode.feeds = task->feeds;

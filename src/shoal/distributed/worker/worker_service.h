@@ -71,7 +71,7 @@ struct WorkerServiceOptions {
   std::chrono::milliseconds task_ttl{std::chrono::minutes(10)};
 };
 
-class WorkerService {
+class WorkerService : public std::enable_shared_from_this<WorkerService> {
  public:
   explicit WorkerService(WorkerServiceOptions options);
   ~WorkerService();
