@@ -158,36 +158,7 @@ class InProcessChannel final : public WorkerChannel {
   std::shared_ptr<WorkerService> service_;
 };
 
-// The worker itself under the name the coordinator gave it, every other address through `inner`.
-class LocalWorkerResolver final : public ChannelResolver {
- public:
-  LocalWorkerResolver(ChannelResolverPtr inner, std::string self_address,
-                      std::weak_ptr<WorkerService> self)
-      : inner_(std::move(inner)), self_address_(std::move(self_address)), self_(std::move(self)) {}
-
-  Result<WorkerChannelPtr> Connect(const std::string& address) override {
-    if (address == self_address_) {
-      if (auto self = self_.lock())
-        return WorkerChannelPtr(std::make_shared<InProcessChannel>(address, std::move(self)));
-    }
-    return inner_->Connect(address);
-  }
-
- private:
-  ChannelResolverPtr inner_;
-  std::string self_address_;
-  std::weak_ptr<WorkerService> self_;
-};
-
 }  // namespace
-
-ChannelResolverPtr WithLocalWorker(ChannelResolverPtr inner, std::string self_address,
-                                   std::weak_ptr<WorkerService> self) {
-  if (!inner || self_address.empty() || self.expired())
-    return inner;
-  return std::make_shared<LocalWorkerResolver>(std::move(inner), std::move(self_address),
-                                               std::move(self));
-}
 
 std::shared_ptr<InProcessCluster> InProcessCluster::Make() {
   return std::shared_ptr<InProcessCluster>(new InProcessCluster());

@@ -39,14 +39,4 @@ class InProcessCluster final : public ChannelResolver,
   std::map<std::string, std::shared_ptr<WorkerService>> workers_;
 };
 
-/// What a worker's task plans reach producers through: the worker itself, named `self_address`
-/// by the coordinator, in this process through `self` (the streams handed over as they are, as
-/// between in-process workers), and every other worker through `inner`. A consumer task reading
-/// a producer task of its own worker then costs no loopback connection, no Arrow IPC encoding and
-/// no TLS encryption (half of a shuffle's bytes on 2 workers). `inner` itself when
-/// `self_address` is empty or `self` is not held by a shared_ptr; `self` is held weakly (its
-/// tasks' plans hold the resolver).
-ChannelResolverPtr WithLocalWorker(ChannelResolverPtr inner, std::string self_address,
-                                   std::weak_ptr<WorkerService> self);
-
 }  // namespace shoal::distributed
