@@ -13,12 +13,15 @@
 // to the single node.
 // The workers and `shoal sql` talk plain TCP (--insecure) unless --tls: then mutual TLS with
 // signed requests (docs/security.md), certificates from scripts/make-test-certs.sh — to measure
-// what TLS costs.
+// what TLS costs. --tls-compare measures both in one run: two sets of N workers, one plain and one
+// with TLS, and every query runs on both back to back (which goes first alternates from query to
+// query), so a change of the machine's load between the two hits both alike; the report adds the
+// TLS column and the ratio TLS / plain per query and in total.
 //
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
-//       [--workers N] [--dist-setting name=value ...] [--shuffle] [--tls]
+//       [--workers N] [--dist-setting name=value ...] [--shuffle] [--tls | --tls-compare]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -65,6 +68,10 @@ function ParseArgs(argv) {
       options.tls = true;
       continue;
     }
+    if (key === '--tls-compare') {
+      options.tlsCompare = true;
+      continue;
+    }
     if (key === '--shuffle') {
       options.shuffle = true;
       continue;
@@ -98,6 +105,9 @@ function ParseArgs(argv) {
   }
   if (!Number.isInteger(options.workers) || options.workers < 0) {
     throw new Error('--workers must be a number of workers (0: no distributed run)');
+  }
+  if (options.tlsCompare && (options.tls || options.workers === 0)) {
+    throw new Error('--tls-compare needs --workers N and runs plain and TLS itself (no --tls)');
   }
   options.data ??= path.join(os.tmpdir(), `shoal-bench-tpch-sf${options.sf}-${options.format}`);
   return options;
@@ -169,9 +179,11 @@ async function RunDuckDB(con, sql, runs) {
   return { times, answer };
 }
 
-// `workers`: addresses for `shoal sql --workers` (empty: single node). `shuffleRoot`: run through
-// the materialized shuffle, each run in a fresh directory below it (the driver refuses a used one).
-function RunShoal(options, sql, runs, { workers = [], shuffleRoot = null } = {}) {
+// `workers`: addresses for `shoal sql --workers` (empty: single node), reached with the flags
+// `security`. `shuffleRoot`: run through the materialized shuffle, each run in a fresh directory
+// below it (the driver refuses a used one).
+function RunShoal(options, sql, runs,
+                  { workers = [], security = options.security, shuffleRoot = null } = {}) {
   const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
                   ...(workers.length > 0 ? options.distSettings : []), '\\timing on'];
   for (let r = 0; r <= runs; ++r) {
@@ -183,8 +195,7 @@ function RunShoal(options, sql, runs, { workers = [], shuffleRoot = null } = {})
   }
   const file = path.join(os.tmpdir(), `shoal-bench-${process.pid}.sql`);
   fs.writeFileSync(file, script.join('\n') + '\n');
-  const workerArgs = workers.length > 0 ? ['--workers', workers.join(','), ...options.security]
-                                         : [];
+  const workerArgs = workers.length > 0 ? ['--workers', workers.join(','), ...security] : [];
   const run = spawnSync(options.shoal, ['sql', ...workerArgs, '--format', 'csv', '-f', file],
                         { encoding: 'utf8', maxBuffer: 1 << 30 });
   fs.rmSync(file, { force: true });
@@ -204,7 +215,7 @@ function RunShoal(options, sql, runs, { workers = [], shuffleRoot = null } = {})
 // Starts `count` workers on loopback (OS-chosen ports); resolves with their addresses. Their output
 // goes to files (spawnSync blocks this process's event loop, so nobody would drain a pipe); they
 // are killed when this process exits, also on an error or Ctrl-C.
-async function StartWorkers(options, count) {
+async function StartWorkers(options, count, security = options.security) {
   const children = [];
   const kill = () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL'));
   process.on('exit', kill);
@@ -215,7 +226,7 @@ async function StartWorkers(options, count) {
   for (let i = 0; i < count; ++i) {
     const log = path.join(logDir, `worker${i}.log`);
     const fd = fs.openSync(log, 'w');
-    children.push(spawn(options.shoal, ['worker', ...options.security, '--listen', '127.0.0.1:0',
+    children.push(spawn(options.shoal, ['worker', ...security, '--listen', '127.0.0.1:0',
                                         '--threads',
                                         String(options.threads)], { stdio: ['ignore', fd, fd] }));
     fs.closeSync(fd);
@@ -244,18 +255,23 @@ if (!fs.existsSync(options.shoal)) {
 }
 EnsureData(options);
 options.security = ['--insecure'];
-if (options.tls && options.workers > 0) {
+if ((options.tls || options.tlsCompare) && options.workers > 0) {
   const certs = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-certs-'));
   process.on('exit', () => fs.rmSync(certs, { recursive: true, force: true }));
   const made = spawnSync('bash', [path.join(path.dirname(new URL(import.meta.url).pathname), '..',
                                             '..', 'scripts', 'make-test-certs.sh'), certs]);
   if (made.status !== 0) throw new Error(`make-test-certs.sh failed: ${made.stderr}`);
-  options.security = ['--tls-cert', path.join(certs, 'node.pem'), '--tls-key',
-                      path.join(certs, 'node.key'), '--tls-ca', path.join(certs, 'ca.pem'),
-                      '--cluster-secret-file', path.join(certs, 'cluster-secret')];
+  const tls = ['--tls-cert', path.join(certs, 'node.pem'), '--tls-key',
+               path.join(certs, 'node.key'), '--tls-ca', path.join(certs, 'ca.pem'),
+               '--cluster-secret-file', path.join(certs, 'cluster-secret')];
+  if (options.tlsCompare) options.tlsSecurity = tls;
+  else options.security = tls;
 }
 const workers = options.workers > 0 ? await StartWorkers(options, options.workers) : [];
 if (workers.length > 0) console.error(`workers: ${workers.join(', ')}`);
+const tlsWorkers = options.tlsCompare
+  ? await StartWorkers(options, options.workers, options.tlsSecurity) : [];
+if (tlsWorkers.length > 0) console.error(`TLS workers: ${tlsWorkers.join(', ')}`);
 const con = await DuckDBConnection(options);
 const results = [];
 for (const name of options.queries) {
@@ -274,20 +290,31 @@ for (const name of options.queries) {
     const problem = Compare(expected, ParseCsv(shoal.answer), OrderKeys(sql, expected[0]));
     result.answer = problem === null ? 'ok' : problem.split('\n')[0];
   }
-  if (workers.length > 0) {
-    const dist = RunShoal(options, sql, options.runs, { workers });
+  // The distributed runs: plain (or TLS with --tls), and with --tls-compare TLS too, in an order
+  // that alternates from query to query.
+  const distRuns = workers.length > 0 ? [{ key: 'workers', workers, label: '' }] : [];
+  if (options.tlsCompare) {
+    distRuns.push({ key: 'tls', workers: tlsWorkers, security: options.tlsSecurity,
+                    label: ' over TLS' });
+    if (results.length % 2 === 1) distRuns.reverse();
+  }
+  for (const { key, workers: addresses, security, label } of distRuns) {
+    const dist = RunShoal(options, sql, options.runs, { workers: addresses, security });
     if (dist.error) {
-      result.error = result.error ?? `with ${workers.length} workers: ${dist.error}`;
-    } else {
-      result.workers_ms = Median(dist.times);
-      result.workers_runs = dist.times;
-      if (result.shoal_ms !== undefined) result.workers_ratio = result.workers_ms / result.shoal_ms;
-      const expected = ParseCsv(duck.answer);
-      const problem = Compare(expected, ParseCsv(dist.answer), OrderKeys(sql, expected[0]));
-      if (problem !== null && result.answer === 'ok') {
-        result.answer = `with ${workers.length} workers: ${problem.split('\n')[0]}`;
-      }
+      result.error = result.error ?? `with ${addresses.length} workers${label}: ${dist.error}`;
+      continue;
     }
+    result[`${key}_ms`] = Median(dist.times);
+    result[`${key}_runs`] = dist.times;
+    if (result.shoal_ms !== undefined) result[`${key}_ratio`] = result[`${key}_ms`] / result.shoal_ms;
+    const expected = ParseCsv(duck.answer);
+    const problem = Compare(expected, ParseCsv(dist.answer), OrderKeys(sql, expected[0]));
+    if (problem !== null && result.answer === 'ok') {
+      result.answer = `with ${addresses.length} workers${label}: ${problem.split('\n')[0]}`;
+    }
+  }
+  if (result.workers_ms !== undefined && result.tls_ms !== undefined) {
+    result.tls_plain_ratio = result.tls_ms / result.workers_ms;
   }
   if (options.shuffle) {
     const shuffleRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-shuffle-'));
@@ -312,6 +339,10 @@ for (const name of options.queries) {
                 (workers.length > 0
                   ? `${workers.length} workers ${result.workers_ms?.toFixed(1) ?? 'error'} ms, `
                   : '') +
+                (options.tlsCompare
+                  ? `TLS ${result.tls_ms?.toFixed(1) ?? 'error'} ms ` +
+                    `(x${result.tls_plain_ratio?.toFixed(2) ?? '?'}), `
+                  : '') +
                 `duckdb ${result.duckdb_ms.toFixed(1)} ms, answer ${result.answer ?? result.error}`);
 }
 
@@ -319,11 +350,13 @@ const distributed = workers.length > 0;
 // Totals over the queries every engine ran, so the ratios compare the same work.
 const ok = results.filter((r) => r.shoal_ms !== undefined &&
                                  (!distributed || r.workers_ms !== undefined) &&
+                                 (!options.tlsCompare || r.tls_ms !== undefined) &&
                                  (!options.shuffle || r.shuffle_ms !== undefined));
 const totalShoal = ok.reduce((s, r) => s + r.shoal_ms, 0);
 const totalDuck = ok.reduce((s, r) => s + r.duckdb_ms, 0);
 const totalWorkers = ok.reduce((s, r) => s + (r.workers_ms ?? 0), 0);
 const totalShuffle = ok.reduce((s, r) => s + (r.shuffle_ms ?? 0), 0);
+const totalTls = ok.reduce((s, r) => s + (r.tls_ms ?? 0), 0);
 const summary = {
   scale_factor: Number(options.sf), threads: options.threads, runs: options.runs,
   format: options.format, machine: `${os.cpus().length} cpus, ${os.cpus()[0]?.model ?? '?'}`,
@@ -331,6 +364,10 @@ const summary = {
   ...(distributed ? {
     workers: workers.length, dist_settings: options.distSettings, total_workers_ms: totalWorkers,
     total_workers_ratio: totalWorkers / totalShoal,
+  } : {}),
+  ...(options.tlsCompare ? {
+    total_tls_ms: totalTls, total_tls_ratio: totalTls / totalShoal,
+    total_tls_plain_ratio: totalTls / totalWorkers,
   } : {}),
   ...(options.shuffle ? {
     total_shuffle_ms: totalShuffle, total_shuffle_ratio: totalShuffle / totalShoal,
@@ -343,11 +380,16 @@ const n = workers.length;
 const extra = [];
 if (distributed) extra.push({ title: `Shoal ${n} workers`, ratio: `${n} workers / Shoal`,
                               ms: 'workers_ms', r: 'workers_ratio', total: totalWorkers });
+if (options.tlsCompare) extra.push({ title: `Shoal ${n} workers TLS`, ratio: 'TLS / plain',
+                                     ms: 'tls_ms', r: 'tls_plain_ratio', total: totalTls,
+                                     base: totalWorkers });
 if (options.shuffle) extra.push({ title: 'Shoal shuffle', ratio: 'shuffle / Shoal',
                                   ms: 'shuffle_ms', r: 'shuffle_ratio', total: totalShuffle });
 let md = `TPC-H SF ${options.sf}, ${options.format}, ${options.threads} threads, median of ` +
          `${options.runs} runs after one warm-up (ms)` +
          (distributed ? `; ${n} local workers of ${options.threads} threads each` +
+                        (options.tls ? ', mutual TLS' : '') +
+                        (options.tlsCompare ? ', plain and mutual TLS interleaved' : '') +
                         (options.distSettings.length ? ` (${options.distSettings.join(' ')})` : '')
                       : '') +
          (options.shuffle ? '; shuffle: `shoal sql` with `shuffle_dir` (task processes)' : '') +
@@ -366,7 +408,7 @@ for (const r of results) {
 md += `| **total** | **${totalShoal.toFixed(1)}** | ` +
       extra.map((e) => `**${e.total.toFixed(1)}** | `).join('') +
       `**${totalDuck.toFixed(1)}** | **${(totalShoal / totalDuck).toFixed(2)}** | ` +
-      extra.map((e) => `**${(e.total / totalShoal).toFixed(2)}** | `).join('') +
+      extra.map((e) => `**${(e.total / (e.base ?? totalShoal)).toFixed(2)}** | `).join('') +
       `${summary.failed.length} failed |\n`;
 process.stdout.write(md);
 if (options.json) fs.writeFileSync(options.json, JSON.stringify(summary, null, 2) + '\n');

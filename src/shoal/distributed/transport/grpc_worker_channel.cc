@@ -1,5 +1,6 @@
 #include "shoal/distributed/transport/grpc_worker_channel.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
+#include "shoal/common/memory_pool.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/proto/distributed.grpc.pb.h"
@@ -75,6 +77,15 @@ Status FromGrpc(const grpc::Status& status, const std::string& address) {
             "every node of a cluster must read the same --cluster-secret-file, and their "
             "clocks must agree within the signatures' lifetime");
   }
+  // gRPC's own refusal of a message past the receiver's limit ("Received message larger than max
+  // (N vs. M)"): a limit to raise, not a lack of memory.
+  if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+      status.error_message().find("larger than max") != std::string::npos) {
+    return Status::InvalidArgument("worker {} refused a message: {}", address,
+                                   status.error_message())
+        .WithSqlState("54000")
+        .WithHint("start the workers with a larger --max-message-size");
+  }
   StatusCode code = FromGrpcCode(status.error_code());
   if (code == StatusCode::kUnavailable) {
     return Status::Unavailable("worker {} is unreachable: {}", address, status.error_message())
@@ -108,8 +119,12 @@ LoadInfo DecodeLoadInfo(const proto::LoadInfoProto& in) {
 class GrpcCoordinatorStream final : public CoordinatorStream {
  public:
   GrpcCoordinatorStream(std::string address, proto::Worker::Stub* stub, const Headers& headers,
-                        std::shared_ptr<NodeSecurity> security)
-      : address_(std::move(address)), stub_(stub), security_(std::move(security)) {
+                        std::shared_ptr<NodeSecurity> security,
+                        std::shared_ptr<const std::atomic<int64_t>> worker_max_message_bytes)
+      : address_(std::move(address)),
+        stub_(stub),
+        security_(std::move(security)),
+        worker_max_message_bytes_(std::move(worker_max_message_bytes)) {
     AddHeaders(headers, &context_);
   }
 
@@ -122,6 +137,12 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     proto::CoordinatorToWorkerProto msg;
     auto* m = msg.mutable_set_plan();
     EncodeSetPlanRequest(request, m);
+    // A plan past the worker's limit would be refused by gRPC on the worker, and the coordinator
+    // would only hear of it at the end of the query: the tasks waiting for it would fail first,
+    // after their wait for a plan ("has no plan"). Checked here it fails the query at once.
+    const int64_t limit = worker_max_message_bytes_->load(std::memory_order_relaxed);
+    if (const auto size = static_cast<int64_t>(msg.ByteSizeLong()); limit > 0 && size > limit)
+      return PlanTooLarge(request.task_key, size, limit);
     std::unique_lock<std::mutex> lock(write_mutex_);
     if (stream_)
       return Status::Internal("a coordinator channel carries one task's plan");
@@ -223,6 +244,17 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   }
 
  private:
+  Status PlanTooLarge(const TaskKey& key, int64_t size, int64_t limit) const {
+    return Status::InvalidArgument(
+               "the plan of {} is {} ({} bytes), more than worker {} accepts: its "
+               "--max-message-size is {} ({} bytes)",
+               key.ToString(), FormatBytes(size), size, address_, FormatBytes(limit), limit)
+        .WithSqlState("54000")
+        .WithHint(
+            "start the workers with a larger --max-message-size, or make the plan smaller "
+            "(in-memory tables travel inside it up to dist_memory_table_max_bytes)");
+  }
+
   Status FinishWithError() {
     Result<TaskMetrics> r = Finish();
     return r.ok() ? Status::Unavailable("worker {} closed the coordinator channel", address_)
@@ -232,6 +264,8 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   std::string address_;
   proto::Worker::Stub* stub_;
   std::shared_ptr<NodeSecurity> security_;
+  // The worker's --max-message-size, from its last GetWorkerInfo (0: not known yet).
+  std::shared_ptr<const std::atomic<int64_t>> worker_max_message_bytes_;
   grpc::ClientContext context_;
   // Opened by SendPlan.
   std::unique_ptr<
@@ -416,7 +450,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
       const Headers& headers) override {
     SHOAL_RETURN_IF_ERROR(WaitConnected());
     return std::unique_ptr<CoordinatorStream>(
-        new GrpcCoordinatorStream(address_, stub_.get(), headers, security_));
+        new GrpcCoordinatorStream(address_, stub_.get(), headers, security_, max_message_bytes_));
   }
 
   Result<std::vector<exec::StreamPtr>> ExecuteTask(
@@ -462,6 +496,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
     info.version = response.version();
     info.codec_ids.assign(response.codec_ids().begin(), response.codec_ids().end());
     info.threads = response.threads();
+    max_message_bytes_->store(response.max_message_bytes(), std::memory_order_relaxed);
     return info;
   }
 
@@ -494,6 +529,10 @@ class GrpcWorkerChannel final : public WorkerChannel {
   std::unique_ptr<proto::Worker::Stub> stub_;
   GrpcChannelOptions options_;
   std::shared_ptr<NodeSecurity> security_;
+  // The largest message the worker receives, as its GetWorkerInfo said (coordinators ask before
+  // every query); shared with the coordinator streams, which check plans against it.
+  std::shared_ptr<std::atomic<int64_t>> max_message_bytes_ =
+      std::make_shared<std::atomic<int64_t>>(0);
 };
 
 }  // namespace

@@ -175,8 +175,11 @@ void ProducePartition(exec::RecordBatchStream* stream, int partition,
 
 class WorkerGrpcService final : public proto::Worker::Service {
  public:
-  WorkerGrpcService(int64_t send_budget, std::shared_ptr<NodeSecurity> security)
-      : send_budget_(send_budget), security_(std::move(security)) {}
+  WorkerGrpcService(int64_t send_budget, int64_t max_receive_bytes,
+                    std::shared_ptr<NodeSecurity> security)
+      : send_budget_(send_budget),
+        max_receive_bytes_(max_receive_bytes),
+        security_(std::move(security)) {}
 
   void SetService(std::shared_ptr<WorkerService> service) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -329,6 +332,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
     for (const auto& id : info.codec_ids)
       response->add_codec_ids(id);
     response->set_threads(info.threads);
+    response->set_max_message_bytes(max_receive_bytes_);
     return grpc::Status::OK;
   }
 
@@ -339,6 +343,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
   }
 
   int64_t send_budget_;
+  int64_t max_receive_bytes_;  // what ApplyServerChannelArguments lets gRPC receive
   std::shared_ptr<NodeSecurity> security_;
   std::mutex mutex_;
   std::shared_ptr<WorkerService> service_;
@@ -381,7 +386,9 @@ Result<std::unique_ptr<GrpcWorkerServer>> GrpcWorkerServer::Start(
     return Status::InvalidArgument("--listen '{}' is not HOST:PORT", options.listen);
   auto impl = std::make_unique<Impl>();
   auto security = ProcessNodeSecurity();
-  impl->grpc_service = std::make_unique<WorkerGrpcService>(options.send_budget_bytes, security);
+  impl->grpc_service = std::make_unique<WorkerGrpcService>(
+      options.send_budget_bytes, std::clamp<int64_t>(options.max_receive_bytes, 1, INT32_MAX),
+      security);
   RouteLibraryLogs();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, security->ServerCredentials(), &impl->port);

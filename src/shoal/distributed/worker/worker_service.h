@@ -17,6 +17,8 @@
 // after N s without contact from the coordinator". In adaptive mode a task
 // starts running at SetPlan: a LoadSampler samples its partitions for the coordinator, and
 // consumers and producer heads execute the sampled plan, which continues the sampled streams.
+// A task's network exchanges reach the producer tasks of this same worker (the address the
+// coordinator gave it in SetPlanRequest.target_worker) in-process, without a loopback call.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
@@ -71,7 +73,7 @@ struct WorkerServiceOptions {
   std::chrono::milliseconds task_ttl{std::chrono::minutes(10)};
 };
 
-class WorkerService {
+class WorkerService : public std::enable_shared_from_this<WorkerService> {
  public:
   explicit WorkerService(WorkerServiceOptions options);
   ~WorkerService();

@@ -3,6 +3,7 @@
 // spill into the worker's own directory whatever spill_dir the client set; a worker caps the
 // tasks one query may hold and the queries it serves at once; and a task plan may not name a
 // shuffle directory to write into.
+#include <chrono>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -199,6 +200,40 @@ TEST(WorkerMessageLimitsTest, RequestsPastTheDecodersLimitsAreRefusedClearly) {
   EXPECT_EQ(DecodeSetPlanRequest(plan).status().code(), StatusCode::kInvalidData);
   plan.mutable_task_key()->set_query_id("q");
   EXPECT_OK(DecodeSetPlanRequest(plan).status());
+}
+
+// A plan larger than a worker's --max-message-size is refused by gRPC on the worker. Before the fix
+// the coordinator heard of it only from the tasks waiting for that plan, after their 10 s wait
+// ("worker ... has no plan for stage N task M"); now the query fails at once, naming the plan's
+// size, the limit and the flag to raise, and the workers keep serving.
+TEST(WorkerMessageLimitsTest, APlanPastTheWorkersMaxMessageSizeFailsAtOnceNamingTheLimit) {
+  engine::QueryRunner runner;
+  ASSERT_OK(distributed_testing::LoadTpch(runner, 2));
+  distributed_testing::GrpcTestCluster workers;
+  WorkerServiceOptions w = distributed_testing::TestWorker(runner.session().catalog());
+  GrpcWorkerServerOptions server;
+  server.max_receive_bytes = 64 << 10;
+  ASSERT_OK(workers.Start(2, w, server));
+  ASSERT_OK(distributed_testing::InstallCoordinator(
+                runner, distributed_testing::CoordinatorFor(workers.addresses, workers.channels))
+                .status());
+  // The 256 KiB literal travels in the plan of every task that scans lineitem.
+  const std::string sql =
+      "SELECT count(*) FROM lineitem WHERE l_comment <> '" + std::string(256 << 10, 'x') + "'";
+  const auto start = std::chrono::steady_clock::now();
+  auto refused = runner.RunOne(sql);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(refused.ok());
+  const std::string message = refused.status().ToString();
+  EXPECT_NE(message.find("the plan of"), std::string::npos) << message;
+  EXPECT_NE(message.find("--max-message-size is 64.0 KiB (65536 bytes)"), std::string::npos)
+      << message;
+  EXPECT_EQ(refused.status().sqlstate(), "54000") << message;
+  EXPECT_LT(elapsed, std::chrono::seconds(5)) << message;
+
+  ASSERT_OK_AND_ASSIGN(auto small, runner.RunOne("SELECT count(*) FROM nation"));
+  EXPECT_EQ(distributed_testing::SortedRows(small), std::vector<std::string>{"25"});
+  EXPECT_TRUE(WaitFor([&] { return workers.TasksHeld() == 0; }, "the workers to hold no task"));
 }
 
 }  // namespace
