@@ -42,6 +42,50 @@ Connection::~Connection() {
 }
 
 Status Connection::ReadExactly(char* data, size_t n) {
+  size_t done = std::min(n, in_end_ - in_begin_);
+  if (done > 0) {
+    std::memcpy(data, in_buffer_.get() + in_begin_, done);
+    in_begin_ += done;
+  }
+  if (done == n) {
+    return Status::OK();
+  }
+  if (!buffered_reads_ || n - done >= kReadBufferBytes) {
+    return ReadFromSocket(data + done, n - done);
+  }
+  if (in_buffer_ == nullptr) {
+    in_buffer_ = std::make_unique<char[]>(kReadBufferBytes);
+  }
+  while (done < n) {
+    // Whatever has arrived, up to the buffer's size: at least one byte, waiting as long as the
+    // socket's receive timeout allows.
+    in_begin_ = 0;
+    in_end_ = 0;
+    ssize_t got = 0;
+    if (ssl_ != nullptr) {
+      got = SSL_read(ssl_, in_buffer_.get(), static_cast<int>(kReadBufferBytes));
+      if (got <= 0) {
+        return ClientGone();
+      }
+    } else {
+      got = recv(fd_, in_buffer_.get(), kReadBufferBytes, 0);
+      if (got < 0 && errno == EINTR) {
+        continue;
+      }
+      if (got <= 0) {
+        return ClientGone();
+      }
+    }
+    in_end_ = static_cast<size_t>(got);
+    const size_t take = std::min(n - done, in_end_);
+    std::memcpy(data + done, in_buffer_.get(), take);
+    in_begin_ = take;
+    done += take;
+  }
+  return Status::OK();
+}
+
+Status Connection::ReadFromSocket(char* data, size_t n) {
   size_t done = 0;
   while (ssl_ != nullptr && done < n) {
     int got = SSL_read(ssl_, data + done, static_cast<int>(std::min<size_t>(n - done, 1 << 30)));
@@ -145,8 +189,11 @@ Status Connection::WithTimeout(const std::function<Status()>& body) {
 }
 
 bool Connection::InputReady() const {
-  if (ssl_ != nullptr && SSL_pending(ssl_) > 0) {
+  if (in_begin_ < in_end_ || (ssl_ != nullptr && SSL_pending(ssl_) > 0)) {
     return true;
+  }
+  if (buffered_reads_) {
+    return false;  // saves a poll per message: the rearmed epoll watch sees what is left
   }
   pollfd p{fd_, POLLIN, 0};
   return poll(&p, 1, 0) > 0;  // readable, or closed (the read then says so)
@@ -163,6 +210,7 @@ Connection::Turn Connection::Serve() {
     if (!Flush().ok()) {
       return Turn::kClosed;
     }
+    buffered_reads_ = true;
     if (!InputReady()) {
       return Turn::kIdle;
     }
@@ -283,15 +331,16 @@ Status Connection::HandleMessage(char type, std::string_view body, bool* termina
 // ---- Simple query ----------------------------------------------------------------------------
 
 Status Connection::SimpleQuery(const std::string& sql) {
-  auto parsed = sql::ParseSql(sql);
+  auto parsed = server_->parse_cache().Parse(sql);
   if (!parsed.ok()) {
     SendError(parsed.status());
     OnStatementError();
-  } else if (parsed->statements.empty()) {
+  } else if ((*parsed)->statements.empty()) {
     WriteEmptyMessage(out_, 'I');
   } else {
-    for (const auto& statement : parsed->statements) {
-      Status st = RunStatement(*parsed, statement);
+    const sql::ParsedScript& script = **parsed;
+    for (const auto& statement : script.statements) {
+      Status st = RunStatement(script, statement);
       if (broken_) {
         return ClientGone();
       }

@@ -36,6 +36,7 @@
 #include "shoal/common/result.h"
 #include "shoal/engine/query_runner.h"
 #include "shoal/server/auth_config.h"
+#include "shoal/server/parse_cache.h"
 #include "shoal/server/pg_wire.h"
 #include "shoal/server/query_admission.h"
 #include "shoal/server/statement_timer.h"
@@ -69,6 +70,8 @@ class ConnectionHost {
   virtual ssl_ctx_st* tls_context() const = 0;
   /// Admits statements that run a plan (running at once, memory); null: no limits.
   virtual QueryAdmission* admission() = 0;
+  /// Parse trees of recent SQL texts, for all connections.
+  virtual ParseCache& parse_cache() = 0;
 };
 
 class Connection {
@@ -102,8 +105,8 @@ class Connection {
  private:
   // A statement prepared by Parse (or the unnamed one).
   struct Prepared {
-    std::shared_ptr<sql::ParsedScript> script;  // at most one statement
-    std::vector<uint32_t> parameter_types;      // as the client sent them (0: unknown)
+    std::shared_ptr<const sql::ParsedScript> script;  // at most one statement
+    std::vector<uint32_t> parameter_types;            // as the client sent them (0: unknown)
   };
   // A portal made by Bind.
   struct Portal {
@@ -119,9 +122,16 @@ class Connection {
     bool done = false;
   };
 
-  // Socket I/O. Reads fail when the client has gone; writes send the whole buffer.
+  // Socket I/O. Reads fail when the client has gone; writes send the whole buffer. Once start-up
+  // is over, reads go through `in_buffer_`: one recv takes in a whole message, usually, and
+  // every message a client pipelined (Parse/Bind/Execute/Sync), instead of two recv per message.
+  // Start-up reads exactly what it asks for, so that no byte sent before the TLS handshake is
+  // ever taken for a message after it.
   Status ReadExactly(char* data, size_t n);
-  // Whether a read would find bytes (or the end of the stream) without waiting.
+  Status ReadFromSocket(char* data, size_t n);
+  // Whether a message is already read in (or, during start-up, whether a read would find bytes
+  // or the end of the stream without waiting). A message still in the socket is left to the
+  // caller's epoll watch, which fires again at once.
   bool InputReady() const;
   // Reads and handles one message; false when the connection must close.
   bool ServeMessage();
@@ -182,7 +192,11 @@ class Connection {
   std::atomic<bool> cancel_requested_{false};
   ssl_st* ssl_ = nullptr;  // set once the client asked for TLS and the handshake succeeded
   MessageWriter out_;
-  std::string in_buffer_;
+  static constexpr size_t kReadBufferBytes = 16 * 1024;
+  std::unique_ptr<char[]> in_buffer_;  // bytes read from the socket, not yet consumed
+  size_t in_begin_ = 0;
+  size_t in_end_ = 0;
+  bool buffered_reads_ = false;  // start-up is over
   std::unique_ptr<engine::QueryRunner> runner_;
   int32_t pid_ = 0;
   std::string user_;

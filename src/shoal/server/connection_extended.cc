@@ -33,13 +33,13 @@ Status Connection::Parse(std::string_view body) {
     return Status::AlreadyExists("prepared statement \"{}\" already exists", m.statement)
         .WithSqlState("42P05");
   }
-  SHOAL_ASSIGN_OR_RETURN(sql::ParsedScript script, sql::ParseSql(m.query));
-  if (script.statements.size() > 1) {
+  SHOAL_ASSIGN_OR_RETURN(auto script, server_->parse_cache().Parse(m.query));
+  if (script->statements.size() > 1) {
     return Status::InvalidArgument("cannot insert multiple commands into a prepared statement")
         .WithSqlState("42601");
   }
   auto prepared = std::make_shared<Prepared>();
-  prepared->script = std::make_shared<sql::ParsedScript>(std::move(script));
+  prepared->script = std::move(script);
   prepared->parameter_types = std::move(m.parameter_types);
   statements_[m.statement] = std::move(prepared);
   WriteEmptyMessage(out_, '1');  // ParseComplete

@@ -29,6 +29,7 @@
 #include "shoal/engine/query_runner.h"
 #include "shoal/engine/session_setup.h"
 #include "shoal/server/connection.h"
+#include "shoal/server/parse_cache.h"
 #include "shoal/server/query_admission.h"
 #include "shoal/sql/catalog.h"
 
@@ -90,6 +91,7 @@ class Server final : public ConnectionHost {
   const AuthConfig& auth() const override { return auth_; }
   ssl_ctx_st* tls_context() const override { return tls_context_; }
   QueryAdmission* admission() override { return admission_.get(); }
+  ParseCache& parse_cache() override { return parse_cache_; }
 
  private:
   void AcceptLoop();
@@ -107,6 +109,7 @@ class Server final : public ConnectionHost {
   engine::ExecutionMode mode_;
   std::unique_ptr<engine::QueryRunner> setup_runner_;  // owns the mode's in-process workers
   std::unique_ptr<QueryAdmission> admission_;
+  ParseCache parse_cache_;
 
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;

@@ -11,13 +11,19 @@
 #include <fstream>
 #include <thread>
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/server/auth_config.h"
+#include "shoal/server/pg_wire.h"
 #include "shoal/server/scram.h"
 #include "shoal/server/server.h"
 #include "tests/support/wait.h"
@@ -275,6 +281,93 @@ TEST_F(PgClientTest, CancelStopsTheRunningStatement) {
   EXPECT_EQ(st.sqlstate(), "57014");
   EXPECT_EQ(st.UserMessage(), "canceling statement due to user request");
   ExpectSameAsInProcess(*client, "select 6");
+}
+
+// The server reads a client's bytes in blocks, not message by message: messages sent together
+// (start-up and three queries in one write) are each answered, in order, and a message larger
+// than the read block, sent in small pieces, arrives whole.
+TEST_F(PgClientTest, PipelinedAndSplitMessages) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server_->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  const auto send_all = [&](std::string_view bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      ASSERT_GT(n, 0);
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+  };
+  const auto query = [](const std::string& sql) {
+    MessageWriter w;
+    w.Begin('Q');
+    w.CString(sql);
+    w.End();
+    return w.buffer();
+  };
+  MessageWriter startup;
+  startup.Int32(0);
+  startup.Int32(kProtocolVersion3);
+  startup.CString("user");
+  startup.CString("tester");
+  startup.Byte(0);
+  startup.PatchInt32(0, static_cast<int32_t>(startup.size()));
+  send_all(startup.buffer() + query("select 1") + query("select 'two'") + query("select 3"));
+  // Reads messages up to the next ReadyForQuery; returns the text of their DataRows' first
+  // values and the CommandComplete tags.
+  std::string pending;
+  const auto read_until_ready = [&]() {
+    std::vector<std::string> seen;
+    for (;;) {
+      while (pending.size() >= 5) {
+        const auto* b = reinterpret_cast<const uint8_t*>(pending.data() + 1);
+        const size_t len =
+            (size_t{b[0]} << 24) | (size_t{b[1]} << 16) | (size_t{b[2]} << 8) | size_t{b[3]};
+        if (pending.size() < 1 + len)
+          break;
+        const char type = pending[0];
+        std::string body = pending.substr(5, len - 4);
+        pending.erase(0, 1 + len);
+        if (type == 'E')
+          seen.push_back("error");
+        if (type == 'C')
+          seen.push_back(body.substr(0, body.size() - 1));
+        if (type == 'D' && body.size() >= 6) {
+          const auto* v = reinterpret_cast<const uint8_t*>(body.data() + 2);
+          const size_t n =
+              (size_t{v[0]} << 24) | (size_t{v[1]} << 16) | (size_t{v[2]} << 8) | size_t{v[3]};
+          seen.push_back(body.substr(6, n));
+        }
+        if (type == 'Z')
+          return seen;
+      }
+      char buf[65536];
+      ssize_t n = recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0) {
+        seen.push_back("closed");
+        return seen;
+      }
+      pending.append(buf, static_cast<size_t>(n));
+    }
+  };
+  EXPECT_EQ(read_until_ready(), std::vector<std::string>{});  // start-up
+  EXPECT_EQ(read_until_ready(), (std::vector<std::string>{"1", "SELECT 1"}));
+  EXPECT_EQ(read_until_ready(), (std::vector<std::string>{"two", "SELECT 1"}));
+  EXPECT_EQ(read_until_ready(), (std::vector<std::string>{"3", "SELECT 1"}));
+  // 100 KB of SQL, sent 1,000 bytes at a time, then a query in the same write as its last piece.
+  const std::string big = std::string(100000, 'x');
+  const std::string bytes = query("select length('" + big + "')") + query("select 4");
+  for (size_t at = 0; at < bytes.size(); at += 1000) {
+    send_all(std::string_view(bytes).substr(at, 1000));
+  }
+  EXPECT_EQ(read_until_ready(), (std::vector<std::string>{"100000", "SELECT 1"}));
+  EXPECT_EQ(read_until_ready(), (std::vector<std::string>{"4", "SELECT 1"}));
+  close(fd);
 }
 
 TEST_F(PgClientTest, ConnectionErrors) {
