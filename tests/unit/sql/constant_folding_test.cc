@@ -77,3 +77,30 @@ TEST_F(ConstantFoldingTest, DateAgainstTimestampConstantComparesDates) {
 
 }  // namespace
 }  // namespace shoal::sql
+
+namespace shoal::sql {
+namespace {
+
+// A rule with nothing to change on a plan gives the same plan back, not a copy of every node:
+// every statement passes through every rule, and most change nothing (`SELECT 1`, or a filter
+// with no constant to fold, no OR to factor and no subquery).
+TEST_F(ConstantFoldingTest, RulesThatChangeNothingCopyNothing) {
+  for (const char* sql :
+       {"select 1", "select n_name from nation where n_nationkey > n_regionkey order by 1",
+        "select n_regionkey, count(*) from nation group by n_regionkey"}) {
+    auto bound = BindSql(&session_, sql);
+    ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+    optimizer::OptimizerContext context;
+    context.column_ids = &session_.column_ids();
+    for (auto make : {optimizer::MakeConstantFoldingRule, optimizer::MakeDisjunctionFactoringRule,
+                      optimizer::MakeSubqueryDecorrelationRule}) {
+      auto rule = make();
+      auto out = rule->Apply(bound->plan, context);
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      EXPECT_EQ(out->get(), bound->plan.get()) << sql << ": " << rule->name();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace shoal::sql

@@ -12,7 +12,7 @@ class CardinalityEstimationRule : public OptimizerRule {
  public:
   const char* name() const override { return "cardinality_estimation"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     CardinalityEstimator estimator;
     return estimator.Annotate(plan);
   }

@@ -206,14 +206,15 @@ class CommonSubexpressionRule : public OptimizerRule {
  public:
   const char* name() const override { return "common subexpression elimination"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext& context) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan,
+                               OptimizerContext& context) const override {
     if (context.column_ids == nullptr)
       return plan;
     return Rewrite(plan, context.column_ids);
   }
 
  private:
-  LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan, ColumnIdAllocator* ids) {
+  static LogicalPlanPtr Rewrite(const LogicalPlanPtr& plan, ColumnIdAllocator* ids) {
     std::shared_ptr<LogicalPlan> node;
     for (size_t i = 0; i < plan->children.size(); ++i) {
       LogicalPlanPtr child = Rewrite(plan->children[i], ids);

@@ -344,34 +344,45 @@ ExprPtr FoldExpr(const ExprPtr& e) {
 }
 
 Result<LogicalPlanPtr> FoldPlan(const LogicalPlanPtr& plan) {
-  std::vector<LogicalPlanPtr> children;
-  for (const auto& c : plan->children) {
-    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr folded, FoldPlan(c));
-    children.push_back(folded);
+  std::shared_ptr<LogicalPlan> node;  // a copy of `plan`, made at the first change
+  for (size_t i = 0; i < plan->children.size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr folded, FoldPlan(plan->children[i]));
+    if (folded != plan->children[i]) {
+      if (!node)
+        node = plan->Clone();
+      node->children[i] = std::move(folded);
+    }
   }
-  SHOAL_ASSIGN_OR_RETURN(auto node, MapSubqueryPlans(*plan, FoldPlan));
-  node = MapNodeExprs(*node, FoldExpr);
-  node->children = std::move(children);
-  if (node->kind == LogicalKind::kFilter) {
-    if (IsTrue(node->predicate))
-      return node->children[0];
-    if (IsFalse(node->predicate) || IsNullLiteral(node->predicate)) {
+  SHOAL_ASSIGN_OR_RETURN(auto with_subqueries,
+                         MapSubqueryPlansIfChanged(node ? *node : *plan, FoldPlan));
+  if (with_subqueries)
+    node = std::move(with_subqueries);
+  if (auto folded = MapNodeExprsIfChanged(node ? *node : *plan, FoldExpr))
+    node = std::move(folded);
+  const LogicalPlan& current = node ? *node : *plan;
+  if (current.kind == LogicalKind::kFilter) {
+    if (IsTrue(current.predicate))
+      return current.children[0];
+    if (IsFalse(current.predicate) || IsNullLiteral(current.predicate)) {
       auto empty = std::make_shared<LogicalPlan>();
       empty->kind = LogicalKind::kValues;
-      empty->output = node->output;
+      empty->output = current.output;
       return LogicalPlanPtr(empty);
     }
   }
-  if (node->kind == LogicalKind::kJoin && node->predicate && IsTrue(node->predicate))
+  if (current.kind == LogicalKind::kJoin && current.predicate && IsTrue(current.predicate)) {
+    if (!node)
+      node = plan->Clone();
     node->predicate = nullptr;
-  return LogicalPlanPtr(node);
+  }
+  return node ? LogicalPlanPtr(node) : plan;
 }
 
 class ConstantFoldingRule : public OptimizerRule {
  public:
   const char* name() const override { return "constant_folding"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     return FoldPlan(plan);
   }
 };

@@ -127,22 +127,36 @@ ExprPtr AddImplied(const ExprPtr& predicate) {
 }
 
 Result<LogicalPlanPtr> FactorPlan(const LogicalPlanPtr& plan) {
-  SHOAL_ASSIGN_OR_RETURN(auto with_subqueries, MapSubqueryPlans(*plan, FactorPlan));
-  auto node =
-      MapNodeExprs(*with_subqueries, [](const ExprPtr& e) { return TransformExpr(e, Factor); });
-  if (node->kind == LogicalKind::kFilter && node->predicate)
-    node->predicate = AddImplied(node->predicate);
-  for (auto& child : node->children) {
-    SHOAL_ASSIGN_OR_RETURN(child, FactorPlan(child));
+  SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<LogicalPlan> node,
+                         MapSubqueryPlansIfChanged(*plan, FactorPlan));
+  if (auto factored = MapNodeExprsIfChanged(
+          node ? *node : *plan, [](const ExprPtr& e) { return TransformExpr(e, Factor); }))
+    node = std::move(factored);
+  if (const LogicalPlan& current = node ? *node : *plan;
+      current.kind == LogicalKind::kFilter && current.predicate) {
+    ExprPtr implied = AddImplied(current.predicate);
+    if (implied != current.predicate) {
+      if (!node)
+        node = plan->Clone();
+      node->predicate = std::move(implied);
+    }
   }
-  return LogicalPlanPtr(node);
+  for (size_t i = 0; i < plan->children.size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr child, FactorPlan(plan->children[i]));
+    if (child != plan->children[i]) {
+      if (!node)
+        node = plan->Clone();
+      node->children[i] = std::move(child);
+    }
+  }
+  return node ? LogicalPlanPtr(node) : plan;
 }
 
 class DisjunctionFactoringRule : public OptimizerRule {
  public:
   const char* name() const override { return "disjunction_factoring"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     return FactorPlan(plan);
   }
 };

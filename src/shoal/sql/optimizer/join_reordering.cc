@@ -495,7 +495,7 @@ class JoinReorderingRule : public OptimizerRule {
  public:
   const char* name() const override { return "join_reordering"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     return Reorder(plan, nullptr);
   }
 };

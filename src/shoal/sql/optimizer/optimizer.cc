@@ -37,9 +37,11 @@ Result<LogicalPlanPtr> Optimizer::Optimize(LogicalPlanPtr plan, OptimizerContext
 }  // namespace optimizer
 
 Result<LogicalPlanPtr> OptimizePlan(LogicalPlanPtr plan, ColumnIdAllocator* column_ids) {
+  // Rules keep no state between plans, so one pipeline serves every statement of every session.
+  static const optimizer::Optimizer kDefault = optimizer::Optimizer::Default();
   optimizer::OptimizerContext context;
   context.column_ids = column_ids;
-  return optimizer::Optimizer::Default().Optimize(std::move(plan), context);
+  return kDefault.Optimize(std::move(plan), context);
 }
 
 }  // namespace shoal::sql

@@ -29,11 +29,14 @@ struct OptimizerContext {
   ColumnIdAllocator* column_ids = nullptr;  // for rules that add columns; may be null
 };
 
+// A rule keeps no state between plans (Apply is const): one pipeline serves every statement of
+// every session at once.
 class OptimizerRule {
  public:
   virtual ~OptimizerRule() = default;
   virtual const char* name() const = 0;
-  virtual Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext& context) = 0;
+  virtual Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan,
+                                       OptimizerContext& context) const = 0;
 };
 
 std::unique_ptr<OptimizerRule> MakeConstantFoldingRule();

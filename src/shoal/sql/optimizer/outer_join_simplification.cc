@@ -142,7 +142,7 @@ class OuterJoinSimplificationRule : public OptimizerRule {
  public:
   const char* name() const override { return "outer_join_simplification"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     return Simplify(plan);
   }
 };

@@ -130,35 +130,68 @@ bool ContainsSubquery(const ExprPtr& expr) {
   return found;
 }
 
-std::shared_ptr<LogicalPlan> MapNodeExprs(const LogicalPlan& plan,
-                                          const std::function<ExprPtr(const ExprPtr&)>& fn) {
-  auto copy = plan.Clone();
-  if (copy->predicate)
-    copy->predicate = fn(copy->predicate);
-  for (auto& e : copy->exprs)
-    e = fn(e);
-  for (auto& e : copy->group_by)
-    e = fn(e);
-  for (auto& e : copy->aggregates)
-    e = fn(e);
-  for (auto& e : copy->left_keys)
-    e = fn(e);
-  for (auto& e : copy->right_keys)
-    e = fn(e);
-  for (auto& k : copy->sort_keys)
-    k.expr = fn(k.expr);
-  for (auto& row : copy->rows) {
+namespace {
+
+// Calls `fn` on every expression slot of `plan` in one fixed order (the predicate only when set).
+template <typename Plan, typename Fn>
+void ForEachExprSlot(Plan& plan, Fn&& fn) {
+  if (plan.predicate)
+    fn(plan.predicate);
+  for (auto& e : plan.exprs)
+    fn(e);
+  for (auto& e : plan.group_by)
+    fn(e);
+  for (auto& e : plan.aggregates)
+    fn(e);
+  for (auto& e : plan.left_keys)
+    fn(e);
+  for (auto& e : plan.right_keys)
+    fn(e);
+  for (auto& k : plan.sort_keys)
+    fn(k.expr);
+  for (auto& row : plan.rows) {
     for (auto& e : row)
-      e = fn(e);
+      fn(e);
   }
+}
+
+}  // namespace
+
+bool HasSubqueryExpr(const LogicalPlan& plan) {
+  bool any = false;
+  ForEachExprSlot(plan, [&](const ExprPtr& e) { any = any || ContainsSubquery(e); });
+  return any;
+}
+
+std::shared_ptr<LogicalPlan> MapNodeExprsIfChanged(
+    const LogicalPlan& plan, const std::function<ExprPtr(const ExprPtr&)>& fn) {
+  std::vector<ExprPtr> mapped;
+  bool changed = false;
+  ForEachExprSlot(plan, [&](const ExprPtr& e) {
+    mapped.push_back(fn(e));
+    changed = changed || mapped.back() != e;
+  });
+  if (!changed)
+    return nullptr;
+  auto copy = plan.Clone();
+  size_t next = 0;
+  ForEachExprSlot(*copy, [&](ExprPtr& e) { e = std::move(mapped[next++]); });
   return copy;
 }
 
-Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlans(
+std::shared_ptr<LogicalPlan> MapNodeExprs(const LogicalPlan& plan,
+                                          const std::function<ExprPtr(const ExprPtr&)>& fn) {
+  auto copy = MapNodeExprsIfChanged(plan, fn);
+  return copy ? copy : plan.Clone();
+}
+
+Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlansIfChanged(
     const LogicalPlan& plan,
     const std::function<Result<LogicalPlanPtr>(const LogicalPlanPtr&)>& fn) {
+  if (!HasSubqueryExpr(plan))
+    return std::shared_ptr<LogicalPlan>();
   Status status;
-  auto copy = MapNodeExprs(plan, [&](const ExprPtr& e) {
+  auto copy = MapNodeExprsIfChanged(plan, [&](const ExprPtr& e) {
     return TransformExpr(e, [&](const ExprPtr& x) -> ExprPtr {
       if (x->kind != ExprKind::kSubquery || !x->subquery || !status.ok())
         return nullptr;
@@ -167,6 +200,8 @@ Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlans(
         status = rewritten.status();
         return nullptr;
       }
+      if (*rewritten == x->subquery)
+        return nullptr;
       auto node = std::make_shared<Expr>(*x);
       node->subquery = *rewritten;
       return node;
@@ -174,6 +209,13 @@ Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlans(
   });
   SHOAL_RETURN_IF_ERROR(status);
   return copy;
+}
+
+Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlans(
+    const LogicalPlan& plan,
+    const std::function<Result<LogicalPlanPtr>(const LogicalPlanPtr&)>& fn) {
+  SHOAL_ASSIGN_OR_RETURN(auto copy, MapSubqueryPlansIfChanged(plan, fn));
+  return copy ? copy : plan.Clone();
 }
 
 ExprPtr SubstituteColumns(const ExprPtr& expr, const std::map<ColumnId, ExprPtr>& map) {

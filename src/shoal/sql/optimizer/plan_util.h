@@ -46,6 +46,16 @@ std::shared_ptr<LogicalPlan> MapNodeExprs(const LogicalPlan& plan,
 Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlans(
     const LogicalPlan& plan,
     const std::function<Result<LogicalPlanPtr>(const LogicalPlanPtr&)>& fn);
+/// Whether any expression of the node (not of its children) holds a subquery.
+bool HasSubqueryExpr(const LogicalPlan& plan);
+/// As the two above, but null when nothing changed (`fn` gave back every expression or plan it
+/// was given), so that a rule with nothing to do on a node copies nothing: most rules change
+/// few nodes of a plan, and every statement passes through every rule.
+std::shared_ptr<LogicalPlan> MapNodeExprsIfChanged(
+    const LogicalPlan& plan, const std::function<ExprPtr(const ExprPtr&)>& fn);
+Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlansIfChanged(
+    const LogicalPlan& plan,
+    const std::function<Result<LogicalPlanPtr>(const LogicalPlanPtr&)>& fn);
 
 /// Replaces column references by id (outer references untouched).
 ExprPtr SubstituteColumns(const ExprPtr& expr, const std::map<ColumnId, ExprPtr>& map);

@@ -119,9 +119,10 @@ class Pushdown {
 
 Result<LogicalPlanPtr> Pushdown::Push(const LogicalPlanPtr& input, std::vector<ExprPtr> preds) {
   // Subquery plans are optimised on their own.
-  SHOAL_ASSIGN_OR_RETURN(auto with_subqueries,
-                         MapSubqueryPlans(*input, [this](const auto& p) { return Push(p, {}); }));
-  LogicalPlanPtr plan = with_subqueries;
+  SHOAL_ASSIGN_OR_RETURN(
+      auto with_subqueries,
+      MapSubqueryPlansIfChanged(*input, [this](const auto& p) { return Push(p, {}); }));
+  const LogicalPlanPtr plan = with_subqueries ? LogicalPlanPtr(with_subqueries) : input;
   switch (plan->kind) {
     case LogicalKind::kFilter: {
       for (const auto& c : SplitConjunction(plan->predicate))
@@ -305,7 +306,7 @@ class PredicatePushdownRule : public OptimizerRule {
  public:
   const char* name() const override { return "predicate_pushdown"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     Pushdown pushdown;
     return pushdown.Push(plan, {});
   }

@@ -177,7 +177,7 @@ class ProjectionPruningRule : public OptimizerRule {
  public:
   const char* name() const override { return "projection_pruning"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
     return PruneAll(plan);
   }
 };

@@ -21,11 +21,24 @@ class Decorrelator {
   explicit Decorrelator(ColumnIdSource& ids) : ids_(ids) {}
 
   Result<LogicalPlanPtr> Run(const LogicalPlanPtr& plan) {
-    SHOAL_ASSIGN_OR_RETURN(auto node,
-                           MapSubqueryPlans(*plan, [this](const auto& p) { return Run(p); }));
-    for (auto& child : node->children) {
-      SHOAL_ASSIGN_OR_RETURN(child, Run(child));
+    SHOAL_ASSIGN_OR_RETURN(
+        std::shared_ptr<LogicalPlan> node,
+        MapSubqueryPlansIfChanged(*plan, [this](const auto& p) { return Run(p); }));
+    for (size_t i = 0; i < plan->children.size(); ++i) {
+      SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr child, Run(plan->children[i]));
+      if (child != plan->children[i]) {
+        if (!node)
+          node = plan->Clone();
+        node->children[i] = std::move(child);
+      }
     }
+    // Every rewrite below removes a subquery of this node's expressions or a LATERAL: a node
+    // without either stays as it is (most nodes of most plans).
+    if (const LogicalPlan& current = node ? *node : *plan;
+        !(current.kind == LogicalKind::kJoin && current.lateral) && !HasSubqueryExpr(current))
+      return node ? LogicalPlanPtr(node) : plan;
+    if (!node)
+      node = plan->Clone();
     if (node->kind == LogicalKind::kJoin && node->lateral)
       return RewriteLateralJoin(*node);
     if (node->kind == LogicalKind::kJoin &&
@@ -456,7 +469,8 @@ class SubqueryDecorrelationRule : public OptimizerRule {
  public:
   const char* name() const override { return "subquery_decorrelation"; }
 
-  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext& context) override {
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan,
+                               OptimizerContext& context) const override {
     ColumnIdSource ids(context.column_ids, *plan);
     Decorrelator decorrelator(ids);
     return decorrelator.Run(plan);
