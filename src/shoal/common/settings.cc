@@ -136,7 +136,7 @@ Status SettingsRegistry::Register(SettingDefinition definition) {
     return std::move(normal).status().WithContext(
         fmt::format("the default of setting \"{}\"", definition.name));
   definition.default_value = std::move(*normal);
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   auto it = definitions_.find(definition.name);
   if (it != definitions_.end()) {
     return Status::AlreadyExists("setting \"{}\" is declared twice (by {} and by {})",
@@ -153,8 +153,13 @@ Status SettingsRegistry::RegisterAll(std::span<const SettingDefinition> definiti
 }
 
 Result<const SettingDefinition*> SettingsRegistry::Find(std::string_view name) const {
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto it = definitions_.find(name); it != definitions_.end())
+      return &it->second;  // the name as the code spells it: no copy, no case folding
+  }
   std::string key = Lower(Trim(name));
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   auto it = definitions_.find(key);
   if (it != definitions_.end())
     return &it->second;
@@ -170,7 +175,7 @@ Result<const SettingDefinition*> SettingsRegistry::Find(std::string_view name) c
 }
 
 std::vector<const SettingDefinition*> SettingsRegistry::All() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   std::vector<const SettingDefinition*> out;
   for (const auto& [n, d] : definitions_)
     out.push_back(&d);
@@ -200,22 +205,28 @@ Result<std::string> Settings::Get(std::string_view name) const {
   return it != values_.end() ? it->second : def->default_value;
 }
 
+const std::string& Settings::ValueOf(std::string_view name) const {
+  auto def = registry_->Find(name);
+  SHOAL_CHECK(def.ok(), "reading unregistered setting: {}", def.status().ToString());
+  auto it = values_.find((*def)->name);
+  return it != values_.end() ? it->second : (*def)->default_value;
+}
+
 bool Settings::GetBool(std::string_view name) const {
-  auto v = Get(name);
-  SHOAL_CHECK(v.ok(), "reading unregistered setting: {}", v.status().ToString());
-  return *v == "true";
+  return ValueOf(name) == "true";
 }
 
 int64_t Settings::GetInt(std::string_view name) const {
-  auto v = Get(name);
-  SHOAL_CHECK(v.ok(), "reading unregistered setting: {}", v.status().ToString());
-  return std::stoll(*v);
+  const std::string& v = ValueOf(name);
+  int64_t out = 0;
+  // Normalized when set: always a whole number in range.
+  [[maybe_unused]] auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), out);
+  SHOAL_CHECK(error == std::errc(), "setting {} is not an integer: {}", name, v);
+  return out;
 }
 
 std::string Settings::GetString(std::string_view name) const {
-  auto v = Get(name);
-  SHOAL_CHECK(v.ok(), "reading unregistered setting: {}", v.status().ToString());
-  return *v;
+  return ValueOf(name);
 }
 
 std::vector<SettingEntry> Settings::All() const {

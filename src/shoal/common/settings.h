@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,8 +69,10 @@ class SettingsRegistry {
   static Result<std::string> Normalize(const SettingDefinition& definition, std::string_view text);
 
  private:
-  mutable std::mutex mutex_;
-  std::map<std::string, SettingDefinition> definitions_;
+  // Registration happens at start-up; reads come from every statement of every session, so
+  // they share the lock, and a name already in normal form is looked up without a copy.
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, SettingDefinition, std::less<>> definitions_;
 };
 
 class Settings {
@@ -94,6 +97,9 @@ class Settings {
   const std::map<std::string, std::string>& overrides() const { return values_; }
 
  private:
+  // The current value's text, the default's when never set; a wrong name is a bug.
+  const std::string& ValueOf(std::string_view name) const;
+
   const SettingsRegistry* registry_;
   std::map<std::string, std::string> values_;
 };
