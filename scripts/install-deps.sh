@@ -50,6 +50,8 @@ packages=(
   postgresql-client python3-psycopg
   # pgJDBC and a headless JRE that runs its test programs as single-file sources (`java X.java`)
   libpostgresql-jdbc-java default-jre-headless
+  # a terminal the shell's test types into (tests/integration/shell_tty.mjs)
+  tmux
 )
 # Node.js runs the test-only npm peers (DuckDB, apache-arrow, pg). A machine may already carry a
 # Node.js build that bundles npm (NodeSource's, which conflicts with Debian's npm package), so apt

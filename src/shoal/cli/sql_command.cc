@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -21,8 +22,11 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "shoal/cli/line_editor.h"
 #include "shoal/cli/node_security_flags.h"
+#include "shoal/cli/shell_commands.h"
 #include "shoal/cli/worker_command.h"
+#include "shoal/columnar/pretty_print.h"
 #include "shoal/common/text.h"
 #include "shoal/engine/in_process_workers.h"
 #include "shoal/engine/session_setup.h"
@@ -104,18 +108,19 @@ std::atomic<bool> g_interrupted{false};
 
 extern "C" void OnInterrupt(int) {
   g_interrupted.store(true);
+  LineEditor::NoteInterrupt();  // a read at the prompt drops the half-typed statement
 }
 
 class InterruptWatcher {
  public:
   /// `sticky` (scripts, -c, -f): once interrupted, every statement is cancelled as soon as it
   /// starts, so a Ctrl-C that lands between statements (or while --tpch generates data) still
-  /// stops the script. Interactively a Ctrl-C at the prompt does nothing, as in psql.
+  /// stops the script. Interactively a Ctrl-C at the prompt clears the statement being typed.
   InterruptWatcher(SqlTarget* target, bool sticky) : target_(target), sticky_(sticky) {
     struct sigaction action {};
     action.sa_handler = OnInterrupt;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;  // reads at the prompt go on
+    action.sa_flags = SA_RESTART;  // output goes on; the prompt's poll() still sees EINTR
     sigaction(SIGINT, &action, &previous_);
     thread_ = std::thread([this] {
       bool interrupted = false;
@@ -151,53 +156,6 @@ void PrintError(const Status& st, const std::string& sql, std::ostream& err) {
   err.flush();
 }
 
-// Handles one meta-command line ("\timing on").
-Status RunMetaCommand(const std::string& line, bool* timing, bool* quit) {
-  std::istringstream in(line);
-  std::string cmd;
-  std::string arg;
-  in >> cmd >> arg;
-  if (cmd == "\\q") {
-    *quit = true;
-    return Status::OK();
-  }
-  if (cmd == "\\timing") {
-    if (arg.empty()) {
-      *timing = !*timing;
-    } else if (arg == "on") {
-      *timing = true;
-    } else if (arg == "off") {
-      *timing = false;
-    } else {
-      return Status::InvalidArgument("\\timing: unrecognized value \"{}\": Boolean expected", arg);
-    }
-    return Status::OK();
-  }
-  return Status::InvalidArgument("invalid command {}", cmd);
-}
-
-Status RunSql(SqlTarget& target, const std::string& sql, SqlOutputFormat format, bool timing,
-              std::ostream& out, std::ostream& err) {
-  if (Trim(sql).empty()) {
-    return Status::OK();
-  }
-  auto start = std::chrono::steady_clock::now();
-  return target.Run(sql, [&](const engine::QueryResult& result) {
-    for (const std::string& notice : result.notices)
-      err << "NOTICE:  " << notice << "\n";
-    out << RenderSqlResult(result, format);
-    out.flush();
-    if (timing) {
-      auto now = std::chrono::steady_clock::now();
-      err << fmt::format("Time: {:.3f} ms\n",
-                         std::chrono::duration<double, std::milli>(now - start).count());
-      err.flush();
-      start = now;
-    }
-    return Status::OK();
-  });
-}
-
 Result<std::string> ReadFile(const std::string& path) {
   if (path == "-") {
     std::ostringstream ss;
@@ -213,33 +171,276 @@ Result<std::string> ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// The interactive shell: statements end with ';' at the end of a line; meta-commands are lines of
-// their own. Errors are printed and the shell goes on.
-void RunInteractive(SqlTarget& target, SqlOutputFormat format) {
-  bool timing = false;
-  bool quit = false;
+}  // namespace
+
+// What meta-commands change, for the rest of a script or of the interactive session.
+struct ShellState {
+  SqlOutputFormat format = SqlOutputFormat::kTable;
+  bool* timing = nullptr;
+  bool* quit = nullptr;
+  bool expanded = false;                // \x
+  std::ostream* out = nullptr;          // the results: `out`, or the \o file
+  std::ostream* base_out = nullptr;     // where \o with no file goes back to
+  std::unique_ptr<std::ofstream> file;  // \o FILE
+  int include_depth = 0;                // \i inside \i
+  bool catalog_changed = true;          // completion names must be read again
+  bool interactive = false;             // \x and \timing say what they set
+
+  SqlOutputFormat EffectiveFormat() const {
+    return expanded && format == SqlOutputFormat::kTable ? SqlOutputFormat::kExpanded : format;
+  }
+};
+
+namespace {
+
+std::vector<std::pair<size_t, size_t>> SplitStatements(const std::string& sql);
+
+Status RunSqlText(SqlTarget& target, const std::string& sql, ShellState& state, std::ostream& err) {
+  auto start = std::chrono::steady_clock::now();
+  return target.Run(sql, [&](const engine::QueryResult& result) {
+    for (const std::string& notice : result.notices)
+      err << "NOTICE:  " << notice << "\n";
+    *state.out << RenderSqlResult(result, state.EffectiveFormat());
+    state.out->flush();
+    if (*state.timing) {
+      auto now = std::chrono::steady_clock::now();
+      err << fmt::format("Time: {:.3f} ms\n",
+                         std::chrono::duration<double, std::milli>(now - start).count());
+      err.flush();
+      start = now;
+    }
+    return Status::OK();
+  });
+}
+
+bool ChangesCatalog(std::string_view sql) {
+  std::string head(Trim(sql).substr(0, 8));
+  for (char& c : head)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return head.starts_with("CREATE") || head.starts_with("DROP") || head.starts_with("ALTER");
+}
+
+// Runs `sql` (one or more statements). SHOW TABLES and DESCRIBE, which are not SQL, run as the
+// catalog queries they stand for.
+Status RunSql(SqlTarget& target, const std::string& sql, ShellState& state, std::ostream& err) {
+  if (Trim(sql).empty()) {
+    return Status::OK();
+  }
+  const auto statements = SplitStatements(sql);
+  bool any_shell = false;
+  for (const auto& [b, e] : statements) {
+    const std::string_view text = std::string_view(sql).substr(b, e - b);
+    any_shell = any_shell || ShellStatementSql(text);
+    state.catalog_changed = state.catalog_changed || ChangesCatalog(text);
+  }
+  if (!any_shell)
+    return RunSqlText(target, sql, state, err);
+  for (const auto& [b, e] : statements) {
+    const std::string text = sql.substr(b, e - b);
+    auto shell = ShellStatementSql(text);
+    SHOAL_RETURN_IF_ERROR(RunSqlText(target, shell ? *shell : text, state, err));
+  }
+  return Status::OK();
+}
+
+Status RunScriptWith(SqlTarget& target, const std::string& script, ShellState& state,
+                     std::ostream& err, std::string* failed_sql, int* failed_line);
+
+// Handles one meta-command line ("\timing on").
+Status RunMetaCommand(const std::string& line, SqlTarget& target, ShellState& state,
+                      std::ostream& err) {
+  std::istringstream in(line);
+  std::string cmd;
+  in >> cmd;
+  std::string rest;
+  std::getline(in, rest);
+  const std::string arg(Trim(rest));
+  const auto on_off = [&](bool* flag, const char* name) -> Status {
+    if (arg.empty()) {
+      *flag = !*flag;
+    } else if (arg == "on") {
+      *flag = true;
+    } else if (arg == "off") {
+      *flag = false;
+    } else {
+      return Status::InvalidArgument("{}: unrecognized value \"{}\": Boolean expected", name, arg);
+    }
+    return Status::OK();
+  };
+  if (cmd == "\\q") {
+    *state.quit = true;
+    return Status::OK();
+  }
+  if (cmd == "\\timing") {
+    SHOAL_RETURN_IF_ERROR(on_off(state.timing, "\\timing"));
+    if (state.interactive)
+      *state.out << "Timing is " << (*state.timing ? "on." : "off.") << "\n";
+    return Status::OK();
+  }
+  if (cmd == "\\x") {
+    SHOAL_RETURN_IF_ERROR(on_off(&state.expanded, "\\x"));
+    if (state.interactive)
+      *state.out << "Expanded display is " << (state.expanded ? "on." : "off.") << "\n";
+    return Status::OK();
+  }
+  if (cmd == "\\?") {
+    *state.out << MetaCommandHelp();
+    state.out->flush();
+    return Status::OK();
+  }
+  if (cmd == "\\o") {
+    if (state.file != nullptr) {
+      state.file->close();
+      state.file.reset();
+    }
+    state.out = state.base_out;
+    if (!arg.empty()) {
+      auto file = std::make_unique<std::ofstream>(arg, std::ios::binary | std::ios::trunc);
+      if (!*file)
+        return Status::IoError("{}: cannot open file for writing", arg)
+            .WithHint("\\o with no file sends results to the terminal again");
+      state.file = std::move(file);
+      state.out = state.file.get();
+    }
+    return Status::OK();
+  }
+  if (cmd == "\\i") {
+    if (arg.empty())
+      return Status::InvalidArgument("\\i: missing required argument (a file name)");
+    if (state.include_depth >= 16)
+      return Status::InvalidArgument("\\i: files include each other more than 16 deep");
+    SHOAL_ASSIGN_OR_RETURN(std::string script, ReadFile(arg));
+    ++state.include_depth;
+    std::string failed_sql;
+    int failed_line = 0;
+    Status st = RunScriptWith(target, script, state, err, &failed_sql, &failed_line);
+    --state.include_depth;
+    if (!st.ok()) {
+      err << fmt::format("shoal:{}:{}: ", arg, failed_line);
+      PrintError(st, failed_sql, err);
+      return Status::OK();  // reported here, with its own file and line
+    }
+    return Status::OK();
+  }
+  if (auto sql = CatalogCommandSql(cmd, arg)) {
+    return RunSqlText(target, *sql, state, err);
+  }
+  return Status::InvalidArgument("invalid command {}", cmd).WithHint("Try \\? for help.");
+}
+
+// Names the shell completes, read from the catalog (pg_catalog works on either target).
+class CompletionNames {
+ public:
+  // Reads them again when the catalog may have changed (after DDL).
+  void Refresh(SqlTarget& target, ShellState& state) {
+    if (!state.catalog_changed)
+      return;
+    state.catalog_changed = false;
+    relations_ = Column(target,
+                        "SELECT relname FROM pg_catalog.pg_class WHERE relkind IN "
+                        "('r', 'v')");
+    others_ = Column(target,
+                     "SELECT DISTINCT attname FROM pg_catalog.pg_attribute WHERE "
+                     "attnum > 0");
+    for (auto& s : Column(target, "SELECT name FROM pg_catalog.pg_settings"))
+      others_.push_back(std::move(s));
+    for (auto& f : Column(target,
+                          "SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE "
+                          "proname ~ '^[a-z]'"))
+      others_.push_back(std::move(f));
+  }
+
+  // Candidates for the word after `before`: after FROM, JOIN, TABLE, INTO, UPDATE, DESCRIBE
+  // and \d only relations; at the start of a line meta-commands too.
+  std::vector<std::string> For(std::string_view before, std::string_view prefix) const {
+    std::string last;
+    std::string_view b = Trim(before);
+    size_t space = b.find_last_of(" \t\n(,");
+    last = std::string(space == std::string_view::npos ? b : b.substr(space + 1));
+    for (char& c : last)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::vector<std::string> out;
+    if (prefix.starts_with("\\")) {
+      return MetaCommandNames();
+    }
+    out = relations_;
+    static const char* kRelationContext[] = {"FROM",   "JOIN",     "TABLE", "INTO",
+                                             "UPDATE", "DESCRIBE", "DESC",  "\\D"};
+    for (const char* k : kRelationContext) {
+      if (last == k)
+        return out;
+    }
+    out.insert(out.end(), others_.begin(), others_.end());
+    out.insert(out.end(), CompletionKeywords().begin(), CompletionKeywords().end());
+    return out;
+  }
+
+ private:
+  static std::vector<std::string> Column(SqlTarget& target, const std::string& sql) {
+    std::vector<std::string> out;
+    // Completion is a convenience: a target without the catalog completes keywords only.
+    (void)target.Run(sql, [&](const engine::QueryResult& result) {
+      for (const auto& batch : result.batches) {
+        for (int64_t r = 0; r < batch->num_rows(); ++r) {
+          if (!batch->column(0)->IsNull(r))
+            out.push_back(columnar::FormatValue(*batch->column(0), r));
+        }
+      }
+      return Status::OK();
+    });
+    return out;
+  }
+
+  std::vector<std::string> relations_;
+  std::vector<std::string> others_;
+};
+
+std::string HistoryPath() {
+  if (const char* path = std::getenv("SHOAL_HISTORY"); path != nullptr)
+    return path;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.shoal_history";
+  return "";
+}
+
+// The interactive shell (a terminal): libedit's line editing, history and completion;
+// statements end with ';' at the end of a line; meta-commands are lines of their own. Errors
+// are printed and the shell goes on. Ctrl-C drops a half-typed statement; Ctrl-D on an empty
+// line ends the session.
+void RunInteractive(SqlTarget& target, ShellState& state) {
+  CompletionNames names;
+  LineEditor editor(HistoryPath(), [&](std::string_view before, std::string_view prefix) {
+    names.Refresh(target, state);
+    return names.For(before, prefix);
+  });
   std::string buffer;
   std::string line;
-  for (;;) {
-    std::cout << (Trim(buffer).empty() ? "shoal=> " : "shoal-> ") << std::flush;
-    if (!std::getline(std::cin, line)) {
+  while (!*state.quit) {
+    const auto outcome = editor.ReadLine(Trim(buffer).empty() ? "shoal=> " : "shoal-> ", &line);
+    if (outcome == LineEditor::Outcome::kInterrupted) {
+      buffer.clear();
+      continue;
+    }
+    if (outcome == LineEditor::Outcome::kEnd) {
       std::cout << "\n";
       break;
     }
     std::string trimmed(Trim(line));
     if (Trim(buffer).empty() && !trimmed.empty() && trimmed[0] == '\\') {
-      Status st = RunMetaCommand(trimmed, &timing, &quit);
+      editor.AddHistory(trimmed);
+      Status st = RunMetaCommand(trimmed, target, state, std::cerr);
       if (!st.ok()) {
         PrintError(st, "", std::cerr);
-      }
-      if (quit) {
-        break;
       }
       continue;
     }
     buffer += line + "\n";
     if (!trimmed.empty() && trimmed.back() == ';') {
-      Status st = RunSql(target, buffer, format, timing, std::cout, std::cerr);
+      // One history entry per statement, however many lines it was typed on.
+      std::string entry(Trim(buffer));
+      std::replace(entry.begin(), entry.end(), '\n', ' ');
+      editor.AddHistory(entry);
+      Status st = RunSql(target, buffer, state, std::cerr);
       if (!st.ok()) {
         PrintError(st, buffer, std::cerr);
       }
@@ -335,6 +536,20 @@ Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlO
 Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
                     std::string* failed_sql, int* failed_line) {
+  ShellState state;
+  state.format = format;
+  state.timing = timing;
+  state.quit = quit;
+  state.out = &out;
+  state.base_out = &out;
+  return RunScriptWith(target, script, state, err, failed_sql, failed_line);
+}
+
+namespace {
+
+Status RunScriptWith(SqlTarget& target, const std::string& script, ShellState& state,
+                     std::ostream& err, std::string* failed_sql, int* failed_line) {
+  bool* quit = state.quit;
   int buffer_line = 1;  // the script's line where `buffer` starts
   auto lines_in = [](std::string_view text) {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
@@ -350,7 +565,7 @@ Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputForma
   };
   auto run = [&](const std::string& sql) {
     if (failed_line == nullptr || Trim(sql).empty()) {
-      Status st = RunSql(target, sql, format, *timing, out, err);
+      Status st = RunSql(target, sql, state, err);
       return st.ok() ? st : fail(st, sql, buffer_line);
     }
     // One statement at a time, split as psql's lexer splits them (at semicolons outside
@@ -358,7 +573,7 @@ Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputForma
     // its LINE n counts from the statement's start, as psql reports errors of a file.
     for (const auto& [begin, end] : SplitStatements(sql)) {
       std::string text = sql.substr(begin, end - begin);
-      Status st = RunSql(target, text, format, *timing, out, err);
+      Status st = RunSql(target, text, state, err);
       if (!st.ok()) {
         size_t last = text.find_last_not_of(" \t\r\n");
         int end_line =
@@ -381,7 +596,7 @@ Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputForma
       SHOAL_RETURN_IF_ERROR(run(buffer));
       buffer.clear();
       buffer_line = line_no + 1;
-      Status st = RunMetaCommand(trimmed, timing, quit);
+      Status st = RunMetaCommand(trimmed, target, state, err);
       if (!st.ok()) {
         return fail(st, "", line_no);
       }
@@ -394,8 +609,6 @@ Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputForma
   }
   return run(buffer);
 }
-
-namespace {
 
 // The flags that set up the engine in this process; with a server they have no meaning.
 constexpr const char* kLocalOnlyFlags[] = {"--tpch",
@@ -634,7 +847,14 @@ void RegisterSqlCommand(CLI::App& app) {
     bool quit = false;
     if (args->commands.empty() && args->files.empty()) {
       if (isatty(STDIN_FILENO)) {
-        RunInteractive(*target, format);
+        ShellState state;
+        state.format = format;
+        state.timing = &timing;
+        state.quit = &quit;
+        state.out = &std::cout;
+        state.base_out = &std::cout;
+        state.interactive = true;
+        RunInteractive(*target, state);
         return;
       }
       args->files.emplace_back("-");

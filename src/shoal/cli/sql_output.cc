@@ -1,5 +1,9 @@
 #include "shoal/cli/sql_output.h"
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "shoal/columnar/pretty_print.h"
@@ -51,6 +55,79 @@ std::string JsonValue(const columnar::Array& array, int64_t i) {
   return JsonString(text);
 }
 
+size_t DisplayWidth(std::string_view text) {
+  size_t n = 0;
+  for (unsigned char c : text)
+    n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n', start)) {
+    out.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  out.push_back(text.substr(start));
+  return out;
+}
+
+// psql's expanded output (print_aligned_vertical): the record header fills the name column and
+// the value column when it fits in the first, and the whole width otherwise; a value of several
+// lines continues under an empty name, its lines ending in '+'.
+std::string RenderExpanded(const columnar::Schema& schema,
+                           const std::vector<columnar::RecordBatchPtr>& batches) {
+  size_t name_width = 0;
+  for (int c = 0; c < schema.num_fields(); ++c)
+    name_width = std::max(name_width, DisplayWidth(schema.field(c).name));
+  size_t value_width = 0;
+  int64_t rows = 0;
+  for (const auto& batch : batches) {
+    rows += batch->num_rows();
+    for (int c = 0; c < batch->num_columns(); ++c) {
+      for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        if (batch->column(c)->IsNull(r))
+          continue;
+        const std::string value = columnar::FormatValue(*batch->column(c), r);
+        for (std::string_view line : Lines(value))
+          value_width = std::max(value_width, DisplayWidth(line));
+      }
+    }
+  }
+  if (rows == 0)
+    return "(0 rows)\n\n";
+  std::string out;
+  int64_t record = 0;
+  for (const auto& batch : batches) {
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      std::string header = fmt::format("-[ RECORD {} ]", ++record);
+      if (header.size() <= name_width + 1) {
+        header += std::string(name_width + 1 - header.size(), '-') + "+" +
+                  std::string(value_width + 1, '-');
+      } else if (header.size() < name_width + 3 + value_width) {
+        header += std::string(name_width + 3 + value_width - header.size(), '-');
+      }
+      out += header + "\n";
+      for (int c = 0; c < batch->num_columns(); ++c) {
+        const std::string& name = schema.field(c).name;
+        const auto& array = *batch->column(c);
+        std::string value = array.IsNull(r) ? "" : columnar::FormatValue(array, r);
+        const auto lines = Lines(value);
+        for (size_t l = 0; l < lines.size(); ++l) {
+          std::string_view shown = l == 0 ? std::string_view(name) : std::string_view();
+          out += std::string(shown) + std::string(name_width - DisplayWidth(shown), ' ') + " |";
+          out += " " + std::string(lines[l]);
+          if (l + 1 < lines.size())
+            out += std::string(value_width - DisplayWidth(lines[l]), ' ') + "+";
+          out += "\n";
+        }
+      }
+    }
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string FormatSqlError(const Status& status, const std::string& sql) {
@@ -94,11 +171,14 @@ std::string FormatSqlError(const Status& status, const std::string& sql) {
 
 std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat format) {
   if (result.schema == nullptr) {
-    return format == SqlOutputFormat::kTable ? result.command_tag + "\n" : "";
+    return format == SqlOutputFormat::kTable || format == SqlOutputFormat::kExpanded
+               ? result.command_tag + "\n"
+               : "";
   }
   const auto& schema = *result.schema;
   std::string out;
   switch (format) {
+    case SqlOutputFormat::kExpanded: return RenderExpanded(schema, result.batches);
     case SqlOutputFormat::kTable:
       out = columnar::FormatTable(schema, result.batches);
       if (!out.empty() && out.back() != '\n') {

@@ -10,7 +10,8 @@
 
 namespace shoal::cli {
 
-enum class SqlOutputFormat { kTable, kCsv, kJson };
+/// kExpanded is psql's `\x`: one "-[ RECORD n ]" block per row, a line per column.
+enum class SqlOutputFormat { kTable, kCsv, kJson, kExpanded };
 
 /// Renders one statement's result as `format` (table mode: the table, or the command tag for
 /// statements without rows; csv / json: nothing for those).

@@ -2,10 +2,13 @@
 // the first error).
 #include "shoal/cli/sql_command.h"
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 namespace shoal::cli {
 namespace {
@@ -104,6 +107,94 @@ TEST_F(SqlCommandTest, FileErrorsNameTheStatementsLineAndCountLinesWithinIt) {
             "LINE 2:   totl\n"
             "          ^\n");
   EXPECT_TRUE(runner_.RunOne("SELECT * FROM t").ok());
+}
+
+}  // namespace
+}  // namespace shoal::cli
+
+namespace shoal::cli {
+namespace {
+
+// psql's \x layout, compared with PostgreSQL 15's own output of the same query.
+TEST_F(SqlCommandTest, ExpandedOutputAsPsql) {
+  ASSERT_TRUE(Script("\\x\nselect 1 as a, 'hello world' as bbbbbbbbbbbb union all "
+                     "select 22, null order by 1;")
+                  .ok());
+  EXPECT_EQ(out_.str(),
+            "-[ RECORD 1 ]+------------\n"
+            "a            | 1\n"
+            "bbbbbbbbbbbb | hello world\n"
+            "-[ RECORD 2 ]+------------\n"
+            "a            | 22\n"
+            "bbbbbbbbbbbb | \n"
+            "\n");
+  ASSERT_TRUE(
+      Script("\\x on\nselect 1 as a, 'hello world, long value' as b;\n"
+             "select 'multi\nline' as a;\nselect 1 as a where false;\n\\x off\nselect 1 as a;")
+          .ok());
+  EXPECT_EQ(out_.str(),
+            "-[ RECORD 1 ]--------------\n"
+            "a | 1\n"
+            "b | hello world, long value\n"
+            "\n"
+            "-[ RECORD 1 ]\n"
+            "a | multi+\n"
+            "  | line\n"
+            "\n"
+            "(0 rows)\n"
+            "\n"
+            " a \n"
+            "---\n"
+            " 1\n"
+            "(1 row)\n"
+            "\n");
+}
+
+// SHOW TABLES and DESCRIBE (as DuckDB users type them) and psql's \d family list and describe
+// through pg_catalog; \o sends results to a file; \i runs one.
+TEST_F(SqlCommandTest, CatalogCommandsAndFiles) {
+  ASSERT_TRUE(Script("create table t1 (a int not null, b numeric(10,2)); create view v1 as select "
+                     "a from t1;")
+                  .ok());
+  ASSERT_TRUE(Script("SHOW TABLES;").ok());
+  EXPECT_EQ(out_.str(),
+            " Schema | Name | Type  \n"
+            "--------+------+-------\n"
+            " public | t1   | table\n"
+            " public | v1   | view\n"
+            "(2 rows)\n\n");
+  ASSERT_TRUE(Script("\\dt").ok());
+  EXPECT_NE(out_.str().find("t1"), std::string::npos);
+  EXPECT_EQ(out_.str().find("v1"), std::string::npos);
+  ASSERT_TRUE(Script("describe T1;").ok());
+  EXPECT_EQ(out_.str(),
+            " Column |     Type      | Nullable \n"
+            "--------+---------------+----------\n"
+            " a      | integer       | not null\n"
+            " b      | numeric(10,2) | \n"
+            "(2 rows)\n\n");
+  std::ostringstream before(out_.str());
+  ASSERT_TRUE(Script("\\d public.t1").ok());
+  EXPECT_EQ(out_.str(), before.str());
+  Status bad = Script("\\dz");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.hint(), "Try \\? for help.");
+
+  char dir_pattern[] = "/tmp/shoal-shell-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_pattern), nullptr);
+  const std::string dir = dir_pattern;
+  {
+    std::ofstream script(dir + "/in.sql");
+    script << "select 41 + 1 as answer;\n";
+  }
+  ASSERT_TRUE(
+      Script("\\o " + dir + "/out.txt\n\\i " + dir + "/in.sql\n\\o\nselect 7 as seven;").ok());
+  EXPECT_EQ(out_.str(), " seven \n-------\n     7\n(1 row)\n\n");
+  std::ifstream written(dir + "/out.txt");
+  std::stringstream text;
+  text << written.rdbuf();
+  EXPECT_EQ(text.str(), " answer \n--------\n     42\n(1 row)\n\n");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
