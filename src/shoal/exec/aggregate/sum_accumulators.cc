@@ -17,6 +17,9 @@ Status NumericOverflow() {
   return Status::OutOfRange("numeric field overflow");
 }
 
+// Rows ahead whose group entry an update loop prefetches.
+constexpr int64_t kPrefetchDistance = 16;
+
 // Whether each of groups [start, start + length) has counted a row (its sum or avg is not NULL).
 std::vector<uint8_t> Counted(const std::vector<int64_t>& counts, int64_t start, int64_t length) {
   std::vector<uint8_t> valid(static_cast<size_t>(length));
@@ -265,6 +268,16 @@ class ExactSumAccumulator final : public Accumulator {
           groups[g].sum += static_cast<int128_t>(v[r]);
           groups[g].count += c[r];
         });
+      } else if (in.rows == nullptr && a.null_count() == 0) {
+        // Every row, no NULLs: the common case of a large GROUP BY, where each row's group is a
+        // random access; its entry is prefetched a few rows ahead.
+        const uint32_t* gid = in.groups;
+        for (int64_t r = 0; r < in.count; ++r) {
+          if (r + kPrefetchDistance < in.count)
+            __builtin_prefetch(&groups[gid[r + kPrefetchDistance]]);
+          groups[gid[r]].sum += static_cast<int128_t>(v[r]);
+          ++groups[gid[r]].count;
+        }
       } else {
         ForEachValid(&a, in, [&](int64_t r, uint32_t g) {
           groups[g].sum += static_cast<int128_t>(v[r]);
