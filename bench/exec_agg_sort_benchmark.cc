@@ -134,8 +134,8 @@ std::shared_ptr<io::MemoryTable> LineitemTable() {
       columnar::Decimal64Builder tax(dec, DefaultMemoryPool());
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t r = rng();
-        (void)rf.Append(std::string_view("ANR" + r % 3, 1));
-        (void)ls.Append(std::string_view("FO" + (r >> 4) % 2, 1));
+        (void)rf.Append(std::string_view(&"ANR"[r % 3], 1));
+        (void)ls.Append(std::string_view(&"FO"[(r >> 4) % 2], 1));
         const auto q = static_cast<int64_t>(1 + (r >> 8) % 50);
         (void)qty.Append(q * 100);
         (void)price.Append(q * static_cast<int64_t>(90'000 + (r >> 16) % 1'000'000) / 10);
