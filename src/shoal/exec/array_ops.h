@@ -45,6 +45,19 @@ Result<ArrayPtr> Broadcast(const Array& one, int64_t length,
 /// Positions of the rows of a boolean array that are valid and true, appended to `out`; each is
 /// offset by `base`.
 void SelectTrue(const Array& predicate, SelectionVector* out, int32_t base = 0);
+/// Sets `out` to the positions i in [0, n) for which keep(i) holds. Sized once and written by
+/// index: an inner loop of push_back costs a capacity check and a branch per row.
+template <typename Keep>
+void SelectRows(int64_t n, SelectionVector* out, Keep&& keep) {
+  out->resize(static_cast<size_t>(n));
+  int32_t* dst = out->data();
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    dst[k] = static_cast<int32_t>(i);
+    k += keep(i) ? 1 : 0;
+  }
+  out->resize(static_cast<size_t>(k));
+}
 /// Decodes a dictionary array into its value type (other arrays are returned as they are).
 Result<ArrayPtr> DecodeDictionary(const ArrayPtr& array, const std::shared_ptr<MemoryPool>& pool);
 

@@ -110,6 +110,74 @@ TEST(ExprTest, DecimalArithmeticIsExact) {
                           wide));
 }
 
+// Decimal + - * run in int64 without per-row checks when the operands' magnitudes in the batch
+// bound every result below 2^63 and the result type's maximum, and through the checked int128
+// path otherwise. Either way the answers are exact, and an out-of-range value is 22003.
+TEST(ExprTest, DecimalInt64PathIsExactAtItsLimits) {
+  const DataType d18 = DataType::Decimal(18, 0);
+  auto a = Col(0, d18), b = Col(1, d18);
+  // 3037000499^2 < 2^63 <= 3037000500^2: the first batch fits int64, the second does not.
+  auto fits =
+      MakeBatch({{"a", d18}, {"b", d18}},
+                {{"3037000499", "3037000499"}, {"-3037000499", "3037000499"}, {"NULL", "1"}});
+  EXPECT_EQ(EvalStrings(Call("*", {a, b}, DataType::Decimal(36, 0)), fits),
+            (Strings{"9223372030926249001", "-9223372030926249001", "NULL"}));
+  auto over = MakeBatch({{"a", d18}, {"b", d18}}, {{"3037000500", "3037000500"},
+                                                   {"999999999999999999", "-999999999999999999"}});
+  EXPECT_EQ(EvalStrings(Call("*", {a, b}, DataType::Decimal(36, 0)), over),
+            (Strings{"9223372037000250000", "-999999999999999998000000000000000001"}));
+  // Sums and differences near 2^63 and near 10^18.
+  auto sums = MakeBatch({{"a", d18}, {"b", d18}}, {{"999999999999999999", "999999999999999999"},
+                                                   {"-999999999999999999", "999999999999999999"}});
+  EXPECT_EQ(EvalStrings(Call("+", {a, b}, DataType::Decimal(19, 0)), sums),
+            (Strings{"1999999999999999998", "0"}));
+  EXPECT_EQ(EvalStrings(Call("-", {a, b}, DataType::Decimal(19, 0)), sums),
+            (Strings{"0", "-1999999999999999998"}));
+  // The bound (500 + 500) passes decimal(3, 0)'s maximum but no actual sum does: the checked
+  // path runs and finds no overflow.
+  const DataType d3 = DataType::Decimal(3, 0);
+  auto c = Col(0, d3), e = Col(1, d3);
+  auto near = MakeBatch({{"c", d3}, {"e", d3}}, {{"500", "1"}, {"1", "500"}, {"-499", "-500"}});
+  EXPECT_EQ(EvalStrings(Call("+", {c, e}, d3), near), (Strings{"501", "501", "-999"}));
+  // A result out of the type's range is PostgreSQL's 22003, on either path.
+  auto out = MakeBatch({{"c", d3}, {"e", d3}}, {{"999", "1"}});
+  auto r = Eval(Call("+", {c, e}, d3), out);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().sqlstate(), "22003");
+  auto neg = MakeBatch({{"c", d3}, {"e", d3}}, {{"-999", "1"}});
+  r = Eval(Call("-", {c, e}, d3), neg);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().sqlstate(), "22003");
+  // Scaling an operand to the other's scale can leave int64: decimal(18,0) + decimal(18,17).
+  const DataType d17 = DataType::Decimal(18, 17);
+  auto scaled =
+      MakeBatch({{"a", d18}, {"f", d17}}, {{"999999999999999999", "0.00000000000000001"}});
+  EXPECT_EQ(EvalStrings(Call("+", {a, Col(1, d17)}, DataType::Decimal(36, 17)), scaled),
+            (Strings{"999999999999999999.00000000000000001"}));
+  // bigint's minimum has magnitude 2^63, one past int64's maximum: the int128 path keeps it exact.
+  auto min = MakeBatch({{"i", DataType::Int64()}, {"g", DataType::Decimal(2, 1)}},
+                       {{"-9223372036854775808", "1.0"}, {"9223372036854775807", "-1.0"}});
+  EXPECT_EQ(EvalStrings(Call("*", {Col(0, DataType::Int64()), Col(1, DataType::Decimal(2, 1))},
+                             DataType::Decimal(21, 1)),
+                        min),
+            (Strings{"-9223372036854775808.0", "-9223372036854775807.0"}));
+  // int128 operands whose values are small take the int64 path; large ones do not.
+  const DataType d30 = DataType::Decimal(30, 0);
+  auto wide = MakeBatch({{"w", d30}, {"v", d18}},
+                        {{"123456789", "1000"}, {"-100000000000000000000000000000", "0"}});
+  EXPECT_EQ(EvalStrings(Call("*", {Col(0, d30), Col(1, d18)}, DataType::Decimal(38, 0)), wide),
+            (Strings{"123456789000", "0"}));
+  auto wide_small = MakeBatch({{"w", d30}, {"v", d18}}, {{"-123456789", "1000"}, {"7", "-3"}});
+  EXPECT_EQ(
+      EvalStrings(Call("*", {Col(0, d30), Col(1, d18)}, DataType::Decimal(38, 0)), wide_small),
+      (Strings{"-123456789000", "-21"}));
+  auto wide_over =
+      MakeBatch({{"w", d30}, {"v", d18}}, {{"999999999999999999999999999999", "999999999"}});
+  r = Eval(Call("*", {Col(0, d30), Col(1, d18)}, DataType::Decimal(38, 0)), wide_over);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().sqlstate(), "22003");
+}
+
 TEST(ExprTest, FloatArithmetic) {
   auto batch = MakeBatch({{"a", DataType::Float64()}}, {{"1.5"}, {"NULL"}, {"-2"}});
   auto a = Col(0, DataType::Float64());

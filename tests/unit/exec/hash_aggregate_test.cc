@@ -408,6 +408,52 @@ TEST_P(AggregateTest, SumOverflowIsAnError) {
   EXPECT_STATUS_CODE(StatusCode::kOutOfRange, Run(agg));
 }
 
+// sum(decimal) adds without per-row checks while a bound on every group's sum stays below 2^127
+// (values of at most 64 bits never pass it in practice; int128 values are measured per batch),
+// and row by row otherwise: sums near the limits stay exact or fail with numeric overflow.
+TEST_P(AggregateTest, DecimalSumsNearTheLimitsAreExactOrOverflow) {
+  const DataType d18 = DataType::Decimal(18, 0);
+  const DataType d38 = DataType::Decimal(38, 0);
+  auto sum_of = [&](const std::vector<Field>& fields,
+                    const std::vector<shoal::testing::TextRow>& rows, const DataType& type) {
+    auto table = MakeTable(fields, rows, 2);
+    return *HashAggregateExec::Make(
+        Scan(table, 1), {Col(0, DataType::Int32())},
+        {Agg("sum", {Col(1, type)}, d38), Agg("avg", {Col(1, type)}, DataType::Float64())},
+        AggregateMode::kSingle);
+  };
+  // 64-bit values at their extremes add up exactly in int128.
+  std::vector<shoal::testing::TextRow> rows;
+  for (int i = 0; i < 100; ++i)
+    rows.push_back({std::to_string(i % 2), i % 2 ? "999999999999999999" : "-999999999999999999"});
+  EXPECT_EQ(RunRows(sum_of({{"g", DataType::Int32()}, {"v", d18}}, rows, d18)),
+            (Strings{"0|-49999999999999999950|-1e+18", "1|49999999999999999950|1e+18"}));
+  // int128 values: small ones add without checks, then values near 10^38 overflow int128's
+  // range in the same group (the checked path catches it) ...
+  const std::vector<Field> wide = {{"g", DataType::Int32()}, {"v", d38}};
+  EXPECT_STATUS_CODE(StatusCode::kOutOfRange,
+                     Run(sum_of(wide,
+                                {{"1", "5"},
+                                 {"1", "99999999999999999999999999999999999999"},
+                                 {"1", "99999999999999999999999999999999999999"}},
+                                d38)));
+  // ... or stay inside int128 but leave 38 digits (checked when the sum is emitted) ...
+  EXPECT_STATUS_CODE(StatusCode::kOutOfRange,
+                     Run(sum_of(wide,
+                                {{"1", "60000000000000000000000000000000000000"},
+                                 {"1", "60000000000000000000000000000000000000"}},
+                                d38)));
+  // ... and near-limit values that cancel out are exact.
+  EXPECT_EQ(
+      RunRows(sum_of(wide,
+                     {{"1", "99999999999999999999999999999999999999"},
+                      {"1", "-99999999999999999999999999999999999999"},
+                      {"1", "99999999999999999999999999999999999999"},
+                      {"2", "-1"}},
+                     d38)),
+      (Strings{"1|99999999999999999999999999999999999999|3.3333333333333333e+37", "2|-1|-1"}));
+}
+
 TEST_P(AggregateTest, DistinctWithFilterCountsOnlyPassingRows) {
   std::vector<Field> fields = {
       {"g", DataType::Int32()}, {"v", DataType::Int32()}, {"ok", DataType::Boolean()}};
@@ -510,6 +556,144 @@ TEST(GrouperTest, EmptyStringKeysOnlyFormOneGroup) {
   ASSERT_OK(grouper->Consume({keys}, 3, &ids));
   EXPECT_EQ(grouper->num_groups(), 1);
   EXPECT_EQ(ids, std::vector<uint32_t>(3, 0));
+}
+
+// Group ids of `batches` (each one text array per key type) from a map of first appearances: what
+// any grouper must assign, whichever path (small-domain codes or hashing) a batch takes.
+std::vector<std::vector<uint32_t>> ReferenceIds(
+    const std::vector<std::vector<std::vector<std::string>>>& batches) {
+  std::map<std::vector<std::string>, uint32_t> ids;
+  std::vector<std::vector<uint32_t>> out;
+  for (const auto& columns : batches) {
+    std::vector<uint32_t> batch_ids;
+    for (size_t r = 0; r < columns[0].size(); ++r) {
+      std::vector<std::string> key;
+      for (const auto& column : columns)
+        key.push_back(column[r]);
+      auto it = ids.emplace(key, static_cast<uint32_t>(ids.size())).first;
+      batch_ids.push_back(it->second);
+    }
+    out.push_back(std::move(batch_ids));
+  }
+  return out;
+}
+
+void CheckGrouperAgainstReference(
+    const std::vector<DataType>& types,
+    const std::vector<std::vector<std::vector<std::string>>>& batches) {
+  ASSERT_OK_AND_ASSIGN(auto grouper, Grouper::Make(types));
+  const auto expected = ReferenceIds(batches);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    std::vector<columnar::ArrayPtr> keys;
+    for (size_t c = 0; c < types.size(); ++c)
+      keys.push_back(shoal::testing::MakeArray(types[c], batches[b][c]));
+    std::vector<uint32_t> ids;
+    ASSERT_OK(grouper->Consume(keys, static_cast<int64_t>(batches[b][0].size()), &ids));
+    ASSERT_EQ(ids, expected[b]) << "batch " << b;
+  }
+  // The stored keys come back in group id order.
+  ASSERT_OK_AND_ASSIGN(auto out, grouper->GetKeys(0, grouper->num_groups(), DefaultMemoryPool()));
+  std::map<uint32_t, std::vector<std::string>> by_id;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    for (size_t r = 0; r < expected[b].size(); ++r) {
+      std::vector<std::string> key;
+      for (const auto& column : batches[b])
+        key.push_back(column[r]);
+      by_id.emplace(expected[b][r], key);
+    }
+  }
+  ASSERT_EQ(static_cast<size_t>(grouper->num_groups()), by_id.size());
+  for (size_t c = 0; c < types.size(); ++c) {
+    std::vector<std::string> column;
+    for (const auto& [id, key] : by_id)
+      column.push_back(key[c]);
+    EXPECT_ARRAYS_EQUAL(out[c], shoal::testing::MakeArray(types[c], column));
+  }
+}
+
+// Batches of few distinct keys take the small-domain path (codes, no hashing per row), batches of
+// many take the hashed one; mixed, they must agree on every id. Covers NULLs, negative and
+// extreme integers, booleans, strings of 0 to 8 bytes (and longer ones, which force hashing),
+// strings equal but for their length, and a NULL-only column.
+TEST(GrouperTest, SmallDomainBatchesAgreeWithHashedBatches) {
+  std::mt19937 rng(5);
+  const std::vector<DataType> types = {DataType::Int32(), DataType::Utf8(), DataType::Boolean(),
+                                       DataType::Int64(), DataType::Null()};
+  const std::vector<std::string> short_strings = {"",   "A",        "N",       "R",   "AB",
+                                                  "ab", "12345678", "1234567", "NULL"};
+  std::vector<std::vector<std::vector<std::string>>> batches;
+  for (int b = 0; b < 24; ++b) {
+    // Every fourth batch has too many values for a code table; the others few.
+    const bool wide = b % 4 == 3;
+    const int rows = 64 + static_cast<int>(rng() % 600);
+    std::vector<std::vector<std::string>> columns(types.size());
+    for (int r = 0; r < rows; ++r) {
+      const uint32_t x = rng();
+      columns[0].push_back(x % 13 == 0 ? "NULL"
+                                       : std::to_string(wide ? static_cast<int32_t>(x)
+                                                             : static_cast<int32_t>(x % 5) - 2));
+      columns[1].push_back(wide && x % 3 == 0
+                               ? "a string longer than eight bytes " + std::to_string(x % 50)
+                               : short_strings[(x >> 8) % short_strings.size()]);
+      columns[2].push_back((x >> 12) % 3 == 0 ? "NULL" : ((x >> 14) % 2 ? "t" : "f"));
+      // int64 at both ends of its range: the batch range wraps, so those batches hash.
+      const int64_t big = (x >> 16) % 2 ? INT64_MAX - static_cast<int64_t>((x >> 17) % 3)
+                                        : INT64_MIN + static_cast<int64_t>((x >> 17) % 3);
+      columns[3].push_back(b % 2 ? std::to_string(big)
+                                 : std::to_string(static_cast<int64_t>((x >> 20) % 4) - 1));
+      columns[4].push_back("NULL");
+    }
+    batches.push_back(std::move(columns));
+  }
+  CheckGrouperAgainstReference(types, batches);
+}
+
+TEST(GrouperTest, SmallDomainOfOneColumnKeysOfEachType) {
+  std::mt19937 rng(9);
+  const std::vector<DataType> types = {
+      DataType::Int8(),   DataType::UInt8(),        DataType::Int16(),
+      DataType::UInt16(), DataType::UInt32(),       DataType::UInt64(),
+      DataType::Date32(), DataType::Decimal(12, 2), DataType::Binary()};
+  const std::vector<std::vector<std::string>> values = {
+      {"-128", "127", "0", "NULL"},
+      {"0", "255", "7"},
+      {"-32768", "-32767", "5"},
+      {"65535", "65534", "NULL"},
+      {"4294967295", "4294967294", "0"},
+      {"18446744073709551615", "18446744073709551614", "NULL"},
+      {"2024-01-01", "1970-01-01", "1969-12-31"},
+      {"-0.01", "0.01", "0.00", "NULL"},
+      {"", "x", "xy", "NULL", "a", "\\x6100", "\\x610000"}};
+  for (size_t t = 0; t < types.size(); ++t) {
+    std::vector<std::vector<std::vector<std::string>>> batches;
+    for (int b = 0; b < 4; ++b) {
+      std::vector<std::string> column;
+      for (int r = 0; r < 100; ++r)
+        column.push_back(values[t][rng() % values[t].size()]);
+      batches.push_back({column});
+    }
+    SCOPED_TRACE(types[t].ToString());
+    CheckGrouperAgainstReference({types[t]}, batches);
+  }
+}
+
+// A slice of a larger array: codes read values and validity from the slice's offset.
+TEST(GrouperTest, SmallDomainReadsSlicedKeys) {
+  std::vector<std::string> ints, strings;
+  for (int r = 0; r < 300; ++r) {
+    ints.push_back(r % 7 == 0 ? "NULL" : std::to_string(r % 3));
+    strings.push_back(r % 5 == 0 ? "NULL" : std::string(1, static_cast<char>('a' + r % 4)));
+  }
+  auto ints_array = shoal::testing::MakeArray(DataType::Int32(), ints);
+  auto strings_array = shoal::testing::MakeArray(DataType::Utf8(), strings);
+  ASSERT_OK_AND_ASSIGN(auto grouper, Grouper::Make({DataType::Int32(), DataType::Utf8()}));
+  std::vector<uint32_t> ids;
+  ASSERT_OK(
+      grouper->Consume({ints_array->Slice(100, 150), strings_array->Slice(100, 150)}, 150, &ids));
+  const auto expected =
+      ReferenceIds({{std::vector<std::string>(ints.begin() + 100, ints.begin() + 250),
+                     std::vector<std::string>(strings.begin() + 100, strings.begin() + 250)}});
+  EXPECT_EQ(ids, expected[0]);
 }
 
 }  // namespace

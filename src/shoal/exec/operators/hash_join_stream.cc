@@ -247,11 +247,13 @@ class HashJoinStream final : public OperatorStream {
     cursor_.build_rows.clear();
     if (table_->num_indexed_rows() > 0) {
       SHOAL_RETURN_IF_ERROR(HashColumns(keys_, n, &hashes_));
-      valid_rows_.clear();
       const uint8_t* v = key_validity_ ? key_validity_->data() : nullptr;
-      for (int64_t i = 0; i < n; ++i) {
-        if (v == nullptr || bitmap::GetBit(v, i))
-          valid_rows_.push_back(static_cast<int32_t>(i));
+      if (v == nullptr) {
+        valid_rows_.resize(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i)
+          valid_rows_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+      } else {
+        SelectRows(n, &valid_rows_, [v](int64_t i) { return bitmap::GetBit(v, i); });
       }
       table_->StartProbe(keys_, hashes_.data(), valid_rows_.data(),
                          static_cast<int64_t>(valid_rows_.size()), &cursor_);
@@ -348,27 +350,22 @@ class HashJoinStream final : public OperatorStream {
         SHOAL_RETURN_IF_ERROR(EmitPairs(/*all=*/true));
         break;
       case JoinType::kSemi:
-        for (int64_t i = 0; i < n; ++i) {
-          if (probe_matched_[static_cast<size_t>(i)])
-            selection_.push_back(static_cast<int32_t>(i));
-        }
+        SelectRows(n, &selection_,
+                   [this](int64_t i) { return probe_matched_[static_cast<size_t>(i)] != 0; });
         SHOAL_RETURN_IF_ERROR(EmitSelected());
         break;
       case JoinType::kAnti:
-        for (int64_t i = 0; i < n; ++i) {
-          if (!probe_matched_[static_cast<size_t>(i)])
-            selection_.push_back(static_cast<int32_t>(i));
-        }
+        SelectRows(n, &selection_,
+                   [this](int64_t i) { return probe_matched_[static_cast<size_t>(i)] == 0; });
         SHOAL_RETURN_IF_ERROR(EmitSelected());
         break;
       case JoinType::kNullAwareAnti: {
         // Reached only when the build side has no NULL key (see ProbeStep).
         const bool build_empty = BuildRows() == 0;
-        for (int64_t i = 0; i < n; ++i) {
+        SelectRows(n, &selection_, [&](int64_t i) {
           const bool key_valid = valid == nullptr || bitmap::GetBit(valid, i);
-          if (build_empty || (key_valid && !probe_matched_[static_cast<size_t>(i)]))
-            selection_.push_back(static_cast<int32_t>(i));
-        }
+          return build_empty || (key_valid && !probe_matched_[static_cast<size_t>(i)]);
+        });
         SHOAL_RETURN_IF_ERROR(EmitSelected());
         break;
       }

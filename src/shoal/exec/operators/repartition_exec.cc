@@ -81,6 +81,8 @@ struct RepartitionExec::State {
       size_t next = static_cast<size_t>(partition) % m;
       std::vector<uint64_t> hashes;
       std::vector<SelectionVector> rows(m);
+      std::vector<uint32_t> targets;  // per row: its partition
+      std::vector<size_t> counts;     // per partition: its rows
       for (;;) {
         {
           std::lock_guard<std::mutex> lock(mutex);
@@ -103,13 +105,24 @@ struct RepartitionExec::State {
           key_columns.push_back(std::move(column));
         }
         SHOAL_RETURN_IF_ERROR(HashColumns(key_columns, batch->num_rows(), &hashes));
-        for (auto& r : rows)
-          r.clear();
-        for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        // Counted first, then each partition's list is sized once and written by index.
+        const int64_t n = batch->num_rows();
+        targets.resize(static_cast<size_t>(n));
+        counts.assign(m, 0);
+        for (int64_t i = 0; i < n; ++i) {
           // Multiply-shift maps the hash onto [0, m) without a division.
-          size_t j = static_cast<size_t>(
+          const auto j = static_cast<uint32_t>(
               (static_cast<unsigned __int128>(hashes[static_cast<size_t>(i)]) * m) >> 64);
-          rows[j].push_back(static_cast<int32_t>(i));
+          targets[static_cast<size_t>(i)] = j;
+          ++counts[j];
+        }
+        for (size_t j = 0; j < m; ++j) {
+          rows[j].resize(counts[j]);
+          counts[j] = 0;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const uint32_t j = targets[static_cast<size_t>(i)];
+          rows[j][counts[j]++] = static_cast<int32_t>(i);
         }
         for (size_t j = 0; j < m; ++j) {
           if (rows[j].empty())

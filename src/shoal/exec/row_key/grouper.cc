@@ -1,8 +1,10 @@
 #include "shoal/exec/row_key/grouper.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "shoal/columnar/decimal.h"
 #include "shoal/exec/array_ops.h"
@@ -70,6 +72,9 @@ class Grouper::KeyStore {
 
 namespace {
 
+// Rows ahead whose stored key a comparison loop prefetches (the groups are random accesses).
+constexpr int64_t kMatchPrefetchDistance = 16;
+
 template <typename T>
 bool KeyEqual(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -88,8 +93,11 @@ class FixedKeyStore final : public Grouper::KeyStore {
   void Append(const Array& input, const uint32_t* rows, int64_t n) override {
     AppendValidity(input, rows, n);
     const T* v = input.values<T>();
+    const size_t old = values_.size();
+    values_.resize(old + static_cast<size_t>(n));
+    T* out = values_.data() + old;
     for (int64_t i = 0; i < n; ++i)
-      values_.push_back(v[rows[i]]);
+      out[i] = v[rows[i]];
   }
 
   void Match(const Array& input, const uint32_t* rows, const uint32_t* groups, int64_t n,
@@ -97,8 +105,11 @@ class FixedKeyStore final : public Grouper::KeyStore {
     const T* v = input.values<T>();
     const T* stored = values_.data();
     if (input.null_count() == 0 && !has_null_) {
-      for (int64_t i = 0; i < n; ++i)
+      for (int64_t i = 0; i < n; ++i) {
+        if (i + kMatchPrefetchDistance < n)
+          __builtin_prefetch(&stored[groups[i + kMatchPrefetchDistance]]);
         match[i] &= KeyEqual(v[rows[i]], stored[groups[i]]);
+      }
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -280,7 +291,178 @@ Result<std::unique_ptr<Grouper::KeyStore>> MakeKeyStore(const DataType& type) {
 }
 
 constexpr int64_t kMinSlots = 1024;
+constexpr size_t kPrefetchDistance = 16;  // rows ahead whose directory slot is prefetched
 constexpr uint64_t kMaxGroups = 0xFFFFFFFEULL;
+
+// ---- the small-domain path ---------------------------------------------------------------------
+
+constexpr int64_t kMinSmallDomainRows = 64;  // smaller batches are not worth a code table
+constexpr int64_t kMinSmallDomain = 64;
+constexpr int64_t kMaxSmallDomain = 4096;  // code table entries (16 KiB)
+constexpr int kMaxBackoff = 64;            // batches skipped after repeated misses
+constexpr uint32_t kNoRep = 0xFFFFFFFFU;
+constexpr int kStringSlots = 512;           // local table of one string column (power of 2)
+constexpr uint32_t kMaxStringValues = 255;  // distinct strings per batch (< kStringSlots / 2)
+
+bool HasSmallDomain(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kNull:
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+    case TypeId::kDate32:
+    case TypeId::kInt64:
+    case TypeId::kUInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kUtf8:
+    case TypeId::kBinary: return true;
+    case TypeId::kDecimal: return type.precision() <= DataType::kMaxDecimal64Precision;
+    default: return false;
+  }
+}
+
+// Integers: code 0 is NULL, 1 + (v - min) a value, where min and max are the batch's. Returns the
+// domain (max - min + 2), or 0 when it exceeds `limit`.
+template <typename T>
+uint64_t EncodeRange(const Array& a, int64_t n, uint32_t stride, uint64_t limit, uint32_t* codes) {
+  using U = std::make_unsigned_t<T>;
+  const T* v = a.values<T>();
+  const bool nulls = a.null_count() != 0;
+  T lo{}, hi{};
+  bool any = false;
+  if (!nulls) {
+    lo = hi = v[0];
+    for (int64_t i = 1; i < n; ++i) {
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+    }
+    any = true;
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      if (!a.IsValid(i))
+        continue;
+      if (!any) {
+        lo = hi = v[i];
+        any = true;
+      }
+      lo = std::min(lo, v[i]);
+      hi = std::max(hi, v[i]);
+    }
+  }
+  if (!any)
+    return 1;  // all NULL: code 0 everywhere
+  const uint64_t range =
+      static_cast<uint64_t>(static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo)));
+  if (limit < 2 || range > limit - 2)
+    return 0;
+  const U base = static_cast<U>(lo);
+  if (!nulls) {
+    for (int64_t i = 0; i < n; ++i)
+      codes[i] += (static_cast<uint32_t>(static_cast<U>(static_cast<U>(v[i]) - base)) + 1) * stride;
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      if (a.IsValid(i))
+        codes[i] +=
+            (static_cast<uint32_t>(static_cast<U>(static_cast<U>(v[i]) - base)) + 1) * stride;
+    }
+  }
+  return range + 2;
+}
+
+uint64_t EncodeBoolean(const Array& a, int64_t n, uint32_t stride, uint64_t limit,
+                       uint32_t* codes) {
+  if (limit < 3)
+    return 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (a.IsValid(i))
+      codes[i] += (a.BoolValue(i) ? 2U : 1U) * stride;
+  }
+  return 3;
+}
+
+// Strings of at most 8 bytes: each distinct value of the batch gets a code from a small local
+// table keyed by the packed bytes and the length (code 0 is NULL). Returns the number of codes,
+// or 0 when a string is longer or there are too many distinct values.
+uint64_t EncodeShortStrings(const Array& a, int64_t n, uint32_t stride, uint64_t limit,
+                            uint32_t* codes, std::vector<uint64_t>* slot_bytes,
+                            std::vector<uint32_t>* slot_ids) {
+  if (limit < 2)
+    return 0;
+  const uint64_t max_values = std::min<uint64_t>(kMaxStringValues, limit - 1);
+  const int32_t* o = a.offsets();
+  const uint8_t* data = a.string_data();
+  const int32_t end = o[n];  // bytes at or after this may not exist: load 8 only below it
+  slot_bytes->assign(kStringSlots, 0);
+  slot_ids->assign(kStringSlots, 0);
+  uint64_t* bytes = slot_bytes->data();
+  uint32_t* ids = slot_ids->data();
+  const bool nulls = a.null_count() != 0;
+  uint32_t num_values = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (nulls && !a.IsValid(i))
+      continue;
+    const int32_t start = o[i];
+    const int32_t len = o[i + 1] - start;
+    if (len > 8)
+      return 0;
+    uint64_t x = 0;
+    if (start + 8 <= end) {
+      std::memcpy(&x, data + start, 8);
+      x &= len == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+    } else if (len > 0) {
+      std::memcpy(&x, data + start, static_cast<size_t>(len));
+    }
+    const uint32_t len_tag = static_cast<uint32_t>(len) << 24;
+    uint64_t s = ((x + static_cast<uint64_t>(len)) * 0x9E3779B97F4A7C15ULL) >> 55;  // 9 bits
+    for (;;) {
+      const uint32_t e = ids[s];
+      if (e == 0) {
+        if (++num_values > max_values)
+          return 0;
+        bytes[s] = x;
+        ids[s] = len_tag | num_values;
+        codes[i] += num_values * stride;
+        break;
+      }
+      if (bytes[s] == x && (e & 0xFF000000U) == len_tag) {
+        codes[i] += (e & 0xFFFFFFU) * stride;
+        break;
+      }
+      s = (s + 1) & (kStringSlots - 1);
+    }
+  }
+  return num_values + 1;
+}
+
+// Adds the codes of one key column (times `stride`) to `codes`; returns its domain, or 0 when
+// the column has more than `limit` codes in this batch.
+uint64_t EncodeSmallDomain(const Array& a, int64_t n, uint32_t stride, uint64_t limit,
+                           uint32_t* codes, std::vector<uint64_t>* slot_bytes,
+                           std::vector<uint32_t>* slot_ids) {
+  switch (a.type_id()) {
+    case TypeId::kNull: return 1;
+    case TypeId::kBoolean: return EncodeBoolean(a, n, stride, limit, codes);
+    case TypeId::kInt8: return EncodeRange<int8_t>(a, n, stride, limit, codes);
+    case TypeId::kUInt8: return EncodeRange<uint8_t>(a, n, stride, limit, codes);
+    case TypeId::kInt16: return EncodeRange<int16_t>(a, n, stride, limit, codes);
+    case TypeId::kUInt16: return EncodeRange<uint16_t>(a, n, stride, limit, codes);
+    case TypeId::kInt32:
+    case TypeId::kDate32: return EncodeRange<int32_t>(a, n, stride, limit, codes);
+    case TypeId::kUInt32: return EncodeRange<uint32_t>(a, n, stride, limit, codes);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kDecimal: return EncodeRange<int64_t>(a, n, stride, limit, codes);
+    case TypeId::kUInt64: return EncodeRange<uint64_t>(a, n, stride, limit, codes);
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
+      return EncodeShortStrings(a, n, stride, limit, codes, slot_bytes, slot_ids);
+    default: return 0;
+  }
+}
 
 }  // namespace
 
@@ -290,6 +472,9 @@ Result<std::unique_ptr<Grouper>> Grouper::Make(const std::vector<DataType>& key_
     SHOAL_ASSIGN_OR_RETURN(auto store, MakeKeyStore(type));
     g->stores_.push_back(std::move(store));
   }
+  g->small_domain_types_ = !key_types.empty();
+  for (const DataType& type : key_types)
+    g->small_domain_types_ &= HasSmallDomain(type);
   g->Grow(0);
   return g;
 }
@@ -324,10 +509,70 @@ Status Grouper::Consume(const std::vector<ArrayPtr>& keys, int64_t num_rows,
     return Status::OK();
   if (static_cast<uint64_t>(num_groups() + num_rows) > kMaxGroups)
     return Status::OutOfRange("more than {} groups in one hash aggregation", kMaxGroups);
+  if (small_domain_types_ && num_rows >= kMinSmallDomainRows) {
+    if (small_domain_skip_ > 0) {
+      --small_domain_skip_;
+    } else {
+      SHOAL_ASSIGN_OR_RETURN(bool done, ConsumeSmallDomain(keys, num_rows, group_ids->data()));
+      if (done) {
+        small_domain_backoff_ = 0;
+        return Status::OK();
+      }
+      small_domain_backoff_ = std::min(std::max(1, 2 * small_domain_backoff_), kMaxBackoff);
+      small_domain_skip_ = small_domain_backoff_;
+    }
+  }
   SHOAL_RETURN_IF_ERROR(HashColumns(keys, num_rows, &hashes_));
-  Grow(num_groups() + num_rows);
+  ConsumeHashed(keys, num_rows, group_ids->data());
+  return Status::OK();
+}
 
-  uint32_t* gids = group_ids->data();
+Result<bool> Grouper::ConsumeSmallDomain(const std::vector<ArrayPtr>& keys, int64_t num_rows,
+                                         uint32_t* gids) {
+  const size_t n = static_cast<size_t>(num_rows);
+  // The code table is cleared per batch, so it may be at most about as large as the batch.
+  const uint64_t limit =
+      static_cast<uint64_t>(std::clamp<int64_t>(num_rows / 2, kMinSmallDomain, kMaxSmallDomain));
+  codes_.assign(n, 0);
+  uint64_t domain = 1;
+  for (const ArrayPtr& key : keys) {
+    const uint64_t d =
+        EncodeSmallDomain(*key, num_rows, static_cast<uint32_t>(domain), limit / domain,
+                          codes_.data(), &string_slots_, &string_ids_);
+    if (d == 0)
+      return false;
+    domain *= d;
+  }
+  code_rep_.assign(domain, kNoRep);
+  reps_.clear();
+  const uint32_t* codes = codes_.data();
+  uint32_t* code_rep = code_rep_.data();
+  for (size_t r = 0; r < n; ++r) {
+    if (code_rep[codes[r]] == kNoRep) {
+      code_rep[codes[r]] = static_cast<uint32_t>(reps_.size());
+      reps_.push_back(static_cast<int32_t>(r));
+    }
+  }
+  // The first row of each code finds or makes its group the hashed way, in row order, so group
+  // ids keep their order of first appearance.
+  const int64_t num_reps = static_cast<int64_t>(reps_.size());
+  std::vector<ArrayPtr> rep_keys;
+  rep_keys.reserve(keys.size());
+  for (const ArrayPtr& key : keys) {
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr k, Take(*key, reps_.data(), num_reps, DefaultMemoryPool()));
+    rep_keys.push_back(std::move(k));
+  }
+  SHOAL_RETURN_IF_ERROR(HashColumns(rep_keys, num_reps, &hashes_));
+  rep_groups_.resize(static_cast<size_t>(num_reps));
+  ConsumeHashed(rep_keys, num_reps, rep_groups_.data());
+  const uint32_t* rep_groups = rep_groups_.data();
+  for (size_t r = 0; r < n; ++r)
+    gids[r] = rep_groups[code_rep[codes[r]]];
+  return true;
+}
+
+void Grouper::ConsumeHashed(const std::vector<ArrayPtr>& keys, int64_t num_rows, uint32_t* gids) {
+  Grow(num_groups() + num_rows);
   const size_t n = static_cast<size_t>(num_rows);
   pending_.resize(n);
   slot_of_.resize(n);
@@ -335,11 +580,20 @@ Status Grouper::Consume(const std::vector<ArrayPtr>& keys, int64_t num_rows,
     pending_[r] = static_cast<uint32_t>(r);
     slot_of_[r] = hashes_[r] & mask_;
   }
+  // Every scratch list is sized once per round and written by index (no push_back per row).
   while (!pending_.empty()) {
-    candidates_.clear();
-    candidate_groups_.clear();
-    new_rows_.clear();
-    for (uint32_t r : pending_) {
+    const size_t p = pending_.size();
+    candidates_.resize(p);
+    candidate_groups_.resize(p);
+    new_rows_.resize(p);
+    size_t num_candidates = 0, num_new = 0;
+    const uint32_t* pending = pending_.data();
+    for (size_t i = 0; i < p; ++i) {
+      // A slot is a random access into a directory larger than the cache once there are many
+      // groups: ask for the slot of a row a few ahead while this one is probed.
+      if (i + kPrefetchDistance < p)
+        __builtin_prefetch(&slots_[slot_of_[pending[i + kPrefetchDistance]]]);
+      const uint32_t r = pending[i];
       const uint64_t h = hashes_[r];
       const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
       uint64_t s = slot_of_[r];
@@ -350,12 +604,13 @@ Status Grouper::Consume(const std::vector<ArrayPtr>& keys, int64_t num_rows,
           group_hashes_.push_back(h);
           slots_[s] = tag | (g + 1);
           gids[r] = static_cast<uint32_t>(g);
-          new_rows_.push_back(r);
+          new_rows_[num_new++] = r;
           break;
         }
         if ((e & 0xFFFFFFFF00000000ULL) == tag) {
-          candidates_.push_back(r);
-          candidate_groups_.push_back(static_cast<uint32_t>((e & 0xFFFFFFFFULL) - 1));
+          candidates_[num_candidates] = r;
+          candidate_groups_[num_candidates] = static_cast<uint32_t>((e & 0xFFFFFFFFULL) - 1);
+          ++num_candidates;
           break;
         }
         s = (s + 1) & mask_;
@@ -363,28 +618,29 @@ Status Grouper::Consume(const std::vector<ArrayPtr>& keys, int64_t num_rows,
       slot_of_[r] = s;
     }
     // New keys go in before the comparison: later rows of this round may have found them.
-    if (!new_rows_.empty()) {
+    if (num_new > 0) {
       for (size_t c = 0; c < stores_.size(); ++c)
-        stores_[c]->Append(*keys[c], new_rows_.data(), static_cast<int64_t>(new_rows_.size()));
+        stores_[c]->Append(*keys[c], new_rows_.data(), static_cast<int64_t>(num_new));
     }
-    const size_t m = candidates_.size();
+    const size_t m = num_candidates;
     match_.assign(m, 1);
     for (size_t c = 0; c < stores_.size(); ++c)
       stores_[c]->Match(*keys[c], candidates_.data(), candidate_groups_.data(),
                         static_cast<int64_t>(m), match_.data());
-    next_pending_.clear();
+    next_pending_.resize(m);
+    size_t num_next = 0;
     for (size_t i = 0; i < m; ++i) {
       const uint32_t r = candidates_[i];
       if (match_[i]) {
         gids[r] = candidate_groups_[i];
       } else {
         slot_of_[r] = (slot_of_[r] + 1) & mask_;
-        next_pending_.push_back(r);
+        next_pending_[num_next++] = r;
       }
     }
+    next_pending_.resize(num_next);
     pending_.swap(next_pending_);
   }
-  return Status::OK();
 }
 
 Result<std::vector<ArrayPtr>> Grouper::GetKeys(int64_t start, int64_t length,
@@ -402,10 +658,12 @@ int64_t Grouper::MemoryBytes() const {
   int64_t bytes = static_cast<int64_t>(
       (slots_.capacity() + group_hashes_.capacity() + hashes_.capacity() + slot_of_.capacity()) *
       sizeof(uint64_t));
-  bytes += static_cast<int64_t>((pending_.capacity() + next_pending_.capacity() +
-                                 candidates_.capacity() + candidate_groups_.capacity() +
-                                 new_rows_.capacity()) *
-                                sizeof(uint32_t));
+  bytes += static_cast<int64_t>(
+      (pending_.capacity() + next_pending_.capacity() + candidates_.capacity() +
+       candidate_groups_.capacity() + new_rows_.capacity() + codes_.capacity() +
+       code_rep_.capacity() + rep_groups_.capacity() + reps_.capacity() + string_ids_.capacity()) *
+      sizeof(uint32_t));
+  bytes += static_cast<int64_t>(string_slots_.capacity() * sizeof(uint64_t));
   for (const auto& store : stores_)
     bytes += store->MemoryBytes();
   return bytes;

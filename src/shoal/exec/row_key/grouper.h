@@ -13,6 +13,14 @@
 // mismatches move one slot on and go round again. NULL keys equal each other (SQL grouping), and
 // float keys compare as the hash does: -0.0 equals 0.0 and all NaNs are one group.
 //
+// Small domains skip the hashing: when every key column of a batch has few distinct values
+// (integers whose batch range is small, booleans, strings of at most 8 bytes with few distinct
+// values), each row gets a dense code from its columns' values, the first row of each code goes
+// through the hashed path above, and the other rows copy its group id from a direct-indexed
+// table of codes (DuckDB's perfect hash aggregate, found per batch instead of from statistics).
+// A batch that does not fit makes the next few skip the attempt, so high-cardinality keys pay
+// for at most a partial pass now and then.
+//
 // Not thread-safe: one grouper per stream. Memory is std::vector-held and reported by
 // MemoryBytes() for the owner to reserve.
 #pragma once
@@ -49,6 +57,11 @@ class Grouper {
  private:
   Grouper() = default;
   void Grow(int64_t min_entries);
+  // The hashed path: group ids of rows [0, num_rows) into gids.
+  void ConsumeHashed(const std::vector<columnar::ArrayPtr>& keys, int64_t num_rows, uint32_t* gids);
+  // The small-domain path; false (nothing done) when some key column has too many values.
+  Result<bool> ConsumeSmallDomain(const std::vector<columnar::ArrayPtr>& keys, int64_t num_rows,
+                                  uint32_t* gids);
 
   std::vector<std::unique_ptr<KeyStore>> stores_;
   std::vector<uint64_t> slots_;  // (tag << 32) | (group id + 1); 0 = empty
@@ -59,6 +72,15 @@ class Grouper {
   std::vector<uint32_t> pending_, next_pending_, candidates_, candidate_groups_, new_rows_;
   std::vector<uint64_t> slot_of_;
   std::vector<uint8_t> match_;
+  // Small-domain path: whether every key type has one, per-row codes, the first row of each code
+  // (code -> index into reps_), and the group ids of those rows. The reps' keys are gathered from
+  // the default pool: at most a few thousand rows, freed before Consume returns.
+  bool small_domain_types_ = false;
+  int small_domain_skip_ = 0, small_domain_backoff_ = 0;
+  std::vector<uint32_t> codes_, code_rep_, rep_groups_;
+  std::vector<int32_t> reps_;
+  std::vector<uint64_t> string_slots_;  // strings: packed bytes per local table slot
+  std::vector<uint32_t> string_ids_;    // strings: (length << 24 | id + 1) per slot, 0 = empty
 };
 
 }  // namespace shoal::exec
