@@ -76,6 +76,13 @@ function ParseArgs(argv) {
       options.shuffle = true;
       continue;
     }
+    if (key === '--help' || key === '-h') {
+      // The header comment of this file is the manual.
+      const text = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8');
+      const header = text.slice(0, text.indexOf('\nimport '));
+      console.log(header.split('\n').map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+      process.exit(0);
+    }
     const value = argv[++i];
     if (value === undefined) throw new Error(`${key} needs a value`);
     switch (key) {
