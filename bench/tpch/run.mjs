@@ -10,7 +10,8 @@
 // SET to the distributed runs only (e.g. dist_compression=lz4, dist_adaptive_task_counts=true).
 // --shuffle adds a run through the materialized shuffle (`SET shuffle_dir` to a fresh directory
 // before every run: stages as `shoal task` processes exchanging files), its column and its ratio
-// to the single node.
+// to the single node; --shuffle-setting name=value (repeatable) adds a SET to those runs only
+// (e.g. shuffle_compression=none).
 // The workers and `shoal sql` talk plain TCP (--insecure) unless --tls: then mutual TLS with
 // signed requests (docs/security.md), certificates from scripts/make-test-certs.sh — to measure
 // what TLS costs. --tls-compare measures both in one run: two sets of N workers, one plain and one
@@ -21,7 +22,8 @@
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
-//       [--workers N] [--dist-setting name=value ...] [--shuffle] [--tls | --tls-compare]
+//       [--workers N] [--dist-setting name=value ...] [--shuffle] [--shuffle-setting name=value ...]
+//       [--tls | --tls-compare]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -60,6 +62,7 @@ function ParseArgs(argv) {
     json: null,
     workers: 0,
     distSettings: [],
+    shuffleSettings: [],
     shuffle: false,
   };
   for (let i = 0; i < argv.length; ++i) {
@@ -75,6 +78,13 @@ function ParseArgs(argv) {
     if (key === '--shuffle') {
       options.shuffle = true;
       continue;
+    }
+    if (key === '--help' || key === '-h') {
+      // The header comment of this file is the manual.
+      const text = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8');
+      const header = text.slice(0, text.indexOf('\nimport '));
+      console.log(header.split('\n').map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+      process.exit(0);
     }
     const value = argv[++i];
     if (value === undefined) throw new Error(`${key} needs a value`);
@@ -92,6 +102,12 @@ function ParseArgs(argv) {
         const eq = value.indexOf('=');
         if (eq <= 0) throw new Error(`--dist-setting needs name=value, got '${value}'`);
         options.distSettings.push(`SET ${value.slice(0, eq)} = '${value.slice(eq + 1)}';`);
+        break;
+      }
+      case '--shuffle-setting': {
+        const eq = value.indexOf('=');
+        if (eq <= 0) throw new Error(`--shuffle-setting needs name=value, got '${value}'`);
+        options.shuffleSettings.push(`SET ${value.slice(0, eq)} = '${value.slice(eq + 1)}';`);
         break;
       }
       default: throw new Error(`unknown option ${key}`);
@@ -185,7 +201,8 @@ async function RunDuckDB(con, sql, runs) {
 function RunShoal(options, sql, runs,
                   { workers = [], security = options.security, shuffleRoot = null } = {}) {
   const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
-                  ...(workers.length > 0 ? options.distSettings : []), '\\timing on'];
+                  ...(workers.length > 0 ? options.distSettings : []),
+                  ...(shuffleRoot ? options.shuffleSettings : []), '\\timing on'];
   for (let r = 0; r <= runs; ++r) {
     if (shuffleRoot) {
       script.push('\\timing off', `SET shuffle_dir = '${path.join(shuffleRoot, `run${r}`)}';`,
@@ -370,7 +387,8 @@ const summary = {
     total_tls_plain_ratio: totalTls / totalWorkers,
   } : {}),
   ...(options.shuffle ? {
-    total_shuffle_ms: totalShuffle, total_shuffle_ratio: totalShuffle / totalShoal,
+    shuffle_settings: options.shuffleSettings, total_shuffle_ms: totalShuffle,
+    total_shuffle_ratio: totalShuffle / totalShoal,
   } : {}),
   failed: results.filter((r) => r.error || r.answer !== 'ok').map((r) => r.query),
   queries: results,
@@ -392,7 +410,9 @@ let md = `TPC-H SF ${options.sf}, ${options.format}, ${options.threads} threads,
                         (options.tlsCompare ? ', plain and mutual TLS interleaved' : '') +
                         (options.distSettings.length ? ` (${options.distSettings.join(' ')})` : '')
                       : '') +
-         (options.shuffle ? '; shuffle: `shoal sql` with `shuffle_dir` (task processes)' : '') +
+         (options.shuffle ? '; shuffle: `shoal sql` with `shuffle_dir` (task processes)' +
+                            (options.shuffleSettings.length
+                              ? ` (${options.shuffleSettings.join(' ')})` : '') : '') +
          '\n\n' +
          `| query | Shoal | ${extra.map((e) => `${e.title} | `).join('')}DuckDB | Shoal / DuckDB | ` +
          `${extra.map((e) => `${e.ratio} | `).join('')}answer |\n` +

@@ -65,8 +65,13 @@ class Cutter {
       return node;  // runs its inputs itself (a recursive CTE): no stage inside it
     if (IsHashRepartition(*node)) {
       const int id = next_id_++;  // before the subtree: pre-order ids
-      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, Cut(node->children()[0]));
-      return MakeStage(input, id, node->output_partitioning());
+      // One map task per input partition, each reading its own share of the input once, when
+      // every partition can run in a process of its own; else one map task runs them all.
+      const exec::ExecPlanPtr child = node->children()[0];
+      const int map_tasks =
+          PartitionsAreIndependent(*child) ? std::max(1, child->num_partitions()) : 1;
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, Cut(child));
+      return MakeStage(input, id, node->output_partitioning(), map_tasks);
     }
     std::vector<exec::ExecPlanPtr> children = node->children();
     if (children.empty())
@@ -109,10 +114,10 @@ class Cutter {
 
  private:
   Result<exec::ExecPlanPtr> MakeStage(const exec::ExecPlanPtr& input, int id,
-                                      exec::Partitioning partitioning) {
+                                      exec::Partitioning partitioning, int map_tasks = 1) {
     SHOAL_ASSIGN_OR_RETURN(
         auto node, StageFileExec::Make(input, options_.shuffle_dir, id, std::move(partitioning),
-                                       options_.compression));
+                                       options_.compression, map_tasks));
     MaterializedStage stage;
     stage.id = id;
     stage.node = node;

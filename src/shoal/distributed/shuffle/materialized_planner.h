@@ -1,7 +1,9 @@
 // Materialized planner: with the session setting `shuffle_dir` set, cuts a single-node physical
 // plan into stages that exchange data through files (issue 7). Nothing else in the plan changes:
 //  - a hash Repartition becomes a hash StageFileExec over the Repartition's input (the stage's
-//    partitions are the shuffle's hash partitions);
+//    partitions are the shuffle's hash partitions), written by one map task per partition of that
+//    input (each partition, hence each scan unit, read by one map task: the input is read once)
+//    when those partitions can each run in a process of their own, else by a single map task;
 //  - the input of a CoalescePartitions / SortPreservingMerge, when it has several partitions and is
 //    not already a shuffle, gets a passthrough StageFileExec (stage partition p = input partition
 //    p, so per-partition sort order survives the cut) — unless the input's partitions depend on

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <system_error>
 #include <thread>
@@ -27,6 +28,7 @@
 #include "shoal/common/settings.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/shuffle/map_output.h"
 #include "shoal/distributed/shuffle/shuffle_query_exec.h"
 #include "shoal/distributed/shuffle/shuffle_settings.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
@@ -40,28 +42,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool FileExists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-Result<int64_t> CountFileRows(const std::string& path) {
-  SHOAL_ASSIGN_OR_RETURN(auto input, columnar::ipc::FileInputStream::Open(path));
-  SHOAL_ASSIGN_OR_RETURN(auto reader, columnar::ipc::OpenStreamReader(std::move(input)));
-  int64_t rows = 0;
-  for (;;) {
-    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, reader->Next());
-    if (!batch)
-      return rows;
-    rows += batch->num_rows();
-  }
-}
-
 struct TaskSlot {
   int stage_id = 0;
-  int partition = 0;
+  int partition = 0;  // the task: a hash stage's map task, a passthrough stage's partition
   std::string envelope;
-  std::string stage_file;
+  const StageFileExec* stage = nullptr;
   int attempts = 0;
   std::vector<std::string> attempt_errors;
   size_t index = 0;  // in the order tasks were made: the first worker a remote task is sent to
@@ -197,6 +182,7 @@ Status RunLevelRemote(const std::vector<TaskSlot*>& level_slots,
       // Before the call: a cancel or a failure must still find this worker's directory.
       NoteRemoteShuffleQuery(dir, worker, query_id);
       proto::ShuffleTaskEnvelopeProto envelope = slot->envelope_proto;
+      envelope.set_attempt(slot->attempts);
       for (auto& location : StageFileLocations(dir))
         *envelope.add_remote_files() = std::move(location);
       calls.Start(slot, worker, query_id, std::move(envelope));
@@ -287,7 +273,7 @@ Status RequireNoStageOutput(const std::string& dir) {
   std::vector<std::string> stale;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (IsStageFileName(name))
+    if (IsStageFileName(name) || IsMapCommitName(name))
       stale.push_back(std::move(name));
   }
   if (ec)
@@ -444,7 +430,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
           fmt::format("encoding shuffle stage {}", stage.id));
     SHOAL_RETURN_IF_ERROR(WriteFileAtomically(plan_path, *encoded));
     const std::string* stage_plan_bytes = &(plan_bytes[stage.id] = std::move(*encoded));
-    const int n = stage.node->num_partitions();
+    const int n = stage.node->num_tasks();
     for (int p = 0; p < n; ++p) {
       proto::ShuffleTaskEnvelopeProto envelope;
       *envelope.mutable_session() = spec;
@@ -460,7 +446,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       slot.stage_id = stage.id;
       slot.partition = p;
       slot.envelope = EnvelopePath(tasks_dir, stage.id, p);
-      slot.stage_file = stage.node->FilePath(p);
+      slot.stage = stage.node.get();
       slot.index = slots.size() - 1;
       slot.envelope_proto = envelope;
       slot.plan_bytes = stage_plan_bytes;
@@ -501,10 +487,11 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
         return Status::OK();
       }
       slot->attempt_errors.push_back(rows.status().UserMessage());
-      if (FileExists(slot->stage_file)) {
-        // Published before the failure: the rename makes the file whole, so it is not re-run.
-        SHOAL_ASSIGN_OR_RETURN(int64_t n, CountFileRows(slot->stage_file));
-        reports->push_back({slot->stage_id, slot->partition, n, slot->attempts});
+      SHOAL_ASSIGN_OR_RETURN(std::optional<int64_t> committed,
+                             slot->stage->CommittedTaskRows(slot->partition));
+      if (committed) {
+        // Committed before the failure: a rename made the output whole, so it is not re-run.
+        reports->push_back({slot->stage_id, slot->partition, *committed, slot->attempts});
         return Status::OK();
       }
       if (!IsRetryableTaskError(rows.status())) {
@@ -531,12 +518,16 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       while (processes.tasks().size() < max_running && !queue.empty()) {
         TaskSlot* slot = queue.front();
         queue.pop_front();
-        if (FileExists(slot->stage_file)) {
-          SHOAL_ASSIGN_OR_RETURN(int64_t n, CountFileRows(slot->stage_file));
-          reports->push_back({slot->stage_id, slot->partition, n, slot->attempts});
+        SHOAL_ASSIGN_OR_RETURN(std::optional<int64_t> committed,
+                               slot->stage->CommittedTaskRows(slot->partition));
+        if (committed) {
+          reports->push_back({slot->stage_id, slot->partition, *committed, slot->attempts});
           continue;
         }
         ++slot->attempts;
+        // The attempt names a map task's files: its envelope is written for each attempt.
+        slot->envelope_proto.set_attempt(slot->attempts);
+        SHOAL_RETURN_IF_ERROR(WriteEnvelope(slot->envelope, slot->envelope_proto));
         const std::string base = fmt::format("{}/task-{}-{}.attempt-{}", tasks_dir, slot->stage_id,
                                              slot->partition, slot->attempts);
         auto spawned =

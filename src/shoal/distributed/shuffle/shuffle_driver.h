@@ -11,7 +11,7 @@
 //     the tasks of a level concurrently (`shuffle_max_concurrent_tasks`), each in its own process
 //     group and killed if the driver dies; reads each task's row count from the last line of its
 //     stdout; retries a failed or killed task up to `shuffle_task_retries` times (a task whose
-//     stage file exists is not run again: publishing by rename makes that safe); collects every
+//     output is committed is not run again: publishing by rename makes that safe); collects every
 //     failure of a level before reporting them together; kills every task still running on an
 //     error or a cancellation (Ctrl-C), so no task outlives the query;
 //  4. then runs the plan itself: every stage file exists, so the stage nodes only read.

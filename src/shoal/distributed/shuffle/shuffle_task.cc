@@ -223,9 +223,9 @@ Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path) {
   if (stage == nullptr || stage->stage_id() != envelope.stage_id())
     return Status::InvalidData("{} does not hold shuffle stage {} (its root is {})",
                                envelope.plan_path(), envelope.stage_id(), (*decoded)->name());
-  if (stage->num_partitions() != envelope.partition_count())
-    return Status::InvalidData("stage {} has {} partitions but task envelope {} says {}",
-                               envelope.stage_id(), stage->num_partitions(), path,
+  if (stage->num_tasks() != envelope.partition_count())
+    return Status::InvalidData("stage {} has {} tasks but task envelope {} says {}",
+                               envelope.stage_id(), stage->num_tasks(), path,
                                envelope.partition_count());
 
   // Earlier stages' files on other machines: every stage node of the plan shares this directory.
@@ -245,16 +245,8 @@ Result<int64_t> RunShuffleTask(const std::string& path) {
   if (const char* delay = std::getenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS"))
     std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(delay)));
   SHOAL_ASSIGN_OR_RETURN(PreparedShuffleTask task, PrepareShuffleTask(path));
-  SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream,
-                         task.plan->Execute(task.envelope.partition(), task.context));
-  int64_t rows = 0;
-  for (;;) {
-    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, stream->Next());
-    if (!batch)
-      break;
-    rows += batch->num_rows();
-  }
-  return rows;
+  const auto& stage = task.plan->As<StageFileExec>();
+  return stage.RunTask(task.envelope.partition(), task.envelope.attempt(), task.context);
 }
 
 }  // namespace shoal::distributed::shuffle

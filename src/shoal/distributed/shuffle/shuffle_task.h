@@ -1,5 +1,7 @@
-// One task of a materialized shuffle: `shoal task ENVELOPE` computes partition p of stage s and
-// writes its stage file. The envelope (DIR/tasks/task-<s>-<p>.envelope, a ShuffleTaskEnvelopeProto)
+// One task of a materialized shuffle: `shoal task ENVELOPE` runs task t of stage s: map task t of a
+// hash stage (its share of the input, all partitions written and committed) or partition t of a
+// passthrough stage (its stage file). The envelope (DIR/tasks/task-<s>-<t>.envelope, a
+// ShuffleTaskEnvelopeProto)
 // holds everything the process needs, so a task depends on nothing but its files and its binary:
 // the session spec (TPC-H scale of in-memory tables, the settings, the target partitions), the path
 // of the stage's encoded plan (tables travel inside it through the table codecs), the stage id,
@@ -47,7 +49,7 @@ struct PreparedShuffleTask {
 };
 Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path);
 
-/// Runs the task of the envelope at `path`: its partition's rows (the stage file exists after).
+/// Runs the task of the envelope at `path`: the rows it wrote (its output is committed after).
 Result<int64_t> RunShuffleTask(const std::string& path);
 
 }  // namespace shoal::distributed::shuffle

@@ -173,10 +173,10 @@ void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_
               status.error_message());
 }
 
-Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
-                      const std::string& local_path) {
-  const std::string what = fmt::format("fetching stage {} partition {} from worker {}", stage_id,
-                                       partition, from.worker);
+namespace {
+
+Status FetchFile(const RemoteStageFile& from, proto::FetchStageFileRequest request,
+                 const std::string& what, const std::string& local_path) {
   std::random_device rd;
   // A dot name that never matches the stage-file pattern; removed on every failure.
   const size_t slash = local_path.rfind('/');
@@ -193,10 +193,7 @@ Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
   };
   proto::ShuffleFiles::Stub stub(ChannelTo(from.worker));
   grpc::ClientContext call;
-  proto::FetchStageFileRequest request;
   request.set_query_id(from.query_id);
-  request.set_stage_id(stage_id);
-  request.set_partition(partition);
   ProcessNodeSecurity()->SignCall(&call, "ShuffleFiles/FetchStageFile", from.query_id, request);
   auto reader = stub.FetchStageFile(&call, request);
   proto::StageFileChunk chunk;
@@ -233,6 +230,32 @@ Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
     return st;
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
+                      const std::string& local_path) {
+  proto::FetchStageFileRequest request;
+  request.set_stage_id(stage_id);
+  request.set_partition(partition);
+  return FetchFile(from, std::move(request),
+                   fmt::format("fetching stage {} partition {} from worker {}", stage_id, partition,
+                               from.worker),
+                   local_path);
+}
+
+Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int partition,
+                      const std::string& local_path) {
+  proto::FetchStageFileRequest request;
+  request.set_stage_id(stage_id);
+  request.set_partition(partition);
+  request.set_map_output(true);
+  request.set_map(map);
+  return FetchFile(from, std::move(request),
+                   fmt::format("fetching stage {} map {} partition {} from worker {}", stage_id,
+                               map, partition, from.worker),
+                   local_path);
 }
 
 Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,

@@ -56,6 +56,12 @@ void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_
 Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
                       const std::string& local_path);
 
+/// Streams partition `partition` of the committed output of map task `map` of hash stage
+/// `stage_id` from `from` into `local_path` (as FetchStageFile). A map without a commit there is
+/// NotFound naming the worker and the commit file.
+Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int partition,
+                      const std::string& local_path);
+
 /// Runs one task on `worker` (a blocking call; `call` may be cancelled from another thread,
 /// which kills the task there). Returns the task's row count.
 Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,

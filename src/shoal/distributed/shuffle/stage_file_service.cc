@@ -21,6 +21,7 @@
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/proto/distributed.pb.h"
 #include "shoal/distributed/proto/shuffle.grpc.pb.h"
+#include "shoal/distributed/shuffle/map_output.h"
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
@@ -232,7 +233,24 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
     if (!dir.ok())
       return ToGrpc(dir.status());
-    const std::string path = StageFilePath(*dir, request->stage_id(), request->partition());
+    std::string path = StageFilePath(*dir, request->stage_id(), request->partition());
+    if (request->map_output()) {
+      // Only the attempt the map task committed is served (map_output.h).
+      const std::string commit_path = MapCommitPath(*dir, request->stage_id(), request->map());
+      auto commit = ReadMapCommit(commit_path);
+      if (!commit.ok()) {
+        if (commit.status().code() == StatusCode::kNotFound)
+          return {grpc::StatusCode::NOT_FOUND,
+                  fmt::format("worker {} has no committed map output {}", address(), commit_path)};
+        return ToGrpc(commit.status());
+      }
+      if (request->partition() < 0 || request->partition() >= static_cast<int>(commit->rows.size()))
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                fmt::format("worker {}: {} has no partition {}", address(), commit_path,
+                            request->partition())};
+      path = MapOutputPath(*dir, request->stage_id(), request->map(), commit->attempt,
+                           request->partition());
+    }
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       if (errno == ENOENT)

@@ -18,6 +18,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "shoal/distributed/shuffle/map_output.h"
+#include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/distributed/shuffle/task_process.h"
 #include "shoal/engine/execution_modes.h"
@@ -53,6 +55,7 @@ class ShuffleDriverTest : public ::testing::Test {
   void TearDown() override {
     ::unsetenv("SHOAL_SHUFFLE_TEST_KEEP_FILES");
     ::unsetenv("SHOAL_SHUFFLE_TEST_KILL_MARKER");
+    ::unsetenv("SHOAL_SHUFFLE_TEST_KILL_BEFORE_COMMIT_MARKER");
     ::unsetenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS");
     fs::remove_all(root_);
   }
@@ -126,17 +129,25 @@ TEST_F(ShuffleDriverTest, AUnionWithAnAggregateInEachBranchShipsEveryStage) {
       "UNION ALL SELECT o_orderstatus, count(*) FROM orders GROUP BY 1",
       dir);
   // Stage 1 passes the union's four partitions to the final coalesce; stages 2 and 3 are the
-  // two branches' shuffles, two hash partitions each.
+  // two branches' shuffles, two hash partitions each, written by two map tasks each (one per
+  // scan partition): 2 x 2 files and two commits.
   std::map<int, int> files = StageFiles(dir);
-  EXPECT_EQ(files, (std::map<int, int>{{1, 4}, {2, 2}, {3, 2}}));
-  // Every stage partition had an envelope, and every envelope a stage file.
+  EXPECT_EQ(files, (std::map<int, int>{{1, 4}, {2, 4}, {3, 4}}));
+  std::map<int, int> commits;
+  for (const auto& e : fs::directory_iterator(QueryDir(dir))) {
+    const std::string name = e.path().filename().string();
+    if (IsMapCommitName(name))
+      ++commits[std::stoi(name.substr(6))];
+  }
+  EXPECT_EQ(commits, (std::map<int, int>{{2, 2}, {3, 2}}));
+  // Every task (a passthrough partition, a map task) had an envelope.
   std::map<int, int> envelopes;
   for (const auto& e : fs::directory_iterator(QueryDir(dir) / "tasks")) {
     const std::string name = e.path().filename().string();
     if (name.rfind("task-", 0) == 0 && e.path().extension() == ".envelope")
       ++envelopes[std::stoi(name.substr(5))];
   }
-  EXPECT_EQ(envelopes, files);
+  EXPECT_EQ(envelopes, (std::map<int, int>{{1, 4}, {2, 2}, {3, 2}}));
 }
 
 // Regression: the second shuffling query of a session found the first one's stage files and was
@@ -277,6 +288,35 @@ TEST_F(ShuffleDriverTest, ATaskKilledMidWriteIsRetriedAndTheAnswerIsUnchanged) {
     second_attempts += name.find(".attempt-2.stdout") != std::string::npos ? 1 : 0;
   }
   EXPECT_EQ(second_attempts, 1);
+}
+
+// A map task killed after publishing all its partition files but before its commit: the
+// reducers read the retry's committed attempt only, and the answer is unchanged.
+TEST_F(ShuffleDriverTest, AMapTaskKilledBeforeItsCommitIsRetriedAndItsFilesAreNeverRead) {
+  const fs::path dir = root_ / "uncommitted";
+  const fs::path marker = root_ / "uncommitted.marker";
+  ::setenv("SHOAL_SHUFFLE_TEST_KILL_BEFORE_COMMIT_MARKER", marker.c_str(), 1);
+  ExpectSameAnswer(distributed_testing::TpchQuery(3), dir);
+  ::unsetenv("SHOAL_SHUFFLE_TEST_KILL_BEFORE_COMMIT_MARKER");
+  ASSERT_TRUE(fs::exists(marker)) << "no map task was killed";
+  // Exactly one map committed its second attempt, and the killed first attempt's files are all
+  // there, published under attempt 1's names: the right answer above did not read them.
+  std::vector<std::string> retried;  // "stage-s-map-m"
+  for (const auto& e : fs::directory_iterator(QueryDir(dir))) {
+    const std::string name = e.path().filename().string();
+    if (!IsMapCommitName(name))
+      continue;
+    ASSERT_OK_AND_ASSIGN(std::string commit, ReadWholeFile(e.path().string()));
+    if (commit.find("attempt 2\n") != std::string::npos)
+      retried.push_back(name.substr(0, name.size() - std::string(".commit").size()));
+  }
+  ASSERT_EQ(retried.size(), 1u);
+  int first_attempt_files = 0;
+  for (const auto& e : fs::directory_iterator(QueryDir(dir))) {
+    const std::string name = e.path().filename().string();
+    first_attempt_files += name.rfind(retried[0] + "-attempt-1-part-", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(first_attempt_files, 2);  // both hash partitions (threads = 2)
 }
 
 TEST_F(ShuffleDriverTest, TasksThatKeepFailingAreAllReportedTogether) {

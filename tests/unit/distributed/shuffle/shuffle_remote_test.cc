@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "shoal/distributed/shuffle/map_output.h"
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_client.h"
@@ -26,6 +28,7 @@
 #include "shoal/distributed/transport/grpc_worker_server.h"
 #include "shoal/engine/execution_modes.h"
 #include "shoal/engine/tpch_tables.h"
+#include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/exec/task_context.h"
 #include "shoal/io/tpch/scale.h"
@@ -236,6 +239,80 @@ TEST_F(ShuffleRemoteTest, AStageNodeFetchesAFileItDoesNotHaveFromTheRecordedWork
   EXPECT_TRUE(fs::is_empty(other));
   ClearStageFileLocations(local.string());
   ClearStageFileLocations(other.string());
+}
+
+// A hash stage of two map tasks, one per worker: a reducer on a third machine fetches its
+// partition of each map's committed attempt from the worker that ran it.
+TEST_F(ShuffleRemoteTest, AReducerFetchesItsPartitionFromEveryMapTasksWorker) {
+  StartServers(2);
+  const std::vector<Field> fields = {Field("k", DataType::Int64())};
+  auto make_stage = [&](const fs::path& dir) {
+    std::vector<exec::ExecPlanPtr> halves;
+    for (int h = 0; h < 2; ++h) {
+      std::vector<testing::TextRow> rows;
+      for (int i = h * 10; i < h * 10 + 10; ++i)
+        rows.push_back({std::to_string(i)});
+      auto values = exec::ValuesExec::Make(std::make_shared<columnar::Schema>(fields),
+                                           {testing::MakeBatch(fields, rows)});
+      EXPECT_OK(values.status());
+      halves.push_back(*values);
+    }
+    auto input = exec::UnionExec::Make(halves);
+    EXPECT_OK(input.status());
+    auto stage = StageFileExec::Make(
+        *input, dir.string(), 3,
+        exec::Partitioning::Hash({sql::MakeColumnRef(0, "k", DataType::Int64(), true)}, 2), "lz4",
+        /*map_tasks=*/2);
+    EXPECT_OK(stage.status());
+    return *stage;
+  };
+  auto context = [] { return std::make_shared<exec::TaskContext>(exec::TaskContext::Options()); };
+  // Map 0 ran on worker 0 (attempt 1), map 1 on worker 1 (its attempt 1 died uncommitted, its
+  // attempt 2 committed).
+  const fs::path on0 = root_ / "worker0" / "q-00aa";
+  const fs::path on1 = root_ / "worker1" / "q-00bb";
+  fs::create_directories(on0);
+  fs::create_directories(on1);
+  ASSERT_OK(make_stage(on0)->RunTask(0, 1, context()).status());
+  ASSERT_OK(make_stage(on1)->RunTask(1, 1, context()).status());
+  fs::remove(MapCommitPath(on1.string(), 3, 1));
+  ASSERT_OK(make_stage(on1)->RunTask(1, 2, context()).status());
+  // Attempt 1 of map 1 holds every row of map 1 in partition 0: served, it would duplicate rows.
+  fs::copy_file(MapOutputPath(on1.string(), 3, 1, 2, 0), MapOutputPath(on1.string(), 3, 1, 1, 1),
+                fs::copy_options::overwrite_existing);
+
+  const fs::path local = root_ / "reducer";
+  fs::create_directories(local);
+  auto reducer = make_stage(local);
+  SetStageFileLocation(local.string(), 3, 0, {servers_[0]->address, "00aa"});
+  SetStageFileLocation(local.string(), 3, 1, {servers_[1]->address, "00bb"});
+  std::multiset<std::string> all;
+  for (int p = 0; p < 2; ++p) {
+    ASSERT_OK_AND_ASSIGN(auto stream, reducer->Execute(p, context()));
+    for (;;) {
+      ASSERT_OK_AND_ASSIGN(auto batch, stream->Next());
+      if (!batch)
+        break;
+      for (auto& k : testing::ArrayToStrings(*batch->column(0)))
+        all.insert(k);
+    }
+    // Both maps' files of the partition were fetched.
+    EXPECT_TRUE(fs::exists(FetchedMapOutputPath(local.string(), 3, 0, p)));
+    EXPECT_TRUE(fs::exists(FetchedMapOutputPath(local.string(), 3, 1, p)));
+  }
+  std::multiset<std::string> expected;
+  for (int i = 0; i < 20; ++i)
+    expected.insert(std::to_string(i));
+  EXPECT_EQ(all, expected);
+
+  // A map the worker never committed: NotFound naming the worker and the commit file.
+  Status st = FetchMapOutput({servers_[0]->address, "00aa"}, 3, 1, 0,
+                             FetchedMapOutputPath(local.string(), 3, 9, 0));
+  ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
+  EXPECT_NE(st.UserMessage().find(servers_[0]->address), std::string::npos) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("q-00aa/stage-3-map-1.commit"), std::string::npos)
+      << st.ToString();
+  ClearStageFileLocations(local.string());
 }
 
 TEST_F(ShuffleRemoteTest, ATaskWhoseWorkerIsGoneRunsOnTheOtherWorker) {

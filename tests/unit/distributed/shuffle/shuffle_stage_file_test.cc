@@ -3,6 +3,7 @@
 // with another schema is a clear error; the planner cuts every branch and chains; the node
 // survives the plan codec with its directory.
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -11,15 +12,20 @@
 
 #include "shoal/columnar/ipc/writer.h"
 #include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/shuffle/map_output.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/engine/query_runner.h"
 #include "shoal/engine/tpch_tables.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/exec/task_context.h"
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/batch_builder.h"
+#include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_builders.h"
 #include "tests/support/plan_rewriting.h"
 
 namespace shoal::distributed::shuffle {
@@ -94,32 +100,139 @@ class StageFileTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(StageFileTest, HashPartitionsSplitTheRowsAndAreWrittenOnceThenRead) {
-  ASSERT_OK_AND_ASSIGN(auto stage, StageFileExec::Make(Values(), dir_, 7, HashOnK(3), "lz4"));
+// Two inputs of ten rows each, as two partitions (a union): keys 0..9 and 10..19.
+exec::ExecPlanPtr TwoPartitions(const exec::ExecPlanPtr& a, const exec::ExecPlanPtr& b) {
+  auto u = exec::UnionExec::Make({a, b});
+  EXPECT_OK(u.status());
+  return *u;
+}
+
+TEST_F(StageFileTest, MapTasksWriteEveryPartitionOnceAndReducersReadEveryMap) {
+  // Two map tasks, one per input partition, three hash partitions.
+  std::vector<columnar::RecordBatchPtr> halves;
+  auto split = [&](int first) {
+    std::vector<testing::TextRow> rows;
+    for (int i = first; i < first + 10; ++i)
+      rows.push_back({std::to_string(i), "row" + std::to_string(i)});
+    auto values = exec::ValuesExec::Make(std::make_shared<columnar::Schema>(Fields()),
+                                         {testing::MakeBatch(Fields(), rows)});
+    EXPECT_OK(values.status());
+    return exec::ExecPlanPtr(*values);
+  };
+  const exec::ExecPlanPtr first = split(0);
+  const exec::ExecPlanPtr second = split(10);
+  ASSERT_OK_AND_ASSIGN(auto stage, StageFileExec::Make(TwoPartitions(first, second), dir_, 7,
+                                                       HashOnK(3), "lz4", /*map_tasks=*/2));
   EXPECT_EQ(stage->num_partitions(), 3);
+  EXPECT_EQ(stage->num_tasks(), 2);
+  // Before any map committed, reading is a clear error, not a silent empty partition.
+  auto early = stage->Execute(0, Context());
+  ASSERT_FALSE(early.ok());
+  EXPECT_NE(early.status().UserMessage().find("map task 0 of 2 has no committed output"),
+            std::string::npos)
+      << early.status().ToString();
+  // Each map task reads only its own input partition: the rows read across map tasks are the
+  // input's rows, once.
+  int64_t read = 0;
+  int64_t written = 0;
+  for (int m = 0; m < 2; ++m) {
+    auto context = Context();
+    ASSERT_OK_AND_ASSIGN(int64_t rows, stage->RunTask(m, /*attempt=*/1, context));
+    EXPECT_EQ(rows, 10) << "map " << m;
+    written += rows;
+    for (const auto& leaf : {first, second})
+      read += context->metrics().Sum(leaf.get()).output_rows;
+    ASSERT_OK_AND_ASSIGN(auto committed, stage->CommittedTaskRows(m));
+    EXPECT_EQ(committed, std::optional<int64_t>(10));
+    // All three partition files of the attempt, and its commit.
+    for (int p = 0; p < 3; ++p)
+      EXPECT_TRUE(fs::exists(MapOutputPath(dir_, 7, m, 1, p))) << m << " " << p;
+    EXPECT_TRUE(fs::exists(MapCommitPath(dir_, 7, m)));
+  }
+  EXPECT_EQ(read, 20);
+  EXPECT_EQ(written, 20);
+  // Every reducer reads its partition from both maps: every row in exactly one partition.
   std::multiset<std::string> all;
-  std::map<int, std::vector<std::string>> computed;
+  std::map<int, std::set<std::string>> by_partition;
   for (int p = 0; p < 3; ++p) {
-    EXPECT_FALSE(fs::exists(stage->FilePath(p)));
-    ASSERT_OK_AND_ASSIGN(computed[p], Keys(*stage, p));
-    EXPECT_TRUE(fs::exists(stage->FilePath(p))) << stage->FilePath(p);
-    all.insert(computed[p].begin(), computed[p].end());
+    ASSERT_OK_AND_ASSIGN(auto keys, Keys(*stage, p));
+    all.insert(keys.begin(), keys.end());
+    by_partition[p].insert(keys.begin(), keys.end());
   }
   std::multiset<std::string> expected;
   for (int i = 0; i < 20; ++i)
     expected.insert(std::to_string(i));
-  EXPECT_EQ(all, expected);  // every row in exactly one partition
-  EXPECT_EQ(stage->FilePath(2), (dir_ / "stage-7-part-2.arrow").string());
-
-  // The same stage over an input with no rows reads the files: it computes nothing.
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       StageFileExec::Make(Values(/*empty=*/true), dir_, 7, HashOnK(3), "lz4"));
-  for (int p = 0; p < 3; ++p) {
-    ASSERT_OK_AND_ASSIGN(auto keys, Keys(*reader, p));
-    EXPECT_EQ(keys, computed[p]) << "partition " << p;
+  EXPECT_EQ(all, expected);
+  // Both maps contributed to some partition (keys below 10 come from map 0, the others map 1).
+  bool low = false, high = false;
+  for (const auto& [p, keys] : by_partition) {
+    for (const auto& k : keys) {
+      low = low || std::stoi(k) < 10;
+      high = high || std::stoi(k) >= 10;
+    }
   }
+  EXPECT_TRUE(low && high);
   for (const auto& name : DirectoryNames())
-    EXPECT_TRUE(IsStageFileName(name)) << name;  // no temporaries left behind
+    EXPECT_TRUE(IsStageFileName(name) || IsMapCommitName(name)) << name;  // no temporaries
+}
+
+TEST_F(StageFileTest, OneMapTaskRunsAllInputPartitions) {
+  ASSERT_OK_AND_ASSIGN(auto stage, StageFileExec::Make(TwoPartitions(Values(), Values()), dir_, 2,
+                                                       HashOnK(2), "none", /*map_tasks=*/1));
+  ASSERT_OK_AND_ASSIGN(int64_t rows, stage->RunTask(0, 1, Context()));
+  EXPECT_EQ(rows, 40);
+  int64_t read = 0;
+  for (int p = 0; p < 2; ++p) {
+    ASSERT_OK_AND_ASSIGN(auto keys, Keys(*stage, p));
+    read += static_cast<int64_t>(keys.size());
+  }
+  EXPECT_EQ(read, 40);
+}
+
+TEST_F(StageFileTest, ReducersReadOnlyTheCommittedAttempt) {
+  ASSERT_OK_AND_ASSIGN(auto stage,
+                       StageFileExec::Make(Values(), dir_, 4, HashOnK(2), "lz4", /*map_tasks=*/1));
+  // Attempt 1 published its partition files but died before its commit; attempt 2 committed.
+  ASSERT_OK(stage->RunTask(0, 1, Context()).status());
+  fs::remove(MapCommitPath(dir_, 4, 0));
+  ASSERT_OK(stage->RunTask(0, 2, Context()).status());
+  ASSERT_TRUE(fs::exists(MapOutputPath(dir_, 4, 0, 1, 0)));
+  // Attempt 1's files are replaced by rows no reader may see (another query's partition files).
+  for (int p = 0; p < 2; ++p)
+    fs::copy_file(MapOutputPath(dir_, 4, 0, 2, 0), MapOutputPath(dir_, 4, 0, 1, p),
+                  fs::copy_options::overwrite_existing);
+  // A half-written file of an attempt 3 still running: a temporary, never read either.
+  {
+    std::ofstream half(dir_ / ".stage-4-map-0-attempt-3-part-0.arrow.attempt-3.1-00.tmp");
+    half << "ARROW half";
+  }
+  std::multiset<std::string> all;
+  for (int p = 0; p < 2; ++p) {
+    ASSERT_OK_AND_ASSIGN(auto keys, Keys(*stage, p));
+    all.insert(keys.begin(), keys.end());
+  }
+  EXPECT_EQ(all.size(), 20u);
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), 20u);
+  // A commit that is not one is a clear error naming the file.
+  {
+    std::ofstream bad(MapCommitPath(dir_, 4, 0), std::ios::trunc);
+    bad << "shoal-map-output 1\nattempt 2\npartitions 2\nrows 5\n";
+  }
+  auto stream = stage->Execute(0, Context());
+  ASSERT_FALSE(stream.ok());
+  EXPECT_EQ(stream.status().code(), StatusCode::kInvalidData) << stream.status().ToString();
+  EXPECT_NE(stream.status().UserMessage().find(MapCommitPath(dir_, 4, 0)), std::string::npos);
+}
+
+TEST_F(StageFileTest, AMapCommitWithAnotherPartitionCountIsRefused) {
+  ASSERT_OK_AND_ASSIGN(auto three, StageFileExec::Make(Values(), dir_, 6, HashOnK(3), "lz4"));
+  ASSERT_OK(three->RunTask(0, 1, Context()).status());
+  ASSERT_OK_AND_ASSIGN(auto two, StageFileExec::Make(Values(), dir_, 6, HashOnK(2), "lz4"));
+  auto stream = two->Execute(0, Context());
+  ASSERT_FALSE(stream.ok());
+  EXPECT_NE(stream.status().UserMessage().find("commits 3 partitions but stage 6 has 2"),
+            std::string::npos)
+      << stream.status().ToString();
 }
 
 TEST_F(StageFileTest, PassthroughStageKeepsTheChildPartition) {
@@ -177,10 +290,21 @@ TEST_F(StageFileTest, FileNamePatterns) {
   EXPECT_FALSE(IsStageFileName("notes.txt"));
   EXPECT_TRUE(IsStageTemporaryName(".stage-1-part-0.arrow.123-00ff.tmp"));
   EXPECT_FALSE(IsStageTemporaryName("stage-1-part-0.arrow"));
+  // Map outputs: an attempt's files, a fetched copy, the commit and their temporaries.
+  EXPECT_TRUE(IsStageFileName("stage-3-map-1-attempt-2-part-0.arrow"));
+  EXPECT_TRUE(IsStageFileName("stage-3-map-1-part-0.arrow"));
+  EXPECT_FALSE(IsStageFileName("stage-3-map-1.commit"));
+  EXPECT_TRUE(IsMapCommitName("stage-3-map-1.commit"));
+  EXPECT_FALSE(IsMapCommitName(".stage-3-map-1.commit.attempt-2.1-00.tmp"));
+  EXPECT_TRUE(IsStageTemporaryName(".stage-3-map-1-attempt-2-part-0.arrow.attempt-2.1-00.tmp"));
+  EXPECT_TRUE(IsStageTemporaryName(".stage-3-map-1.commit.attempt-2.1-00.tmp"));
+  EXPECT_EQ(MapOutputPath("/d", 3, 1, 2, 0), "/d/stage-3-map-1-attempt-2-part-0.arrow");
+  EXPECT_EQ(MapCommitPath("/d", 3, 1), "/d/stage-3-map-1.commit");
 }
 
 TEST_F(StageFileTest, TheNodeTravelsThroughThePlanCodecWithItsDirectory) {
-  ASSERT_OK_AND_ASSIGN(auto stage, StageFileExec::Make(Values(), dir_, 5, HashOnK(4), "zstd"));
+  ASSERT_OK_AND_ASSIGN(auto stage,
+                       StageFileExec::Make(Values(), dir_, 5, HashOnK(4), "zstd", /*map_tasks=*/3));
   auto codecs = TableCodecRegistry::Builtin(nullptr);
   ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlan(stage, *codecs));
   PlanDecodeContext context;
@@ -193,6 +317,7 @@ TEST_F(StageFileTest, TheNodeTravelsThroughThePlanCodecWithItsDirectory) {
   EXPECT_EQ(back->compression(), "zstd");
   EXPECT_TRUE(back->hash_stage());
   EXPECT_EQ(back->num_partitions(), 4);
+  EXPECT_EQ(back->map_tasks(), 3);
   EXPECT_EQ(back->Describe(false), stage->Describe(false));
 }
 
@@ -206,7 +331,7 @@ class MaterializedPlannerTest : public ::testing::Test {
     engine_testing::RewritePlans(
         runner_, [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
           MaterializedPlannerOptions options;
-          options.shuffle_dir = "/nonexistent/shuffle";
+          options.shuffle_dir = shuffle_dir_;
           auto staged = PlanMaterialized(plan, options);
           if (staged.ok())
             staged_ = *staged;
@@ -214,9 +339,70 @@ class MaterializedPlannerTest : public ::testing::Test {
         });
   }
 
+  // The scans of a stage's own input (not those of the stages it reads).
+  static void CollectScans(const exec::ExecPlanPtr& node,
+                           std::vector<const exec::ExecutionPlan*>* out) {
+    if (node->Is<exec::TableScanExec>())
+      out->push_back(node.get());
+    for (const auto& child : node->children()) {
+      if (!child->Is<StageFileExec>())
+        CollectScans(child, out);
+    }
+  }
+
+  std::string shuffle_dir_ = "/nonexistent/shuffle";
   engine::QueryRunner runner_;
   MaterializedPlan staged_;
 };
+
+TEST_F(MaterializedPlannerTest, AHashStageReadsItsInputOnceAcrossItsMapTasks) {
+  ASSERT_OK_AND_ASSIGN(auto count, runner_.RunOne("SELECT count(*) FROM lineitem"));
+  const int64_t lineitem_rows = std::stoll(distributed_testing::SortedRows(count).at(0));
+  const fs::path dir = fs::temp_directory_path() / ("shoal-map-once-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  shuffle_dir_ = dir.string();
+  ASSERT_OK(
+      runner_.RunOne("EXPLAIN SELECT l_orderkey, count(*) FROM lineitem GROUP BY 1").status());
+  std::shared_ptr<const StageFileExec> stage;
+  for (const auto& s : staged_.stages) {
+    if (s.node->hash_stage()) {
+      ASSERT_EQ(stage, nullptr) << exec::FormatExecutionPlan(*staged_.root);
+      stage = s.node;
+    }
+  }
+  ASSERT_NE(stage, nullptr) << exec::FormatExecutionPlan(*staged_.root);
+  // One map task per input partition (threads = 3): each reads its own scan units.
+  EXPECT_EQ(stage->map_tasks(), stage->child()->num_partitions());
+  EXPECT_GT(stage->map_tasks(), 1);
+  EXPECT_EQ(stage->num_tasks(), stage->map_tasks());
+  std::vector<const exec::ExecutionPlan*> scans;
+  CollectScans(stage->child(), &scans);
+  ASSERT_EQ(scans.size(), 1u);
+  int64_t scanned = 0;
+  int64_t written = 0;
+  for (int m = 0; m < stage->num_tasks(); ++m) {
+    auto context = std::make_shared<exec::TaskContext>(exec::TaskContext::Options());
+    ASSERT_OK_AND_ASSIGN(int64_t rows, stage->RunTask(m, 1, context));
+    written += rows;
+    const int64_t mine = context->metrics().Sum(scans[0]).output_rows;
+    EXPECT_GT(mine, 0) << "map task " << m << " read nothing";
+    scanned += mine;
+  }
+  // Every lineitem row was read by exactly one map task (before: by each of the stage's tasks).
+  EXPECT_EQ(scanned, lineitem_rows);
+  // The reducers read every row the maps wrote, each partition from all three maps.
+  int64_t read = 0;
+  for (int p = 0; p < stage->num_partitions(); ++p) {
+    ASSERT_OK_AND_ASSIGN(
+        int64_t n,
+        exec::testutil::DrainPartition(
+            stage, p, std::make_shared<exec::TaskContext>(exec::TaskContext::Options())));
+    read += n;
+  }
+  EXPECT_EQ(read, written);
+  fs::remove_all(dir);
+}
 
 TEST_F(MaterializedPlannerTest, AUnionWithAnAggregateInEachBranchHasAStagePerBranch) {
   ASSERT_OK(runner_
