@@ -364,9 +364,9 @@ class CompletionNames {
       return MetaCommandNames();
     }
     out = relations_;
-    static const char* kRelationContext[] = {"FROM",   "JOIN",     "TABLE", "INTO",
-                                             "UPDATE", "DESCRIBE", "DESC",  "\\D"};
-    for (const char* k : kRelationContext) {
+    static constexpr const char* kRelationContexts[] = {"FROM",   "JOIN",     "TABLE", "INTO",
+                                                        "UPDATE", "DESCRIBE", "DESC",  "\\D"};
+    for (const char* k : kRelationContexts) {
       if (last == k)
         return out;
     }
