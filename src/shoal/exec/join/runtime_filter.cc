@@ -195,26 +195,41 @@ bool RuntimeFilter::MayContainHash(uint64_t hash) const {
 }
 
 Status RuntimeFilter::Select(const columnar::ArrayPtr& column_ptr, std::vector<uint64_t>* hashes,
-                             std::vector<int32_t>* out) const {
+                             std::vector<int32_t>* rows_out, bool refine) const {
   const Array& column = *column_ptr;
   const int64_t n = column.length();
-  if (kind_ == Kind::kEmpty || n == 0)
+  if (kind_ == Kind::kEmpty || n == 0) {
+    rows_out->clear();
     return Status::OK();
-  // Candidates: the non-NULL rows.
-  const size_t start = out->size();
-  out->resize(start + static_cast<size_t>(n));
-  int32_t* rows = out->data() + start;
+  }
+  // Candidates: the given rows (refine) or every row; NULLs never pass.
   size_t count = 0;
-  if (column.null_count() == 0) {
-    for (int64_t i = 0; i < n; ++i)
-      rows[i] = static_cast<int32_t>(i);
-    count = static_cast<size_t>(n);
+  if (refine) {
+    int32_t* rows = rows_out->data();
+    const size_t given = rows_out->size();
+    if (column.null_count() == 0) {
+      count = given;
+    } else {
+      for (size_t i = 0; i < given; ++i) {
+        rows[count] = rows[i];
+        count += column.IsValid(rows[i]) ? 1 : 0;
+      }
+    }
   } else {
-    for (int64_t i = 0; i < n; ++i) {
-      rows[count] = static_cast<int32_t>(i);
-      count += column.IsValid(i) ? 1 : 0;
+    rows_out->resize(static_cast<size_t>(n));
+    int32_t* rows = rows_out->data();
+    if (column.null_count() == 0) {
+      for (int64_t i = 0; i < n; ++i)
+        rows[i] = static_cast<int32_t>(i);
+      count = static_cast<size_t>(n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        rows[count] = static_cast<int32_t>(i);
+        count += column.IsValid(i) ? 1 : 0;
+      }
     }
   }
+  int32_t* rows = rows_out->data();
   // Range first (cheap), then membership, both in place in rows[0..count).
   if (has_range_) {
     switch (column.type_id()) {
@@ -244,6 +259,10 @@ Status RuntimeFilter::Select(const columnar::ArrayPtr& column_ptr, std::vector<u
       default: break;  // a dictionary array: membership only
     }
   }
+  if (count == 0) {
+    rows_out->clear();
+    return Status::OK();
+  }
   SHOAL_RETURN_IF_ERROR(HashColumns({column_ptr}, n, hashes));
   const uint64_t* h = hashes->data();
   size_t kept = 0;
@@ -262,13 +281,19 @@ Status RuntimeFilter::Select(const columnar::ArrayPtr& column_ptr, std::vector<u
       kept += static_cast<size_t>(missing == 0);
     }
   } else {
+    const uint64_t* table = table_->data_as<uint64_t>();
+    const uint64_t mask = mask_;
     for (size_t i = 0; i < count; ++i) {
       const int32_t r = rows[i];
+      const uint64_t key = StoredHash(h[r]);
+      uint64_t slot = HashMix(key) & mask;
+      while (table[slot] != key && table[slot] != 0)
+        slot = (slot + 1) & mask;
       rows[kept] = r;
-      kept += static_cast<size_t>(MayContainHash(h[r]));
+      kept += static_cast<size_t>(table[slot] == key);
     }
   }
-  out->resize(start + kept);
+  rows_out->resize(kept);
   return Status::OK();
 }
 

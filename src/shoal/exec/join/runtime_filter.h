@@ -63,11 +63,13 @@ class RuntimeFilter {
   const std::optional<columnar::Scalar>& min() const { return min_scalar_; }
   const std::optional<columnar::Scalar>& max() const { return max_scalar_; }
 
-  /// Appends to `out` the rows i in [0, column.length()) whose value may match a build key (not
-  /// NULL, inside the range, in the set). `hashes` is scratch space the caller reuses. `column`
-  /// must have the build keys' type (dictionary arrays are read by value).
-  Status Select(const columnar::ArrayPtr& column_ptr, std::vector<uint64_t>* hashes,
-                std::vector<int32_t>* out) const;
+  /// Sets `rows` to the rows i in [0, column.length()) whose value may match a build key (not
+  /// NULL, inside the range, in the set), ascending; with `refine`, `rows` holds ascending
+  /// candidate rows and keeps only those that pass (a second filter tests only what the first
+  /// kept). `hashes` is scratch space the caller reuses. `column` must have the build keys' type
+  /// (dictionary arrays are read by value).
+  Status Select(const columnar::ArrayPtr& column, std::vector<uint64_t>* hashes,
+                std::vector<int32_t>* rows, bool refine = false) const;
 
   /// Whether a key with this hash may be in the set (min / max not checked).
   bool MayContainHash(uint64_t hash) const;

@@ -71,16 +71,17 @@ Result<int64_t> ScanRuntimeFilters::Select(const std::vector<columnar::ArrayPtr>
   if (columns.size() != active_.size())
     return Status::Internal("runtime filters got {} columns for {} filters", columns.size(),
                             active_.size());
+  // Each filter tests only the rows the previous ones kept, and measures its selectivity on them.
   bool filtered = false;
   for (size_t k = 0; k < active_.size(); ++k) {
     Entry& e = entries_[active_[k]];
-    scratch_.clear();
-    SHOAL_RETURN_IF_ERROR(e.filter->Select(columns[k], &hashes_, &scratch_));
-    // Counted on the rows this filter saw (all of them: filters run on the whole column).
-    const int64_t removed = num_rows - static_cast<int64_t>(scratch_.size());
-    e.rows_in += num_rows;
+    const int64_t in = filtered ? static_cast<int64_t>(selection->size()) : num_rows;
+    SHOAL_RETURN_IF_ERROR(e.filter->Select(columns[k], &hashes_, selection, filtered));
+    filtered = true;
+    const int64_t removed = in - static_cast<int64_t>(selection->size());
+    e.rows_in += in;
     e.rows_removed += removed;
-    metrics_->AddExtra(fmt::format("rf{}_rows_in", e.id), num_rows);
+    metrics_->AddExtra(fmt::format("rf{}_rows_in", e.id), in);
     metrics_->AddExtra(fmt::format("rf{}_rows_removed", e.id), removed);
     if (e.rows_in >= kSampleRows && !e.switched_off &&
         static_cast<double>(e.rows_removed) <
@@ -88,16 +89,8 @@ Result<int64_t> ScanRuntimeFilters::Select(const std::vector<columnar::ArrayPtr>
       e.switched_off = true;
       metrics_->AddExtra(fmt::format("rf{}_switched_off", e.id), 1);
     }
-    if (!filtered) {
-      selection->swap(scratch_);
-      filtered = true;
-      continue;
-    }
-    // Rows both keep (both lists ascending).
-    merged_.clear();
-    std::set_intersection(selection->begin(), selection->end(), scratch_.begin(), scratch_.end(),
-                          std::back_inserter(merged_));
-    selection->swap(merged_);
+    if (selection->empty())
+      break;
   }
   if (!filtered || static_cast<int64_t>(selection->size()) == num_rows)
     return int64_t{-1};

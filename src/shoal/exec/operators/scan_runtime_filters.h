@@ -9,7 +9,8 @@
 // partitions):
 //  - a row group whose statistics lie outside the filter's [min, max] is skipped
 //    (rf<id>_row_groups_pruned; also every row group when the build side had no key);
-//  - rows whose key cannot match are dropped (rf<id>_rows_in, rf<id>_rows_removed);
+//  - rows whose key cannot match are dropped (rf<id>_rows_in, rf<id>_rows_removed); a scan's
+//    filters run one after another, each on the rows the ones before it kept;
 //  - after kSampleRows rows, a filter that removed less than kMinRemovedFraction of them stops
 //    filtering rows in this partition (rf<id>_switched_off counts the partitions); its row-group
 //    pruning, which costs nothing per row, goes on.
@@ -70,8 +71,6 @@ class ScanRuntimeFilters final : public io::ScanRowFilter {
   std::vector<int> columns_;    // their positions, parallel to active_
   bool all_arrived_ = false;
   std::vector<uint64_t> hashes_;
-  std::vector<int32_t> scratch_;
-  std::vector<int32_t> merged_;
   std::vector<columnar::ArrayPtr> batch_columns_;
 };
 
