@@ -33,10 +33,11 @@ std::vector<int32_t> Selected(const RuntimeFilter& filter, const ArrayPtr& probe
   return out;
 }
 
-TEST(RuntimeFilterTest, SmallBuildIsAnExactSetWithRange) {
+// Integer keys over a narrow range are a bitmap of the range: exact, probed without hashing.
+TEST(RuntimeFilterTest, NarrowIntegerRangeIsABitmap) {
   ArrayPtr build = MakeArray(DataType::Int64(), {"9", "1", "5", "NULL", "5"});
   ASSERT_OK_AND_ASSIGN(auto filter, RuntimeFilter::Build(build, DefaultMemoryPool()));
-  EXPECT_EQ(filter->kind(), RuntimeFilter::Kind::kExact);
+  EXPECT_EQ(filter->kind(), RuntimeFilter::Kind::kBitmap);
   EXPECT_EQ(filter->num_keys(), 3);
   ASSERT_TRUE(filter->min() && filter->max());
   EXPECT_EQ(filter->min()->ToString(), "1");
@@ -46,6 +47,18 @@ TEST(RuntimeFilterTest, SmallBuildIsAnExactSetWithRange) {
   probe.push_back("NULL");
   EXPECT_EQ(Selected(*filter, MakeArray(DataType::Int64(), probe)),
             (std::vector<int32_t>{1, 5, 9}));
+}
+
+// Few integer keys over a wide range are an exact set of their hashes.
+TEST(RuntimeFilterTest, FewKeysOverAWideRangeAreAnExactSet) {
+  ArrayPtr build =
+      MakeArray(DataType::Int64(), {"-4611686018427387904", "7", "4611686018427387904"});
+  ASSERT_OK_AND_ASSIGN(auto filter, RuntimeFilter::Build(build, DefaultMemoryPool()));
+  EXPECT_EQ(filter->kind(), RuntimeFilter::Kind::kExact);
+  EXPECT_EQ(filter->num_keys(), 3);
+  EXPECT_EQ(Selected(*filter, MakeArray(DataType::Int64(), {"7", "8", "4611686018427387904", "NULL",
+                                                            "-4611686018427387903"})),
+            (std::vector<int32_t>{0, 2}));
 }
 
 TEST(RuntimeFilterTest, StringKeysHaveNoRangeButAnExactSet) {

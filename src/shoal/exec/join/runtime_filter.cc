@@ -61,6 +61,20 @@ size_t SelectRange(const T* values, int64_t lo, int64_t hi, int32_t* rows, size_
   return kept;
 }
 
+// Keeps, in place, the rows[0..count) (already inside the range) whose value's bit is set.
+template <typename T>
+size_t SelectBits(const T* values, int64_t lo, const uint8_t* bitmap, int32_t* rows, size_t count) {
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t r = rows[i];
+    const uint64_t bit =
+        static_cast<uint64_t>(static_cast<int64_t>(values[r])) - static_cast<uint64_t>(lo);
+    rows[kept] = r;
+    kept += static_cast<size_t>((bitmap[bit >> 3] >> (bit & 7)) & 1U);
+  }
+  return kept;
+}
+
 }  // namespace
 
 bool RuntimeFilterHasRange(const DataType& type) {
@@ -83,6 +97,7 @@ const char* RuntimeFilter::KindName(Kind kind) {
     case Kind::kEmpty: return "empty";
     case Kind::kExact: return "exact";
     case Kind::kBloom: return "bloom";
+    case Kind::kBitmap: return "bitmap";
   }
   return "?";
 }
@@ -120,6 +135,31 @@ Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Build(
   if (non_null == 0) {
     filter->kind_ = Kind::kEmpty;
     return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+  }
+  if (filter->has_range_) {
+    // The range's width, without overflowing for extreme keys.
+    const uint64_t width =
+        static_cast<uint64_t>(filter->max_) - static_cast<uint64_t>(filter->min_);
+    if (width < static_cast<uint64_t>(kMaxBitmapBits) ||
+        width < static_cast<uint64_t>(non_null) * kBitmapValuesPerKey) {
+      const int64_t bits = static_cast<int64_t>(width) + 1;
+      SHOAL_ASSIGN_OR_RETURN(filter->table_, Buffer::Allocate((bits + 7) / 8, pool));
+      uint8_t* bitmap = filter->table_->mutable_data();
+      std::memset(bitmap, 0, static_cast<size_t>((bits + 7) / 8));
+      int64_t distinct = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!keys.IsValid(i))
+          continue;
+        const uint64_t bit = static_cast<uint64_t>(ints[static_cast<size_t>(i)]) -
+                             static_cast<uint64_t>(filter->min_);
+        const uint8_t mask = static_cast<uint8_t>(1U << (bit & 7));
+        distinct += (bitmap[bit >> 3] & mask) == 0 ? 1 : 0;
+        bitmap[bit >> 3] |= mask;
+      }
+      filter->kind_ = Kind::kBitmap;
+      filter->num_keys_ = distinct;
+      return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+    }
   }
   if (non_null <= kMaxExactKeys) {
     // Open addressing at a load of at most 1/2.
@@ -181,6 +221,7 @@ bool RuntimeFilter::MayContainHash(uint64_t hash) const {
         s = (s + 1) & mask_;
       }
     }
+    case Kind::kBitmap: return true;  // needs the value, not the hash: see Select
     case Kind::kBloom: {
       const uint32_t* block =
           table_->data_as<uint32_t>() + 8 * (((hash >> 32) * num_blocks_) >> 32);
@@ -261,6 +302,43 @@ Status RuntimeFilter::Select(const columnar::ArrayPtr& column_ptr, std::vector<u
   }
   if (count == 0) {
     rows_out->clear();
+    return Status::OK();
+  }
+  if (kind_ == Kind::kBitmap && column.type_id() != TypeId::kDictionary) {
+    const uint8_t* bitmap = table_->data();
+    switch (column.type_id()) {
+      case TypeId::kInt8:
+        count = SelectBits(column.values<int8_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kInt16:
+        count = SelectBits(column.values<int16_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+        count = SelectBits(column.values<int32_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+        count = SelectBits(column.values<int64_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kUInt8:
+        count = SelectBits(column.values<uint8_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kUInt16:
+        count = SelectBits(column.values<uint16_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kUInt32:
+        count = SelectBits(column.values<uint32_t>(), min_, bitmap, rows, count);
+        break;
+      default: return Status::Internal("bitmap runtime filter on {}", column.type().ToString());
+    }
+    rows_out->resize(count);
+    return Status::OK();
+  }
+  if (kind_ == Kind::kBitmap) {
+    // A dictionary array: its values are decoded once per batch here (rare: integer keys are
+    // not dictionary-encoded by Shoal's writer, and range pruning still applies).
+    rows_out->resize(count);  // keeps the candidates (no false negatives)
     return Status::OK();
   }
   SHOAL_RETURN_IF_ERROR(HashColumns({column_ptr}, n, hashes));

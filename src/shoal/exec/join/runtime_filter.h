@@ -6,7 +6,11 @@
 //  - min / max of the non-NULL keys, for integer-like types (integers, date, timestamp): rows
 //    outside the range are dropped, and a Parquet row group whose statistics lie outside it is
 //    never read;
-//  - membership, by the 64-bit key hash of exec/hash.h (the function the join itself uses, so
+//  - membership:
+//      kBitmap: integer-like keys whose range is small (at most kMaxBitmapBits values, or at most
+//              kBitmapValuesPerKey values a key): one bit per value of the range, exact, probed
+//              without hashing (TPC-H's part and supplier keys);
+//    otherwise by the 64-bit key hash of exec/hash.h (the function the join itself uses, so
 //    equal keys of equal types hash equally on both sides):
 //      kExact: an open-addressing set of the hashes, when there are few keys (at most
 //              kMaxExactKeys); exact up to a 64-bit hash collision;
@@ -40,10 +44,14 @@ namespace shoal::exec {
 
 class RuntimeFilter {
  public:
-  enum class Kind : uint8_t { kEmpty, kExact, kBloom };
+  enum class Kind : uint8_t { kEmpty, kBitmap, kExact, kBloom };
 
   /// Up to this many distinct keys the filter is an exact set (64 KiB of hashes at most).
   static constexpr int64_t kMaxExactKeys = 4096;
+  /// Integer keys whose range [min, max] spans at most this many values, or at most
+  /// kBitmapValuesPerKey values a key, are a bitmap over the range (256 KiB at most).
+  static constexpr int64_t kMaxBitmapBits = int64_t{1} << 21;
+  static constexpr int64_t kBitmapValuesPerKey = 16;
   static constexpr int64_t kBloomBitsPerKey = 16;
 
   /// The filter of the non-NULL values of `keys` (one build key column, dictionaries decoded).
@@ -90,7 +98,7 @@ class RuntimeFilter {
   std::optional<columnar::Scalar> min_scalar_;
   std::optional<columnar::Scalar> max_scalar_;
   // kExact: uint64[mask_ + 1] hashes (0 marks an empty slot; a hash of 0 is stored as 1).
-  // kBloom: uint32[8 * num_blocks_] words.
+  // kBloom: uint32[8 * num_blocks_] words. kBitmap: bit (v - min_) for each key v.
   columnar::BufferPtr table_;
   uint64_t mask_ = 0;
   uint64_t num_blocks_ = 0;
