@@ -187,7 +187,9 @@ Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Build(
     return std::shared_ptr<const RuntimeFilter>(std::move(filter));
   }
   const uint64_t bits = static_cast<uint64_t>(non_null) * kBloomBitsPerKey;
-  const uint64_t blocks = std::bit_ceil(std::max<uint64_t>(1, (bits + 255) / 256));
+  // Any block count works (blocks are picked by multiply-shift), so no power-of-two rounding
+  // doubles the filter: it stays as small as its false positive rate allows.
+  const uint64_t blocks = std::max<uint64_t>(1, (bits + 255) / 256);
   SHOAL_ASSIGN_OR_RETURN(filter->table_, Buffer::Allocate(static_cast<int64_t>(blocks * 32), pool));
   uint32_t* words = filter->table_->mutable_data_as<uint32_t>();
   std::memset(words, 0, blocks * 32);

@@ -16,8 +16,9 @@
 //              kMaxExactKeys); exact up to a 64-bit hash collision;
 //      kBloom: a split-block Bloom filter sized from the key count (kBloomBitsPerKey bits a key):
 //              blocks of 8 x 32-bit words (32 bytes, never straddling a cache line), each key
-//              setting one bit in every word of one block, so a probe reads one block and its
-//              loop over the 8 words vectorises. False positive rate about 0.2% at 16 bits/key.
+//              setting one bit in every word of one block (any number of blocks), so a probe
+//              reads one block and its loop over the 8 words vectorises. False positive rate
+//              about 0.2% at 16 bits/key.
 //      kEmpty: the build side has no non-NULL key: nothing matches.
 // NULL keys are never in a filter and never pass one (SQL equality never matches NULL).
 //
