@@ -12,6 +12,11 @@
 // before every run: stages as `shoal task` processes exchanging files), its column and its ratio
 // to the single node; --shuffle-setting name=value (repeatable) adds a SET to those runs only
 // (e.g. shuffle_compression=none).
+// --setting name=value (repeatable) adds a second single-node Shoal run per query with those SETs
+// (e.g. runtime_filters=off), run back to back with the plain one (which goes first alternates from
+// query to query), with its column and the ratio to the plain run. --scan-rows TABLE runs each
+// query once more under EXPLAIN ANALYZE in each single-node configuration and reports the rows that
+// left the scans of TABLE (after any runtime filter), summed over the plan's scans of it.
 // The workers and `shoal sql` talk plain TCP (--insecure) unless --tls: then mutual TLS with
 // signed requests (docs/security.md), certificates from scripts/make-test-certs.sh — to measure
 // what TLS costs. --tls-compare measures both in one run: two sets of N workers, one plain and one
@@ -23,7 +28,7 @@
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
 //       [--workers N] [--dist-setting name=value ...] [--shuffle] [--shuffle-setting name=value ...]
-//       [--tls | --tls-compare]
+//       [--tls | --tls-compare] [--setting name=value ...] [--scan-rows TABLE]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -63,6 +68,8 @@ function ParseArgs(argv) {
     workers: 0,
     distSettings: [],
     shuffleSettings: [],
+    settings: [],
+    scanRows: null,
     shuffle: false,
   };
   for (let i = 0; i < argv.length; ++i) {
@@ -110,6 +117,13 @@ function ParseArgs(argv) {
         options.shuffleSettings.push(`SET ${value.slice(0, eq)} = '${value.slice(eq + 1)}';`);
         break;
       }
+      case '--setting': {
+        const eq = value.indexOf('=');
+        if (eq <= 0) throw new Error(`--setting needs name=value, got '${value}'`);
+        options.settings.push(`SET ${value.slice(0, eq)} = '${value.slice(eq + 1)}';`);
+        break;
+      }
+      case '--scan-rows': options.scanRows = value; break;
       default: throw new Error(`unknown option ${key}`);
     }
   }
@@ -198,11 +212,11 @@ async function RunDuckDB(con, sql, runs) {
 // `workers`: addresses for `shoal sql --workers` (empty: single node), reached with the flags
 // `security`. `shuffleRoot`: run through the materialized shuffle, each run in a fresh directory
 // below it (the driver refuses a used one).
-function RunShoal(options, sql, runs,
-                  { workers = [], security = options.security, shuffleRoot = null } = {}) {
+function RunShoal(options, sql, runs, { workers = [], security = options.security,
+                                        shuffleRoot = null, settings = [] } = {}) {
   const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
                   ...(workers.length > 0 ? options.distSettings : []),
-                  ...(shuffleRoot ? options.shuffleSettings : []), '\\timing on'];
+                  ...(shuffleRoot ? options.shuffleSettings : []), ...settings, '\\timing on'];
   for (let r = 0; r <= runs; ++r) {
     if (shuffleRoot) {
       script.push('\\timing off', `SET shuffle_dir = '${path.join(shuffleRoot, `run${r}`)}';`,
@@ -227,6 +241,19 @@ function RunShoal(options, sql, runs,
   const per = lines.length / (runs + 1);
   const answer = Number.isInteger(per) ? lines.slice(0, per).join('\n') + '\n' : run.stdout;
   return { times: times.slice(1), answer };
+}
+
+// Rows that left the scans of `table` in one EXPLAIN ANALYZE of `sql` on one node, or null.
+function ScanRows(options, sql, table, settings) {
+  const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
+                  ...settings, `EXPLAIN ANALYZE ${sql.trim().replace(/;?$/, ';')}`];
+  const file = path.join(os.tmpdir(), `shoal-bench-scan-${process.pid}.sql`);
+  fs.writeFileSync(file, script.join('\n') + '\n');
+  const run = spawnSync(options.shoal, ['sql', '-f', file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  fs.rmSync(file, { force: true });
+  if (run.status !== 0) return null;
+  const pattern = new RegExp(`TableScan: ${table} \\(.*?\\(rows=(\\d+)`, 'g');
+  return [...run.stdout.matchAll(pattern)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 // Starts `count` workers on loopback (OS-chosen ports); resolves with their addresses. Their output
@@ -295,7 +322,15 @@ for (const name of options.queries) {
   const sql = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries', `${name}.sql`),
                               'utf8');
   const duck = await RunDuckDB(con, sql, options.runs);
-  const shoal = RunShoal(options, sql, options.runs);
+  const withSettings = options.settings.length > 0;
+  let shoal, setting;
+  if (withSettings && results.length % 2 === 1) {
+    setting = RunShoal(options, sql, options.runs, { settings: options.settings });
+    shoal = RunShoal(options, sql, options.runs);
+  } else {
+    shoal = RunShoal(options, sql, options.runs);
+    if (withSettings) setting = RunShoal(options, sql, options.runs, { settings: options.settings });
+  }
   const result = { query: name, duckdb_ms: Median(duck.times), duckdb_runs: duck.times };
   if (shoal.error) {
     result.error = shoal.error;
@@ -306,6 +341,26 @@ for (const name of options.queries) {
     const expected = ParseCsv(duck.answer);
     const problem = Compare(expected, ParseCsv(shoal.answer), OrderKeys(sql, expected[0]));
     result.answer = problem === null ? 'ok' : problem.split('\n')[0];
+  }
+  if (withSettings) {
+    if (setting.error) {
+      result.error = result.error ?? `with ${options.settings.join(' ')}: ${setting.error}`;
+    } else {
+      result.setting_ms = Median(setting.times);
+      result.setting_runs = setting.times;
+      if (result.shoal_ms !== undefined) result.setting_ratio = result.setting_ms / result.shoal_ms;
+      const expected = ParseCsv(duck.answer);
+      const problem = Compare(expected, ParseCsv(setting.answer), OrderKeys(sql, expected[0]));
+      if (problem !== null && result.answer === 'ok') {
+        result.answer = `with ${options.settings.join(' ')}: ${problem.split('\n')[0]}`;
+      }
+    }
+  }
+  if (options.scanRows) {
+    result.scan_rows = ScanRows(options, sql, options.scanRows, []);
+    if (withSettings) {
+      result.setting_scan_rows = ScanRows(options, sql, options.scanRows, options.settings);
+    }
   }
   // The distributed runs: plain (or TLS with --tls), and with --tls-compare TLS too, in an order
   // that alternates from query to query.
@@ -352,6 +407,10 @@ for (const name of options.queries) {
   }
   results.push(result);
   console.error(`${name}: shoal ${result.shoal_ms?.toFixed(1) ?? 'error'} ms, ` +
+                (withSettings ? `with settings ${result.setting_ms?.toFixed(1) ?? 'error'} ms, ` : '') +
+                (options.scanRows ? `${options.scanRows} rows ${result.scan_rows}` +
+                                    (withSettings ? ` / ${result.setting_scan_rows}` : '') + ', '
+                                  : '') +
                 (options.shuffle ? `shuffle ${result.shuffle_ms?.toFixed(1) ?? 'error'} ms, ` : '') +
                 (workers.length > 0
                   ? `${workers.length} workers ${result.workers_ms?.toFixed(1) ?? 'error'} ms, `
@@ -368,12 +427,14 @@ const distributed = workers.length > 0;
 const ok = results.filter((r) => r.shoal_ms !== undefined &&
                                  (!distributed || r.workers_ms !== undefined) &&
                                  (!options.tlsCompare || r.tls_ms !== undefined) &&
-                                 (!options.shuffle || r.shuffle_ms !== undefined));
+                                 (!options.shuffle || r.shuffle_ms !== undefined) &&
+                                 (options.settings.length === 0 || r.setting_ms !== undefined));
 const totalShoal = ok.reduce((s, r) => s + r.shoal_ms, 0);
 const totalDuck = ok.reduce((s, r) => s + r.duckdb_ms, 0);
 const totalWorkers = ok.reduce((s, r) => s + (r.workers_ms ?? 0), 0);
 const totalShuffle = ok.reduce((s, r) => s + (r.shuffle_ms ?? 0), 0);
 const totalTls = ok.reduce((s, r) => s + (r.tls_ms ?? 0), 0);
+const totalSetting = ok.reduce((s, r) => s + (r.setting_ms ?? 0), 0);
 const summary = {
   scale_factor: Number(options.sf), threads: options.threads, runs: options.runs,
   format: options.format, machine: `${os.cpus().length} cpus, ${os.cpus()[0]?.model ?? '?'}`,
@@ -386,6 +447,10 @@ const summary = {
     total_tls_ms: totalTls, total_tls_ratio: totalTls / totalShoal,
     total_tls_plain_ratio: totalTls / totalWorkers,
   } : {}),
+  ...(options.settings.length > 0 ? {
+    settings: options.settings, total_setting_ms: totalSetting,
+    total_setting_ratio: totalSetting / totalShoal,
+  } : {}),
   ...(options.shuffle ? {
     shuffle_settings: options.shuffleSettings, total_shuffle_ms: totalShuffle,
     total_shuffle_ratio: totalShuffle / totalShoal,
@@ -396,6 +461,11 @@ const summary = {
 const n = workers.length;
 // Columns beyond single-node Shoal and DuckDB: the distributed run and the shuffle run.
 const extra = [];
+if (options.settings.length > 0) {
+  const label = options.settings.map((x) => x.replace(/^SET /, '').replace(/;$/, '')).join(', ');
+  extra.push({ title: `Shoal (${label})`, ratio: 'with settings / Shoal', ms: 'setting_ms',
+               r: 'setting_ratio', total: totalSetting });
+}
 if (distributed) extra.push({ title: `Shoal ${n} workers`, ratio: `${n} workers / Shoal`,
                               ms: 'workers_ms', r: 'workers_ratio', total: totalWorkers });
 if (options.tlsCompare) extra.push({ title: `Shoal ${n} workers TLS`, ratio: 'TLS / plain',
@@ -430,6 +500,16 @@ md += `| **total** | **${totalShoal.toFixed(1)}** | ` +
       `**${totalDuck.toFixed(1)}** | **${(totalShoal / totalDuck).toFixed(2)}** | ` +
       extra.map((e) => `**${(e.total / (e.base ?? totalShoal)).toFixed(2)}** | `).join('') +
       `${summary.failed.length} failed |\n`;
+if (options.scanRows) {
+  md += `\nRows that left the scans of ${options.scanRows} (EXPLAIN ANALYZE, one node):\n\n` +
+        `| query | Shoal |${options.settings.length > 0 ? ' with settings |' : ''}\n` +
+        `|---|---:|${options.settings.length > 0 ? '---:|' : ''}\n`;
+  for (const r of results) {
+    if (!r.scan_rows && !r.setting_scan_rows) continue;
+    md += `| ${r.query} | ${r.scan_rows ?? '—'} |` +
+          (options.settings.length > 0 ? ` ${r.setting_scan_rows ?? '—'} |` : '') + '\n';
+  }
+}
 process.stdout.write(md);
 if (options.json) fs.writeFileSync(options.json, JSON.stringify(summary, null, 2) + '\n');
 process.exit(summary.failed.length === 0 ? 0 : 1);

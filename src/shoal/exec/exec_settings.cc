@@ -35,6 +35,10 @@ std::span<const SettingDefinition> ExecSettingDeclarations() {
       DeclareInt("join_collect_build_rows", 100000, 0, INT64_MAX, "exec",
                  "Hash joins whose build side is estimated at most this many rows share one hash "
                  "table instead of repartitioning both inputs"),
+      DeclareBool("runtime_filters", true, "exec",
+                  "Hash joins publish a filter of their build keys (range, exact set or Bloom "
+                  "filter) that the probe side's table scans apply, skipping Parquet row groups "
+                  "and dropping rows that cannot match; off: every probe row is read"),
       DeclareInt("max_recursion_rounds", 0, 0, INT64_MAX, "exec",
                  "Rounds a WITH RECURSIVE query may run its recursive term before it fails "
                  "(54000); 0: no limit, as in PostgreSQL"),

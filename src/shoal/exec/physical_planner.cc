@@ -27,6 +27,7 @@
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/exec/operators/window_exec.h"
 #include "shoal/exec/operators/working_table_scan_exec.h"
+#include "shoal/exec/runtime_filter_planner.h"
 #include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
@@ -352,7 +353,10 @@ Result<ExecPlanPtr> PlanWindow(const LogicalPlan& plan, ExecPlanPtr input, int p
 
 Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
   SHOAL_ASSIGN_OR_RETURN(auto node, PlanNode(plan));
-  return Coalesce(std::move(node));
+  ExecPlanPtr root = Coalesce(std::move(node));
+  if (!options_.runtime_filters)
+    return root;
+  return PlanRuntimeFilters(root);
 }
 
 Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) const {

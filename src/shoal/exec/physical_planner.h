@@ -21,6 +21,8 @@ struct PhysicalPlannerOptions {
   // A join's right side with at most this many estimated rows is collected into one shared hash
   // table instead of repartitioning both sides (setting join_collect_build_rows).
   double collect_build_max_rows = 100000;
+  // Plan runtime join filters (runtime_filter_planner.h; setting runtime_filters).
+  bool runtime_filters = true;
 };
 
 class PhysicalPlanner {

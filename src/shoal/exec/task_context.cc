@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "shoal/common/thread_pool_cache.h"
+#include "shoal/exec/join/runtime_filter_registry.h"
 
 namespace shoal::exec {
 void OperatorMetrics::AddExtra(const std::string& key, int64_t delta) {
@@ -71,13 +72,16 @@ std::vector<std::string> MetricsRegistry::Notes(const ExecutionPlan* node, bool 
   return out;
 }
 
+TaskContext::~TaskContext() = default;
+
 TaskContext::TaskContext(Options options)
     : settings_(std::move(options.settings)),
       pool_(std::move(options.pool)),
       threads_(std::move(options.threads)),
       spill_directory_(std::move(options.spill_directory)),
       query_id_(std::move(options.query_id)),
-      metrics_(std::make_unique<MetricsRegistry>()) {
+      metrics_(std::make_unique<MetricsRegistry>()),
+      runtime_filters_(std::make_unique<RuntimeFilterRegistry>()) {
   batch_size_ = settings_.GetInt("batch_size");
   if (!pool_) {
     int64_t limit = settings_.GetInt("memory_limit");

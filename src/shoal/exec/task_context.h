@@ -25,6 +25,7 @@
 namespace shoal::exec {
 
 class ExecutionPlan;
+class RuntimeFilterRegistry;
 
 /// Counters of one operator in one partition. Updated by the single thread running that partition's
 /// stream, read after the stream ends (or by EXPLAIN ANALYZE while running: values are atomics).
@@ -90,6 +91,7 @@ class TaskContext {
   };
 
   explicit TaskContext(Options options);
+  ~TaskContext();
 
   const Settings& settings() const { return settings_; }
 
@@ -104,6 +106,9 @@ class TaskContext {
   const std::string& query_id() const { return query_id_; }
 
   MetricsRegistry& metrics() const { return *metrics_; }
+
+  /// The runtime join filters this execution's joins have published (join/runtime_filter.h).
+  RuntimeFilterRegistry& runtime_filters() const { return *runtime_filters_; }
 
   /// A child of the query pool for one operator instance (its use and peak show per operator).
   std::shared_ptr<MemoryPool> MakeOperatorPool(const std::string& name) const;
@@ -123,6 +128,7 @@ class TaskContext {
   std::string spill_directory_;
   std::string query_id_;
   std::unique_ptr<MetricsRegistry> metrics_;
+  std::unique_ptr<RuntimeFilterRegistry> runtime_filters_;
   std::atomic<bool> cancelled_{false};
 };
 

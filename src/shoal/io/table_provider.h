@@ -51,6 +51,16 @@ struct ColumnPredicate {
   std::vector<columnar::Scalar> values;
 };
 
+/// A runtime join filter a scan applies (exec/join/runtime_filter.h): filter `id` of the
+/// execution, tested against table column `column`. The filter itself arrives while the query
+/// runs; io only carries the request and offers the hook below.
+struct RuntimeFilterTarget {
+  int id = 0;
+  int column = 0;
+
+  bool operator==(const RuntimeFilterTarget&) const = default;
+};
+
 struct ScanRequest {
   /// Table-schema indices of the columns to produce, in output order; empty means none (a count).
   std::vector<int> projection;
@@ -59,6 +69,8 @@ struct ScanRequest {
   int64_t batch_size = 8192;
   /// Rows the consumer needs at most (LIMIT without ORDER BY); -1: all.
   int64_t limit = -1;
+  /// Runtime join filters on columns of this scan (may drop rows whose key matches no build row).
+  std::vector<RuntimeFilterTarget> runtime_filters;
 };
 
 /// A piece of scan work. `payload` is provider-specific and opaque to everyone else; `bytes` is
@@ -70,11 +82,37 @@ struct ScanUnit {
   std::string payload;
 };
 
+/// Rows a scan may drop as soon as the columns a runtime filter reads are decoded, implemented by
+/// the engine (exec/operators/scan_runtime_filters.h) and offered to providers that can use it
+/// (TableProvider::AppliesRowFilter). Called by the one thread reading the unit.
+class ScanRowFilter {
+ public:
+  virtual ~ScanRowFilter() = default;
+
+  /// Whether a block of rows (a row group) can be skipped: `ruled_out` tells whether the block's
+  /// statistics prove a predicate false for all its rows.
+  virtual bool BlockRuledOut(const std::function<bool(const ColumnPredicate&)>& ruled_out) = 0;
+
+  /// Positions in the request's projection of the columns Select reads (empty: none now).
+  virtual const std::vector<int>& columns() = 0;
+
+  /// `columns` holds the decoded columns() of `num_rows` rows. Returns -1 when every row stays;
+  /// otherwise fills `selection` with the rows that stay, ascending, and returns their count.
+  virtual Result<int64_t> Select(const std::vector<columnar::ArrayPtr>& columns, int64_t num_rows,
+                                 std::vector<int32_t>* selection) = 0;
+
+  /// The rows `selection` of `batch`.
+  virtual Result<columnar::RecordBatchPtr> Take(const columnar::RecordBatch& batch,
+                                                const std::vector<int32_t>& selection) = 0;
+};
+
 /// Per-execution services a scan may use.
 struct ScanContext {
   std::shared_ptr<MemoryPool> pool;
   /// Metrics a provider reports (e.g. "row_groups_pruned"); may be null.
   std::function<void(const std::string& name, int64_t value)> add_metric;
+  /// Runtime filters to apply while decoding, when the provider AppliesRowFilter(); may be null.
+  ScanRowFilter* row_filter = nullptr;
 };
 
 class TableProvider {
@@ -88,6 +126,10 @@ class TableProvider {
   virtual std::vector<std::string> source_files() const { return {}; }
   /// The units left after pruning, in a stable order (the order of rows in the table).
   virtual Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const = 0;
+  /// Whether OpenUnit's readers apply ScanContext::row_filter themselves (skipping blocks by their
+  /// statistics and dropping rows right after decoding the filter's columns); otherwise the
+  /// engine filters the batches they return.
+  virtual bool AppliesRowFilter() const { return false; }
   /// Batches of one unit, with the request's projection applied.
   virtual Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit,
                                                           const ScanRequest& request,

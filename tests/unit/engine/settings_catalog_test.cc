@@ -28,13 +28,14 @@ TEST(SettingsCatalogTest, EverySettingIsDeclaredOnceWithHelpAndAnOwner) {
     }
   }
   // What the layers read today (a new setting is added here on purpose).
-  EXPECT_EQ(declared, 27u);
+  EXPECT_EQ(declared, 28u);
   for (const char* name : {"batch_size",
                            "threads",
                            "memory_limit",
                            "spill_dir",
                            "join_collect_build_rows",
                            "max_recursion_rounds",
+                           "runtime_filters",
                            "dist_max_tasks",
                            "dist_bytes_per_task",
                            "dist_broadcast_max_bytes",

@@ -4,10 +4,12 @@
 #include "shoal/exec/physical_planner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "shoal/engine/query_runner.h"
 #include "tests/unit/exec/exec_test_util.h"
@@ -135,6 +137,51 @@ TEST_F(PhysicalPlannerTest, ErrorsKeepSqlState) {
   auto division = runner_.RunOne("SELECT a / 0 FROM t");
   ASSERT_FALSE(division.ok());
   EXPECT_EQ(division.status().sqlstate(), "22012");
+}
+
+// Runtime join filters (runtime_filter_planner.h) are planned only where dropping an unmatched
+// probe row cannot change the answer, and not at all with the setting off.
+TEST_F(PhysicalPlannerTest, RuntimeFiltersOnlyWhereUnmatchedProbeRowsAreDropped) {
+  const std::string inner = Explain("SELECT t.b FROM t JOIN u ON t.a = u.a");
+  EXPECT_NE(inner.find("runtime_filters=[rf1: #0 -> t.a]"), std::string::npos) << inner;
+  EXPECT_NE(inner.find("runtime_filters=[rf1 on a]"), std::string::npos) << inner;
+  EXPECT_NE(Explain("SELECT b FROM t WHERE a IN (SELECT a FROM u)").find("rf1"), std::string::npos);
+  for (const char* sql :
+       {"SELECT t.b FROM t LEFT JOIN u ON t.a = u.a", "SELECT t.b FROM t FULL JOIN u ON t.a = u.a",
+        "SELECT b FROM t WHERE a NOT IN (SELECT a FROM u)",
+        "SELECT b FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.a = t.a)",
+        "SELECT t.b FROM t JOIN u ON t.a + 1 = u.a"}) {
+    const std::string text = Explain(sql);
+    EXPECT_EQ(text.find("runtime_filters"), std::string::npos) << sql << "\n" << text;
+  }
+  // Through an aggregate grouped by the key (TPC-H Q17's shape).
+  const std::string grouped = Explain(
+      "SELECT g.a, g.n FROM (SELECT a, count(*) AS n FROM t GROUP BY a) g JOIN u ON g.a = u.a");
+  EXPECT_NE(grouped.find("runtime_filters=[rf1 on a]"), std::string::npos) << grouped;
+  Run("SET runtime_filters = off");
+  EXPECT_EQ(Explain("SELECT t.b FROM t JOIN u ON t.a = u.a").find("runtime_filters"),
+            std::string::npos);
+}
+
+// EXPLAIN ANALYZE shows what a runtime filter did in a Parquet scan: the row groups its range
+// ruled out and the rows it removed from the others.
+TEST_F(PhysicalPlannerTest, RuntimeFilterPrunesParquetRowGroups) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("shoal_runtime_filter_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "sorted.parquet").string();
+  Run("COPY (SELECT CAST(g AS bigint) AS k, g * 2 AS v FROM generate_series(1, 10000) g) TO '" +
+      file + "' (FORMAT parquet, row_group_size 1000)");
+  Run("CREATE EXTERNAL TABLE sorted STORED AS PARQUET LOCATION '" + file + "'");
+  Run("CREATE TABLE keys (k bigint)");
+  Run("INSERT INTO keys VALUES (9001), (9500), (NULL)");
+  const std::string sql = "SELECT count(*), sum(s.v) FROM sorted s JOIN keys ON s.k = keys.k";
+  EXPECT_EQ(testutil::Rows(Run(sql).batches), std::vector<std::string>{"2|37002"});
+  const std::string analyzed = Explain("ANALYZE " + sql);
+  EXPECT_NE(analyzed.find("rf1_row_groups_pruned=9"), std::string::npos) << analyzed;
+  EXPECT_NE(analyzed.find("rf1_rows_removed=998"), std::string::npos) << analyzed;
+  EXPECT_NE(analyzed.find("runtime filter rf1 -> sorted.k: bitmap"), std::string::npos) << analyzed;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -49,6 +49,9 @@ class ShippedFileTable final : public io::TableProvider {
     return paths;
   }
 
+  // The file's ParquetTable applies runtime filters itself (OpenUnit hands it the context).
+  bool AppliesRowFilter() const override { return format_ == FileTableCodec::Format::kParquet; }
+
   FileTableCodec::Format format() const { return format_; }
   const std::vector<io::ListedFile>& files() const { return files_; }
   const std::vector<columnar::Scalar>& missing() const { return missing_; }

@@ -29,6 +29,12 @@ Status EncodeHashJoin(const exec::ExecutionPlan& node, NodeEncoder&, proto::Plan
   if (x.residual())
     SHOAL_RETURN_IF_ERROR(EncodeExpr(*x.residual(), m->mutable_residual()));
   m->set_mode(static_cast<uint32_t>(x.mode()));
+  for (const auto& f : x.runtime_filters()) {
+    auto* rf = m->add_runtime_filters();
+    rf->set_id(f.id);
+    rf->set_key(f.key);
+    rf->set_target(f.target);
+  }
   return Status::OK();
 }
 
@@ -52,6 +58,18 @@ Result<exec::ExecPlanPtr> DecodeHashJoin(const proto::PlanNodeProto& in, Childre
   SHOAL_ASSIGN_OR_RETURN(auto node,
                          exec::HashJoinExec::Make(children[0], children[1], std::move(left_keys),
                                                   std::move(right_keys), type, residual, mode));
+  if (m.runtime_filters_size() > 0) {
+    if (mode != exec::HashJoinExec::Mode::kCollectBuild)
+      return Status::InvalidData("encoded plan: runtime filters on a partitioned HashJoin");
+    std::vector<exec::JoinRuntimeFilter> filters;
+    for (const auto& rf : m.runtime_filters()) {
+      if (rf.key() < 0 || static_cast<size_t>(rf.key()) >= node->left_keys().size())
+        return Status::InvalidData("encoded plan: runtime filter on join key {} of {}",
+                                   rf.key() + 1, node->left_keys().size());
+      filters.push_back({rf.id(), rf.key(), rf.target()});
+    }
+    SHOAL_ASSIGN_OR_RETURN(node, node->WithRuntimeFilters(std::move(filters)));
+  }
   return exec::ExecPlanPtr(std::move(node));
 }
 

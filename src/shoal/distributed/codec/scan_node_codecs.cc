@@ -40,6 +40,11 @@ Status EncodeTableScan(const exec::ExecutionPlan& node, NodeEncoder& encoder,
   }
   m->set_batch_size(r.batch_size);
   m->set_limit(r.limit);
+  for (const auto& t : r.runtime_filters) {
+    auto* rf = m->add_runtime_filters();
+    rf->set_id(t.id);
+    rf->set_column(t.column);
+  }
   for (const auto& group : x.unit_groups()) {
     auto* g = m->add_groups();
     for (const auto& u : group) {
@@ -87,6 +92,12 @@ Result<exec::ExecPlanPtr> DecodeTableScan(const proto::PlanNodeProto& in,
   }
   request.batch_size = m.batch_size() > 0 ? m.batch_size() : 8192;
   request.limit = m.limit();
+  for (const auto& rf : m.runtime_filters()) {
+    if (rf.column() < 0 || rf.column() >= fields)
+      return Status::InvalidData("encoded plan: scan runtime filter on column {} of {}",
+                                 rf.column(), fields);
+    request.runtime_filters.push_back({rf.id(), rf.column()});
+  }
   std::vector<std::vector<io::ScanUnit>> groups;
   for (const auto& g : m.groups()) {
     auto& group = groups.emplace_back();

@@ -112,7 +112,22 @@ Result<ExecPlanPtr> HashJoinExec::WithNewChildren(std::vector<ExecPlanPtr> child
     return Status::Internal("HashJoin takes two children");
   SHOAL_ASSIGN_OR_RETURN(auto node, Make(std::move(children[0]), std::move(children[1]), left_keys_,
                                          right_keys_, join_type_, residual_, mode_));
+  node->runtime_filters_ = runtime_filters_;
   return ExecPlanPtr(std::move(node));
+}
+
+Result<std::shared_ptr<HashJoinExec>> HashJoinExec::WithRuntimeFilters(
+    std::vector<JoinRuntimeFilter> filters) const {
+  if (!filters.empty() && mode_ != Mode::kCollectBuild)
+    return Status::Internal("runtime filters on a partitioned HashJoin");
+  for (const auto& f : filters) {
+    if (f.key < 0 || static_cast<size_t>(f.key) >= left_keys_.size())
+      return Status::Internal("runtime filter on key {} of {}", f.key + 1, left_keys_.size());
+  }
+  SHOAL_ASSIGN_OR_RETURN(
+      auto node, Make(left_, right_, left_keys_, right_keys_, join_type_, residual_, mode_));
+  node->runtime_filters_ = std::move(filters);
+  return node;
 }
 
 DistributionTraits HashJoinExec::distribution() const {
@@ -140,7 +155,12 @@ Result<StreamPtr> HashJoinExec::Execute(int partition,
   std::shared_ptr<SharedBuild<JoinBuildSide>> shared;
   if (mode_ == Mode::kCollectBuild)
     shared = builds_->Acquire(context, left_->num_partitions(), "HashJoin[build]");
-  SHOAL_ASSIGN_OR_RETURN(StreamPtr probe, left_->Execute(partition, context));
+  // With runtime filters the probe input opens after the build (the stream does it), so that no
+  // producer below (a repartition starts its threads when opened) reads before they exist.
+  StreamPtr probe;
+  if (runtime_filters_.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(probe, left_->Execute(partition, context));
+  }
   return MakeHashJoinStream(this, partition, context, std::move(probe), std::move(shared));
 }
 
@@ -155,6 +175,15 @@ std::string HashJoinExec::Describe(bool) const {
       fmt::format("type={}, mode={}, on=[{}]", sql::JoinTypeName(join_type_), ModeName(mode_), on);
   if (residual_)
     text += ", filter=" + ExprText(*residual_);
+  if (!runtime_filters_.empty()) {
+    text += ", runtime_filters=[";
+    for (size_t i = 0; i < runtime_filters_.size(); ++i) {
+      const auto& f = runtime_filters_[i];
+      text += fmt::format("{}rf{}: {} -> {}", i > 0 ? ", " : "", f.id,
+                          ExprText(*right_keys_[static_cast<size_t>(f.key)]), f.target);
+    }
+    text += "]";
+  }
   return text;
 }
 

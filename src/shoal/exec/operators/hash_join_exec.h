@@ -40,6 +40,12 @@
 //
 // Output batches hold at most batch_size rows; selective joins merge small results.
 //
+// Runtime join filters (join/runtime_filter.h): a collect-build join the planner chose for it
+// (runtime_filter_planner.h) publishes, once its build side is complete, one filter per listed key
+// column into the execution's RuntimeFilterRegistry, and opens its probe input only then, so that
+// the scans below (which the planner told to apply the filters) start with the filters in place.
+// A spilled build side publishes nothing.
+//
 // Streams are single-threaded; the shared table is built once under a mutex and then read
 // concurrently (matched flags are atomic).
 #pragma once
@@ -52,6 +58,14 @@ namespace shoal::exec {
 struct JoinBuildSide;
 template <typename T>
 class SharedBuildRegistry;
+
+/// A runtime filter a hash join publishes: filter `id` of the build keys of join key `key`
+/// (0-based), applied at `target` ("lineitem.l_partkey", for EXPLAIN).
+struct JoinRuntimeFilter {
+  int id = 0;
+  int key = 0;
+  std::string target;
+};
 
 class HashJoinExec final : public ExecutionPlan {
  public:
@@ -98,6 +112,12 @@ class HashJoinExec final : public ExecutionPlan {
 
   const sql::ExprPtr& residual() const { return residual_; }
 
+  const std::vector<JoinRuntimeFilter>& runtime_filters() const { return runtime_filters_; }
+
+  /// The same join publishing `filters` (collect-build mode only).
+  Result<std::shared_ptr<HashJoinExec>> WithRuntimeFilters(
+      std::vector<JoinRuntimeFilter> filters) const;
+
   /// The joined row the residual sees: left fields then right fields.
   const columnar::SchemaPtr& joined_schema() const { return joined_schema_; }
 
@@ -115,6 +135,7 @@ class HashJoinExec final : public ExecutionPlan {
   sql::JoinType join_type_;
   sql::ExprPtr residual_;
   Mode mode_;
+  std::vector<JoinRuntimeFilter> runtime_filters_;
   // kCollectBuild: the shared table of each running execution.
   std::unique_ptr<SharedBuildRegistry<JoinBuildSide>> builds_;
 };

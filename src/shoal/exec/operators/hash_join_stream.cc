@@ -9,6 +9,7 @@
 #include "shoal/exec/hash.h"
 #include "shoal/exec/join/join_hash_table.h"
 #include "shoal/exec/join/join_output.h"
+#include "shoal/exec/join/runtime_filter_registry.h"
 #include "shoal/exec/operator_stream.h"
 #include "shoal/exec/operators/hash_join_exec_internal.h"
 #include "shoal/exec/operators/join_pair_filter.h"
@@ -28,6 +29,7 @@ class HashJoinStream final : public OperatorStream {
         node_(node),
         type_(node->join_type()),
         probe_(std::move(probe)),
+        probe_pending_(probe_ == nullptr),
         shared_(std::move(shared)),
         coalescer_(node->schema(), batch_size(), pool()),
         spill_(this->context()->spill_directory(), fmt::format("HashJoin[{}]", partition), pool(),
@@ -39,6 +41,9 @@ class HashJoinStream final : public OperatorStream {
     // never come (its producers stop once every output partition has been opened and closed).
     if (!build_ && !shared_ && !context()->cancelled())
       (void)node_->right()->Execute(partition(), context());
+    // Likewise a probe input never opened (runtime filters defer it until after the build).
+    if (probe_pending_ && !context()->cancelled())
+      (void)node_->left()->Execute(partition(), context());
   }
 
   Status Init() {
@@ -92,9 +97,12 @@ class HashJoinStream final : public OperatorStream {
         auto context = this->context();
         auto* shared = shared_.get();
         OperatorMetrics* metrics = this->metrics();
-        return shared_->Get([&]() {
-          return BuildJoinSide(right, AllPartitions(*right), node_->right_keys(), track, context,
-                               shared->pool(), metrics, "HashJoin[build]");
+        return shared_->Get([&]() -> Result<std::shared_ptr<JoinBuildSide>> {
+          SHOAL_ASSIGN_OR_RETURN(
+              auto side, BuildJoinSide(right, AllPartitions(*right), node_->right_keys(), track,
+                                       context, shared->pool(), metrics, "HashJoin[build]"));
+          SHOAL_RETURN_IF_ERROR(PublishRuntimeFilters(*side, shared->pool()));
+          return side;
         });
       }
       return BuildJoinSide(right, {partition()}, node_->right_keys(), track, context(), pool(),
@@ -104,6 +112,10 @@ class HashJoinStream final : public OperatorStream {
     if (!side.ok())
       return Explain(std::move(side).status(), "building the hash table");
     build_ = std::move(*side);
+    if (probe_pending_) {
+      probe_pending_ = false;
+      SHOAL_ASSIGN_OR_RETURN(probe_, node_->left()->Execute(partition(), context()));
+    }
     if (!build_->spilled()) {
       table_ = build_->table;
       return Status::OK();
@@ -123,6 +135,31 @@ class HashJoinStream final : public OperatorStream {
     }
     SHOAL_RETURN_IF_ERROR(PartitionProbe());
     return LoadNextPartition();
+  }
+
+  // Publishes the node's runtime filters from the complete build side (once per execution: the
+  // shared build runs this once). A spilled build side has no keys in memory: nothing is
+  // published and the probe side's scans read every row.
+  Status PublishRuntimeFilters(const JoinBuildSide& side, const std::shared_ptr<MemoryPool>& pool) {
+    MetricsRegistry& metrics = context()->metrics();
+    for (const JoinRuntimeFilter& spec : node_->runtime_filters()) {
+      if (side.spilled()) {
+        metrics.AddNote(node_,
+                        fmt::format("runtime filter rf{} -> {}: not built (the build side spilled)",
+                                    spec.id, spec.target),
+                        false);
+        continue;
+      }
+      SHOAL_ASSIGN_OR_RETURN(
+          std::shared_ptr<const RuntimeFilter> filter,
+          RuntimeFilter::Build(side.table->keys()[static_cast<size_t>(spec.key)], pool));
+      metrics.AddNote(
+          node_,
+          fmt::format("runtime filter rf{} -> {}: {}", spec.id, spec.target, filter->Describe()),
+          false);
+      context()->runtime_filters().Publish(spec.id, std::move(filter));
+    }
+    return Status::OK();
   }
 
   // Grace join: writes the whole probe input to its spill partitions.
@@ -440,6 +477,7 @@ class HashJoinStream final : public OperatorStream {
   const HashJoinExec* node_;
   const JoinType type_;
   StreamPtr probe_;
+  bool probe_pending_;  // the probe input opens after the build (runtime filters)
   std::shared_ptr<SharedBuild<JoinBuildSide>> shared_;
   std::shared_ptr<JoinBuildSide> build_;
   std::shared_ptr<JoinHashTable> table_;  // the build side's, or a grace partition's

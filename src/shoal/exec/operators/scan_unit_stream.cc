@@ -30,6 +30,17 @@ ScanUnitStream::ScanUnitStream(const ExecutionPlan* node, int partition,
   scan_context_.add_metric = [m](const std::string& name, int64_t value) {
     m->AddExtra(name, value);
   };
+  if (!request_.runtime_filters.empty()) {
+    runtime_filters_ =
+        std::make_unique<ScanRuntimeFilters>(request_, this->context().get(), m, pool());
+    if (runtime_filters_->empty()) {
+      runtime_filters_.reset();
+    } else if (table_->AppliesRowFilter()) {
+      scan_context_.row_filter = runtime_filters_.get();
+    } else {
+      filter_batches_ = true;
+    }
+  }
 }
 
 ScanUnitStreamEnv ScanUnitStream::env() const {
@@ -63,8 +74,14 @@ Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
     }
     if ((*batch)->num_rows() == 0)
       continue;
-    produced_ += (*batch)->num_rows();
-    return std::move(batch).MoveValueUnsafe();
+    columnar::RecordBatchPtr out = std::move(batch).MoveValueUnsafe();
+    if (filter_batches_) {
+      SHOAL_ASSIGN_OR_RETURN(out, runtime_filters_->Apply(std::move(out)));
+      if (out->num_rows() == 0)
+        continue;
+    }
+    produced_ += out->num_rows();
+    return out;
   }
 }
 

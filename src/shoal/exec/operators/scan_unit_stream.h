@@ -6,7 +6,8 @@
 // (ListUnitSource), and the distributed layer's WorkUnitFeedScanExec pulls units from a work-unit
 // feed as it goes. The loop (open a unit's reader with the task's pool and metrics, skip empty
 // batches, stop at the limit, move on at a unit's end) lives only here; a source says where units
-// come from and how to name them in errors.
+// come from and how to name them in errors. Runtime join filters (scan_runtime_filters.h) are
+// applied here too, by the provider while it decodes when it can, otherwise to each batch.
 #pragma once
 
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/scan_runtime_filters.h"
 #include "shoal/io/table_provider.h"
 
 namespace shoal::exec {
@@ -75,6 +77,10 @@ class ScanUnitStream final : public OperatorStream {
   std::optional<io::ScanUnit> unit_;  // the unit reader_ reads
   int64_t produced_ = 0;
   columnar::RecordBatchReaderPtr reader_;
+  // The request's runtime join filters: handed to providers that apply them while decoding,
+  // applied here to the batches of the others. Null when the request has none.
+  std::unique_ptr<ScanRuntimeFilters> runtime_filters_;
+  bool filter_batches_ = false;
 };
 
 }  // namespace shoal::exec

@@ -1,5 +1,6 @@
 #include "shoal/exec/operators/table_scan_exec.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "shoal/exec/operators/scan_unit_stream.h"
@@ -17,6 +18,19 @@ std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRe
     out += fmt::format(", pruning_predicates={}", request.predicates.size());
   if (request.limit >= 0)
     out += fmt::format(", limit={}", request.limit);
+  if (!request.runtime_filters.empty()) {
+    out += ", runtime_filters=[";
+    for (size_t i = 0; i < request.runtime_filters.size(); ++i) {
+      const io::RuntimeFilterTarget& t = request.runtime_filters[i];
+      auto it = std::find(request.projection.begin(), request.projection.end(), t.column);
+      const std::string column =
+          it == request.projection.end()
+              ? fmt::format("#{}", t.column)
+              : schema.field(static_cast<int>(it - request.projection.begin())).name;
+      out += fmt::format("{}rf{} on {}", i > 0 ? ", " : "", t.id, column);
+    }
+    out += "]";
+  }
   return out;
 }
 

@@ -62,14 +62,15 @@ class RowGroupReader final : public columnar::RecordBatchReader {
  public:
   RowGroupReader(const ParquetFileInfo* file, const std::vector<Scalar>* missing, int64_t row_group,
                  std::vector<int> projection, columnar::SchemaPtr schema, int64_t batch_size,
-                 std::shared_ptr<MemoryPool> pool)
+                 std::shared_ptr<MemoryPool> pool, ScanRowFilter* row_filter)
       : file_(file),
         missing_(missing),
         row_group_(row_group),
         projection_(std::move(projection)),
         schema_(std::move(schema)),
         batch_size_(std::max<int64_t>(1, batch_size)),
-        pool_(std::move(pool)) {}
+        pool_(std::move(pool)),
+        row_filter_(row_filter) {}
 
   const columnar::SchemaPtr& schema() const override { return schema_; }
 
@@ -92,41 +93,66 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   }
 
  private:
+  // Runtime filters: the filter's columns are decoded first; a row group none of whose rows
+  // survive is never decoded further, and the others are cut to the surviving rows.
   Status Load() {
     const format::RowGroup& rg = file_->metadata->row_groups[static_cast<size_t>(row_group_)];
     const int64_t num_rows = rg.num_rows;
-    std::vector<columnar::ArrayPtr> columns;
-    columns.reserve(projection_.size());
+    std::vector<columnar::ArrayPtr> columns(projection_.size());
     std::unique_ptr<RandomAccessFile> file;
-    for (int column : projection_) {
-      if (static_cast<size_t>(column) >= file_->columns.size()) {  // added after the file
-        if (static_cast<size_t>(column) >= missing_->size())
-          return Status::InvalidData("{} has no column {}", file_->path, column + 1);
-        SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr array,
-                               (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_));
-        columns.push_back(std::move(array));
-        continue;
+    std::vector<int32_t> selection;
+    int64_t kept = -1;
+    if (row_filter_ != nullptr && !row_filter_->columns().empty()) {
+      const std::vector<int> positions = row_filter_->columns();
+      std::vector<columnar::ArrayPtr> keys;
+      for (int position : positions) {
+        if (position < 0 || static_cast<size_t>(position) >= projection_.size())
+          return Status::Internal("runtime filter column {} of {}", position, projection_.size());
+        auto& slot = columns[static_cast<size_t>(position)];
+        if (slot == nullptr) {
+          SHOAL_ASSIGN_OR_RETURN(
+              slot, DecodeColumn(rg, projection_[static_cast<size_t>(position)], num_rows, &file));
+        }
+        keys.push_back(slot);
       }
-      const ColumnDescriptor& descriptor = file_->columns[static_cast<size_t>(column)];
-      const std::string where =
-          fmt::format("{} row group {} column '{}'", file_->path, row_group_, descriptor.name);
-      const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(column)];
-      SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
-      if (file == nullptr) {
-        SHOAL_ASSIGN_OR_RETURN(file, RandomAccessFile::Open(file_->path));
+      SHOAL_ASSIGN_OR_RETURN(kept, row_filter_->Select(keys, num_rows, &selection));
+      if (kept == 0)
+        return Status::OK();  // batch_ stays null: nothing to return
+    }
+    for (size_t i = 0; i < projection_.size(); ++i) {
+      if (columns[i] == nullptr) {
+        SHOAL_ASSIGN_OR_RETURN(columns[i], DecodeColumn(rg, projection_[i], num_rows, &file));
       }
-      SHOAL_ASSIGN_OR_RETURN(
-          BufferPtr bytes,
-          Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
-      std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
-      SHOAL_RETURN_IF_ERROR(file->ReadExactly(range.offset, range.size, bytes->mutable_data()));
-      SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr array,
-                             DecodeColumnChunk(descriptor, chunk.meta_data, num_rows, bytes->data(),
-                                               range.size, range.offset, pool_, where));
-      columns.push_back(std::move(array));
     }
     batch_ = columnar::RecordBatch::Make(schema_, num_rows, std::move(columns));
+    if (kept >= 0 && kept < num_rows) {
+      SHOAL_ASSIGN_OR_RETURN(batch_, row_filter_->Take(*batch_, selection));
+    }
     return Status::OK();
+  }
+
+  Result<columnar::ArrayPtr> DecodeColumn(const format::RowGroup& rg, int column, int64_t num_rows,
+                                          std::unique_ptr<RandomAccessFile>* file) {
+    if (static_cast<size_t>(column) >= file_->columns.size()) {  // added after the file
+      if (static_cast<size_t>(column) >= missing_->size())
+        return Status::InvalidData("{} has no column {}", file_->path, column + 1);
+      return (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_);
+    }
+    const ColumnDescriptor& descriptor = file_->columns[static_cast<size_t>(column)];
+    const std::string where =
+        fmt::format("{} row group {} column '{}'", file_->path, row_group_, descriptor.name);
+    const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(column)];
+    SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
+    if (*file == nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(*file, RandomAccessFile::Open(file_->path));
+    }
+    SHOAL_ASSIGN_OR_RETURN(
+        BufferPtr bytes,
+        Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
+    std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
+    SHOAL_RETURN_IF_ERROR((*file)->ReadExactly(range.offset, range.size, bytes->mutable_data()));
+    return DecodeColumnChunk(descriptor, chunk.meta_data, num_rows, bytes->data(), range.size,
+                             range.offset, pool_, where);
   }
 
   const ParquetFileInfo* file_;
@@ -136,6 +162,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   columnar::SchemaPtr schema_;
   int64_t batch_size_;
   std::shared_ptr<MemoryPool> pool_;
+  ScanRowFilter* row_filter_;  // null: no runtime filter
   bool loaded_ = false;
   columnar::RecordBatchPtr batch_;
   int64_t offset_ = 0;
@@ -470,9 +497,15 @@ Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& un
     fields.push_back(schema_->field(c));
   }
   auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
-  return columnar::RecordBatchReaderPtr(
-      new RowGroupReader(&file, &missing_, row_group, request.projection, std::move(schema),
-                         request.batch_size, context.pool ? context.pool : DefaultMemoryPool()));
+  // A row group whose statistics rule out a runtime filter's range is not read at all.
+  if (row_group >= 0 && context.row_filter != nullptr &&
+      context.row_filter->BlockRuledOut([&](const ColumnPredicate& p) {
+        return RowGroupRuledOut(file, static_cast<int>(row_group), p);
+      }))
+    row_group = -1;
+  return columnar::RecordBatchReaderPtr(new RowGroupReader(
+      &file, &missing_, row_group, request.projection, std::move(schema), request.batch_size,
+      context.pool ? context.pool : DefaultMemoryPool(), context.row_filter));
 }
 
 }  // namespace shoal::io::parquet

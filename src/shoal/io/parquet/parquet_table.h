@@ -13,7 +13,9 @@
 // first unit (an empty unit carries them when every row group is pruned). Page-level pruning with
 // the page index (ColumnIndex / OffsetIndex) is not implemented. OpenUnit reads only the projected
 // column chunks, one pread per chunk, and slices the decoded row group into request.batch_size
-// rows.
+// rows. With runtime join filters (ScanContext::row_filter) a unit whose row-group statistics
+// lie outside a filter's range is not read; otherwise the filter's columns are decoded first, a
+// row group with no surviving row stops there, and the rest are decoded and cut to the survivors.
 //
 // A table Shoal writes (parquet_directory_storage.h) may have files with fewer columns than the
 // table: those written before ALTER TABLE ... ADD COLUMN. Its columns match the files' by
@@ -85,6 +87,9 @@ class ParquetTable : public TableProvider {
   Result<std::vector<ScanUnit>> PlanScan(const ScanRequest& request) const override;
   Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit, const ScanRequest& request,
                                                   const ScanContext& context) const override;
+  /// Row groups are skipped by their statistics and rows dropped right after the runtime filter's
+  /// columns are decoded, before the other columns are.
+  bool AppliesRowFilter() const override { return true; }
 
   const std::vector<ParquetFileInfo>& files() const { return files_; }
   const std::vector<columnar::Scalar>& missing() const { return missing_; }

@@ -1,0 +1,389 @@
+#include "shoal/exec/join/runtime_filter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "shoal/exec/hash.h"
+
+namespace shoal::exec {
+namespace {
+
+using columnar::Array;
+using columnar::Buffer;
+using columnar::DataType;
+using columnar::Scalar;
+using columnar::TypeId;
+
+// The split-block Bloom filter's salts (those of Parquet's SBBF): each picks one bit of a word.
+constexpr uint32_t kSalt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
+                               0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
+
+inline uint64_t StoredHash(uint64_t h) {
+  return h == 0 ? 1 : h;
+}
+
+// Integer-like values as int64 (RuntimeFilterHasRange types only).
+template <typename T>
+void ReadInts(const Array& a, int64_t* out) {
+  const T* v = a.values<T>();
+  for (int64_t i = 0; i < a.length(); ++i)
+    out[i] = static_cast<int64_t>(v[i]);
+}
+
+bool ReadAsInt64(const Array& a, std::vector<int64_t>* out) {
+  out->resize(static_cast<size_t>(a.length()));
+  switch (a.type_id()) {
+    case TypeId::kInt8: ReadInts<int8_t>(a, out->data()); return true;
+    case TypeId::kInt16: ReadInts<int16_t>(a, out->data()); return true;
+    case TypeId::kInt32:
+    case TypeId::kDate32: ReadInts<int32_t>(a, out->data()); return true;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: ReadInts<int64_t>(a, out->data()); return true;
+    case TypeId::kUInt8: ReadInts<uint8_t>(a, out->data()); return true;
+    case TypeId::kUInt16: ReadInts<uint16_t>(a, out->data()); return true;
+    case TypeId::kUInt32: ReadInts<uint32_t>(a, out->data()); return true;
+    default: return false;
+  }
+}
+
+// Range check of one row, typed once per batch by the caller's switch.
+// Keeps, in place, the rows[0..count) whose value lies in [lo, hi]; returns how many remain.
+template <typename T>
+size_t SelectRange(const T* values, int64_t lo, int64_t hi, int32_t* rows, size_t count) {
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t r = rows[i];
+    const int64_t v = static_cast<int64_t>(values[r]);
+    rows[kept] = r;
+    kept += static_cast<size_t>(v >= lo && v <= hi);
+  }
+  return kept;
+}
+
+// Keeps, in place, the rows[0..count) (already inside the range) whose value's bit is set.
+template <typename T>
+size_t SelectBits(const T* values, int64_t lo, const uint8_t* bitmap, int32_t* rows, size_t count) {
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t r = rows[i];
+    const uint64_t bit =
+        static_cast<uint64_t>(static_cast<int64_t>(values[r])) - static_cast<uint64_t>(lo);
+    rows[kept] = r;
+    kept += static_cast<size_t>((bitmap[bit >> 3] >> (bit & 7)) & 1U);
+  }
+  return kept;
+}
+
+}  // namespace
+
+bool RuntimeFilterHasRange(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kDate32:
+    case TypeId::kTimestamp: return true;
+    default: return false;
+  }
+}
+
+const char* RuntimeFilter::KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kEmpty: return "empty";
+    case Kind::kExact: return "exact";
+    case Kind::kBloom: return "bloom";
+    case Kind::kBitmap: return "bitmap";
+  }
+  return "?";
+}
+
+Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Build(
+    const columnar::ArrayPtr& keys_ptr, const std::shared_ptr<MemoryPool>& pool) {
+  const Array& keys = *keys_ptr;
+  std::shared_ptr<RuntimeFilter> filter(new RuntimeFilter());
+  const int64_t n = keys.length();
+  std::vector<uint64_t> hashes;
+  SHOAL_RETURN_IF_ERROR(HashColumns({keys_ptr}, n, &hashes));
+  int64_t non_null = 0;
+  for (int64_t i = 0; i < n; ++i)
+    non_null += keys.IsValid(i) ? 1 : 0;
+  // Range of the non-NULL keys.
+  std::vector<int64_t> ints;
+  if (keys.type_id() != TypeId::kDictionary && ReadAsInt64(keys, &ints)) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (!keys.IsValid(i))
+        continue;
+      const int64_t v = ints[static_cast<size_t>(i)];
+      if (!filter->has_range_) {
+        filter->min_ = filter->max_ = v;
+        filter->has_range_ = true;
+      } else {
+        filter->min_ = std::min(filter->min_, v);
+        filter->max_ = std::max(filter->max_, v);
+      }
+    }
+    if (filter->has_range_) {
+      filter->min_scalar_ = Scalar::FromInt(keys.type(), filter->min_);
+      filter->max_scalar_ = Scalar::FromInt(keys.type(), filter->max_);
+    }
+  }
+  if (non_null == 0) {
+    filter->kind_ = Kind::kEmpty;
+    return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+  }
+  if (filter->has_range_) {
+    // The range's width, without overflowing for extreme keys.
+    const uint64_t width =
+        static_cast<uint64_t>(filter->max_) - static_cast<uint64_t>(filter->min_);
+    if (width < static_cast<uint64_t>(kMaxBitmapBits) ||
+        width < static_cast<uint64_t>(non_null) * kBitmapValuesPerKey) {
+      const int64_t bits = static_cast<int64_t>(width) + 1;
+      SHOAL_ASSIGN_OR_RETURN(filter->table_, Buffer::Allocate((bits + 7) / 8, pool));
+      uint8_t* bitmap = filter->table_->mutable_data();
+      std::memset(bitmap, 0, static_cast<size_t>((bits + 7) / 8));
+      int64_t distinct = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!keys.IsValid(i))
+          continue;
+        const uint64_t bit = static_cast<uint64_t>(ints[static_cast<size_t>(i)]) -
+                             static_cast<uint64_t>(filter->min_);
+        const uint8_t mask = static_cast<uint8_t>(1U << (bit & 7));
+        distinct += (bitmap[bit >> 3] & mask) == 0 ? 1 : 0;
+        bitmap[bit >> 3] |= mask;
+      }
+      filter->kind_ = Kind::kBitmap;
+      filter->num_keys_ = distinct;
+      return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+    }
+  }
+  if (non_null <= kMaxExactKeys) {
+    // Open addressing at a load of at most 1/2.
+    const uint64_t slots = std::bit_ceil(static_cast<uint64_t>(non_null) * 2);
+    SHOAL_ASSIGN_OR_RETURN(filter->table_,
+                           Buffer::Allocate(static_cast<int64_t>(slots * sizeof(uint64_t)), pool));
+    uint64_t* table = filter->table_->mutable_data_as<uint64_t>();
+    std::memset(table, 0, slots * sizeof(uint64_t));
+    filter->mask_ = slots - 1;
+    int64_t distinct = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!keys.IsValid(i))
+        continue;
+      const uint64_t h = StoredHash(hashes[static_cast<size_t>(i)]);
+      uint64_t s = HashMix(h) & filter->mask_;
+      while (table[s] != 0 && table[s] != h)
+        s = (s + 1) & filter->mask_;
+      if (table[s] == 0) {
+        table[s] = h;
+        ++distinct;
+      }
+    }
+    filter->kind_ = Kind::kExact;
+    filter->num_keys_ = distinct;
+    return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+  }
+  const uint64_t bits = static_cast<uint64_t>(non_null) * kBloomBitsPerKey;
+  // Any block count works (blocks are picked by multiply-shift), so no power-of-two rounding
+  // doubles the filter: it stays as small as its false positive rate allows.
+  const uint64_t blocks = std::max<uint64_t>(1, (bits + 255) / 256);
+  SHOAL_ASSIGN_OR_RETURN(filter->table_, Buffer::Allocate(static_cast<int64_t>(blocks * 32), pool));
+  uint32_t* words = filter->table_->mutable_data_as<uint32_t>();
+  std::memset(words, 0, blocks * 32);
+  filter->num_blocks_ = blocks;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!keys.IsValid(i))
+      continue;
+    const uint64_t h = hashes[static_cast<size_t>(i)];
+    uint32_t* block = words + 8 * (((h >> 32) * blocks) >> 32);
+    const uint32_t low = static_cast<uint32_t>(h);
+    for (int w = 0; w < 8; ++w)
+      block[w] |= 1U << ((low * kSalt[w]) >> 27);
+  }
+  filter->kind_ = Kind::kBloom;
+  filter->num_keys_ = non_null;
+  return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+}
+
+bool RuntimeFilter::MayContainHash(uint64_t hash) const {
+  switch (kind_) {
+    case Kind::kEmpty: return false;
+    case Kind::kExact: {
+      const uint64_t* table = table_->data_as<uint64_t>();
+      const uint64_t h = StoredHash(hash);
+      uint64_t s = HashMix(h) & mask_;
+      for (;;) {
+        if (table[s] == h)
+          return true;
+        if (table[s] == 0)
+          return false;
+        s = (s + 1) & mask_;
+      }
+    }
+    case Kind::kBitmap: return true;  // needs the value, not the hash: see Select
+    case Kind::kBloom: {
+      const uint32_t* block =
+          table_->data_as<uint32_t>() + 8 * (((hash >> 32) * num_blocks_) >> 32);
+      const uint32_t low = static_cast<uint32_t>(hash);
+      uint32_t missing = 0;
+      for (int w = 0; w < 8; ++w)
+        missing |= ~block[w] & (1U << ((low * kSalt[w]) >> 27));
+      return missing == 0;
+    }
+  }
+  return true;
+}
+
+Status RuntimeFilter::Select(const columnar::ArrayPtr& column_ptr, std::vector<uint64_t>* hashes,
+                             std::vector<int32_t>* rows_out, bool refine) const {
+  const Array& column = *column_ptr;
+  const int64_t n = column.length();
+  if (kind_ == Kind::kEmpty || n == 0) {
+    rows_out->clear();
+    return Status::OK();
+  }
+  // Candidates: the given rows (refine) or every row; NULLs never pass.
+  size_t count = 0;
+  if (refine) {
+    int32_t* rows = rows_out->data();
+    const size_t given = rows_out->size();
+    if (column.null_count() == 0) {
+      count = given;
+    } else {
+      for (size_t i = 0; i < given; ++i) {
+        rows[count] = rows[i];
+        count += column.IsValid(rows[i]) ? 1 : 0;
+      }
+    }
+  } else {
+    rows_out->resize(static_cast<size_t>(n));
+    int32_t* rows = rows_out->data();
+    if (column.null_count() == 0) {
+      for (int64_t i = 0; i < n; ++i)
+        rows[i] = static_cast<int32_t>(i);
+      count = static_cast<size_t>(n);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        rows[count] = static_cast<int32_t>(i);
+        count += column.IsValid(i) ? 1 : 0;
+      }
+    }
+  }
+  int32_t* rows = rows_out->data();
+  // Range first (cheap), then membership, both in place in rows[0..count).
+  if (has_range_) {
+    switch (column.type_id()) {
+      case TypeId::kInt8:
+        count = SelectRange(column.values<int8_t>(), min_, max_, rows, count);
+        break;
+      case TypeId::kInt16:
+        count = SelectRange(column.values<int16_t>(), min_, max_, rows, count);
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+        count = SelectRange(column.values<int32_t>(), min_, max_, rows, count);
+        break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+        count = SelectRange(column.values<int64_t>(), min_, max_, rows, count);
+        break;
+      case TypeId::kUInt8:
+        count = SelectRange(column.values<uint8_t>(), min_, max_, rows, count);
+        break;
+      case TypeId::kUInt16:
+        count = SelectRange(column.values<uint16_t>(), min_, max_, rows, count);
+        break;
+      case TypeId::kUInt32:
+        count = SelectRange(column.values<uint32_t>(), min_, max_, rows, count);
+        break;
+      default: break;  // a dictionary array: membership only
+    }
+  }
+  if (count == 0) {
+    rows_out->clear();
+    return Status::OK();
+  }
+  if (kind_ == Kind::kBitmap && column.type_id() != TypeId::kDictionary) {
+    const uint8_t* bitmap = table_->data();
+    switch (column.type_id()) {
+      case TypeId::kInt8:
+        count = SelectBits(column.values<int8_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kInt16:
+        count = SelectBits(column.values<int16_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+        count = SelectBits(column.values<int32_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+        count = SelectBits(column.values<int64_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kUInt8:
+        count = SelectBits(column.values<uint8_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kUInt16:
+        count = SelectBits(column.values<uint16_t>(), min_, bitmap, rows, count);
+        break;
+      case TypeId::kUInt32:
+        count = SelectBits(column.values<uint32_t>(), min_, bitmap, rows, count);
+        break;
+      default: return Status::Internal("bitmap runtime filter on {}", column.type().ToString());
+    }
+    rows_out->resize(count);
+    return Status::OK();
+  }
+  if (kind_ == Kind::kBitmap) {
+    // A dictionary array: its values are decoded once per batch here (rare: integer keys are
+    // not dictionary-encoded by Shoal's writer, and range pruning still applies).
+    rows_out->resize(count);  // keeps the candidates (no false negatives)
+    return Status::OK();
+  }
+  SHOAL_RETURN_IF_ERROR(HashColumns({column_ptr}, n, hashes));
+  const uint64_t* h = hashes->data();
+  size_t kept = 0;
+  if (kind_ == Kind::kBloom) {
+    const uint32_t* words = table_->data_as<uint32_t>();
+    const uint64_t blocks = num_blocks_;
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t r = rows[i];
+      const uint64_t hash = h[r];
+      const uint32_t* block = words + 8 * (((hash >> 32) * blocks) >> 32);
+      const uint32_t low = static_cast<uint32_t>(hash);
+      uint32_t missing = 0;
+      for (int w = 0; w < 8; ++w)
+        missing |= ~block[w] & (1U << ((low * kSalt[w]) >> 27));
+      rows[kept] = r;
+      kept += static_cast<size_t>(missing == 0);
+    }
+  } else {
+    const uint64_t* table = table_->data_as<uint64_t>();
+    const uint64_t mask = mask_;
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t r = rows[i];
+      const uint64_t key = StoredHash(h[r]);
+      uint64_t slot = HashMix(key) & mask;
+      while (table[slot] != key && table[slot] != 0)
+        slot = (slot + 1) & mask;
+      rows[kept] = r;
+      kept += static_cast<size_t>(table[slot] == key);
+    }
+  }
+  rows_out->resize(kept);
+  return Status::OK();
+}
+
+std::string RuntimeFilter::Describe() const {
+  std::string text = KindName(kind_);
+  if (kind_ != Kind::kEmpty)
+    text += fmt::format(" {}, {} keys", FormatBytes(size_bytes()), num_keys_);
+  if (min_scalar_ && max_scalar_)
+    text += fmt::format(", range [{}, {}]", min_scalar_->ToString(), max_scalar_->ToString());
+  return text;
+}
+
+}  // namespace shoal::exec

@@ -1,0 +1,157 @@
+#include "shoal/exec/runtime_filter_planner.h"
+
+#include <map>
+
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/filter_exec.h"
+#include "shoal/exec/operators/hash_aggregate_exec.h"
+#include "shoal/exec/operators/hash_join_exec.h"
+#include "shoal/exec/operators/projection_exec.h"
+#include "shoal/exec/operators/repartition_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+
+namespace shoal::exec {
+namespace {
+
+using sql::JoinType;
+
+bool FilterableJoin(const HashJoinExec& join) {
+  if (join.mode() != HashJoinExec::Mode::kCollectBuild)
+    return false;
+  switch (join.join_type()) {
+    case JoinType::kInner:
+    case JoinType::kSemi:
+    case JoinType::kRight: return true;
+    default: return false;
+  }
+}
+
+// The input column an output column of `node` is, unchanged, or -1.
+int PassThroughColumn(const ExecutionPlan& node, int column) {
+  if (const auto* p = node.TryAs<ProjectionExec>()) {
+    const sql::ExprPtr& e = p->exprs()[static_cast<size_t>(column)];
+    if (e->kind == sql::ExprKind::kColumnRef && e->outer_depth == 0)
+      return static_cast<int>(e->column);
+    return -1;
+  }
+  if (node.Is<FilterExec>() || node.Is<RepartitionExec>() || node.Is<CoalescePartitionsExec>())
+    return column;
+  if (const auto* a = node.TryAs<HashAggregateExec>()) {
+    const auto& keys = a->group_by();
+    if (static_cast<size_t>(column) >= keys.size())
+      return -1;  // an aggregate value, or no grouping
+    if (a->mode() == AggregateMode::kFinal)
+      return column;  // a partial's output: its keys come first
+    const sql::ExprPtr& e = keys[static_cast<size_t>(column)];
+    if (e->kind == sql::ExprKind::kColumnRef && e->outer_depth == 0)
+      return static_cast<int>(e->column);
+    return -1;
+  }
+  if (const auto* j = node.TryAs<HashJoinExec>()) {
+    // Left (probe) columns come first for every join type.
+    if (column < j->left()->schema()->num_fields())
+      return column;
+    return -1;
+  }
+  return -1;
+}
+
+class Planner {
+ public:
+  Status Run(const ExecPlanPtr& root) {
+    CountPaths(root);
+    return Visit(root);
+  }
+
+  Result<ExecPlanPtr> Rewrite(const ExecPlanPtr& node) {
+    std::vector<ExecPlanPtr> children = node->children();
+    bool changed = false;
+    for (auto& child : children) {
+      SHOAL_ASSIGN_OR_RETURN(ExecPlanPtr rewritten, Rewrite(child));
+      changed = changed || rewritten != child;
+      child = std::move(rewritten);
+    }
+    ExecPlanPtr out = node;
+    if (changed) {
+      SHOAL_ASSIGN_OR_RETURN(out, node->WithNewChildren(std::move(children)));
+    }
+    if (auto it = join_filters_.find(node.get()); it != join_filters_.end()) {
+      SHOAL_ASSIGN_OR_RETURN(auto join, out->As<HashJoinExec>().WithRuntimeFilters(it->second));
+      out = std::move(join);
+    }
+    if (auto it = scan_filters_.find(node.get()); it != scan_filters_.end()) {
+      const auto& scan = out->As<TableScanExec>();
+      io::ScanRequest request = scan.request();
+      for (const auto& target : it->second)
+        request.runtime_filters.push_back(target);
+      SHOAL_ASSIGN_OR_RETURN(auto annotated,
+                             TableScanExec::FromUnitGroups(scan.table(), scan.table_name(),
+                                                           std::move(request), scan.unit_groups()));
+      out = std::move(annotated);
+    }
+    return out;
+  }
+
+ private:
+  // How many paths from the root reach each node (a shared subtree is reached more than once).
+  void CountPaths(const ExecPlanPtr& node) {
+    ++paths_[node.get()];
+    if (node->distribution().keeps_subtree_whole)
+      return;  // never planned inside
+    for (const auto& child : node->children())
+      CountPaths(child);
+  }
+
+  Status Visit(const ExecPlanPtr& node) {
+    if (node->distribution().keeps_subtree_whole)
+      return Status::OK();  // its subtree runs many times; a filter would outlive its build
+    if (const auto* join = node->TryAs<HashJoinExec>(); join != nullptr && FilterableJoin(*join)) {
+      std::vector<JoinRuntimeFilter> filters;
+      for (size_t k = 0; k < join->left_keys().size(); ++k) {
+        const sql::ExprPtr& key = join->left_keys()[k];
+        if (key->kind != sql::ExprKind::kColumnRef || key->outer_depth != 0)
+          continue;
+        const ExecutionPlan* at = join->left().get();
+        int column = static_cast<int>(key->column);
+        const TableScanExec* scan = nullptr;
+        bool shared = paths_[at] > 1;
+        while (column >= 0 && !shared) {
+          if ((scan = at->TryAs<TableScanExec>()) != nullptr)
+            break;
+          column = PassThroughColumn(*at, column);
+          if (column < 0)
+            break;
+          at = at->children().front().get();
+          shared = paths_[at] > 1;
+        }
+        if (scan == nullptr || shared || scan->request().limit >= 0)
+          continue;
+        const int table_column = scan->request().projection[static_cast<size_t>(column)];
+        const int id = next_id_++;
+        scan_filters_[scan].push_back({id, table_column});
+        filters.push_back({id, static_cast<int>(k),
+                           scan->table_name() + "." + scan->schema()->field(column).name});
+      }
+      if (!filters.empty())
+        join_filters_[join] = std::move(filters);
+    }
+    for (const auto& child : node->children())
+      SHOAL_RETURN_IF_ERROR(Visit(child));
+    return Status::OK();
+  }
+
+  std::map<const ExecutionPlan*, int> paths_;
+  std::map<const ExecutionPlan*, std::vector<JoinRuntimeFilter>> join_filters_;
+  std::map<const ExecutionPlan*, std::vector<io::RuntimeFilterTarget>> scan_filters_;
+  int next_id_ = 1;
+};
+
+}  // namespace
+
+Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan) {
+  Planner planner;
+  SHOAL_RETURN_IF_ERROR(planner.Run(plan));
+  return planner.Rewrite(plan);
+}
+
+}  // namespace shoal::exec

@@ -1,0 +1,29 @@
+// PlanRuntimeFilters: chooses the runtime join filters of a physical plan (join/runtime_filter.h)
+// and marks both ends: the hash join that publishes each filter and the table scan that applies it.
+//
+// A filter is planned for key i of a hash join when
+//  - the join is in collect-build mode (one build side per execution holds every build key, so
+//    its filter is valid for every probe row; a partitioned join's partition sees only its share);
+//  - dropping a probe row whose key matches no build row cannot change the answer: INNER, SEMI
+//    and RIGHT joins (RIGHT keeps unmatched BUILD rows; the probe side is not preserved). Never
+//    LEFT / FULL (the probe side is preserved), ANTI, NOT IN or mark joins (an unmatched probe row
+//    is output);
+//  - the probe key is a plain column, and that column can be followed, unchanged, down to a table
+//    scan through nodes that pass it through row by row: projections of the column, filters,
+//    repartitions and coalesces, the probe side of other hash joins (its columns pass through
+//    every join type; a NULL-extended row has a NULL key and never matches), and aggregates
+//    grouped by it (dropping the input rows of a group drops exactly that group, Q17's shape).
+//    The walk stops at anything else (limits and sorts with a fetch, windows, unions, nested
+//    loops, a join's build side, recursive CTEs, whose subtrees run many times), and never marks
+//    a scan the plan reaches by more than one path, or a scan with a row limit.
+// The answer never depends on the filters: they only drop rows the join would drop.
+#pragma once
+
+#include "shoal/exec/execution_plan.h"
+
+namespace shoal::exec {
+
+/// `plan` with runtime filters marked on its joins and scans (the same plan when none applies).
+Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan);
+
+}  // namespace shoal::exec
