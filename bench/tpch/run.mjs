@@ -23,12 +23,18 @@
 // with TLS, and every query runs on both back to back (which goes first alternates from query to
 // query), so a change of the machine's load between the two hits both alike; the report adds the
 // TLS column and the ratio TLS / plain per query and in total.
+// --kill-worker (with --workers 3; issue 16) measures losing a worker mid-query instead: for each
+// query, under `SET retry_policy = 'query'`, a run without a kill and a run in which a worker is
+// SIGKILLed in the middle of the run, once it is executing (its CPU time grows; the victims
+// rotate when several are busy), then restarted on its port; --runs N repeats that N times
+// (medians). The report gives both times, whether the retry NOTICE came, and both answers
+// against DuckDB.
 //
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
 //       [--workers N] [--dist-setting name=value ...] [--shuffle] [--shuffle-setting name=value ...]
-//       [--tls | --tls-compare] [--setting name=value ...] [--scan-rows TABLE]
+//       [--tls | --tls-compare] [--setting name=value ...] [--scan-rows TABLE] [--kill-worker]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -46,6 +52,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   Compare, CsvField, FormatValue, kTblColumns, OrderKeys, ParseCsv, PostgresName,
 } from '../../tests/tpch/tpch_common.mjs';
+import { CpuSeconds, ListeningAddress } from '../../tests/integration/wait.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -84,6 +91,10 @@ function ParseArgs(argv) {
     }
     if (key === '--shuffle') {
       options.shuffle = true;
+      continue;
+    }
+    if (key === '--kill-worker') {
+      options.killWorker = true;
       continue;
     }
     if (key === '--help' || key === '-h') {
@@ -138,6 +149,11 @@ function ParseArgs(argv) {
   }
   if (options.tlsCompare && (options.tls || options.workers === 0)) {
     throw new Error('--tls-compare needs --workers N and runs plain and TLS itself (no --tls)');
+  }
+  if (options.killWorker && (options.workers < 2 || options.tls || options.tlsCompare ||
+                             options.shuffle)) {
+    throw new Error('--kill-worker needs --workers N (N >= 2; 3 for issue 16), plain TCP ' +
+                    'and no --shuffle');
   }
   options.data ??= path.join(os.tmpdir(), `shoal-bench-tpch-sf${options.sf}-${options.format}`);
   return options;
@@ -258,38 +274,208 @@ function ScanRows(options, sql, table, settings) {
 
 // Starts `count` workers on loopback (OS-chosen ports); resolves with their addresses. Their output
 // goes to files (spawnSync blocks this process's event loop, so nobody would drain a pipe); they
-// are killed when this process exits, also on an error or Ctrl-C.
-async function StartWorkers(options, count, security = options.security) {
-  const children = [];
-  const kill = () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL'));
-  process.on('exit', kill);
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => { kill(); process.exit(1); });
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-workers-'));
-  process.on('exit', () => fs.rmSync(logDir, { recursive: true, force: true }));
-  const addresses = [];
-  for (let i = 0; i < count; ++i) {
-    const log = path.join(logDir, `worker${i}.log`);
-    const fd = fs.openSync(log, 'w');
-    children.push(spawn(options.shoal, ['worker', ...security, '--listen', '127.0.0.1:0',
-                                        '--threads',
-                                        String(options.threads)], { stdio: ['ignore', fd, fd] }));
-    fs.closeSync(fd);
-    const child = children[children.length - 1];
-    addresses.push(await new Promise((resolve, reject) => {
-      const startedAt = Date.now();
-      const poll = setInterval(() => {
-        const m = fs.readFileSync(log, 'utf8').match(/listening on (\S+)/);
-        if (m) {
-          clearInterval(poll);
-          resolve(m[1]);
-        } else if (child.exitCode !== null || Date.now() - startedAt > 60000) {
-          clearInterval(poll);
-          reject(new Error(`worker did not start: ${fs.readFileSync(log, 'utf8')}`));
-        }
-      }, 50);
-    }));
+// are killed when this process exits, also on an error or Ctrl-C. `handles` (optional) receives
+// one { address, child, security } per worker, which --kill-worker kills and restarts.
+const workerChildren = [];
+let workerLogDir = null;
+async function StartWorker(options, security, listen) {
+  if (workerLogDir === null) {
+    const kill = () => workerChildren.forEach((c) => c.exitCode === null && c.signalCode === null &&
+                                                     c.kill('SIGKILL'));
+    process.on('exit', kill);
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.on(signal, () => { kill(); process.exit(1); });
+    }
+    workerLogDir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-bench-workers-'));
+    process.on('exit', () => fs.rmSync(workerLogDir, { recursive: true, force: true }));
   }
-  return addresses;
+  const log = path.join(workerLogDir, `worker${workerChildren.length}.log`);
+  const fd = fs.openSync(log, 'w');
+  const child = spawn(options.shoal, ['worker', ...security, '--listen', listen, '--threads',
+                                      String(options.threads)], { stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  workerChildren.push(child);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { address: await ListeningAddress(child, log, 60000), child, exited, security };
+}
+
+async function StartWorkers(options, count, security = options.security, handles = []) {
+  for (let i = 0; i < count; ++i) handles.push(await StartWorker(options, security, '127.0.0.1:0'));
+  return handles.map((h) => h.address);
+}
+
+// --kill-worker (issue 16): every query runs in one `shoal sql` process with
+// `SET retry_policy = 'query'` three times: a warm-up, the run without a kill, and the run with
+// one. Once the third run has started (two "Time:" lines seen) and has run for half the time the
+// second one took (the middle of the query), the first worker whose CPU time grows by
+// kKillCpuSeconds from then on (it executes part of the query) gets SIGKILL; when several are
+// busy, the one nearest `turn` in rotation order. Waiting for a busy worker rather than killing
+// a fixed one matters: a stage of one task runs on one worker (with an older build, all of Q1's
+// CPU time at SF 1 went to one worker per run), and killing an idle one measures nothing. After the process ends the
+// victim is restarted on the same port, so the next query has all workers again. Both timed runs
+// are checked against DuckDB's answer.
+const kKillCpuSeconds = 0.01;  // one clock tick, counted only from the middle of a running query
+async function RunKilled(options, sql, handles, turn) {
+  const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
+                  ...options.distSettings, "SET retry_policy = 'query';", '\\timing on',
+                  ...Array(3).fill(sql.trim().replace(/;?$/, ';'))];
+  const file = path.join(os.tmpdir(), `shoal-bench-kill-${process.pid}.sql`);
+  fs.writeFileSync(file, script.join('\n') + '\n');
+  const child = spawn(options.shoal, ['sql', '--workers', handles.map((h) => h.address).join(','),
+                                      ...options.security, '--format', 'csv', '-f', file],
+                      { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  const timings = () => (stderr.match(/^Time: /gm) ?? []).length;
+  // 'waiting', then 'started' (the third run), 'armed' (its middle), 'killed' or 'too late'.
+  let state = 'waiting';
+  let calmMs = 0;
+  let cpu0 = [];
+  let armedAt = 0;
+  let killAfterMs = null;
+  let victim = null;
+  // A tight poll (the event loop is free: the child runs asynchronously): short queries at SF 1
+  // take a few hundred ms.
+  const poll = setInterval(() => {
+    const n = timings();
+    if (state === 'waiting' && n >= 2) {
+      state = 'started';
+      armedAt = performance.now();
+      calmMs = Number([...stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)][1][1]);
+    }
+    if (state !== 'started' && state !== 'armed') return;
+    if (n >= 3 || child.exitCode !== null) {
+      state = 'too late';
+      return;
+    }
+    if (state === 'started') {
+      if (performance.now() - armedAt < calmMs / 2) return;
+      state = 'armed';
+      cpu0 = handles.map((h) => CpuSeconds(h.child.pid));
+    }
+    for (let k = 0; k < handles.length; ++k) {
+      const w = (turn + k) % handles.length;
+      if (CpuSeconds(handles[w].child.pid) - cpu0[w] >= kKillCpuSeconds) {
+        handles[w].child.kill('SIGKILL');
+        killAfterMs = performance.now() - armedAt;
+        victim = w;
+        state = 'killed';
+        return;
+      }
+    }
+  }, 2);
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 600000);
+  const status = await exited;
+  clearInterval(poll);
+  clearTimeout(deadline);
+  fs.rmSync(file, { force: true });
+  const result = { victim, state, kill_after_ms: killAfterMs,
+                   retried: /^NOTICE: .*running the query again/m.test(stderr) };
+  const times = [...stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]));
+  const lines = stdout.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const per = lines.length / times.length;
+  const copy = (i) => lines.slice(i * per, (i + 1) * per).join('\n') + '\n';
+  if (times.length >= 2) {
+    result.calm_ms = times[1];
+    result.calm_answer = copy(1);
+  }
+  if (times.length >= 3) {
+    result.kill_ms = times[2];
+    result.kill_answer = copy(2);
+  }
+  if (status !== 0 || times.length < 3) {
+    result.error = stderr.split('\n').filter((l) => !/^(Time|NOTICE):/.test(l)).join(' ').trim() ||
+                   `exit ${status}`;
+  }
+  // Restart the victim on its port once it is gone (when the kill came too late, it lives on).
+  if (state === 'killed') {
+    const h = handles[victim];
+    await h.exited;
+    handles[victim] = await StartWorker(options, h.security, h.address);
+  }
+  return result;
+}
+
+// --runs N repeats each query's process N times (the victim rotating too) and reports medians:
+// of the runs without a kill, and of the runs in which the kill landed.
+async function KillWorkerBench(options, handles, con) {
+  const results = [];
+  for (const [i, name] of options.queries.entries()) {
+    const sql = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries',
+                                          `${name}.sql`), 'utf8');
+    const expected = ParseCsv((await RunDuckDB(con, sql, 0)).answer);
+    const check = (answer) => {
+      if (answer === undefined) return 'none';
+      const problem = Compare(expected, ParseCsv(answer), OrderKeys(sql, expected[0]));
+      return problem === null ? 'ok' : problem.split('\n')[0];
+    };
+    const runs = [];
+    for (let k = 0; k < options.runs; ++k) {
+      const r = await RunKilled(options, sql, handles, (i + k) % handles.length);
+      r.calm_check = check(r.calm_answer);
+      r.kill_check = check(r.kill_answer);
+      delete r.calm_answer;
+      delete r.kill_answer;
+      runs.push(r);
+      console.error(`${name}: no kill ${r.calm_ms?.toFixed(1) ?? '-'} ms, ` +
+                    `${r.state === 'killed' ? `worker ${r.victim + 1} ` : ''}${r.state}` +
+                    `${r.kill_after_ms !== null ? ` after ${r.kill_after_ms.toFixed(0)} ms` : ''}` +
+                    `, with kill ${r.kill_ms?.toFixed(1) ?? '-'} ms, retry ${r.retried}, answers ` +
+                    `${r.calm_check} / ${r.kill_check}${r.error ? `, error: ${r.error}` : ''}`);
+    }
+    const calm = runs.filter((r) => r.calm_ms !== undefined);
+    const hit = runs.filter((r) => r.state === 'killed' && r.kill_ms !== undefined);
+    const problem = (key) => runs.map((r) => r[key]).find((c) => c !== 'ok') ?? 'ok';
+    results.push({
+      query: name, runs,
+      killed: hit.length, retried: runs.filter((r) => r.retried).length,
+      victims: hit.map((r) => r.victim + 1),
+      kill_after_ms: hit.length ? Median(hit.map((r) => r.kill_after_ms)) : undefined,
+      calm_ms: calm.length ? Median(calm.map((r) => r.calm_ms)) : undefined,
+      kill_ms: hit.length ? Median(hit.map((r) => r.kill_ms)) : undefined,
+      calm_check: problem('calm_check'), kill_check: problem('kill_check'),
+      error: runs.map((r) => r.error).find((e) => e),
+    });
+  }
+  const both = results.filter((r) => r.calm_ms !== undefined && r.kill_ms !== undefined);
+  const calm = both.reduce((s, r) => s + r.calm_ms, 0);
+  const killed = both.reduce((s, r) => s + r.kill_ms, 0);
+  const failed = results.filter((r) => r.error || r.calm_check !== 'ok' || r.kill_check !== 'ok');
+  const n = options.runs;
+  let md = `TPC-H SF ${options.sf}, ${options.format}, ${handles.length} local workers of ` +
+           `${options.threads} threads, \`SET retry_policy = 'query'\`; per query ${n} ` +
+           `process${n > 1 ? 'es' : ''} of three runs (a warm-up, one without a kill, one with ` +
+           `a worker SIGKILLed mid-query); ${n > 1 ? 'medians, ' : ''}ms. Totals over the ` +
+           'queries the kill landed in.\n\n' +
+           '| query | killed (worker) | kill at (ms into the run) | no kill | with kill | ' +
+           'with / without | retry NOTICE | answer (no kill / kill) |\n' +
+           '|---|---|---:|---:|---:|---:|---|---|\n';
+  for (const r of results) {
+    md += `| ${r.query} | ${r.killed}/${n}` +
+          `${r.victims.length ? ` (${r.victims.join(', ')})` : ''} | ` +
+          `${r.kill_after_ms?.toFixed(0) ?? '—'} | ${r.calm_ms?.toFixed(1) ?? '—'} | ` +
+          `${r.kill_ms?.toFixed(1) ?? '—'} | ` +
+          `${r.kill_ms && r.calm_ms ? (r.kill_ms / r.calm_ms).toFixed(2) : '—'} | ` +
+          `${r.retried}/${n} | ${r.calm_check} / ${r.kill_check}` +
+          `${r.error ? `; error: ${r.error.slice(0, 200)}` : ''} |\n`;
+  }
+  md += `| **total** | ${results.reduce((s, r) => s + r.killed, 0)}/${n * results.length} | | ` +
+        `**${calm.toFixed(1)}** | **${killed.toFixed(1)}** | **${(killed / calm).toFixed(2)}** | ` +
+        `${results.reduce((s, r) => s + r.retried, 0)}/${n * results.length} | ` +
+        `${failed.length} failed |\n`;
+  process.stdout.write(md);
+  if (options.json) {
+    fs.writeFileSync(options.json, JSON.stringify({
+      scale_factor: Number(options.sf), threads: options.threads, workers: handles.length,
+      runs: n, machine: `${os.cpus().length} cpus, ${os.cpus()[0]?.model ?? '?'}`,
+      total_calm_ms: calm, total_kill_ms: killed, failed: failed.map((r) => r.query),
+      queries: results }, null, 2) + '\n');
+  }
+  process.exit(failed.length === 0 ? 0 : 1);
 }
 
 const options = ParseArgs(process.argv.slice(2));
@@ -311,12 +497,15 @@ if ((options.tls || options.tlsCompare) && options.workers > 0) {
   if (options.tlsCompare) options.tlsSecurity = tls;
   else options.security = tls;
 }
-const workers = options.workers > 0 ? await StartWorkers(options, options.workers) : [];
+const workerHandles = [];
+const workers = options.workers > 0
+  ? await StartWorkers(options, options.workers, options.security, workerHandles) : [];
 if (workers.length > 0) console.error(`workers: ${workers.join(', ')}`);
 const tlsWorkers = options.tlsCompare
   ? await StartWorkers(options, options.workers, options.tlsSecurity) : [];
 if (tlsWorkers.length > 0) console.error(`TLS workers: ${tlsWorkers.join(', ')}`);
 const con = await DuckDBConnection(options);
+if (options.killWorker) await KillWorkerBench(options, workerHandles, con);
 const results = [];
 for (const name of options.queries) {
   const sql = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries', `${name}.sql`),
