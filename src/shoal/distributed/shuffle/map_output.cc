@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "shoal/distributed/shuffle/shuffle_task.h"
+#include "shoal/distributed/shuffle/shuffle_files.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -111,7 +111,7 @@ MapOutputWriter::MapOutputWriter(std::string dir, int stage_id, int map, int att
       map_(map),
       attempt_(attempt),
       schema_(std::move(schema)),
-      options_(options),
+      options_(std::move(options)),
       parts_(static_cast<size_t>(partitions)) {}
 
 MapOutputWriter::~MapOutputWriter() {

@@ -17,6 +17,7 @@
 #include "shoal/common/result.h"
 #include "shoal/distributed/codec/table_codec.h"
 #include "shoal/distributed/proto/distributed.pb.h"
+#include "shoal/distributed/shuffle/shuffle_files.h"
 #include "shoal/exec/execution_plan.h"
 #include "shoal/exec/task_context.h"
 
@@ -24,12 +25,6 @@ namespace shoal::distributed::shuffle {
 
 /// The codec ids of a process with `codecs`: the table codecs' and the stage node's, sorted.
 std::vector<std::string> ShuffleCodecIds(const TableCodecRegistry& codecs);
-
-/// Writes `bytes` to `path` through a temporary name and a rename (readers see all or nothing).
-Status WriteFileAtomically(const std::string& path, const std::string& bytes);
-/// The file's bytes; a file that is not a regular file (a FIFO, /dev/zero) or is larger than
-/// `max_bytes` is refused before anything is read.
-Result<std::string> ReadWholeFile(const std::string& path, int64_t max_bytes = INT64_MAX);
 
 /// The largest task envelope a task reads (settings and the locations of earlier stages' files).
 inline constexpr int64_t kMaxEnvelopeBytes = 64LL << 20;
