@@ -1,5 +1,7 @@
 #include "shoal/columnar/scalar.h"
 
+#include <algorithm>
+
 #include "shoal/columnar/builder.h"
 #include "shoal/columnar/pretty_print.h"
 
@@ -41,110 +43,65 @@ Scalar Scalar::FromArray(const Array& array, int64_t i) {
   return Scalar(t);
 }
 
+namespace {
+
+// `length` copies of a fixed-width value: one exact allocation and no builder. Every stream of a
+// projection with a literal makes one, so a short query pays for each extra step.
+template <typename T>
+Result<ArrayPtr> Filled(const DataType& type, T value, int64_t length,
+                        const std::shared_ptr<MemoryPool>& pool) {
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr values,
+                         Buffer::Allocate(length * static_cast<int64_t>(sizeof(T)), pool));
+  T* out = values->mutable_data_as<T>();
+  std::fill(out, out + length, value);
+  return Array::Make(type, length, {nullptr, std::move(values)}, 0);
+}
+
+}  // namespace
+
 Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryPool>& pool) const {
   if (is_null())
     return Array::MakeAllNull(type_, length, pool);
-  auto builder = MakeBuilder(type_, pool);
-  SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
   switch (type_.id()) {
     case TypeId::kBoolean: {
+      auto builder = MakeBuilder(type_, pool);
+      SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
       auto* b = static_cast<BooleanBuilder*>(builder.get());
       for (int64_t i = 0; i < length; ++i)
         b->UnsafeAppend(bool_value());
-      break;
+      return builder->Finish();
     }
-    case TypeId::kInt8: {
-      auto* b = static_cast<Int8Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<int8_t>(int_value()));
-      break;
-    }
-    case TypeId::kInt16: {
-      auto* b = static_cast<Int16Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<int16_t>(int_value()));
-      break;
-    }
+    case TypeId::kInt8: return Filled(type_, static_cast<int8_t>(int_value()), length, pool);
+    case TypeId::kInt16: return Filled(type_, static_cast<int16_t>(int_value()), length, pool);
     case TypeId::kInt32:
-    case TypeId::kDate32: {
-      auto* b = static_cast<Int32Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<int32_t>(int_value()));
-      break;
-    }
+    case TypeId::kDate32: return Filled(type_, static_cast<int32_t>(int_value()), length, pool);
     case TypeId::kInt64:
-    case TypeId::kTimestamp: {
-      auto* b = static_cast<Int64Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(int_value());
-      break;
-    }
-    case TypeId::kUInt8: {
-      auto* b = static_cast<UInt8Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<uint8_t>(int_value()));
-      break;
-    }
-    case TypeId::kUInt16: {
-      auto* b = static_cast<UInt16Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<uint16_t>(int_value()));
-      break;
-    }
-    case TypeId::kUInt32: {
-      auto* b = static_cast<UInt32Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<uint32_t>(int_value()));
-      break;
-    }
-    case TypeId::kUInt64: {
-      auto* b = static_cast<UInt64Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<uint64_t>(int_value()));
-      break;
-    }
-    case TypeId::kFloat32: {
-      auto* b = static_cast<Float32Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(static_cast<float>(float_value()));
-      break;
-    }
-    case TypeId::kFloat64: {
-      auto* b = static_cast<Float64Builder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(float_value());
-      break;
-    }
+    case TypeId::kTimestamp: return Filled(type_, int_value(), length, pool);
+    case TypeId::kUInt8: return Filled(type_, static_cast<uint8_t>(int_value()), length, pool);
+    case TypeId::kUInt16: return Filled(type_, static_cast<uint16_t>(int_value()), length, pool);
+    case TypeId::kUInt32: return Filled(type_, static_cast<uint32_t>(int_value()), length, pool);
+    case TypeId::kUInt64: return Filled(type_, static_cast<uint64_t>(int_value()), length, pool);
+    case TypeId::kFloat32: return Filled(type_, static_cast<float>(float_value()), length, pool);
+    case TypeId::kFloat64: return Filled(type_, float_value(), length, pool);
     case TypeId::kDecimal:
-      if (type_.byte_width() == 8) {
-        auto* b = static_cast<Decimal64Builder*>(builder.get());
-        for (int64_t i = 0; i < length; ++i)
-          b->UnsafeAppend(static_cast<int64_t>(decimal_value()));
-      } else {
-        auto* b = static_cast<Decimal128Builder*>(builder.get());
-        for (int64_t i = 0; i < length; ++i)
-          b->UnsafeAppend(decimal_value());
-      }
-      break;
-    case TypeId::kInterval: {
-      auto* b = static_cast<IntervalBuilder*>(builder.get());
-      for (int64_t i = 0; i < length; ++i)
-        b->UnsafeAppend(interval_value());
-      break;
-    }
+      if (type_.byte_width() == 8)
+        return Filled(type_, static_cast<int64_t>(decimal_value()), length, pool);
+      return Filled(type_, decimal_value(), length, pool);
+    case TypeId::kInterval: return Filled(type_, interval_value(), length, pool);
     case TypeId::kUtf8:
     case TypeId::kBinary: {
+      auto builder = MakeBuilder(type_, pool);
+      SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
       auto* b = static_cast<BinaryBuilder*>(builder.get());
       SHOAL_RETURN_IF_ERROR(b->ReserveData(static_cast<int64_t>(string_value().size()) * length));
       for (int64_t i = 0; i < length; ++i)
         b->UnsafeAppend(string_value());
-      break;
+      return builder->Finish();
     }
     case TypeId::kNull:
-    case TypeId::kDictionary:
-      return Status::NotImplemented("constant arrays of type {}", type_.ToString());
+    case TypeId::kDictionary: break;
   }
-  return builder->Finish();
+  return Status::NotImplemented("constant arrays of type {}", type_.ToString());
 }
 
 std::string Scalar::ToString() const {

@@ -291,8 +291,9 @@ Result<std::unique_ptr<ResultCursor>> QueryRunner::Open(const sql::BoundStatemen
     return std::unique_ptr<ResultCursor>(std::make_unique<DoneCursor>(std::move(result)));
   }
   const sql::LogicalPlanPtr plan = statement.plan;
-  auto start = [this, plan]() -> Result<StartedQuery> {
-    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan));
+  const bool optimized = statement.optimized;
+  auto start = [this, plan, optimized]() -> Result<StartedQuery> {
+    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan, nullptr, optimized));
     StartedQuery started{planned.context, planned.physical, nullptr};
     // One stream to pull from; several partitions have no order to keep (an ORDER BY plans to
     // one).
@@ -343,9 +344,13 @@ sql::LogicalPlanPtr Rescanned(const sql::LogicalPlanPtr& plan,
 }  // namespace
 
 Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan,
-                                                    const Rescan* rescan) {
+                                                    const Rescan* rescan, bool optimized) {
   Planned planned;
-  SHOAL_ASSIGN_OR_RETURN(planned.logical, sql::OptimizePlan(plan, &session_->column_ids()));
+  if (optimized) {
+    planned.logical = plan;
+  } else {
+    SHOAL_ASSIGN_OR_RETURN(planned.logical, sql::OptimizePlan(plan, &session_->column_ids()));
+  }
   if (rescan != nullptr && rescan->first != rescan->second)
     planned.logical = Rescanned(planned.logical, *rescan);
   TaskContext::Options options;
@@ -371,14 +376,14 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   return planned;
 }
 
-Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan,
-                                              const Rescan* rescan) {
+Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan,
+                                              bool optimized) {
   QueryResult result;
   // The whole result is collected before the caller sees a row, so any attempt may be retried.
   const QueryRetry retry(session_->settings(), mode_.kind());
   // Planning health-checks the workers, so a lost one can fail an attempt there too.
   const auto attempt_once = [&]() -> Result<std::vector<columnar::RecordBatchPtr>> {
-    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan, rescan));
+    SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan, rescan, optimized));
     return CollectAll(planned.physical, planned.context);
   };
   int attempt = 1;
@@ -702,7 +707,8 @@ Result<QueryResult> QueryRunner::Execute(const sql::BoundStatement& statement) {
   auto& settings = session_->settings();
   QueryResult result;
   switch (statement.kind) {
-    case sql::StatementKind::kQuery: return ExecuteQuery(statement.plan);
+    case sql::StatementKind::kQuery:
+      return ExecuteQuery(statement.plan, nullptr, statement.optimized);
     case sql::StatementKind::kExplain: return ExecuteExplain(statement);
     case sql::StatementKind::kCopy: return ExecuteCopy(statement);
     case sql::StatementKind::kCreateTable: {

@@ -98,9 +98,11 @@ class QueryRunner {
   /// `rescan`: scans of the first provider read the second instead (a DELETE / UPDATE bound
   /// before another writer's commit reads the table as it is now).
   using Rescan = std::pair<io::TableProviderPtr, io::TableProviderPtr>;
-  Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr);
+  Result<Planned> PlanQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr,
+                            bool optimized = false);
   // Runs a query plan; the result's schema carries the logical plan's column names.
-  Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr);
+  Result<QueryResult> ExecuteQuery(const sql::LogicalPlanPtr& plan, const Rescan* rescan = nullptr,
+                                   bool optimized = false);
   /// DELETE and UPDATE: the table rewritten part by part copy-on-write, committed under its
   /// write lock.
   Result<QueryResult> ExecuteChange(const sql::BoundStatement& statement);

@@ -17,7 +17,6 @@
 #include "shoal/server/copy_out_format.h"
 #include "shoal/server/pg_types.h"
 #include "shoal/server/statement_shape.h"
-#include "shoal/sql/binder.h"
 
 namespace shoal::server {
 
@@ -363,8 +362,9 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
     WriteCommandComplete(out_, tag);
     return Status::OK();
   }
-  sql::Binder binder(&runner_->session());
-  SHOAL_ASSIGN_OR_RETURN(auto bound, binder.Bind(script, statement));
+  SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<const sql::BoundStatement> bound_statement,
+                         statement_cache_.Bind(&runner_->session(), script, statement));
+  const sql::BoundStatement& bound = *bound_statement;
   if (transaction_status_ == 'T' && IsWrite(bound.kind)) {
     block_wrote_ = true;
   }

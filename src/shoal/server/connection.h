@@ -41,6 +41,7 @@
 #include "shoal/server/query_admission.h"
 #include "shoal/server/statement_timer.h"
 #include "shoal/sql/parser.h"
+#include "shoal/sql/statement_cache.h"
 
 // OpenSSL's handles, kept opaque here (only the .cc files include OpenSSL).
 struct ssl_ctx_st;
@@ -198,6 +199,9 @@ class Connection {
   size_t in_end_ = 0;
   bool buffered_reads_ = false;  // start-up is over
   std::unique_ptr<engine::QueryRunner> runner_;
+  // Plans of this session's simple-protocol queries, by text (a query sent again skips binding
+  // and optimizing).
+  sql::StatementCache statement_cache_;
   int32_t pid_ = 0;
   std::string user_;
   char transaction_status_ = 'I';

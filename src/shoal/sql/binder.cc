@@ -217,6 +217,7 @@ Result<BoundStatement> Binder::Bind(const ParsedScript& script, const ParsedStat
   StatementBinder binder(session_, script.sql);
   SHOAL_ASSIGN_OR_RETURN(BoundStatement out, binder.BindStatement(*statement.node));
   out.text = statement.text;
+  out.reusable = out.kind == StatementKind::kQuery && binder.reusable();
   if (statement.external) {
     const ExternalTableClause& external = *statement.external;
     if (out.kind != StatementKind::kCreateTable)

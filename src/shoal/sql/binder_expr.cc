@@ -210,6 +210,7 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
         if (number >= 1 && static_cast<size_t>(number) <= args.size())
           return args[static_cast<size_t>(number - 1)];
       }
+      reusable_ = false;
       const auto& params = session_->parameters();
       session_->max_parameter() = std::max(session_->max_parameter(), number);
       if (number < 1 || static_cast<size_t>(number) > params.size()) {

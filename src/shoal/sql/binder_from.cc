@@ -98,6 +98,8 @@ Result<BoundRelation> StatementBinder::BindRangeVar(const pg_query::RangeVar& rv
     return Requalify(std::move(rel), alias, colnames);
   }
   const TableEntry& table = *object->table;
+  if (table.storage != nullptr)
+    reusable_ = false;  // the provider is the rows committed now
   auto scan = NewNode(LogicalKind::kScan);
   scan->table = table.provider;
   scan->table_name = table.schema == kDefaultSchema ? table.name : table.schema + "." + table.name;

@@ -41,8 +41,10 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
     return MakeLiteral(StatementTimestamp(/*zoned=*/true));
   if (!f.has_over() && !f.agg_star()) {
     auto catalog_call = BindCatalogFunction(name, f, ctx);
-    if (catalog_call)
+    if (catalog_call) {
+      reusable_ = false;  // the session's or the catalog's state now
       return std::move(*catalog_call);
+    }
   }
   // log(b, x) is a function of its own beside log(x) (the base-10 logarithm).
   if (name == "log" && f.args_size() == 2)

@@ -148,6 +148,10 @@ class StatementBinder {
 
   Result<BoundStatement> BindStatement(const PgNode& node);
 
+  /// Whether binding the same text again would give the same plan while the catalog stays as it
+  /// is: false once the statement read something else (sql/statement_cache.h).
+  bool reusable() const { return reusable_ && !statement_micros_; }
+
  private:
   struct QueryResult {
     LogicalPlanPtr plan;
@@ -443,6 +447,10 @@ class StatementBinder {
   int* working_tables_in_from_ = nullptr;
   // (schema, name) of each table and view the statement names outside views, in order.
   std::vector<std::pair<std::string, std::string>> referenced_relations_;
+  // Cleared where the plan takes in more than the statement's text and the catalog's entries: a
+  // snapshot of a table Shoal writes (later commits change it), a system catalog's rows, a
+  // catalog function's value, a function in FROM (it may read files), a $n value.
+  bool reusable_ = true;
 };
 
 }  // namespace shoal::sql::internal

@@ -111,6 +111,7 @@ std::optional<Result<BoundRelation>> StatementBinder::BindSystemRelation(
   const std::string& schema = rv.schemaname();
   if (!IsSystemSchema(schema) && !(schema.empty() && IsSystemRelation("", rv.relname())))
     return std::nullopt;
+  reusable_ = false;  // its rows are the catalog and the session as they are now
   auto table = BuildSystemRelation(CatalogContext(), schema, rv.relname());
   if (!table.ok())
     return At(table.status(), rv.location());

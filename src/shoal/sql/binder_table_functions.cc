@@ -28,6 +28,7 @@ bool IsTimestampLike(const ExprPtr& e, bool unknown) {
 Result<BoundRelation> StatementBinder::BindRangeFunction(const pg_query::RangeFunction& rf,
                                                          const Scope* outer, const CteScope* ctes,
                                                          const std::vector<ScopeColumn>* lateral) {
+  reusable_ = false;  // read_parquet and the like list and read files as they are now
   if (rf.is_rowsfrom() || rf.functions_size() != 1)
     return Status::NotImplemented("ROWS FROM with several functions is not supported")
         .WithSqlState("0A000");

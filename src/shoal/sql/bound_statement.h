@@ -60,6 +60,12 @@ struct BoundStatement {
 
   // kQuery, kCreateTableAs, kInsert.
   LogicalPlanPtr plan;
+  /// kQuery: binding the text again gives the same plan as long as the catalog does not change
+  /// (no snapshot of a written table, system catalog, catalog function, $n or now() in it), so
+  /// a StatementCache may keep it.
+  bool reusable = false;
+  /// `plan` has been through the optimizer already (a StatementCache's plan).
+  bool optimized = false;
 
   // kExplain.
   std::shared_ptr<const BoundStatement> explained;

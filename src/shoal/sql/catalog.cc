@@ -48,6 +48,8 @@ CatalogContents Catalog::Contents() const {
 }
 
 Status Catalog::Persist() const {
+  // Every change ends here, after it took effect: a plan bound before this point is stale.
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   return store_ == nullptr ? Status::OK() : store_->Save(*this);
 }
 

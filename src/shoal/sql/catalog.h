@@ -19,6 +19,8 @@
 // reads the catalog afresh, so the last save always holds the latest state.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -180,6 +182,10 @@ class Catalog {
   /// Names of the schemas, sorted (read by the system catalogs, sql/system_catalog/).
   std::vector<std::string> SchemaNames() const;
 
+  /// Moves on every change of schemas, tables, views or indexes (not of a table's rows): a plan
+  /// bound while it read G is still the plan of its text while it reads G (StatementCache).
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
  private:
   struct Schema {
     std::map<std::string, TableEntry, std::less<>> tables;
@@ -202,6 +208,7 @@ class Catalog {
   std::shared_ptr<CatalogStore> store_;
 
   mutable std::mutex mutex_;
+  mutable std::atomic<uint64_t> generation_{0};
   std::map<std::string, Schema, std::less<>> schemas_;
 };
 

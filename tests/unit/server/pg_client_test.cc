@@ -26,6 +26,7 @@
 #include "shoal/server/pg_wire.h"
 #include "shoal/server/scram.h"
 #include "shoal/server/server.h"
+#include "tests/support/gtest_util.h"
 #include "tests/support/wait.h"
 
 namespace shoal::server {
@@ -165,6 +166,41 @@ TEST_F(PgClientTest, ResultsPrintAsInProcess) {
                         "select a.n_name, b.n_regionkey, c.n_nationkey, d.r_name "
                         "from nation a, nation b, nation c, region d "
                         "order by 1, 2, 3, 4");
+}
+
+// A session keeps the plans of the queries it repeats (sql/statement_cache.h): what another
+// session changes in between must still show.
+TEST_F(PgClientTest, RepeatedQueriesSeeOtherSessionsChanges) {
+  auto reader = Connect();
+  auto writer = Connect();
+  ASSERT_NE(reader, nullptr);
+  ASSERT_NE(writer, nullptr);
+  auto run = [](PgClient& client, const std::string& sql) -> Result<std::string> {
+    std::string printed;
+    SHOAL_RETURN_IF_ERROR(client.Run(sql, [&](const QueryResult& r) {
+      printed += Printed(r);
+      return Status::OK();
+    }));
+    return printed;
+  };
+  ASSERT_OK(run(*writer, "create view pg_cache_v as select 1 as x").status());
+  ASSERT_OK_AND_ASSIGN(std::string one, run(*reader, "select x from pg_cache_v"));
+  ASSERT_OK_AND_ASSIGN(std::string again, run(*reader, "select x from pg_cache_v"));
+  EXPECT_EQ(one, again);
+  ASSERT_OK(run(*writer, "create or replace view pg_cache_v as select 2 as x").status());
+  ASSERT_OK_AND_ASSIGN(std::string two, run(*reader, "select x from pg_cache_v"));
+  EXPECT_NE(two, one);
+  EXPECT_NE(two.find('2'), std::string::npos) << two;
+
+  ASSERT_OK(run(*writer, "create table pg_cache_t (a int)").status());
+  ASSERT_OK_AND_ASSIGN(std::string empty, run(*reader, "select count(*) from pg_cache_t"));
+  ASSERT_OK(run(*writer, "insert into pg_cache_t values (41), (42)").status());
+  ASSERT_OK_AND_ASSIGN(std::string filled, run(*reader, "select count(*) from pg_cache_t"));
+  EXPECT_NE(filled, empty);
+  EXPECT_NE(filled.find('2'), std::string::npos) << filled;
+
+  ASSERT_OK(run(*writer, "drop view pg_cache_v; drop table pg_cache_t").status());
+  EXPECT_EQ(run(*reader, "select x from pg_cache_v").status().sqlstate(), "42P01");
 }
 
 TEST_F(PgClientTest, ErrorsCarrySqlStateAndPosition) {
