@@ -1,8 +1,9 @@
 // `shoal sql` on a real terminal (issue 19's shell), driven through tmux as a person types:
 // the up arrow recalls the last statement, Tab completes a table name, `\d NAME` describes it,
 // Ctrl-C at a continuation prompt drops the half-typed statement, Ctrl-C during a query cancels
-// it and the shell goes on, Ctrl-D on an empty line ends the session, and the history file holds
-// the statements for the next one. Needs tmux (scripts/install-deps.sh installs it).
+// it and the shell goes on, a statement running longer than a second shows a progress line that
+// is erased when it ends (and none when stderr is a pipe), Ctrl-D on an empty line ends the
+// session, and the history file holds the statements for the next one. Needs tmux (scripts/install-deps.sh installs it).
 //
 //   node tests/integration/shell_tty.mjs path/to/shoal
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -81,14 +82,24 @@ try {
 
   type('select count(*) from lineitem a, lineitem b where a.l_comment < b.l_comment;');
   keys('Enter');
-  // Cancel once the query runs (its statement is on screen and no prompt follows it yet).
-  await WaitFor(() => pane().trimEnd().endsWith('l_comment;'), 'the long query to start');
+  // A statement running longer than a second shows its progress on the terminal's stderr.
+  const progressLine = /(\d+% of [\d.]+ [kMGT]?B read|running), [\d.]+ s/;
+  await waitPane((p) => progressLine.test(p), 'a progress line while the query runs');
   keys('C-c');
   await waitPane((p) => p.includes('canceling statement due to user request'),
                  'Ctrl-C cancels the running query');
+  check(!progressLine.test(pane()), 'the progress line is erased when the statement ends');
   type('select 6 as six;');
   keys('Enter');
   await waitPane((p) => p.includes(' six'), 'the shell goes on after a cancel');
+
+  // Not in a pipe: the same query with stderr to a pipe, stopped after 2.5 s, printed nothing.
+  const piped = spawnSync(shoal, ['sql', '--tpch', '0.01', '-c',
+                                  'select count(*) from lineitem a, lineitem b ' +
+                                  'where a.l_comment < b.l_comment'],
+                          { encoding: 'utf8', timeout: 2500, env: { ...process.env, HOME: home } });
+  check(piped.signal === 'SIGTERM' && !progressLine.test(piped.stderr) && !piped.stderr.includes('\r'),
+        `no progress line when stderr is a pipe (stderr: ${JSON.stringify(piped.stderr)})`);
 
   keys('C-d');
   check(!!(await WaitFor(() => !alive(), 'the shell to exit')), 'Ctrl-D on an empty line exits');

@@ -24,6 +24,7 @@
 
 #include "shoal/cli/line_editor.h"
 #include "shoal/cli/node_security_flags.h"
+#include "shoal/cli/result_printer.h"
 #include "shoal/cli/shell_commands.h"
 #include "shoal/cli/worker_command.h"
 #include "shoal/columnar/pretty_print.h"
@@ -41,8 +42,9 @@ struct SqlArgs {
   std::vector<std::string> commands;
   std::vector<std::string> files;
   std::string format = "table";
-  std::string tpch_scale;  // --tpch SF: the TPC-H tables of that scale factor, in memory
-  std::string workers;     // --workers HOST:PORT,... | file:PATH | dns:NAME:PORT | inproc:N
+  bool no_progress = false;  // --no-progress: no progress line even on a terminal
+  std::string tpch_scale;    // --tpch SF: the TPC-H tables of that scale factor, in memory
+  std::string workers;       // --workers HOST:PORT,... | file:PATH | dns:NAME:PORT | inproc:N
   // --header K=V: passthrough headers sent with every call to workers
   std::vector<std::string> headers;
   // --worker-version V: the version workers must report ('': not checked)
@@ -77,7 +79,13 @@ class LocalTarget final : public SqlTarget {
              const std::function<Status(const engine::QueryResult&)>& on_result) override {
     return runner_->Run(sql, on_result);
   }
+  Status Run(std::string_view sql, engine::ResultSink& sink) override {
+    return runner_->Run(sql, sink);
+  }
   void CancelRunning() override { runner_->CancelRunning(); }
+  std::optional<engine::QueryProgressSnapshot> Progress() override {
+    return runner_->RunningProgress();
+  }
 
  private:
   engine::QueryRunner* runner_;
@@ -89,6 +97,19 @@ class RemoteTarget final : public SqlTarget {
   Status Run(std::string_view sql,
              const std::function<Status(const engine::QueryResult&)>& on_result) override {
     return client_->Run(sql, on_result);
+  }
+  // The client hands over a statement's rows when the statement is complete.
+  Status Run(std::string_view sql, engine::ResultSink& sink) override {
+    return client_->Run(sql, [&](const engine::QueryResult& result) -> Status {
+      for (const std::string& notice : result.notices)
+        sink.Notice(notice);
+      SHOAL_RETURN_IF_ERROR(sink.Begin(result.schema));
+      for (const auto& batch : result.batches) {
+        if (batch->num_rows() > 0)
+          SHOAL_RETURN_IF_ERROR(sink.Rows(batch));
+      }
+      return sink.End(result.command_tag);
+    });
   }
   void CancelRunning() override { client_->CancelRunning(); }
 
@@ -185,6 +206,7 @@ struct ShellState {
   int include_depth = 0;                // \i inside \i
   bool catalog_changed = true;          // completion names must be read again
   bool interactive = false;             // \x and \timing say what they set
+  ProgressLine* progress = nullptr;     // on a terminal: the running statement's progress
 
   SqlOutputFormat EffectiveFormat() const {
     return expanded && format == SqlOutputFormat::kTable ? SqlOutputFormat::kExpanded : format;
@@ -195,22 +217,60 @@ namespace {
 
 std::vector<std::pair<size_t, size_t>> SplitStatements(const std::string& sql);
 
-Status RunSqlText(SqlTarget& target, const std::string& sql, ShellState& state, std::ostream& err) {
-  auto start = std::chrono::steady_clock::now();
-  return target.Run(sql, [&](const engine::QueryResult& result) {
-    for (const std::string& notice : result.notices)
-      err << "NOTICE:  " << notice << "\n";
-    *state.out << RenderSqlResult(result, state.EffectiveFormat());
-    state.out->flush();
-    if (*state.timing) {
+// Prints each statement's rows as they arrive, then its \timing line.
+class ShellSink final : public engine::ResultSink {
+ public:
+  ShellSink(ShellState& state, std::ostream& err)
+      : state_(state), err_(err), printer_(state.EffectiveFormat(), state.out, &err) {
+    if (state_.progress != nullptr)
+      state_.progress->Restart();
+  }
+  ~ShellSink() override {
+    if (state_.progress != nullptr)
+      state_.progress->Pause();  // before the caller prints an error
+  }
+  ShellSink(const ShellSink&) = delete;
+  ShellSink& operator=(const ShellSink&) = delete;
+
+  Status Begin(const columnar::SchemaPtr& schema) override { return printer_.Begin(schema); }
+  Status Rows(const columnar::RecordBatchPtr& batch) override {
+    PauseProgress();
+    return printer_.Rows(batch);
+  }
+  void Notice(const std::string& text) override {
+    PauseProgress();
+    printer_.Notice(text);
+  }
+  Status End(const std::string& command_tag) override {
+    PauseProgress();
+    SHOAL_RETURN_IF_ERROR(printer_.End(command_tag));
+    if (state_.progress != nullptr)
+      state_.progress->Restart();  // the next statement of the text starts now
+    if (*state_.timing) {
       auto now = std::chrono::steady_clock::now();
-      err << fmt::format("Time: {:.3f} ms\n",
-                         std::chrono::duration<double, std::milli>(now - start).count());
-      err.flush();
-      start = now;
+      err_ << fmt::format("Time: {:.3f} ms\n",
+                          std::chrono::duration<double, std::milli>(now - start_).count());
+      err_.flush();
+      start_ = now;
     }
     return Status::OK();
-  });
+  }
+
+ private:
+  void PauseProgress() {
+    if (state_.progress != nullptr)
+      state_.progress->Pause();
+  }
+
+  ShellState& state_;
+  std::ostream& err_;
+  ResultPrinter printer_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+Status RunSqlText(SqlTarget& target, const std::string& sql, ShellState& state, std::ostream& err) {
+  ShellSink sink(state, err);
+  return target.Run(sql, sink);
 }
 
 bool ChangesCatalog(std::string_view sql) {
@@ -535,8 +595,9 @@ Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlO
 
 Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
-                    std::string* failed_sql, int* failed_line) {
+                    std::string* failed_sql, int* failed_line, ProgressLine* progress) {
   ShellState state;
+  state.progress = progress;
   state.format = format;
   state.timing = timing;
   state.quit = quit;
@@ -768,6 +829,9 @@ void RegisterSqlCommand(CLI::App& app) {
                                        "SQL (or a \\ meta-command) to run; repeatable");
   CLI::Option* f_opt =
       cmd->add_option("-f,--file", args->files, "File of SQL to run ('-' or /dev/stdin: stdin)");
+  cmd->add_flag("--no-progress", args->no_progress,
+                "Never show the progress line of a statement running longer than a second (it "
+                "is shown only when stderr is a terminal)");
   cmd->add_option("--format", args->format, "Output format: table, csv or json (default table)")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   cmd->add_option("--tpch", args->tpch_scale,
@@ -845,6 +909,11 @@ void RegisterSqlCommand(CLI::App& app) {
     }
     bool timing = false;
     bool quit = false;
+    std::unique_ptr<ProgressLine> progress;
+    if (!args->no_progress && isatty(STDERR_FILENO)) {
+      SqlTarget* source = target.get();
+      progress = std::make_unique<ProgressLine>([source] { return source->Progress(); });
+    }
     if (args->commands.empty() && args->files.empty()) {
       if (isatty(STDIN_FILENO)) {
         ShellState state;
@@ -854,6 +923,7 @@ void RegisterSqlCommand(CLI::App& app) {
         state.out = &std::cout;
         state.base_out = &std::cout;
         state.interactive = true;
+        state.progress = progress.get();
         RunInteractive(*target, state);
         return;
       }
@@ -883,10 +953,11 @@ void RegisterSqlCommand(CLI::App& app) {
       if (is_file) {
         auto script = ReadFile(text == "/dev/stdin" ? "-" : text);
         st = script.ok() ? RunSqlScript(*target, *script, format, &timing, &quit, std::cout,
-                                        std::cerr, &failed_sql, &failed_line)
+                                        std::cerr, &failed_sql, &failed_line, progress.get())
                          : script.status();
       } else {
-        st = RunSqlScript(*target, text, format, &timing, &quit, std::cout, std::cerr, &failed_sql);
+        st = RunSqlScript(*target, text, format, &timing, &quit, std::cout, std::cerr, &failed_sql,
+                          nullptr, progress.get());
       }
       if (!st.ok()) {
         std::cout.flush();

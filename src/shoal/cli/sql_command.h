@@ -9,11 +9,13 @@
 
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
 
+#include "shoal/cli/progress_line.h"
 #include "shoal/cli/sql_output.h"
 #include "shoal/common/result.h"
 #include "shoal/engine/query_runner.h"
@@ -30,8 +32,12 @@ class SqlTarget {
   /// error and returns it.
   virtual Status Run(std::string_view sql,
                      const std::function<Status(const engine::QueryResult&)>& on_result) = 0;
+  /// The same, handing each statement's rows to `sink` as they arrive (ResultPrinter).
+  virtual Status Run(std::string_view sql, engine::ResultSink& sink) = 0;
   /// Cancels the statement running now (Ctrl-C); nothing between statements.
   virtual void CancelRunning() = 0;
+  /// How far the running statement has read its input, from any thread; nullopt when unknown.
+  virtual std::optional<engine::QueryProgressSnapshot> Progress() { return std::nullopt; }
 };
 
 /// Runs a script (SQL statements and psql meta-commands such as `\timing on` and `\q` on lines of
@@ -39,10 +45,12 @@ class SqlTarget {
 /// error; `*quit` is set when `\q` was read. `failed_sql` (optional) receives the SQL text an
 /// error's position refers to. With `failed_line` (a file run by -f), statements run one at a
 /// time and, as with psql, `failed_sql` is the failing statement alone and `*failed_line` the
-/// script's line where it ends (1-based).
+/// script's line where it ends (1-based). With `progress`, a statement running longer than a
+/// second shows it (progress_line.h).
 Status RunSqlScript(SqlTarget& target, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,
-                    std::string* failed_sql = nullptr, int* failed_line = nullptr);
+                    std::string* failed_sql = nullptr, int* failed_line = nullptr,
+                    ProgressLine* progress = nullptr);
 /// The same against a runner in this process.
 Status RunSqlScript(engine::QueryRunner& runner, const std::string& script, SqlOutputFormat format,
                     bool* timing, bool* quit, std::ostream& out, std::ostream& err,

@@ -1,6 +1,7 @@
 #include "shoal/cli/sql_output.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -76,8 +77,11 @@ std::vector<std::string_view> Lines(std::string_view text) {
 // psql's expanded output (print_aligned_vertical): the record header fills the name column and
 // the value column when it fits in the first, and the whole width otherwise; a value of several
 // lines continues under an empty name, its lines ending in '+'.
+// Records numbered from first_record + 1; widths are those of these rows (a window of a streamed
+// result: each window is aligned on its own, as psql's FETCH_COUNT does).
 std::string RenderExpanded(const columnar::Schema& schema,
-                           const std::vector<columnar::RecordBatchPtr>& batches) {
+                           const std::vector<columnar::RecordBatchPtr>& batches,
+                           int64_t first_record) {
   size_t name_width = 0;
   for (int c = 0; c < schema.num_fields(); ++c)
     name_width = std::max(name_width, DisplayWidth(schema.field(c).name));
@@ -96,9 +100,9 @@ std::string RenderExpanded(const columnar::Schema& schema,
     }
   }
   if (rows == 0)
-    return "(0 rows)\n\n";
+    return "";
   std::string out;
-  int64_t record = 0;
+  int64_t record = first_record;
   for (const auto& batch : batches) {
     for (int64_t r = 0; r < batch->num_rows(); ++r) {
       std::string header = fmt::format("-[ RECORD {} ]", ++record);
@@ -125,7 +129,7 @@ std::string RenderExpanded(const columnar::Schema& schema,
       }
     }
   }
-  return out + "\n";
+  return out;
 }
 
 }  // namespace
@@ -169,38 +173,32 @@ std::string FormatSqlError(const Status& status, const std::string& sql) {
   return out;
 }
 
-std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat format) {
-  if (result.schema == nullptr) {
-    return format == SqlOutputFormat::kTable || format == SqlOutputFormat::kExpanded
-               ? result.command_tag + "\n"
-               : "";
-  }
-  const auto& schema = *result.schema;
+std::string RenderSqlRows(const columnar::Schema& schema,
+                          const std::vector<columnar::RecordBatchPtr>& batches,
+                          SqlOutputFormat format, int64_t first_row, bool header) {
   std::string out;
   switch (format) {
-    case SqlOutputFormat::kExpanded: return RenderExpanded(schema, result.batches);
-    case SqlOutputFormat::kTable:
-      out = columnar::FormatTable(schema, result.batches);
-      if (!out.empty() && out.back() != '\n') {
+    case SqlOutputFormat::kExpanded: return RenderExpanded(schema, batches, first_row);
+    case SqlOutputFormat::kTable: {
+      columnar::PrintOptions options;
+      options.show_header = header;
+      options.show_row_count = false;
+      return columnar::FormatTable(schema, batches, options);
+    }
+    case SqlOutputFormat::kCsv: {
+      if (header) {
+        for (int c = 0; c < schema.num_fields(); ++c)
+          out += (c ? "," : "") + io::CsvField(schema.field(c).name);
         out += '\n';
       }
-      out += '\n';
-      return out;
-    case SqlOutputFormat::kCsv: {
-      for (int c = 0; c < schema.num_fields(); ++c) {
-        out += (c ? "," : "") + io::CsvField(schema.field(c).name);
-      }
-      out += '\n';
-      for (const auto& batch : result.batches) {
+      for (const auto& batch : batches) {
         for (int64_t r = 0; r < batch->num_rows(); ++r) {
           for (int c = 0; c < batch->num_columns(); ++c) {
-            if (c) {
+            if (c)
               out += ',';
-            }
             const auto& array = *batch->column(c);
-            if (!array.IsNull(r)) {
+            if (!array.IsNull(r))
               out += io::CsvField(columnar::FormatValue(array, r));
-            }
           }
           out += '\n';
         }
@@ -208,13 +206,10 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
       return out;
     }
     case SqlOutputFormat::kJson: {
-      out = "[";
-      bool first = true;
-      for (const auto& batch : result.batches) {
+      int64_t row = first_row;
+      for (const auto& batch : batches) {
         for (int64_t r = 0; r < batch->num_rows(); ++r) {
-          out += first ? "\n" : ",\n";
-          first = false;
-          out += "{";
+          out += row++ == 0 ? "\n{" : ",\n{";
           for (int c = 0; c < batch->num_columns(); ++c) {
             out += (c ? "," : "") + JsonString(schema.field(c).name) + ":" +
                    JsonValue(*batch->column(c), r);
@@ -222,7 +217,6 @@ std::string RenderSqlResult(const engine::QueryResult& result, SqlOutputFormat f
           out += "}";
         }
       }
-      out += first ? "]\n" : "\n]\n";
       return out;
     }
   }

@@ -259,7 +259,9 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatchPtr>&
       width[k % ncols] = std::max(width[k % ncols], w);
   }
   std::string out;
-  if (ncols == 0) {
+  if (!options.show_header) {
+    // a later window of a streamed table: rows only
+  } else if (ncols == 0) {
     // psql prints no header line for a result without columns, only the separator.
     out.append("--\n");
   } else {

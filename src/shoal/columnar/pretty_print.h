@@ -31,6 +31,7 @@ using ::shoal::FormatDate;
 struct PrintOptions {
   std::string null_text;       // psql's default \pset null is empty
   bool show_row_count = true;  // the "(N rows)" footer
+  bool show_header = true;     // the column names and the line under them
   int64_t max_rows = -1;       // -1: all
 };
 

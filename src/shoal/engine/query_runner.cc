@@ -15,6 +15,7 @@
 #include "shoal/engine/table_constraints.h"
 #include "shoal/exec/execution_plan.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/physical_planner.h"
 #include "shoal/exec/task_context.h"
 #include "shoal/io/arrow_table.h"
@@ -135,14 +136,41 @@ QueryRunner::QueryRunner(std::shared_ptr<sql::Session> session) : session_(std::
 
 Status QueryRunner::Run(std::string_view sql,
                         const std::function<Status(const QueryResult&)>& on_result) {
+  return RunEach(sql, [&](const sql::BoundStatement& bound) -> Status {
+    SHOAL_ASSIGN_OR_RETURN(auto result, Execute(bound));
+    return on_result(result);
+  });
+}
+
+Status QueryRunner::Run(std::string_view sql, ResultSink& sink) {
+  return RunEach(sql, [&](const sql::BoundStatement& bound) -> Status {
+    SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<ResultCursor> cursor, Open(bound));
+    const auto pass_notices = [&] {
+      for (const std::string& notice : cursor->TakeNotices())
+        sink.Notice(notice);
+    };
+    pass_notices();
+    SHOAL_RETURN_IF_ERROR(sink.Begin(cursor->schema()));
+    for (;;) {
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, cursor->Next());
+      pass_notices();
+      if (batch == nullptr)
+        break;
+      SHOAL_RETURN_IF_ERROR(sink.Rows(batch));
+    }
+    return sink.End(cursor->command_tag());
+  });
+}
+
+Status QueryRunner::RunEach(std::string_view sql,
+                            const std::function<Status(const sql::BoundStatement&)>& run_one) {
   SHOAL_ASSIGN_OR_RETURN(auto script, sql::ParseSql(sql));
   for (const auto& statement : script.statements) {
     // Bound one at a time: a statement may use what the previous one created.
     auto run = [&]() -> Status {
       sql::Binder binder(session_.get());
       SHOAL_ASSIGN_OR_RETURN(auto bound, binder.Bind(script, statement));
-      SHOAL_ASSIGN_OR_RETURN(auto result, Execute(bound));
-      return on_result(result);
+      return run_one(bound);
     };
     // Binding and planning take about 2kB of stack per level of nesting, so a long statement
     // (possibly a chain of thousands of operators or UNION ALLs) runs on a thread whose stack
@@ -321,6 +349,20 @@ void QueryRunner::CancelRunning() {
 
 namespace {
 
+// The bytes the plan's table scans will read (before any pruning): the total of its progress.
+int64_t ScanBytes(const ExecutionPlan& plan) {
+  int64_t bytes = 0;
+  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan)) {
+    for (const auto& group : scan->unit_groups()) {
+      for (const io::ScanUnit& unit : group)
+        bytes += unit.bytes;
+    }
+  }
+  for (const auto& child : plan.children())
+    bytes += ScanBytes(*child);
+  return bytes;
+}
+
 // The plan with every scan of `rescan.first` reading `rescan.second` (an optimized plan: no
 // subqueries hide in its expressions).
 sql::LogicalPlanPtr Rescanned(const sql::LogicalPlanPtr& plan,
@@ -342,6 +384,13 @@ sql::LogicalPlanPtr Rescanned(const sql::LogicalPlanPtr& plan,
 }
 
 }  // namespace
+
+std::optional<QueryProgressSnapshot> QueryRunner::RunningProgress() const {
+  std::lock_guard<std::mutex> lock(running_mutex_);
+  if (running_ == nullptr)
+    return std::nullopt;
+  return running_->progress().Read();
+}
 
 Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan,
                                                     const Rescan* rescan, bool optimized) {
@@ -372,6 +421,7 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   planner_options.runtime_filters = session_->settings().GetBool("runtime_filters");
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
+  planned.context->progress().AddTotal(ScanBytes(*planned.physical));
   SHOAL_ASSIGN_OR_RETURN(planned.physical, mode_.Prepare(planned.physical, planned.context));
   return planned;
 }

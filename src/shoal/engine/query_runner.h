@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "shoal/columnar/record_batch.h"
 #include "shoal/common/result.h"
 #include "shoal/engine/execution_mode.h"
+#include "shoal/exec/query_progress.h"
 #include "shoal/sql/bound_statement.h"
 #include "shoal/sql/session.h"
 
@@ -26,6 +28,9 @@ namespace shoal::engine {
 
 using exec::ExecutionPlan;
 using exec::TaskContext;
+
+/// How far a running query has read its input (QueryRunner::RunningProgress).
+using QueryProgressSnapshot = exec::QueryProgress::Snapshot;
 
 /// What one statement produced: rows (schema non-null) and/or a psql-style command tag
 /// ("CREATE TABLE", "INSERT 0 3", "SELECT 2").
@@ -56,6 +61,22 @@ class ResultCursor {
   virtual std::vector<std::string> TakeNotices() { return {}; }
 };
 
+/// Receives each statement's result while it is produced (QueryRunner::Run with a sink): the
+/// shell prints a query's first rows while the rest are still being computed, and never holds a
+/// whole result.
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  /// A statement's result begins; `schema` is null for statements without a result set.
+  virtual Status Begin(const columnar::SchemaPtr& schema) = 0;
+  /// The next rows (never empty).
+  virtual Status Rows(const columnar::RecordBatchPtr& batch) = 0;
+  /// A NOTICE, as soon as it is raised (a query run again after a lost worker).
+  virtual void Notice(const std::string& text) = 0;
+  /// The statement ended with psql's command tag ("SELECT 3", "CREATE TABLE").
+  virtual Status End(const std::string& command_tag) = 0;
+};
+
 /// The provider of CREATE EXTERNAL TABLE (the files are listed and checked now).
 Result<io::TableProviderPtr> MakeExternalTable(const sql::BoundStatement& statement);
 
@@ -73,10 +94,16 @@ class QueryRunner {
   /// Runs every statement of `sql` in order, calling `on_result` after each; stops at the first
   /// error (of a statement or of the callback) and returns it.
   Status Run(std::string_view sql, const std::function<Status(const QueryResult&)>& on_result);
+  /// The same, streaming: each query's rows go to `sink` batch by batch as its plan produces
+  /// them (nothing is collected). A query may be run again after a lost worker only until its
+  /// first rows reached the sink (retry_policy = query); after that its error stands.
+  Status Run(std::string_view sql, ResultSink& sink);
 
   /// Cancels the query running now, from any thread (the shell's Ctrl-C): its streams stop with
   /// a Cancelled status, SQLSTATE 57014. Does nothing between queries.
   void CancelRunning();
+  /// How far the query running now has read its input, from any thread; nullopt between queries.
+  std::optional<QueryProgressSnapshot> RunningProgress() const;
 
   /// Starts one bound statement and returns its result as a cursor (see ResultCursor). The
   /// runner must outlive the cursor; CancelRunning() cancels the cursor's query. COPY ... TO
@@ -90,6 +117,10 @@ class QueryRunner {
   Result<QueryResult> RunOne(std::string_view sql);
 
  private:
+  // Parses `sql` and binds its statements one at a time, handing each to `run_one` (a long one
+  // on a thread with a stack that fits it).
+  Status RunEach(std::string_view sql,
+                 const std::function<Status(const sql::BoundStatement&)>& run_one);
   Result<QueryResult> Execute(const sql::BoundStatement& statement);
   Result<QueryResult> ExecuteExplain(const sql::BoundStatement& statement);
   // COPY ... TO: streams the query's batches into the file writer of the chosen format.
@@ -115,7 +146,7 @@ class QueryRunner {
 
   std::shared_ptr<sql::Session> session_;
   ExecutionMode mode_;
-  std::mutex running_mutex_;
+  mutable std::mutex running_mutex_;
   std::shared_ptr<TaskContext>
       running_;  // the last query's context (cancelling it when done is harmless)
 };

@@ -21,6 +21,7 @@
 #include "shoal/common/memory_pool.h"
 #include "shoal/common/settings.h"
 #include "shoal/common/thread_pool.h"
+#include "shoal/exec/query_progress.h"
 
 namespace shoal::exec {
 
@@ -113,6 +114,10 @@ class TaskContext {
   /// A child of the query pool for one operator instance (its use and peak show per operator).
   std::shared_ptr<MemoryPool> MakeOperatorPool(const std::string& name) const;
 
+  /// How much of its input the query has read (scans credit it; progress lines read it).
+  QueryProgress& progress() { return progress_; }
+  const QueryProgress& progress() const { return progress_; }
+
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
@@ -130,6 +135,7 @@ class TaskContext {
   std::unique_ptr<MetricsRegistry> metrics_;
   std::unique_ptr<RuntimeFilterRegistry> runtime_filters_;
   std::atomic<bool> cancelled_{false};
+  QueryProgress progress_;
 };
 
 }  // namespace shoal::exec

@@ -1,5 +1,6 @@
 #include "shoal/exec/operators/scan_unit_stream.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "shoal/exec/task_context.h"
@@ -47,6 +48,13 @@ ScanUnitStreamEnv ScanUnitStream::env() const {
   return ScanUnitStreamEnv{partition(), context().get(), metrics()};
 }
 
+void ScanUnitStream::CreditProgress(int64_t unit_bytes_read) {
+  if (unit_bytes_read <= unit_bytes_credited_)
+    return;
+  context()->progress().AddRead(unit_bytes_read - unit_bytes_credited_);
+  unit_bytes_credited_ = unit_bytes_read;
+}
+
 Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
   for (;;) {
     if (request_.limit >= 0 && produced_ >= request_.limit)
@@ -60,6 +68,8 @@ Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
       if (!opened.ok())
         return std::move(opened).status().WithContext(source_->OpenErrorContext(*unit_, env()));
       reader_ = std::move(opened).MoveValueUnsafe();
+      unit_rows_read_ = 0;
+      unit_bytes_credited_ = 0;
     }
     Result<columnar::RecordBatchPtr> batch = reader_->Next();
     if (!batch.ok()) {
@@ -70,7 +80,12 @@ Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
     }
     if (!*batch) {
       reader_.reset();
+      CreditProgress(unit_->bytes);
       continue;
+    }
+    if (unit_->rows > 0) {
+      unit_rows_read_ += (*batch)->num_rows();
+      CreditProgress(unit_->bytes * std::min(unit_rows_read_, unit_->rows) / unit_->rows);
     }
     if ((*batch)->num_rows() == 0)
       continue;

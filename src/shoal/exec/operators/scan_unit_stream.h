@@ -69,6 +69,8 @@ class ScanUnitStream final : public OperatorStream {
 
  private:
   ScanUnitStreamEnv env() const;
+  // Credits the query's progress up to `unit_bytes_read` of the current unit.
+  void CreditProgress(int64_t unit_bytes_read);
 
   io::TableProviderPtr table_;
   io::ScanRequest request_;
@@ -76,6 +78,8 @@ class ScanUnitStream final : public OperatorStream {
   io::ScanContext scan_context_;
   std::optional<io::ScanUnit> unit_;  // the unit reader_ reads
   int64_t produced_ = 0;
+  int64_t unit_rows_read_ = 0;       // rows the current unit's reader returned
+  int64_t unit_bytes_credited_ = 0;  // of the current unit, to the query's progress
   columnar::RecordBatchReaderPtr reader_;
   // The request's runtime join filters: handed to providers that apply them while decoding,
   // applied here to the batches of the others. Null when the request has none.

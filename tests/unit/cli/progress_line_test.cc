@@ -1,0 +1,65 @@
+#include "shoal/cli/progress_line.h"
+
+#include <string>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <unistd.h>
+
+namespace shoal::cli {
+namespace {
+
+using std::chrono::duration;
+
+TEST(ProgressLineTest, RendersShareBytesElapsedAndTimeLeft) {
+  EXPECT_EQ(ProgressLine::Render(duration<double>(1.5), std::nullopt), "running, 1.5 s");
+  EXPECT_EQ(ProgressLine::Render(duration<double>(1.5), engine::QueryProgressSnapshot{}),
+            "running, 1.5 s");  // no scan of known size
+  EXPECT_EQ(ProgressLine::Render(duration<double>(2),
+                                 engine::QueryProgressSnapshot{100'000'000, 25'000'000}),
+            " 25% of 100.0 MB read, 2.0 s, about 6 s left");
+  // Too little read to tell the time left; more read than planned (a rescan) stays at 100%.
+  EXPECT_EQ(ProgressLine::Render(duration<double>(1), engine::QueryProgressSnapshot{1000, 10}),
+            "  1% of 1.0 kB read, 1.0 s");
+  EXPECT_EQ(ProgressLine::Render(duration<double>(3), engine::QueryProgressSnapshot{500, 900}),
+            "100% of 500 B read, 3.0 s");
+}
+
+// Reads what the line drew on the pipe so far, waiting up to 10 s for the first bytes.
+std::string ReadSome(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  if (poll(&p, 1, 10'000) <= 0)
+    return "";
+  char buffer[4096];
+  ssize_t n = read(fd, buffer, sizeof(buffer));
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
+}
+
+TEST(ProgressLineTest, DrawsAfterTheDelayAndErasesOnPause) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  {
+    ProgressLine line(
+        [] {
+          return engine::QueryProgressSnapshot{1000, 500};
+        },
+        fds[1], std::chrono::milliseconds(0));
+    const std::string drawn = ReadSome(fds[0]);
+    EXPECT_NE(drawn.find("\r\033[K 50% of 1.0 kB read"), std::string::npos) << drawn;
+    line.Pause();
+    // Erased before Pause returns: the caller's output starts on a clean line.
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    std::string erased;
+    char buffer[4096];
+    for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;)
+      erased.append(buffer, static_cast<size_t>(n));
+    ASSERT_GE(erased.size(), 4u);
+    EXPECT_EQ(erased.substr(erased.size() - 4), "\r\033[K");
+  }
+  close(fds[0]);
+  close(fds[1]);
+}
+
+}  // namespace
+}  // namespace shoal::cli
