@@ -7,7 +7,8 @@
 // on loopback with --threads equal to --threads, stopped at the end) through `shoal sql --workers`,
 // and the report adds that column and the ratio distributed / single node (the issue's target for
 // 2 workers: at most 1.3x the single-node total). --dist-setting name=value (repeatable) adds a
-// SET to the distributed runs only (e.g. dist_compression=lz4, dist_adaptive_task_counts=true).
+// SET to the distributed runs only (e.g. dist_compression=lz4, dist_adaptive_task_counts=true,
+// retry_policy=task: every worker runs with a --shuffle-dir of its own for that).
 // --shuffle adds a run through the materialized shuffle (`SET shuffle_dir` to a fresh directory
 // before every run: stages as `shoal task` processes exchanging files), its column and its ratio
 // to the single node; --shuffle-setting name=value (repeatable) adds a SET to those runs only
@@ -291,8 +292,11 @@ async function StartWorker(options, security, listen) {
   }
   const log = path.join(workerLogDir, `worker${workerChildren.length}.log`);
   const fd = fs.openSync(log, 'w');
+  // A shuffle directory each, so that `--dist-setting retry_policy=task` runs its tasks there.
+  const shuffleDir = path.join(workerLogDir, `worker${workerChildren.length}-shuffle`);
   const child = spawn(options.shoal, ['worker', ...security, '--listen', listen, '--threads',
-                                      String(options.threads)], { stdio: ['ignore', fd, fd] });
+                                      String(options.threads), '--shuffle-dir', shuffleDir],
+                      { stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   workerChildren.push(child);
   const exited = new Promise((resolve) => child.once('exit', resolve));
