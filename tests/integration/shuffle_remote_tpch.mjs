@@ -136,7 +136,7 @@ const beforeA = TasksRun(a);
                                 '-c', 'SET shuffle_task_retries = 0', '-f', queryFile],
                         { encoding: 'utf8', timeout: 120000 });
   Check('only a dead worker fails naming it',
-        run.status !== 0 && run.stderr.includes(`on worker ${b.address}`)
+        run.status !== 0 && run.stderr.includes(`worker ${b.address}`)
           ? null
           : `exit ${run.status}, stderr: ${run.stderr}`);
 }

@@ -173,8 +173,9 @@ void RegisterWorkerCommand(CLI::App& app) {
                   "lost its connection), e.g. 10m, 30s (default 10m); a long query is never "
                   "dropped");
   cmd->add_option("--shuffle-dir", args->shuffle_dir,
-                  "Also run materialized-shuffle tasks of `shoal sql --shuffle-workers` drivers, "
-                  "keeping their stage files in this directory (one subdirectory per query)");
+                  "Also run materialized-shuffle tasks (of `shoal sql --shuffle-workers` drivers, "
+                  "and of sessions under retry_policy = task), keeping their stage files in this "
+                  "directory (one subdirectory per query); without it, no task runs here");
   // Mutual TLS and request signing (docs/security.md).
   AddNodeSecurityFlags(cmd, &args->node_security);
   // Confinement and resource caps (docs/security.md).

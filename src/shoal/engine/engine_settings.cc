@@ -26,10 +26,12 @@ std::span<const SettingDefinition> EngineSettingDeclarations() {
       DeclareString("application_name", "", "server",
                     "The client's name for itself (the start-up packet's, or SET by the client: "
                     "pgJDBC does)"),
-      DeclareEnum("retry_policy", "none", {"none", "query"}, "engine",
+      DeclareEnum("retry_policy", "none", {"none", "query", "task"}, "engine",
                   "What a query on workers does when a worker is lost: none (it fails with the "
-                  "worker's error) or query (while no row has reached the client, it is planned "
-                  "again on the workers that answer and runs again, with a NOTICE)"),
+                  "worker's error), query (while no row has reached the client, it is planned "
+                  "again on the workers that answer and runs again, with a NOTICE) or task (it "
+                  "runs as a materialized shuffle on the workers' --shuffle-dir: a failed task "
+                  "runs again on another worker, a lost worker's outputs are computed again)"),
       DeclareInt("query_retry_attempts", 3, 1, 10, "engine",
                  "Attempts of a query in all under retry_policy = query"),
   };

@@ -3,14 +3,18 @@
 #include <utility>
 
 #include "shoal/common/check.h"
+#include "shoal/common/settings.h"
 
 namespace shoal::engine {
 
-ExecutionMode ExecutionMode::OnWorkers(std::shared_ptr<distributed::Coordinator> coordinator) {
+ExecutionMode ExecutionMode::OnWorkers(
+    std::shared_ptr<distributed::Coordinator> coordinator,
+    std::shared_ptr<distributed::shuffle::ShuffleDriver> task_driver) {
   SHOAL_CHECK(coordinator != nullptr, "ExecutionMode::OnWorkers needs a coordinator");
   ExecutionMode mode;
   mode.kind_ = Kind::kWorkers;
   mode.coordinator_ = std::move(coordinator);
+  mode.shuffle_driver_ = std::move(task_driver);
   return mode;
 }
 
@@ -35,7 +39,18 @@ Result<exec::ExecPlanPtr> ExecutionMode::Prepare(
     const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) const {
   switch (kind_) {
     case Kind::kLocal: return plan;
-    case Kind::kWorkers: return coordinator_->Distribute(plan, context);
+    case Kind::kWorkers:
+      if (context->settings().GetString("retry_policy") == "task") {
+        if (!shuffle_driver_)
+          return Status::InvalidArgument(
+                     "retry_policy = task needs `shoal worker` processes that run shuffle tasks; "
+                     "in-process workers do not")
+              .WithHint(
+                  "use --workers HOST:PORT,... with workers started with --shuffle-dir, or "
+                  "SET retry_policy = 'query'");
+        return shuffle_driver_->Transform(plan, context);
+      }
+      return coordinator_->Distribute(plan, context);
     case Kind::kShuffle: return shuffle_driver_->Transform(plan, context);
     case Kind::kRewritten: return rewriter_->Rewrite(plan, context);
   }

@@ -2,8 +2,11 @@
 // default), on workers (a distributed Coordinator: the plan is cut into stages run by the workers,
 // its head stage stays here), or through the materialized file shuffle (a ShuffleDriver: with the
 // session's `shuffle_dir` set, stages run as `shoal task` processes exchanging files; unset, the
-// plan runs here). The runner calls the coordinator or driver of its mode directly; a fourth mode,
-// Rewritten, hands the plan to a PlanRewriter and exists for tests (plan_rewriter.h).
+// plan runs here). Under `retry_policy = task` a query of the workers mode runs through a shuffle
+// driver whose tasks go to the session's workers (their `shoal worker --shuffle-dir` service), so
+// that a lost worker costs its tasks, not the query. The runner calls the coordinator or driver of
+// its mode directly; a fourth mode, Rewritten, hands the plan to a PlanRewriter and exists for
+// tests (plan_rewriter.h).
 //
 // A mode is a small value: copying it shares the coordinator or driver, which keeps them alive as
 // long as some runner uses them.
@@ -29,8 +32,12 @@ class ExecutionMode {
   ExecutionMode() = default;
 
   static ExecutionMode Local() { return ExecutionMode(); }
-  /// Queries run across `coordinator`'s workers (non-null).
-  static ExecutionMode OnWorkers(std::shared_ptr<distributed::Coordinator> coordinator);
+  /// Queries run across `coordinator`'s workers (non-null); under `retry_policy = task` through
+  /// `task_driver` instead, a materialized shuffle on the same workers (null: the policy is
+  /// refused, as for in-process workers, which run no shuffle tasks).
+  static ExecutionMode OnWorkers(
+      std::shared_ptr<distributed::Coordinator> coordinator,
+      std::shared_ptr<distributed::shuffle::ShuffleDriver> task_driver = nullptr);
   /// Queries run through `driver`'s materialized shuffle when `shuffle_dir` is set (non-null).
   static ExecutionMode ThroughShuffle(std::shared_ptr<distributed::shuffle::ShuffleDriver> driver);
   /// For tests: every physical plan goes through `rewriter` (non-null) and the result runs here.
@@ -39,7 +46,7 @@ class ExecutionMode {
   Kind kind() const { return kind_; }
   /// The coordinator of kWorkers, else null.
   const std::shared_ptr<distributed::Coordinator>& coordinator() const { return coordinator_; }
-  /// The driver of kShuffle, else null.
+  /// The driver of kShuffle, or of kWorkers under retry_policy = task; else null.
   const std::shared_ptr<distributed::shuffle::ShuffleDriver>& shuffle_driver() const {
     return shuffle_driver_;
   }

@@ -26,7 +26,10 @@ Status UseShuffleDriver(QueryRunner& runner, distributed::shuffle::ShuffleDriver
 
 /// Runs `runner`'s queries across the workers of `connection` (in-process ones for "inproc:N",
 /// sharing the runner's catalog), after checking that every worker answers and reports the
-/// expected version.
-Status UseWorkers(QueryRunner& runner, const WorkerConnection& connection);
+/// expected version. Under `retry_policy = task` queries on `shoal worker`s run as a
+/// materialized shuffle on those workers (their --shuffle-dir service), whose tasks regenerate
+/// the TPC-H tables of `tpch_scale` (the session's --tpch; empty: none).
+Status UseWorkers(QueryRunner& runner, const WorkerConnection& connection,
+                  const std::string& tpch_scale = "");
 
 }  // namespace shoal::engine

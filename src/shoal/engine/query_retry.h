@@ -10,7 +10,9 @@
 // collects a whole result first, so it never has; a server streams rows, and a failure after the
 // first one stands), and queries that run on one node or through the file shuffle (whose driver
 // retries each task itself). `retry_policy = none`, the default, fails the query with the worker's
-// error as before.
+// error as before. `retry_policy = task` is not this class's: under it a query on workers runs as
+// a materialized shuffle on them (execution_mode.h), whose driver re-runs failed tasks and
+// recomputes a lost worker's outputs (distributed/shuffle/shuffle_driver.h).
 #pragma once
 
 #include <functional>

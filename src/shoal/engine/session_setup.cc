@@ -36,7 +36,7 @@ Status SetUpSession(const SessionSetup& setup, QueryRunner& runner) {
   if (!setup.workers.workers.empty() && !setup.shuffle_dir.empty())
     return Status::InvalidArgument("--shuffle-dir and --workers cannot be combined yet");
   if (!setup.workers.workers.empty())
-    return UseWorkers(runner, setup.workers);
+    return UseWorkers(runner, setup.workers, setup.tpch_scale);
   if (!setup.shuffle_workers.empty() && setup.shuffle_dir.empty())
     return Status::InvalidArgument("--shuffle-workers needs --shuffle-dir")
         .WithHint("the driver keeps the final stage's files in its own --shuffle-dir");

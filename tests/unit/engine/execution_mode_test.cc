@@ -70,6 +70,22 @@ TEST_F(ExecutionModeTest, InProcessWorkersGiveTheLocalAnswerThroughTheCoordinato
   EXPECT_EQ(Explain(other_, kQuery).find("stage="), std::string::npos);
 }
 
+// retry_policy = task runs queries as shuffle tasks on the workers: in-process workers run none,
+// so the policy is refused with a clear error (not silently ignored), and `none` works again.
+TEST_F(ExecutionModeTest, TaskRetriesAreRefusedOnInProcessWorkers) {
+  ASSERT_OK(UseWorkers(other_, {"inproc:2", {}, ""}));
+  EXPECT_EQ(other_.execution_mode().shuffle_driver(), nullptr);
+  ASSERT_OK(other_.RunOne("SET retry_policy = 'task'").status());
+  auto refused = other_.RunOne(kQuery);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << refused.status().ToString();
+  EXPECT_NE(refused.status().UserMessage().find("in-process workers"), std::string::npos)
+      << refused.status().ToString();
+  ASSERT_OK(other_.RunOne("SET retry_policy = 'none'").status());
+  ASSERT_OK_AND_ASSIGN(auto actual, other_.RunOne(kQuery));
+  EXPECT_EQ(Rows(actual), Rows(expected_));
+}
+
 TEST_F(ExecutionModeTest, BadWorkerListsAreRefusedBeforeAnyQuery) {
   Status zero = UseWorkers(other_, {"inproc:0", {}, ""});
   EXPECT_EQ(zero.code(), StatusCode::kInvalidArgument);

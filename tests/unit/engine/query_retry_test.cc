@@ -107,11 +107,15 @@ TEST(QueryRetryTest, OnlyQueriesOnWorkersUnderPolicyQueryAreRetried) {
   // The file shuffle's driver retries each task itself.
   EXPECT_FALSE(
       QueryRetry(Policy("query"), ExecutionMode::Kind::kShuffle).Again(kLost, 1, &notices));
+  // Under `task` a query on workers runs through the shuffle driver, which re-runs tasks: the
+  // query itself is never run again.
+  EXPECT_FALSE(QueryRetry(Policy("task"), ExecutionMode::Kind::kWorkers).Again(kLost, 1, &notices));
   EXPECT_TRUE(notices.empty());
-  // The default is none; `task` is not a policy Shoal has.
+  // The default is none; the three policies of Trino's names are accepted, nothing else.
   sql::Session session;
   EXPECT_EQ(session.settings().GetString("retry_policy"), "none");
-  EXPECT_FALSE(session.settings().Set("retry_policy", "task").ok());
+  EXPECT_TRUE(session.settings().Set("retry_policy", "task").ok());
+  EXPECT_FALSE(session.settings().Set("retry_policy", "stage").ok());
 }
 
 }  // namespace

@@ -10,8 +10,36 @@
 
 namespace shoal::distributed {
 
-WorkerHealth::WorkerHealth(ChannelResolverPtr channels, WorkerHealthOptions options)
-    : channels_(std::move(channels)), options_(std::move(options)) {
+namespace {
+
+// The streaming workers' check: GetWorkerInfo answers, with the expected version.
+Status CheckWorkerInfo(const ChannelResolverPtr& channels, const std::string& version,
+                       const std::string& worker) {
+  Result<WorkerChannelPtr> channel = channels->Connect(worker);
+  if (!channel.ok())
+    return channel.status();
+  // The gRPC transport re-establishes a connection a worker restart broke within this call.
+  Result<WorkerInfo> info = (*channel)->GetWorkerInfo();
+  if (!info.ok())
+    return info.status();
+  if (!version.empty() && info->version != version)
+    return Status::InvalidArgument("worker {} runs shoal {} and this coordinator {}", worker,
+                                   info->version, version)
+        .WithHint("run the same shoal binary everywhere");
+  return Status::OK();
+}
+
+}  // namespace
+
+WorkerHealth::WorkerHealth(ChannelResolverPtr channels, const WorkerHealthOptions& options)
+    : WorkerHealth(
+          [channels = std::move(channels), version = options.version](const std::string& worker) {
+            return CheckWorkerInfo(channels, version, worker);
+          },
+          options) {}
+
+WorkerHealth::WorkerHealth(Check check, WorkerHealthOptions options)
+    : check_(std::move(check)), options_(std::move(options)) {
   rechecks_ = std::thread([this] { RecheckLoop(); });
 }
 
@@ -24,19 +52,17 @@ WorkerHealth::~WorkerHealth() {
   rechecks_.join();
 }
 
-Status WorkerHealth::Check(const std::string& worker) {
-  Result<WorkerChannelPtr> channel = channels_->Connect(worker);
-  if (!channel.ok())
-    return channel.status();
-  // The gRPC transport re-establishes a connection a worker restart broke within this call.
-  Result<WorkerInfo> info = (*channel)->GetWorkerInfo();
-  if (!info.ok())
-    return info.status();
-  if (!options_.version.empty() && info->version != options_.version)
-    return Status::InvalidArgument("worker {} runs shoal {} and this coordinator {}", worker,
-                                   info->version, options_.version)
-        .WithHint("run the same shoal binary everywhere");
-  return Status::OK();
+Status WorkerHealth::CheckOne(const std::string& worker) {
+  return check_(worker);
+}
+
+Status WorkerHealth::CheckNow(const std::string& worker) {
+  Status st = CheckOne(worker);
+  if (st.ok())
+    Release(worker);
+  else
+    Quarantine(worker, st);
+  return st;
 }
 
 Result<std::vector<std::string>> WorkerHealth::CheckAll(const std::vector<std::string>& workers,
@@ -45,7 +71,7 @@ Result<std::vector<std::string>> WorkerHealth::CheckAll(const std::vector<std::s
   std::vector<std::future<Status>> checks;
   checks.reserve(workers.size());
   for (const auto& w : workers)
-    checks.push_back(std::async(std::launch::async, [this, w] { return Check(w); }));
+    checks.push_back(std::async(std::launch::async, [this, w] { return CheckOne(w); }));
   std::vector<Status> results;
   results.reserve(checks.size());
   for (auto& c : checks)
@@ -143,7 +169,7 @@ void WorkerHealth::RecheckLoop() {
       continue;
     lock.unlock();
     for (const auto& worker : due) {
-      Status st = Check(worker);
+      Status st = CheckOne(worker);
       if (st.ok())
         Release(worker);
       else

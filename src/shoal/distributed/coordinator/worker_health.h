@@ -12,6 +12,10 @@
 // that does not answer (a connect timeout), unless no worker at all answers: then every worker is
 // checked before the query fails.
 //
+// The check is a GetWorkerInfo on the streaming channel by default; the materialized shuffle's
+// driver (shuffle/shuffle_driver.h) gives its own (a ping of the shuffle service) when it has no
+// coordinator to share one with, and asks CheckNow() about the workers a failed task points at.
+//
 // A version mismatch is not a health matter: it is reported as an error (the operator must run the
 // same binary everywhere), not skipped.
 //
@@ -20,6 +24,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -40,7 +45,12 @@ struct WorkerHealthOptions {
 
 class WorkerHealth {
  public:
-  WorkerHealth(ChannelResolverPtr channels, WorkerHealthOptions options);
+  /// One health check of `worker`: OK, InvalidArgument for a worker that must not be used at all
+  /// (reported, not skipped), any other error for one that does not answer.
+  using Check = std::function<Status(const std::string& worker)>;
+
+  WorkerHealth(ChannelResolverPtr channels, const WorkerHealthOptions& options);
+  WorkerHealth(Check check, WorkerHealthOptions options);
   /// Stops the background checks (waits for one in flight).
   ~WorkerHealth();
 
@@ -58,16 +68,20 @@ class WorkerHealth {
 
   bool IsQuarantined(const std::string& worker) const;
 
+  /// Checks `worker` now, quarantined or not: OK (and back in use) when it answers, else why not
+  /// (and quarantined).
+  Status CheckNow(const std::string& worker);
+
  private:
   // A health check of one worker: OK, or why it cannot be used.
-  Status Check(const std::string& worker);
+  Status CheckOne(const std::string& worker);
   // Checks `workers` at once; quarantines those that fail, releases those that answer.
   Result<std::vector<std::string>> CheckAll(const std::vector<std::string>& workers,
                                             std::vector<std::string>* failures);
   void Release(const std::string& worker);
   void RecheckLoop();
 
-  ChannelResolverPtr channels_;
+  Check check_;
   WorkerHealthOptions options_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;

@@ -51,8 +51,9 @@ std::string MapCommitPath(const std::string& dir, int stage_id, int map) {
   return fmt::format("{}/stage-{}-map-{}.commit", dir, stage_id, map);
 }
 
-std::string FetchedMapOutputPath(const std::string& dir, int stage_id, int map, int partition) {
-  return fmt::format("{}/stage-{}-map-{}-part-{}.arrow", dir, stage_id, map, partition);
+std::string FetchedMapOutputPath(const std::string& dir, int stage_id, int map, int attempt,
+                                 int partition) {
+  return MapOutputPath(dir, stage_id, map, attempt, partition);
 }
 
 bool IsMapCommitName(std::string_view name) {

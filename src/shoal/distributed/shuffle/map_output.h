@@ -10,7 +10,8 @@
 // Readers open a map's data files only through its commit file, so they never see a half-written
 // file (a temporary), nor the files of an attempt that died before committing, nor those of an
 // older attempt: N renames are not atomic as a group, one commit file is. A fetched copy of a
-// committed file from another worker is DIR/stage-<s>-map-<m>-part-<p>.arrow.
+// committed file from another worker keeps its name (attempt included), so copies of two
+// attempts of one map never mix either.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,10 @@ namespace shoal::distributed::shuffle {
 std::string MapOutputPath(const std::string& dir, int stage_id, int map, int attempt,
                           int partition);
 std::string MapCommitPath(const std::string& dir, int stage_id, int map);
-/// Where a reducer keeps the committed file it fetched from the worker that ran the map.
-std::string FetchedMapOutputPath(const std::string& dir, int stage_id, int map, int partition);
+/// Where a reducer keeps the committed file (of attempt `attempt`) it fetched from the worker that
+/// ran the map: the name the map gave it.
+std::string FetchedMapOutputPath(const std::string& dir, int stage_id, int map, int attempt,
+                                 int partition);
 bool IsMapCommitName(std::string_view name);
 
 /// Test hook for "a task killed mid-write": with the environment variable `env` set to PATH, the

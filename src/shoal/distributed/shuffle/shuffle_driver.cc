@@ -1,9 +1,11 @@
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -11,11 +13,13 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <system_error>
 #include <thread>
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -52,6 +56,13 @@ struct TaskSlot {
   size_t index = 0;  // in the order tasks were made: the first worker a remote task is sent to
   proto::ShuffleTaskEnvelopeProto envelope_proto;
   const std::string* plan_bytes = nullptr;
+  // Remote tasks: where the output is committed (empty: nowhere, it must run), which attempt,
+  // and the workers an attempt failed on (never given the task again).
+  std::string committed_on;
+  int committed_attempt = 0;
+  int64_t rows = 0;
+  std::set<std::string> failed_on;
+  int failures = 0;  // retryable failures that were the task's own (not a lost input)
 };
 
 std::string FailedTaskMessage(const TaskSlot& slot) {
@@ -157,63 +168,316 @@ class RemoteCallSet {
   std::vector<std::unique_ptr<Call>> calls_;
 };
 
-// One level of tasks on `workers`: round robin by task, and a retry goes to the next worker, so a
-// task whose worker died runs elsewhere. A task's success records where its file is; every later
-// envelope carries all locations recorded so far.
-Status RunLevelRemote(const std::vector<TaskSlot*>& level_slots,
-                      const std::vector<std::string>& workers, const std::string& query_id,
-                      const std::string& dir, size_t max_running, int retries,
-                      const std::shared_ptr<exec::TaskContext>& context,
-                      std::vector<ShuffleTaskReport>* reports, std::vector<std::string>* failures,
-                      Status* deterministic) {
-  RemoteCallSet calls;
-  std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
-  for (;;) {
-    if (context->cancelled()) {
-      calls.CancelAll();
-      return exec::TaskContext::CancelledStatus();
-    }
-    while (calls.size() < max_running && !queue.empty()) {
-      TaskSlot* slot = queue.front();
-      queue.pop_front();
-      ++slot->attempts;
-      const std::string& worker =
-          workers[(slot->index + static_cast<size_t>(slot->attempts) - 1) % workers.size()];
-      // Before the call: a cancel or a failure must still find this worker's directory.
-      NoteRemoteShuffleQuery(dir, worker, query_id);
-      proto::ShuffleTaskEnvelopeProto envelope = slot->envelope_proto;
-      envelope.set_attempt(slot->attempts);
-      for (auto& location : StageFileLocations(dir))
-        *envelope.add_remote_files() = std::move(location);
-      calls.Start(slot, worker, query_id, std::move(envelope));
-    }
-    if (calls.size() == 0 && queue.empty())
-      return Status::OK();
-    for (auto& call : calls.TakeDone(std::chrono::milliseconds(50))) {
-      TaskSlot* slot = call->slot;
-      if (call->rows.ok()) {
-        SetStageFileLocation(dir, slot->stage_id, slot->partition, {call->worker, query_id});
-        reports->push_back({slot->stage_id, slot->partition, *call->rows, slot->attempts});
+// The remote run of one query's tasks (shuffle_driver.h): rounds of tasks, each round the
+// lowest level that still has a needed task without committed output, until every stage the final
+// plan reads is committed and fetched here. A worker found lost (it failed a task, or held an
+// input of a failed task, and does not answer a health check) loses every output it committed;
+// the next rounds compute again those still needed, so lineage goes as far down as it must.
+class RemoteRun {
+ public:
+  RemoteRun(const MaterializedPlan& plan, std::deque<TaskSlot>* slots, std::string dir,
+            std::string query_id, std::vector<std::string> workers, WorkerHealth* health,
+            size_t max_running, int retries, const std::function<void(int)>& after_round)
+      : plan_(plan),
+        dir_(std::move(dir)),
+        query_id_(std::move(query_id)),
+        workers_(std::move(workers)),
+        health_(health),
+        max_running_(max_running),
+        retries_(retries),
+        after_round_(after_round) {
+    for (auto& slot : *slots)
+      by_stage_[slot.stage_id].push_back(&slot);
+    for (const auto& stage : plan.stages)
+      inputs_[stage.id] = stage.inputs;
+    for (const auto& node : FindStages(plan.root))
+      root_inputs_.push_back(node->stage_id());
+  }
+
+  Status Run(const std::shared_ptr<exec::TaskContext>& context,
+             std::vector<ShuffleTaskReport>* reports) {
+    // Each lost worker may cost a recomputation, and a worker that comes back and is lost again
+    // one more, up to the task retries: bounded, so a flapping cluster fails the query instead of
+    // running it forever.
+    const int max_recoveries = static_cast<int>(workers_.size()) + retries_;
+    int recoveries = 0;
+    for (int round = 1;; ++round) {
+      if (context->cancelled())
+        return exec::TaskContext::CancelledStatus();
+      std::vector<TaskSlot*> tasks = TasksToRun();
+      bool lost = false;
+      if (tasks.empty()) {
+        SHOAL_RETURN_IF_ERROR(FetchFinalStages(&lost));
+        if (!lost) {
+          for (const auto& [stage, stage_slots] : by_stage_)
+            for (const TaskSlot* slot : stage_slots)
+              reports->push_back({slot->stage_id, slot->partition, slot->rows, slot->attempts});
+          return Status::OK();
+        }
+      } else {
+        SHOAL_RETURN_IF_ERROR(RunRound(tasks, round, context, &lost));
+      }
+      if (!lost) {
+        if (after_round_)
+          after_round_(round);
         continue;
       }
-      slot->attempt_errors.push_back(
-          fmt::format("on worker {}: {}", call->worker, call->rows.status().UserMessage()));
-      if (!IsRetryableTaskError(call->rows.status())) {
-        NoteDeterministicFailure(*slot, call->rows.status(), deterministic);
-        failures->push_back(FailedTaskMessage(*slot));
-        continue;
-      }
-      if (slot->attempts <= retries) {
-        SHOAL_LOG(kInfo, "shuffle stage {} partition {}: attempt {} on {} failed ({}); retrying",
-                  slot->stage_id, slot->partition, slot->attempts, call->worker,
-                  call->rows.status().UserMessage());
-        queue.push_front(slot);
-        continue;
-      }
-      failures->push_back(FailedTaskMessage(*slot));
+      if (++recoveries > max_recoveries)
+        return Status::Unavailable(
+                   "materialized shuffle: gave up after losing workers {} times (lost: {})",
+                   recoveries - 1, fmt::join(lost_, ", "))
+            .WithHint("check the workers' logs; each lost worker's outputs were computed again");
     }
   }
-}
+
+ private:
+  bool Committed(int stage_id) const {
+    for (const TaskSlot* slot : by_stage_.at(stage_id))
+      if (slot->committed_on.empty())
+        return false;
+    return true;
+  }
+
+  // The tasks of the next round: a stage is needed when the final plan reads it or a needed stage
+  // that is not committed yet reads it; of the needed stages' tasks without committed output,
+  // those of the lowest level (their inputs are then all committed).
+  std::vector<TaskSlot*> TasksToRun() const {
+    std::set<int> needed(root_inputs_.begin(), root_inputs_.end());
+    for (auto it = plan_.stages.rbegin(); it != plan_.stages.rend(); ++it) {
+      if (needed.count(it->id) && !Committed(it->id))
+        needed.insert(it->inputs.begin(), it->inputs.end());
+    }
+    std::vector<TaskSlot*> tasks;
+    int level = -1;
+    for (const auto& stage : plan_.stages) {  // by level
+      if (!needed.count(stage.id) || (level >= 0 && stage.level > level))
+        continue;
+      for (TaskSlot* slot : by_stage_.at(stage.id)) {
+        if (!slot->committed_on.empty())
+          continue;
+        level = stage.level;
+        tasks.push_back(slot);
+      }
+    }
+    return tasks;
+  }
+
+  // The worker for the next attempt of `slot`: round robin from the task's own place, skipping
+  // quarantined workers and those the task failed on. Empty when there is none.
+  std::string PickWorker(const TaskSlot& slot) const {
+    const size_t n = workers_.size();
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& w =
+          workers_[(slot.index + static_cast<size_t>(slot.attempts) - 1 + i) % n];
+      if (!slot.failed_on.count(w) && !health_->IsQuarantined(w))
+        return w;
+    }
+    return {};
+  }
+
+  // `worker` does not answer: quarantined by the health check; every output it committed is
+  // forgotten, to be computed again where still needed. Whether an input of `reader` was lost.
+  bool LoseWorker(const std::string& worker, int reader) {
+    if (std::find(lost_.begin(), lost_.end(), worker) == lost_.end())
+      lost_.push_back(worker);
+    bool input_lost = false;
+    int forgotten = 0;
+    for (auto& [stage, stage_slots] : by_stage_) {
+      for (TaskSlot* slot : stage_slots) {
+        if (slot->committed_on != worker)
+          continue;
+        slot->committed_on.clear();
+        ForgetStageFileLocation(dir_, slot->stage_id, slot->partition);
+        ++forgotten;
+        const auto& in = inputs_[reader];
+        if (reader == 0 || std::find(in.begin(), in.end(), slot->stage_id) != in.end())
+          input_lost = true;
+      }
+    }
+    if (forgotten > 0)
+      SHOAL_LOG(kWarning,
+                "materialized shuffle: worker {} is lost; computing its {} committed {} again "
+                "on the other workers",
+                worker, forgotten, forgotten == 1 ? "output" : "outputs");
+    return input_lost;
+  }
+
+  // After a retryable failure of a task of stage `reader` (0: the driver's final fetch) on
+  // `worker`: checks that worker and those holding the stage's inputs. Whether an input was lost.
+  bool CheckSuspects(const std::string& worker, int reader, bool* lost) {
+    std::set<std::string> suspects;
+    if (!worker.empty())
+      suspects.insert(worker);
+    const std::vector<int>& in = reader == 0 ? root_inputs_ : inputs_[reader];
+    for (int stage : in)
+      for (const TaskSlot* slot : by_stage_.at(stage))
+        if (!slot->committed_on.empty())
+          suspects.insert(slot->committed_on);
+    bool input_lost = false;
+    for (const auto& w : suspects) {
+      if (health_->CheckNow(w).ok())
+        continue;
+      *lost = true;
+      input_lost = LoseWorker(w, reader) || input_lost;
+    }
+    return input_lost;
+  }
+
+  Status RunRound(const std::vector<TaskSlot*>& tasks, int round,
+                  const std::shared_ptr<exec::TaskContext>& context, bool* lost) {
+    RemoteCallSet calls;
+    std::deque<TaskSlot*> queue(tasks.begin(), tasks.end());
+    std::vector<std::string> failures;
+    Status deterministic;
+    bool stop_starting = false;  // an input was lost: this round ends, the next recomputes it
+    for (;;) {
+      if (context->cancelled()) {
+        calls.CancelAll();
+        return exec::TaskContext::CancelledStatus();
+      }
+      while (!stop_starting && calls.size() < max_running_ && !queue.empty()) {
+        TaskSlot* slot = queue.front();
+        queue.pop_front();
+        ++slot->attempts;
+        std::string worker = PickWorker(*slot);
+        if (worker.empty()) {
+          // Every worker is quarantined or failed this task: check them all once more.
+          auto usable = health_->Usable(workers_);
+          if (usable.ok())
+            worker = PickWorker(*slot);
+        }
+        if (worker.empty()) {
+          slot->attempt_errors.push_back(
+              slot->failed_on.empty() ? std::string("no worker answers")
+                                      : fmt::format("no worker but the {} it failed on answers",
+                                                    slot->failed_on.size() == 1 ? "one" : "ones"));
+          failures.push_back(FailedTaskMessage(*slot));
+          continue;
+        }
+        // Before the call: a cancel or a failure must still find this worker's directory.
+        NoteRemoteShuffleQuery(dir_, worker, query_id_);
+        proto::ShuffleTaskEnvelopeProto envelope = slot->envelope_proto;
+        envelope.set_attempt(slot->attempts);
+        for (auto& location : StageFileLocations(dir_))
+          *envelope.add_remote_files() = std::move(location);
+        calls.Start(slot, worker, query_id_, std::move(envelope));
+      }
+      if (calls.size() == 0 && (queue.empty() || stop_starting))
+        break;
+      for (auto& call : calls.TakeDone(std::chrono::milliseconds(50))) {
+        TaskSlot* slot = call->slot;
+        if (call->rows.ok()) {
+          slot->committed_on = call->worker;
+          slot->committed_attempt = slot->attempts;
+          slot->rows = *call->rows;
+          SetStageFileLocation(dir_, slot->stage_id, slot->partition,
+                               {call->worker, query_id_, slot->attempts});
+          continue;
+        }
+        const Status& error = call->rows.status();
+        slot->attempt_errors.push_back(
+            fmt::format("on worker {}: {}", call->worker, error.UserMessage()));
+        if (!IsRetryableTaskError(error)) {
+          NoteDeterministicFailure(*slot, error, &deterministic);
+          failures.push_back(FailedTaskMessage(*slot));
+          continue;
+        }
+        // Never again on the worker that failed it; and if that worker or one holding the task's
+        // inputs is gone, the inputs are computed again first (the next round).
+        slot->failed_on.insert(call->worker);
+        if (CheckSuspects(call->worker, slot->stage_id, lost)) {
+          SHOAL_LOG(kInfo,
+                    "shuffle stage {} partition {}: attempt {} on {} failed ({}); running it "
+                    "again once its lost inputs are computed again",
+                    slot->stage_id, slot->partition, slot->attempts, call->worker,
+                    error.UserMessage());
+          stop_starting = true;
+          continue;
+        }
+        if (++slot->failures <= retries_) {
+          SHOAL_LOG(kInfo, "shuffle stage {} partition {}: attempt {} on {} failed ({}); retrying",
+                    slot->stage_id, slot->partition, slot->attempts, call->worker,
+                    error.UserMessage());
+          queue.push_front(slot);
+          continue;
+        }
+        failures.push_back(FailedTaskMessage(*slot));
+      }
+    }
+    SHOAL_RETURN_IF_ERROR(deterministic);
+    return LevelFailures(failures, tasks.size(), round,
+                         "each attempt's error is quoted above; a task's error that would repeat "
+                         "on every attempt is not retried");
+  }
+
+  // Fetches every file of the stages the final plan reads into the driver's directory (the final
+  // plan then reads local files only): a worker lost meanwhile is found here, not in the middle of
+  // the result. Sets `*lost` (and returns OK) when a worker holding one was lost.
+  Status FetchFinalStages(bool* lost) {
+    struct Job {
+      const TaskSlot* slot;
+      Status status;
+    };
+    std::vector<Job> jobs;
+    for (int stage : root_inputs_)
+      for (const TaskSlot* slot : by_stage_.at(stage))
+        jobs.push_back({slot, Status::OK()});
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t j = next++; j < jobs.size(); j = next++)
+        jobs[j].status = FetchTaskOutput(*jobs[j].slot);
+    };
+    std::vector<std::thread> threads;
+    const size_t n = std::min(std::max<size_t>(max_running_, 1), jobs.size());
+    for (size_t t = 1; t < n; ++t)
+      threads.emplace_back(work);
+    work();
+    for (auto& t : threads)
+      t.join();
+    for (const Job& job : jobs) {
+      if (job.status.ok())
+        continue;
+      if (IsRetryableTaskError(job.status) &&
+          (CheckSuspects(job.slot->committed_on, 0, lost) || *lost))
+        continue;
+      return job.status;
+    }
+    return Status::OK();
+  }
+
+  Status FetchTaskOutput(const TaskSlot& slot) const {
+    const StageFileExec& stage = *slot.stage;
+    const RemoteStageFile from{slot.committed_on, query_id_, slot.committed_attempt};
+    struct stat st {};
+    if (!stage.hash_stage()) {
+      const std::string path = stage.FilePath(slot.partition);
+      if (::stat(path.c_str(), &st) == 0)
+        return Status::OK();
+      return FetchStageFile({from.worker, from.query_id, 0}, slot.stage_id, slot.partition, path);
+    }
+    for (int p = 0; p < stage.num_partitions(); ++p) {
+      const std::string path =
+          FetchedMapOutputPath(dir_, slot.stage_id, slot.partition, slot.committed_attempt, p);
+      if (::stat(path.c_str(), &st) == 0)
+        continue;
+      SHOAL_RETURN_IF_ERROR(FetchMapOutput(from, slot.stage_id, slot.partition, p, path));
+    }
+    return Status::OK();
+  }
+
+  const MaterializedPlan& plan_;
+  std::string dir_;
+  std::string query_id_;
+  std::vector<std::string> workers_;
+  WorkerHealth* health_;
+  size_t max_running_;
+  int retries_;
+  const std::function<void(int)>& after_round_;
+  std::map<int, std::vector<TaskSlot*>> by_stage_;
+  std::map<int, std::vector<int>> inputs_;
+  std::vector<int> root_inputs_;
+  std::vector<std::string> lost_;
+};
 
 struct RunningTask {
   pid_t pid = -1;
@@ -358,12 +622,40 @@ Result<std::shared_ptr<ShuffleDriver>> ShuffleDriver::Make(ShuffleDriverOptions 
   return std::shared_ptr<ShuffleDriver>(new ShuffleDriver(std::move(options)));
 }
 
+ShuffleDriver::~ShuffleDriver() {
+  if (private_dir_.empty())
+    return;
+  std::error_code ec;
+  fs::remove_all(private_dir_, ec);
+  if (ec)
+    SHOAL_LOG(kWarning, "could not remove shuffle directory {}: {}", private_dir_, ec.message());
+}
+
+Result<std::string> ShuffleDriver::PrivateDir() {
+  std::lock_guard<std::mutex> lock(private_dir_mutex_);
+  if (!private_dir_.empty())
+    return private_dir_;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = fmt::format("{}/shoal-shuffle-XXXXXX", (tmp && *tmp) ? tmp : "/tmp");
+  // mkdtemp: a fresh name, mode 0700 (other users can neither read the stage files nor plant
+  // some for a query to read).
+  if (::mkdtemp(pattern.data()) == nullptr)
+    return Status::IoError("cannot create a shuffle directory {}: {}", pattern,
+                           std::strerror(errno))
+        .WithHint("set TMPDIR to a writable directory, or SET shuffle_dir");
+  private_dir_ = pattern;
+  return private_dir_;
+}
+
 Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
     const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
   const Settings& settings = context->settings();
-  const std::string dir = settings.GetString("shuffle_dir");
-  if (dir.empty())
-    return plan;
+  std::string dir = settings.GetString("shuffle_dir");
+  if (dir.empty()) {
+    if (!options_.private_dir)
+      return plan;
+    SHOAL_ASSIGN_OR_RETURN(dir, PrivateDir());
+  }
   MaterializedPlannerOptions planner;
   // A directory per query under the session's: any number of queries run one after another (or
   // at once) in one shuffle_dir, and the query's end removes exactly its own files.
@@ -400,6 +692,26 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
     return Status::IoError("cannot create {}: {}", tasks_dir, ec.message());
 
   const Settings& settings = context->settings();
+  // Remote tasks: the workers of this query, those that do not answer skipped (quarantined).
+  const bool remote = !options_.workers.empty() || options_.resolve_workers != nullptr;
+  std::vector<std::string> workers = options_.workers;
+  std::shared_ptr<WorkerHealth> health = options_.health;
+  if (remote) {
+    if (options_.resolve_workers) {
+      SHOAL_ASSIGN_OR_RETURN(workers, options_.resolve_workers());
+    }
+    if (!health) {
+      std::lock_guard<std::mutex> lock(health_mutex_);
+      if (!own_health_)
+        own_health_ = std::make_shared<WorkerHealth>(
+            [](const std::string& worker) {
+              return PingShuffleWorker(worker, std::chrono::seconds(5));
+            },
+            WorkerHealthOptions{});
+      health = own_health_;
+    }
+    SHOAL_RETURN_IF_ERROR(health->Usable(workers).status());
+  }
   proto::ShuffleSessionSpecProto spec;
   spec.set_tpch_scale(options_.tpch_scale);
   for (const auto& [name, value] : settings.overrides()) {
@@ -410,9 +722,8 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   const std::vector<std::string> codec_ids = ShuffleCodecIds(*options_.codecs);
   // Local tasks read their plans from files; the gRPC calls to remote workers keep the default
   // message limit, so in-memory tables do not travel inside their plans (yet).
-  const TableCodecRegistryPtr codecs = options_.workers.empty()
-                                           ? MemoryTableCodec::ForQuery(options_.codecs, settings)
-                                           : options_.codecs;
+  const TableCodecRegistryPtr codecs =
+      !remote ? MemoryTableCodec::ForQuery(options_.codecs, settings) : options_.codecs;
 
   // Every stage is shipped: independent subtrees (an aggregate in each branch of a union) as much
   // as a chain.
@@ -457,26 +768,17 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
 
   const auto max_running = static_cast<size_t>(settings.GetInt("shuffle_max_concurrent_tasks"));
   const int retries = static_cast<int>(settings.GetInt("shuffle_task_retries"));
+  if (remote) {
+    RemoteRun run(plan, &slots, dir, query_id, std::move(workers), health.get(), max_running,
+                  retries, options_.after_round);
+    Status st = run.Run(context, reports);
+    // Every worker sent a task of the query drops it now when it failed (failed attempts
+    // included; the query's end then finds nothing left to drop).
+    if (!st.ok())
+      DropRemoteStageFiles(dir);
+    return st;
+  }
   for (auto& [level, level_slots] : by_level) {
-    if (!options_.workers.empty()) {
-      std::vector<std::string> failures;
-      Status deterministic;
-      Status st = RunLevelRemote(level_slots, options_.workers, query_id, dir, max_running, retries,
-                                 context, reports, &failures, &deterministic);
-      if (st.ok())
-        st = deterministic;
-      if (st.ok())
-        st = LevelFailures(failures, level_slots.size(), level,
-                           "each attempt's error is quoted above; a task's error that would "
-                           "repeat on every attempt is not retried");
-      if (!st.ok()) {
-        // Every worker sent a task of the query drops it now (failed attempts included; the
-        // query's end then finds nothing left to drop).
-        DropRemoteStageFiles(dir);
-        return st;
-      }
-      continue;
-    }
     ProcessSet processes;
     std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
     std::vector<std::string> failures;

@@ -15,21 +15,31 @@
 //     failure of a level before reporting them together; kills every task still running on an
 //     error or a cancellation (Ctrl-C), so no task outlives the query;
 //  4. then runs the plan itself: every stage file exists, so the stage nodes only read.
-// With `workers` (shoal sql --shuffle-workers), step 3 sends the tasks to `shoal worker
-// --shuffle-dir`s over gRPC instead (stage_file_service.h): round robin, a retry on the next
-// worker, the location of every finished task's file recorded and shipped in later envelopes;
-// stage nodes fetch the files they do not have (stage_file_client.h), the final ones included, and
-// a query has its files removed from the workers when its plan is released (a failed one, also
-// the directories of its failed attempts, at once).
+// With `workers` (shoal sql --shuffle-workers, or the session's workers under retry_policy =
+// task), step 3 sends the tasks to `shoal worker --shuffle-dir`s over gRPC instead
+// (stage_file_service.h): round robin over the workers that answer a health check
+// (coordinator/worker_health.h), the location and committed attempt of every finished task's
+// output recorded and shipped in later envelopes; stage nodes fetch the files they do not have
+// (stage_file_client.h), and the driver fetches the final stages' files itself before it reads
+// them. A task that failed with a retryable error (transport, I/O, memory, a killed process) runs
+// again on another worker, never on the one it failed on; the driver then checks that worker and
+// the workers holding the task's inputs, and one that does not answer is lost: quarantined, and
+// every output it had committed is forgotten and computed again from its inputs on the other
+// workers (lineage), stage by stage as far down as a lost output is still needed, before the
+// failed task runs again. A query has its files removed from the workers when its plan is
+// released (a failed one, also the directories of its failed attempts, at once).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "shoal/common/result.h"
 #include "shoal/distributed/codec/table_codec.h"
+#include "shoal/distributed/coordinator/worker_health.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
 #include "shoal/distributed/shuffle/shuffle_query_exec.h"
 #include "shoal/exec/task_context.h"
@@ -48,6 +58,19 @@ struct ShuffleDriverOptions {
   /// worker) and stage nodes fetch the files from the worker that wrote them. Empty: tasks are
   /// local processes sharing the driver's directory.
   std::vector<std::string> workers;
+  /// Asked for the workers at every query instead of `workers` when set (a `--workers` session
+  /// under retry_policy = task: its coordinator's resolver).
+  std::function<Result<std::vector<std::string>>()> resolve_workers;
+  /// Which workers answer (shared with the session's coordinator under retry_policy = task); null
+  /// with workers: the driver's own, checking a worker by pinging its shuffle service.
+  std::shared_ptr<WorkerHealth> health;
+  /// When the session's `shuffle_dir` is empty, keep the driver's files in a directory of its own
+  /// (created 0700 under $TMPDIR at the first query, removed with the driver) instead of running
+  /// the query locally: retry_policy = task needs no setting but the policy.
+  bool private_dir = false;
+  /// Test hook: called with the round's number after each round of tasks (a stage level, or the
+  /// recomputation of lost outputs) that lost no worker.
+  std::function<void(int round)> after_round;
 };
 
 /// Refuses `dir` when it holds files matching the stage-file pattern (other files are fine; a
@@ -83,10 +106,20 @@ class ShuffleDriver : public std::enable_shared_from_this<ShuffleDriver> {
 
   const ShuffleDriverOptions& options() const { return options_; }
 
+  ~ShuffleDriver();
+
  private:
   explicit ShuffleDriver(ShuffleDriverOptions options) : options_(std::move(options)) {}
 
+  /// The session directory for queries when `shuffle_dir` is empty (private_dir).
+  Result<std::string> PrivateDir();
+
   ShuffleDriverOptions options_;
+  // The health of `workers` when no coordinator shares its own (made at the first query).
+  mutable std::mutex health_mutex_;
+  mutable std::shared_ptr<WorkerHealth> own_health_;
+  std::mutex private_dir_mutex_;
+  std::string private_dir_;
 };
 
 }  // namespace shoal::distributed::shuffle

@@ -182,7 +182,7 @@ Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path) {
   // Earlier stages' files on other machines: every stage node of the plan shares this directory.
   for (const auto& location : envelope.remote_files())
     SetStageFileLocation(stage->dir(), location.stage_id(), location.partition(),
-                         {location.worker(), location.query_id()});
+                         {location.worker(), location.query_id(), location.attempt()});
   PreparedShuffleTask task;
   task.context = std::make_shared<exec::TaskContext>(std::move(options));
   task.plan = std::move(decoded).MoveValueUnsafe();

@@ -76,6 +76,12 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
     case grpc::StatusCode::INVALID_ARGUMENT:
       return Status::InvalidArgument("{}: {}", what, status.error_message());
     case grpc::StatusCode::CANCELLED: return Status::Cancelled("{}: cancelled", what);
+    // A `shoal worker` without --shuffle-dir: every attempt would get the same answer.
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return Status::InvalidArgument("{}: does not run materialized-shuffle tasks", what)
+          .WithHint(
+              "start every worker with `shoal worker --shuffle-dir DIR` (the file shuffle and "
+              "retry_policy = task run their tasks there)");
     default: return Status::Unavailable("{}: {}", what, status.error_message());
   }
 }
@@ -100,6 +106,13 @@ std::optional<RemoteStageFile> FindStageFileLocation(const std::string& dir, int
   if (f == d->second.end())
     return std::nullopt;
   return f->second;
+}
+
+void ForgetStageFileLocation(const std::string& dir, int stage_id, int partition) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (auto d = r.by_dir.find(dir); d != r.by_dir.end())
+    d->second.erase({stage_id, partition});
 }
 
 void ClearStageFileLocations(const std::string& dir) {
@@ -129,6 +142,7 @@ std::vector<proto::StageFileLocationProto> StageFileLocations(const std::string&
     l.set_partition(key.second);
     l.set_worker(location.worker);
     l.set_query_id(location.query_id);
+    l.set_attempt(location.attempt);
   }
   return out;
 }
@@ -252,10 +266,28 @@ Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int pa
   request.set_partition(partition);
   request.set_map_output(true);
   request.set_map(map);
+  request.set_attempt(from.attempt);
   return FetchFile(from, std::move(request),
                    fmt::format("fetching stage {} map {} partition {} from worker {}", stage_id,
                                map, partition, from.worker),
                    local_path);
+}
+
+Status PingShuffleWorker(const std::string& worker, std::chrono::milliseconds timeout) {
+  proto::ShuffleFiles::Stub stub(ChannelTo(worker));
+  grpc::ClientContext call;
+  call.set_deadline(std::chrono::system_clock::now() + timeout);
+  proto::PingShuffleWorkerRequest request;
+  ProcessNodeSecurity()->SignCall(&call, "ShuffleFiles/PingShuffleWorker", "ping", request);
+  proto::PingShuffleWorkerResponse response;
+  grpc::Status status = stub.PingShuffleWorker(&call, request, &response);
+  if (status.ok())
+    return Status::OK();
+  Status st = FromGrpc(status, fmt::format("worker {}", worker));
+  // Whatever else went wrong, the worker cannot be used now: a health matter.
+  if (st.code() != StatusCode::kInvalidArgument)
+    return Status::Unavailable("worker {} is unreachable: {}", worker, status.error_message());
+  return st;
 }
 
 Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,

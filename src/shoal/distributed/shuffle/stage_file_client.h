@@ -5,6 +5,7 @@
 // from its envelope; StageFileExec consults it when its file is not in its directory.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,10 +20,12 @@ class ClientContext;
 
 namespace shoal::distributed::shuffle {
 
-/// Where a remote stage file is: the worker's HOST:PORT and its per-query directory id.
+/// Where a remote stage file is: the worker's HOST:PORT, its per-query directory id and, for a
+/// map task's output, the attempt that committed it there (a fetched copy is named after it).
 struct RemoteStageFile {
   std::string worker;
   std::string query_id;
+  int attempt = 0;
 };
 
 /// Records, looks up and forgets locations of stage files for the local shuffle directory `dir`.
@@ -30,6 +33,8 @@ void SetStageFileLocation(const std::string& dir, int stage_id, int partition,
                           RemoteStageFile location);
 std::optional<RemoteStageFile> FindStageFileLocation(const std::string& dir, int stage_id,
                                                      int partition);
+/// Forgets one location (its output was lost with its worker and will be computed again).
+void ForgetStageFileLocation(const std::string& dir, int stage_id, int partition);
 /// Also forgets the workers NoteRemoteShuffleQuery recorded for `dir`.
 void ClearStageFileLocations(const std::string& dir);
 /// Every location recorded for `dir`, as envelopes carry them.
@@ -57,10 +62,15 @@ Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
                       const std::string& local_path);
 
 /// Streams partition `partition` of the committed output of map task `map` of hash stage
-/// `stage_id` from `from` into `local_path` (as FetchStageFile). A map without a commit there is
-/// NotFound naming the worker and the commit file.
+/// `stage_id` from `from` into `local_path` (as FetchStageFile). A map without a commit there, or
+/// whose commit names another attempt than `from.attempt` (when not 0), is NotFound naming the
+/// worker and the commit file.
 Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int partition,
                       const std::string& local_path);
+
+/// Whether `worker` serves shuffle tasks now: OK, Unavailable when it does not answer within
+/// `timeout`, InvalidArgument when it answers without the shuffle service (no --shuffle-dir).
+Status PingShuffleWorker(const std::string& worker, std::chrono::milliseconds timeout);
 
 /// Runs one task on `worker` (a blocking call; `call` may be cancelled from another thread,
 /// which kills the task there). Returns the task's row count.

@@ -352,11 +352,12 @@ Result<std::string> StageFileExec::LocateMapOutput(int map, int partition) const
     return std::move(commit).status();
   // Committed on another machine (--shuffle-workers): the worker serves the file of the attempt
   // it committed, fetched here once (temporary name, rename) and then read like a local one.
-  const std::string fetched = FetchedMapOutputPath(dir_, stage_id_, map, partition);
-  struct stat st {};
-  if (::stat(fetched.c_str(), &st) == 0)
-    return fetched;
   if (auto remote = FindStageFileLocation(dir_, stage_id_, map)) {
+    const std::string fetched =
+        FetchedMapOutputPath(dir_, stage_id_, map, remote->attempt, partition);
+    struct stat st {};
+    if (::stat(fetched.c_str(), &st) == 0)
+      return fetched;
     SHOAL_RETURN_IF_ERROR(FetchMapOutput(*remote, stage_id_, map, partition, fetched));
     return fetched;
   }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -57,6 +58,23 @@ void ReplaceShuffleDirs(proto::PlanNodeProto* node, const std::string& dir) {
     node->mutable_shuffle_stage_file()->set_shuffle_dir(dir);
   for (auto& child : *node->mutable_children())
     ReplaceShuffleDirs(&child, dir);
+}
+
+// Stage nodes in the plan: more than one when the task reads another stage's files.
+int CountStageNodes(const proto::PlanNodeProto& node) {
+  int n = node.has_shuffle_stage_file() ? 1 : 0;
+  for (const auto& child : node.children())
+    n += CountStageNodes(child);
+  return n;
+}
+
+// Test hooks for "a worker lost while it holds committed outputs" (TestKillHookFires: the first
+// time only, then the worker kills itself as an OOM kill or a power cut would, no cleanup):
+// SHOAL_SHUFFLE_TEST_WORKER_DIE_ON_FETCH_MARKER when a later stage first reads one of its files,
+// SHOAL_SHUFFLE_TEST_WORKER_DIE_IN_TASK_MARKER while it runs a task that reads other stages.
+void DieIfTestHookFires(const char* env) {
+  if (TestKillHookFires(env))
+    ::raise(SIGKILL);
 }
 
 // The directories a task uses are this worker's, not the driver's: its spill directory replaces
@@ -171,6 +189,8 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     SHOAL_RETURN_IF_ERROR(WriteEnvelope(envelope_path, envelope));
     SHOAL_ASSIGN_OR_RETURN(pid_t pid, SpawnTaskProcess(options.executable, envelope_path,
                                                        base + ".stdout", base + ".stderr"));
+    if (CountStageNodes(plan.root()) > 1)
+      DieIfTestHookFires("SHOAL_SHUFFLE_TEST_WORKER_DIE_IN_TASK_MARKER");
     for (;;) {
       int status = 0;
       const pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -223,6 +243,12 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status PingShuffleWorker(grpc::ServerContext* call,
+                                 const proto::PingShuffleWorkerRequest* request,
+                                 proto::PingShuffleWorkerResponse* /*response*/) override {
+    return Authorize(*call, "ShuffleFiles/PingShuffleWorker", "ping", *request);
+  }
+
   grpc::Status FetchStageFile(grpc::ServerContext* call,
                               const proto::FetchStageFileRequest* request,
                               grpc::ServerWriter<proto::StageFileChunk>* writer) override {
@@ -230,6 +256,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
             Authorize(*call, "ShuffleFiles/FetchStageFile", request->query_id(), *request);
         !auth.ok())
       return auth;
+    DieIfTestHookFires("SHOAL_SHUFFLE_TEST_WORKER_DIE_ON_FETCH_MARKER");
     auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
     if (!dir.ok())
       return ToGrpc(dir.status());
@@ -244,6 +271,10 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
                   fmt::format("worker {} has no committed map output {}", address(), commit_path)};
         return ToGrpc(commit.status());
       }
+      if (request->attempt() != 0 && request->attempt() != commit->attempt)
+        return {grpc::StatusCode::NOT_FOUND,
+                fmt::format("worker {}: {} commits attempt {}, not attempt {}", address(),
+                            commit_path, commit->attempt, request->attempt())};
       if (request->partition() < 0 || request->partition() >= static_cast<int>(commit->rows.size()))
         return {grpc::StatusCode::INVALID_ARGUMENT,
                 fmt::format("worker {}: {} has no partition {}", address(), commit_path,

@@ -3,9 +3,12 @@
 // an error.
 #include "shoal/distributed/coordinator/worker_health.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -125,6 +128,38 @@ TEST(WorkerHealthTest, NoWorkerAnsweringNamesThemAllAndAVersionMismatchIsAnError
   Result<std::vector<std::string>> mismatch = health.Usable({"a:1"});
   ASSERT_EQ(mismatch.status().code(), StatusCode::kInvalidArgument) << mismatch.status().ToString();
   EXPECT_NE(mismatch.status().UserMessage().find("v2"), std::string::npos);
+}
+
+// The shuffle driver's use (issue 16): its own check (a ping of the shuffle service), and
+// CheckNow on a worker a failed task points at, quarantined or not: a worker that does not
+// answer is quarantined at once, one that answers is back in use at once.
+TEST(WorkerHealthTest, CheckNowQuarantinesAWorkerThatDoesNotAnswerAndReleasesOneThatDoes) {
+  std::mutex mutex;
+  std::map<std::string, bool> up = {{"a", true}, {"b", true}};
+  WorkerHealthOptions options;
+  options.quarantine = std::chrono::hours(1);  // only CheckNow releases it in this test
+  WorkerHealth health(
+      [&](const std::string& worker) {
+        std::lock_guard<std::mutex> lock(mutex);
+        return up[worker] ? Status::OK() : Status::Unavailable("worker {} is gone", worker);
+      },
+      options);
+  ASSERT_OK(health.CheckNow("a"));
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    up["b"] = false;
+  }
+  Status st = health.CheckNow("b");
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_TRUE(health.IsQuarantined("b"));
+  ASSERT_OK_AND_ASSIGN(auto usable, health.Usable({"a", "b"}));
+  EXPECT_EQ(usable, std::vector<std::string>{"a"});
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    up["b"] = true;
+  }
+  EXPECT_OK(health.CheckNow("b"));
+  EXPECT_FALSE(health.IsQuarantined("b"));
 }
 
 }  // namespace

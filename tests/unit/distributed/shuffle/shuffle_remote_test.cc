@@ -103,7 +103,8 @@ class ShuffleRemoteTest : public ::testing::Test {
 
   void TearDown() override {
     for (auto& s : servers_)
-      s->server->Shutdown();
+      if (s->server)
+        s->server->Shutdown();
     servers_.clear();
     fs::remove_all(root_);
   }
@@ -284,8 +285,8 @@ TEST_F(ShuffleRemoteTest, AReducerFetchesItsPartitionFromEveryMapTasksWorker) {
   const fs::path local = root_ / "reducer";
   fs::create_directories(local);
   auto reducer = make_stage(local);
-  SetStageFileLocation(local.string(), 3, 0, {servers_[0]->address, "00aa"});
-  SetStageFileLocation(local.string(), 3, 1, {servers_[1]->address, "00bb"});
+  SetStageFileLocation(local.string(), 3, 0, {servers_[0]->address, "00aa", 1});
+  SetStageFileLocation(local.string(), 3, 1, {servers_[1]->address, "00bb", 2});
   std::multiset<std::string> all;
   for (int p = 0; p < 2; ++p) {
     ASSERT_OK_AND_ASSIGN(auto stream, reducer->Execute(p, context()));
@@ -297,8 +298,8 @@ TEST_F(ShuffleRemoteTest, AReducerFetchesItsPartitionFromEveryMapTasksWorker) {
         all.insert(k);
     }
     // Both maps' files of the partition were fetched.
-    EXPECT_TRUE(fs::exists(FetchedMapOutputPath(local.string(), 3, 0, p)));
-    EXPECT_TRUE(fs::exists(FetchedMapOutputPath(local.string(), 3, 1, p)));
+    EXPECT_TRUE(fs::exists(FetchedMapOutputPath(local.string(), 3, 0, 1, p)));
+    EXPECT_TRUE(fs::exists(FetchedMapOutputPath(local.string(), 3, 1, 2, p)));
   }
   std::multiset<std::string> expected;
   for (int i = 0; i < 20; ++i)
@@ -307,7 +308,7 @@ TEST_F(ShuffleRemoteTest, AReducerFetchesItsPartitionFromEveryMapTasksWorker) {
 
   // A map the worker never committed: NotFound naming the worker and the commit file.
   Status st = FetchMapOutput({servers_[0]->address, "00aa"}, 3, 1, 0,
-                             FetchedMapOutputPath(local.string(), 3, 9, 0));
+                             FetchedMapOutputPath(local.string(), 3, 9, 1, 0));
   ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
   EXPECT_NE(st.UserMessage().find(servers_[0]->address), std::string::npos) << st.ToString();
   EXPECT_NE(st.UserMessage().find("q-00aa/stage-3-map-1.commit"), std::string::npos)
@@ -326,6 +327,77 @@ TEST_F(ShuffleRemoteTest, ATaskWhoseWorkerIsGoneRunsOnTheOtherWorker) {
   EXPECT_GT(servers_[0]->service->tasks_run(), 0);
 }
 
+// Issue 16 (retry_policy = task): a worker holding committed map outputs is lost between two
+// stages (after the first round of tasks, before the next stage fetches them). Its outputs are
+// computed again from their inputs on the other workers, the consumers run again, and the answer
+// does not change. Before lineage, every consumer's attempts failed fetching from it.
+TEST_F(ShuffleRemoteTest, AWorkerLostBetweenStagesHasItsOutputsComputedAgainElsewhere) {
+  StartServers(3);
+  int64_t ran_before_loss = -1;
+  int64_t others_before_loss = 0;
+  ShuffleDriverOptions options;
+  options.tpch_scale = "0.01";
+  options.executable = SHOAL_BINARY;
+  // The victim first: the first task goes to it.
+  options.workers = {servers_[2]->address, servers_[0]->address, servers_[1]->address};
+  options.after_round = [&](int round) {
+    if (round != 1 || ran_before_loss >= 0)
+      return;
+    ran_before_loss = servers_[2]->service->tasks_run();
+    others_before_loss = servers_[0]->service->tasks_run() + servers_[1]->service->tasks_run();
+    servers_[2]->server->Shutdown();
+    servers_[2]->server.reset();
+  };
+  ASSERT_OK(engine::UseShuffleDriver(shuffled_, std::move(options)));
+  ExpectSameAnswer(distributed_testing::TpchQuery(3), root_ / "driver");
+  // The lost worker held outputs of the first stages, and ran nothing after it was lost.
+  EXPECT_GT(ran_before_loss, 0);
+  EXPECT_EQ(servers_[2]->service->tasks_run(), ran_before_loss);
+  EXPECT_GT(servers_[0]->service->tasks_run() + servers_[1]->service->tasks_run(),
+            others_before_loss);
+  // The driver's and the live workers' directories of the query are gone.
+  for (const char* dir : {"worker0", "worker1", "driver"})
+    EXPECT_EQ(CountQueryDirs(root_ / dir), 0) << dir;
+}
+
+// A map output is served only as the attempt the driver recorded: a commit of another attempt
+// is NotFound, so a reader never mixes two attempts' files.
+TEST_F(ShuffleRemoteTest, AMapOutputOfAnotherAttemptIsNotServed) {
+  StartServers(1);
+  const std::vector<Field> fields = {Field("k", DataType::Int64())};
+  auto values = exec::ValuesExec::Make(std::make_shared<columnar::Schema>(fields),
+                                       {testing::MakeBatch(fields, {{"1"}, {"2"}})});
+  ASSERT_OK(values.status());
+  const fs::path remote = root_ / "worker0" / "q-00cc";
+  fs::create_directories(remote);
+  ASSERT_OK_AND_ASSIGN(
+      auto stage, StageFileExec::Make(*values, remote.string(), 2,
+                                      exec::Partitioning::Hash(
+                                          {sql::MakeColumnRef(0, "k", DataType::Int64(), true)}, 1),
+                                      "lz4"));
+  ASSERT_OK(stage->RunTask(0, 3, std::make_shared<exec::TaskContext>(exec::TaskContext::Options()))
+                .status());
+  fs::create_directories(root_ / "local");
+  const std::string local = FetchedMapOutputPath((root_ / "local").string(), 2, 0, 2, 0);
+  Status st = FetchMapOutput({servers_[0]->address, "00cc", 2}, 2, 0, 0, local);
+  ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("not attempt 2"), std::string::npos) << st.ToString();
+  ASSERT_OK(FetchMapOutput({servers_[0]->address, "00cc", 3}, 2, 0, 0,
+                           FetchedMapOutputPath((root_ / "local").string(), 2, 0, 3, 0)));
+}
+
+// The health check of a shuffle worker: a live one answers; a gone one is Unavailable naming it.
+TEST_F(ShuffleRemoteTest, APingTellsALiveShuffleWorkerFromAGoneOne) {
+  StartServers(2);
+  EXPECT_OK(PingShuffleWorker(servers_[0]->address, std::chrono::seconds(5)));
+  const std::string gone = servers_[1]->address;
+  servers_[1]->server->Shutdown();
+  servers_.pop_back();
+  Status st = PingShuffleWorker(gone, std::chrono::seconds(5));
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_NE(st.UserMessage().find(gone), std::string::npos) << st.ToString();
+}
+
 TEST_F(ShuffleRemoteTest, WithoutRetriesAGoneWorkerFailsTheQueryNamingIt) {
   StartServers(1);
   const std::string gone = servers_[0]->address;
@@ -336,7 +408,9 @@ TEST_F(ShuffleRemoteTest, WithoutRetriesAGoneWorkerFailsTheQueryNamingIt) {
   ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + (root_ / "driver").string() + "'").status());
   auto result = shuffled_.RunOne(distributed_testing::TpchQuery(3));
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.status().UserMessage().find("on worker " + gone), std::string::npos)
+  // The health check before the first task finds it gone.
+  EXPECT_EQ(result.status().code(), StatusCode::kUnavailable) << result.status().ToString();
+  EXPECT_NE(result.status().UserMessage().find("worker " + gone), std::string::npos)
       << result.status().ToString();
 }
 
