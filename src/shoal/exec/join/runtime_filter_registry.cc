@@ -76,7 +76,7 @@ bool RuntimeFilterRegistry::WaitFor(const std::vector<int>& ids, std::chrono::mi
   const auto now = std::chrono::steady_clock::now();
   auto deadline = now + wait;
   for (int id : ids) {
-    auto [it, first] = first_wait_.emplace(id, now);
+    const auto it = first_wait_.emplace(id, now).first;  // the first waiter's start stays
     deadline = std::min(deadline, it->second + wait);
   }
   bool all_published = false;
