@@ -14,8 +14,12 @@
 #include "shoal/columnar/scalar.h"
 #include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/distributed/transport/in_process_channel.h"
+#include "shoal/exec/operators/hash_join_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+#include "tests/support/batch_builder.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/plan_builders.h"
 
 namespace shoal::distributed {
 namespace {
@@ -37,6 +41,89 @@ int64_t MaxCounter(const std::string& text, const std::string& counter) {
        ++it)
     best = std::max<int64_t>(best, std::stoll((*it)[1].str()));
   return best;
+}
+
+// The coordinator's end of a task's channel, recording the filters sent to it.
+class FilterRecorder final : public CoordinatorStream {
+ public:
+  Status SendPlan(const SetPlanRequest&) override { return Status::OK(); }
+  Status SendWorkUnitBatch(const WorkUnitBatch&) override { return Status::OK(); }
+  Status SendWorkUnitEos() override { return Status::OK(); }
+  void CancelSends() override {}
+  Status SendHeartbeat() override { return Status::OK(); }
+  Result<TaskMetrics> Finish() override { return TaskMetrics{}; }
+  Status SendRuntimeFilter(int id,
+                           const std::shared_ptr<const exec::RuntimeFilter>& filter) override {
+    received.emplace_back(id, filter);
+    return Status::OK();
+  }
+
+  std::vector<std::pair<int, std::shared_ptr<const exec::RuntimeFilter>>> received;
+};
+
+std::shared_ptr<const exec::RuntimeFilter> FilterOf(const std::vector<std::string>& keys) {
+  auto filter = exec::RuntimeFilter::Build(testing::MakeArray(columnar::DataType::Int32(), keys),
+                                           DefaultMemoryPool(), /*mergeable=*/true);
+  EXPECT_OK(filter.status());
+  return filter.ok() ? *filter : nullptr;
+}
+
+// Stage 1 scans with filter 1, which a partitioned join of stage 2 (2 tasks) builds: the hub
+// forwards nothing until both tasks reported (a filter that never completes is never sent, and
+// the scans run without it), then the union to every task of stage 1, also one sent later.
+TEST(RuntimeFilterHubTest, MergesAPartitionedJoinsTaskReportsAndForwardsTheUnion) {
+  using exec::testutil::Col;
+  const columnar::DataType int32 = columnar::DataType::Int32();
+  ASSERT_OK_AND_ASSIGN(auto table, exec::testutil::TableOf({{"k", int32}}, {}));
+  io::ScanRequest request;
+  request.projection = {0};
+  request.runtime_filters = {{1, 0}};
+  ASSERT_OK_AND_ASSIGN(auto scan, exec::TableScanExec::Make(table, "t", request, 1));
+  ASSERT_OK_AND_ASSIGN(auto build_scan, exec::testutil::ScanOf(table, 1));
+  ASSERT_OK_AND_ASSIGN(
+      auto join, exec::HashJoinExec::Make(build_scan, build_scan, {Col(0, int32)}, {Col(0, int32)},
+                                          sql::JoinType::kInner, nullptr,
+                                          exec::HashJoinExec::Mode::kPartitioned));
+  ASSERT_OK_AND_ASSIGN(join, join->WithRuntimeFilters({{1, 0, "t.k"}}));
+
+  auto hub = std::make_shared<RuntimeFilterHub>(nullptr, nullptr);
+  hub->AddStage(1, 2, *scan);
+  EXPECT_EQ(hub->ImportsOf(1), std::vector<int>{1});  // its join comes later
+  hub->AddStage(2, 2, *join);
+  EXPECT_EQ(hub->ExportsOf(2), std::vector<int>{1});
+  EXPECT_TRUE(hub->ExportsOf(1).empty());
+  FilterRecorder first;
+  FilterRecorder second;
+  hub->AddStream(1, &first);
+  hub->AddStream(1, &second);
+
+  hub->SinkFor(2, 0)(1, FilterOf({"1", "2"}), false);
+  hub->SinkFor(2, 0)(1, FilterOf({"5"}), false);  // the same task again: ignored
+  EXPECT_TRUE(first.received.empty());
+  ASSERT_EQ(hub->Notes()[1].size(), 1U);
+  EXPECT_NE(hub->Notes()[1][0].find("by 1 of 2 tasks (merged), applied in stage 1: never complete"),
+            std::string::npos)
+      << hub->Notes()[1][0];
+
+  hub->SinkFor(2, 1)(1, FilterOf({"900"}), false);
+  ASSERT_EQ(first.received.size(), 1U);
+  ASSERT_EQ(second.received.size(), 1U);
+  const auto& merged = first.received[0].second;
+  EXPECT_EQ(first.received[0].first, 1);
+  std::vector<uint64_t> hashes;
+  std::vector<int32_t> rows;
+  ASSERT_OK(merged->Select(testing::MakeArray(int32, {"1", "2", "3", "5", "900"}), &hashes, &rows));
+  EXPECT_EQ(rows, (std::vector<int32_t>{0, 1, 4}));
+  EXPECT_NE(hub->Notes()[1][0].find("by 2 of 2 tasks (merged), applied in stage 1: bitmap"),
+            std::string::npos)
+      << hub->Notes()[1][0];
+
+  FilterRecorder late;
+  hub->AddStream(1, &late);
+  EXPECT_EQ(late.received.size(), 1U);
+  hub->Close();
+  hub->SinkFor(2, 1)(1, FilterOf({"7"}), false);  // after Close: dropped
+  EXPECT_EQ(first.received.size(), 1U);
 }
 
 constexpr const char* kPartitionedJoin =
