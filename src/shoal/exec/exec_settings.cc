@@ -39,6 +39,10 @@ std::span<const SettingDefinition> ExecSettingDeclarations() {
                   "Hash joins publish a filter of their build keys (range, exact set or Bloom "
                   "filter) that the probe side's table scans apply, skipping Parquet row groups "
                   "and dropping rows that cannot match; off: every probe row is read"),
+      DeclareInt("runtime_filter_wait", 200, 0, 600000, "exec",
+                 "Milliseconds a table scan waits, before its first batch, for runtime filters "
+                 "still being built (a join in another stage); it then reads without them and "
+                 "uses them from the batch after they arrive"),
       DeclareInt("max_recursion_rounds", 0, 0, INT64_MAX, "exec",
                  "Rounds a WITH RECURSIVE query may run its recursive term before it fails "
                  "(54000); 0: no limit, as in PostgreSQL"),

@@ -356,7 +356,7 @@ Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
   ExecPlanPtr root = Coalesce(std::move(node));
   if (!options_.runtime_filters)
     return root;
-  return PlanRuntimeFilters(root);
+  return PlanRuntimeFilters(root, options_.partitioned_runtime_filters);
 }
 
 Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) const {

@@ -15,8 +15,8 @@ namespace {
 
 using sql::JoinType;
 
-bool FilterableJoin(const HashJoinExec& join) {
-  if (join.mode() != HashJoinExec::Mode::kCollectBuild)
+bool FilterableJoin(const HashJoinExec& join, bool partitioned) {
+  if (join.mode() != HashJoinExec::Mode::kCollectBuild && !partitioned)
     return false;
   switch (join.join_type()) {
     case JoinType::kInner:
@@ -58,6 +58,8 @@ int PassThroughColumn(const ExecutionPlan& node, int column) {
 
 class Planner {
  public:
+  explicit Planner(bool partitioned) : partitioned_(partitioned) {}
+
   Status Run(const ExecPlanPtr& root) {
     CountPaths(root);
     return Visit(root);
@@ -105,7 +107,8 @@ class Planner {
   Status Visit(const ExecPlanPtr& node) {
     if (node->distribution().keeps_subtree_whole)
       return Status::OK();  // its subtree runs many times; a filter would outlive its build
-    if (const auto* join = node->TryAs<HashJoinExec>(); join != nullptr && FilterableJoin(*join)) {
+    if (const auto* join = node->TryAs<HashJoinExec>();
+        join != nullptr && FilterableJoin(*join, partitioned_)) {
       std::vector<JoinRuntimeFilter> filters;
       for (size_t k = 0; k < join->left_keys().size(); ++k) {
         const sql::ExprPtr& key = join->left_keys()[k];
@@ -144,12 +147,13 @@ class Planner {
   std::map<const ExecutionPlan*, std::vector<JoinRuntimeFilter>> join_filters_;
   std::map<const ExecutionPlan*, std::vector<io::RuntimeFilterTarget>> scan_filters_;
   int next_id_ = 1;
+  bool partitioned_;
 };
 
 }  // namespace
 
-Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan) {
-  Planner planner;
+Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan, bool partitioned) {
+  Planner planner(partitioned);
   SHOAL_RETURN_IF_ERROR(planner.Run(plan));
   return planner.Rewrite(plan);
 }

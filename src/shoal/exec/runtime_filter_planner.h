@@ -3,7 +3,11 @@
 //
 // A filter is planned for key i of a hash join when
 //  - the join is in collect-build mode (one build side per execution holds every build key, so
-//    its filter is valid for every probe row; a partitioned join's partition sees only its share);
+//    its filter is valid for every probe row), or, with `partitioned`, a partitioned join: each
+//    partition sees only its share of the keys, and the union of all partitions' filters is
+//    published (runtime_filter_registry.h; across tasks the coordinator merges them). Only
+//    distributed plans ask for it: there the probe scan runs in another stage than the join, so
+//    it never waits for partitions its own threads would have to run;
 //  - dropping a probe row whose key matches no build row cannot change the answer: INNER, SEMI
 //    and RIGHT joins (RIGHT keeps unmatched BUILD rows; the probe side is not preserved). Never
 //    LEFT / FULL (the probe side is preserved), ANTI, NOT IN or mark joins (an unmatched probe row
@@ -24,6 +28,7 @@
 namespace shoal::exec {
 
 /// `plan` with runtime filters marked on its joins and scans (the same plan when none applies).
-Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan);
+/// `partitioned`: partitioned joins publish filters too (distributed plans).
+Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan, bool partitioned = false);
 
 }  // namespace shoal::exec

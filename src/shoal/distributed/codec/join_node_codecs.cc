@@ -59,8 +59,6 @@ Result<exec::ExecPlanPtr> DecodeHashJoin(const proto::PlanNodeProto& in, Childre
                          exec::HashJoinExec::Make(children[0], children[1], std::move(left_keys),
                                                   std::move(right_keys), type, residual, mode));
   if (m.runtime_filters_size() > 0) {
-    if (mode != exec::HashJoinExec::Mode::kCollectBuild)
-      return Status::InvalidData("encoded plan: runtime filters on a partitioned HashJoin");
     std::vector<exec::JoinRuntimeFilter> filters;
     for (const auto& rf : m.runtime_filters()) {
       if (rf.key() < 0 || static_cast<size_t>(rf.key()) >= node->left_keys().size())

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -17,6 +18,7 @@
 #include "shoal/distributed/adaptive/load_sampler.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/coordinator/runtime_filter_hub.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
 #include "shoal/distributed/planner/distributed_planner.h"
@@ -46,14 +48,17 @@ using MakeTasks = std::function<Result<std::vector<TaskToSend>>(const Stage&)>;
 class QueryHandle final : public QueryDispatch {
  public:
   QueryHandle(ChannelResolverPtr channels, std::vector<TaskToSend> tasks,
-              std::chrono::milliseconds heartbeat_interval)
+              std::chrono::milliseconds heartbeat_interval,
+              std::shared_ptr<RuntimeFilterHub> filters)
       : channels_(std::move(channels)),
         tasks_(std::move(tasks)),
-        heartbeat_interval_(heartbeat_interval) {}
+        heartbeat_interval_(heartbeat_interval),
+        filters_(std::move(filters)) {}
 
   ~QueryHandle() override {
     StopHeartbeats();
     sender_.Stop();
+    filters_->Close();
     for (size_t i = 0; i < streams_.size() && !collected_; ++i) {
       Result<TaskMetrics> metrics = streams_[i]->Finish();
       if (!metrics.ok()) {
@@ -75,6 +80,12 @@ class QueryHandle final : public QueryDispatch {
       return;
     collected_ = true;
     sender_.Stop();
+    filters_->Close();
+    std::map<int, std::vector<std::string>> filter_notes = filters_->Notes();
+    if (auto head = head_.lock(); head != nullptr) {
+      for (const std::string& line : filter_notes[RuntimeFilterHub::kHeadStage])
+        registry->AddNote(head.get(), line, false);
+    }
     std::map<int, std::vector<TaskReport>> reports;
     for (size_t i = streams_.size(); i-- > 0;) {
       const TaskKey& key = tasks_[i].request.task_key;
@@ -84,6 +95,10 @@ class QueryHandle final : public QueryDispatch {
     // Found now, not at planning: stages bound late have their display plans only now.
     for (const StageDisplay& stage : FindStageDisplays(head_.lock())) {
       AddAdaptiveNote(stage, registry);
+      if (stage.exchange != nullptr) {
+        for (const std::string& line : filter_notes[stage.stage_id])
+          registry->AddNote(stage.exchange, line, false);
+      }
       auto it = reports.find(stage.stage_id);
       if (it == reports.end())
         continue;
@@ -185,7 +200,12 @@ class QueryHandle final : public QueryDispatch {
       streams_.push_back(std::move(stream).MoveValueUnsafe());
     }
     StartHeartbeats();
+    const TaskKey& key = task.request.task_key;
+    if (!task.request.export_runtime_filters.empty())
+      streams_.back()->SetRuntimeFilterSink(filters_->SinkFor(key.stage_id, key.task_number));
     Status st = streams_.back()->SendPlan(task.request);
+    if (st.ok())
+      filters_->AddStream(key.stage_id, streams_.back().get());
     if (st.ok())
       st = sender_.Start(streams_.back().get(), std::move(task.units), label);
     if (!st.ok())
@@ -209,7 +229,8 @@ class QueryHandle final : public QueryDispatch {
   std::unique_ptr<AdaptiveDispatch> adaptive_;  // until dispatched
   std::vector<StageChoice> adaptive_choices_;
   MakeTasks make_tasks_;
-  WorkUnitSender sender_;  // after streams_: its threads use them
+  std::shared_ptr<RuntimeFilterHub> filters_;  // closed before streams_ are finished
+  WorkUnitSender sender_;                      // after streams_: its threads use them
   std::weak_ptr<const exec::ExecutionPlan> head_;
   bool collected_ = false;
 };
@@ -286,11 +307,17 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
                                .count();
   // The session bounds which in-memory tables travel inside the plans (memory_table_codec.h).
   TableCodecRegistryPtr query_codecs = MemoryTableCodec::ForQuery(options_.codecs, settings);
+  // Runtime join filters whose join and scan run in different stages go through the coordinator.
+  auto filters = std::make_shared<RuntimeFilterHub>(distributed->head(), context);
   MakeTasks make_tasks =
       [query_id = distributed->query_id(), start_ns, overrides = settings.overrides(),
-       use_feeds = settings.GetBool("dist_work_unit_feeds"),
-       codecs = query_codecs](const Stage& stage) -> Result<std::vector<TaskToSend>> {
+       use_feeds = settings.GetBool("dist_work_unit_feeds"), codecs = query_codecs,
+       filters](const Stage& stage) -> Result<std::vector<TaskToSend>> {
     std::vector<TaskToSend> tasks;
+    if (!stage.task_plans.empty())
+      filters->AddStage(stage.id, stage.task_count, *stage.task_plans.front());
+    const std::vector<int> exports = filters->ExportsOf(stage.id);
+    const std::vector<int> imports = filters->ImportsOf(stage.id);
     std::vector<exec::ExecPlanPtr> task_plans = stage.task_plans;
     std::vector<TaskWorkUnits> feeds;
     if (use_feeds) {
@@ -304,6 +331,8 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
       task.request.target_worker = task.worker;
       task.request.query_start_time_ns = start_ns;
       task.request.settings = overrides;
+      task.request.export_runtime_filters = exports;
+      task.request.await_runtime_filters = imports;
       SHOAL_ASSIGN_OR_RETURN(task.request.encoded_plan,
                              EncodePlan(task_plans[static_cast<size_t>(t)], *codecs));
       if (!feeds.empty()) {
@@ -326,8 +355,8 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
         tasks.push_back(std::move(task));
     }
   }
-  deferred->target =
-      std::make_shared<QueryHandle>(channels, std::move(tasks), options_.heartbeat_interval);
+  deferred->target = std::make_shared<QueryHandle>(channels, std::move(tasks),
+                                                   options_.heartbeat_interval, filters);
   if (adaptive) {
     AdaptiveDispatchOptions sizing;
     sizing.workers = planner.workers;
@@ -340,6 +369,17 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
     // A head exchange's partitions are its producers' tasks, which the head's operators count
     // when they start: the stages are sampled and sized now, at planning (EXPLAIN included).
     SHOAL_RETURN_IF_ERROR(deferred->target->EnsureDispatched());
+  }
+  // The head's own joins report like a task's (every stage is known now, adaptive ones too), and
+  // its scans wait for filters from the stages.
+  {
+    std::vector<int> head_imports = filters->ImportsOf(RuntimeFilterHub::kHeadStage);
+    context->runtime_filters().Expect(std::set<int>(head_imports.begin(), head_imports.end()));
+  }
+  if (std::vector<int> head_exports = filters->ExportsOf(RuntimeFilterHub::kHeadStage);
+      !head_exports.empty()) {
+    context->runtime_filters().SetExport(std::set<int>(head_exports.begin(), head_exports.end()),
+                                         false, filters->SinkFor(RuntimeFilterHub::kHeadStage, 0));
   }
   // EXPLAIN ANALYZE collects the tasks' metrics before it prints; the registry must not keep
   // the query's tasks alive (the plan owns them), hence the weak pointer.

@@ -3,13 +3,16 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
+#include "shoal/common/logging.h"
 #include "shoal/common/memory_pool.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
@@ -131,6 +134,10 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   ~GrpcCoordinatorStream() override {
     if (!finished_)
       (void)Finish();
+    if (reader_.joinable()) {
+      context_.TryCancel();
+      reader_.join();
+    }
   }
 
   Status SendPlan(const SetPlanRequest& request) override {
@@ -155,6 +162,24 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
       return FinishWithError();
     }
     plan_sent_ = true;
+    if (filter_sink_) {
+      // The task reports runtime filters while it runs: a thread reads the worker's side.
+      reader_ = std::thread([this] { ReadAll(); });
+    }
+    return Status::OK();
+  }
+
+  void SetRuntimeFilterSink(RuntimeFilterSink sink) override { filter_sink_ = std::move(sink); }
+
+  Status SendRuntimeFilter(int id,
+                           const std::shared_ptr<const exec::RuntimeFilter>& filter) override {
+    proto::CoordinatorToWorkerProto msg;
+    EncodeRuntimeFilter(id, *filter, msg.mutable_runtime_filter());
+    std::unique_lock<std::mutex> lock(write_mutex_);
+    if (finished_ || !stream_)
+      return Status::OK();
+    // A failed write shows at the next send or at Finish.
+    (void)stream_->Write(msg);
     return Status::OK();
   }
 
@@ -207,6 +232,17 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   Result<std::optional<LoadInfo>> ReadLoadInfo() override {
     if (finished_ || !stream_)
       return Status::Internal("LoadInfo asked of a finished or unopened coordinator channel");
+    if (reader_.joinable()) {
+      std::unique_lock<std::mutex> lock(read_mutex_);
+      read_cv_.wait(lock, [&] { return !load_infos_.empty() || read_done_; });
+      if (load_infos_.empty()) {
+        lock.unlock();
+        return FinishWithError();
+      }
+      std::optional<LoadInfo> info = std::move(load_infos_.front());
+      load_infos_.pop_front();
+      return info;
+    }
     proto::WorkerToCoordinatorProto msg;
     while (stream_->Read(&msg)) {
       if (msg.has_load_info_eos())
@@ -226,14 +262,14 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
       return metrics_;  // never opened: no plan was sent
     stream_->WritesDone();
     lock.unlock();
-    proto::WorkerToCoordinatorProto msg;
     Status plan_status;
-    while (stream_->Read(&msg)) {
-      if (msg.has_task_metrics()) {
-        metrics_ = DecodeTaskMetrics(msg.task_metrics());
-        if (msg.task_metrics().has_plan_status())
-          plan_status = DecodeStatus(msg.task_metrics().plan_status());
-      }
+    if (reader_.joinable()) {
+      reader_.join();  // it read up to the end of the stream, the task's metrics included
+      plan_status = reader_plan_status_;
+    } else {
+      proto::WorkerToCoordinatorProto msg;
+      while (stream_->Read(&msg))
+        ReadMetrics(msg, &plan_status);
     }
     finish_status_ = FromGrpc(stream_->Finish(), address_);
     if (finish_status_.ok())
@@ -253,6 +289,45 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
         .WithHint(
             "start the workers with a larger --max-message-size, or make the plan smaller "
             "(in-memory tables travel inside it up to dist_memory_table_max_bytes)");
+  }
+
+  void ReadMetrics(const proto::WorkerToCoordinatorProto& msg, Status* plan_status) {
+    if (msg.has_task_metrics()) {
+      metrics_ = DecodeTaskMetrics(msg.task_metrics());
+      if (msg.task_metrics().has_plan_status())
+        *plan_status = DecodeStatus(msg.task_metrics().plan_status());
+    }
+  }
+
+  // The reader thread (a task that reports runtime filters): every message of the worker's side
+  // until it ends, runtime filters to the sink, LoadInfo to ReadLoadInfo, metrics to Finish.
+  void ReadAll() {
+    proto::WorkerToCoordinatorProto msg;
+    while (stream_->Read(&msg)) {
+      if (msg.has_runtime_filter()) {
+        Result<std::shared_ptr<const exec::RuntimeFilter>> filter =
+            DecodeRuntimeFilter(msg.runtime_filter().filter(), DefaultMemoryPool());
+        if (filter.ok()) {
+          filter_sink_(msg.runtime_filter().filter().id(), std::move(*filter),
+                       msg.runtime_filter().complete());
+        } else {
+          SHOAL_LOG(kWarning, "worker {} sent a bad runtime filter: {}", address_,
+                    filter.status().ToString());
+        }
+      } else if (msg.has_load_info() || msg.has_load_info_eos()) {
+        std::lock_guard<std::mutex> lock(read_mutex_);
+        if (msg.has_load_info())
+          load_infos_.emplace_back(DecodeLoadInfo(msg.load_info()));
+        else
+          load_infos_.emplace_back(std::nullopt);
+        read_cv_.notify_all();
+      } else {
+        ReadMetrics(msg, &reader_plan_status_);
+      }
+    }
+    std::lock_guard<std::mutex> lock(read_mutex_);
+    read_done_ = true;
+    read_cv_.notify_all();
   }
 
   Status FinishWithError() {
@@ -277,6 +352,14 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
   bool finished_ = false;
   Status finish_status_;
   TaskMetrics metrics_;
+  // A task that reports runtime filters: the thread reading the worker's side, and what it read.
+  RuntimeFilterSink filter_sink_;
+  std::thread reader_;
+  std::mutex read_mutex_;
+  std::condition_variable read_cv_;
+  std::deque<std::optional<LoadInfo>> load_infos_;
+  bool read_done_ = false;
+  Status reader_plan_status_;
 };
 
 // The open ExecuteTask calls of each consumer, keyed by its TaskContext. Tasks are not retried, so

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
+#include "shoal/common/memory_pool.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/proto/distributed.grpc.pb.h"
@@ -49,6 +50,20 @@ class LoadInfoWriter : public std::enable_shared_from_this<LoadInfoWriter> {
 
   LoadInfoSink Sink() {
     return [self = shared_from_this()](const LoadInfo* info) { self->Write(info); };
+  }
+
+  // The task's runtime filter reports, on the same stream (one writer at a time).
+  RuntimeFilterSink FilterSink() {
+    return [self = shared_from_this()](int id, std::shared_ptr<const exec::RuntimeFilter> filter,
+                                       bool complete) {
+      proto::WorkerToCoordinatorProto out;
+      auto* m = out.mutable_runtime_filter();
+      EncodeRuntimeFilter(id, *filter, m->mutable_filter());
+      m->set_complete(complete);
+      std::lock_guard<std::mutex> lock(self->mutex_);
+      if (self->stream_)
+        self->stream_->Write(out);
+    };
   }
 
   void Close() {
@@ -222,7 +237,8 @@ class WorkerGrpcService final : public proto::Worker::Service {
           return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, request.status().ToString());
         key = request->task_key;
         has_task = true;
-        plan_status = service->SetPlan(*request, ReceivedHeaders(*context), load_info->Sink());
+        plan_status = service->SetPlan(*request, ReceivedHeaders(*context), load_info->Sink(),
+                                       load_info->FilterSink());
       } else if (!has_task && !security_->insecure()) {
         return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                             "a coordinator channel must open with its signed plan");
@@ -238,6 +254,12 @@ class WorkerGrpcService final : public proto::Worker::Service {
         service->EndWorkUnits(key);
       } else if (msg.has_heartbeat() && has_task) {
         service->Heartbeat(key);
+      } else if (msg.has_runtime_filter() && has_task) {
+        // A bad filter is dropped: the scans then read without it, as when it comes too late.
+        Result<std::shared_ptr<const exec::RuntimeFilter>> filter =
+            DecodeRuntimeFilter(msg.runtime_filter(), DefaultMemoryPool());
+        if (filter.ok())
+          service->DeliverRuntimeFilter(key, msg.runtime_filter().id(), std::move(*filter));
       }
     }
     if (!has_task)

@@ -72,7 +72,22 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
     key_ = request.task_key;
     has_task_ = true;
     // The worker keeps a refusal and reports it to consumers and at Finish.
-    plan_status_ = service->SetPlan(request, headers_, LoadInfoQueue::SinkOf(load_info_));
+    plan_status_ =
+        service->SetPlan(request, headers_, LoadInfoQueue::SinkOf(load_info_), filter_sink_);
+    return Status::OK();
+  }
+
+  void SetRuntimeFilterSink(RuntimeFilterSink sink) override { filter_sink_ = std::move(sink); }
+
+  // No serialization in process: the worker's scans get the coordinator's merged filter itself.
+  Status SendRuntimeFilter(int id,
+                           const std::shared_ptr<const exec::RuntimeFilter>& filter) override {
+    if (!has_task_.load())
+      return Status::OK();
+    auto service = service_.lock();
+    if (!service)
+      return Status::Unavailable("worker is gone");
+    service->DeliverRuntimeFilter(key_, id, filter);
     return Status::OK();
   }
 
@@ -131,6 +146,7 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
   Status plan_status_;
   std::atomic<bool> sends_cancelled_{false};
   std::shared_ptr<LoadInfoQueue> load_info_ = std::make_shared<LoadInfoQueue>();
+  RuntimeFilterSink filter_sink_;
 };
 
 class InProcessChannel final : public WorkerChannel {

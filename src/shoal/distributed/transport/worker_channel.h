@@ -17,6 +17,10 @@
 //    consumers). One call per consumer-producer task pair; it returns one stream per partition of
 //    the range. The head is added by the worker on demand, so one stage plan serves any number of
 //    consumer tasks and any partitioning they ask for.
+//    Runtime join filters travel on it too (docs/architecture.md, "Runtime join filters"): a
+//    task's join sends the filter the coordinator asked for (SetPlanRequest's
+//    export_runtime_filters) when its build side is complete, and the coordinator sends the
+//    merged filter of all build tasks to the tasks whose scans apply it.
 //  - GetWorkerInfo: the worker's version, threads and extension codecs, checked before planning.
 //
 // Thread safety: a WorkerChannel may be used from many threads at once; a CoordinatorStream from
@@ -34,6 +38,7 @@
 
 #include "shoal/common/result.h"
 #include "shoal/exec/execution_plan.h"
+#include "shoal/exec/join/runtime_filter_registry.h"
 #include "shoal/exec/task_context.h"
 
 namespace shoal::distributed {
@@ -90,7 +95,15 @@ struct SetPlanRequest {
   std::map<std::string, std::string> settings;
   /// The plan's feed nodes (empty when its scans carry their units).
   std::vector<WorkUnitFeedDeclaration> work_unit_feeds;
+  /// Runtime filters the task's joins build that the coordinator wants reported.
+  std::vector<int> export_runtime_filters;
+  /// Runtime filters the coordinator will send for the task's scans, which wait for them.
+  std::vector<int> await_runtime_filters;
 };
+
+/// Where a task's reported runtime filters go (worker to coordinator): the filter, and whether it
+/// holds every build key (a collect-build join's) or only the task's share.
+using RuntimeFilterSink = exec::RuntimeFilterRegistry::Exporter;
 
 /// The metrics of one operator of a task, summed over the task's partitions.
 struct OperatorTaskMetrics {
@@ -206,6 +219,15 @@ class CoordinatorStream {
   /// otherwise, and this would wait until the channel closes). Blocks until one arrives.
   virtual Result<std::optional<LoadInfo>> ReadLoadInfo() {
     return Status::NotImplemented("this coordinator channel does not receive LoadInfo");
+  }
+  /// Before SendPlan: the task will report runtime filters, which go to `sink` (called from a
+  /// transport thread) while the channel is open.
+  /// (A transport without it never reports: the scans then run without the filter.)
+  virtual void SetRuntimeFilterSink(RuntimeFilterSink) {}
+  /// A merged runtime filter for the task's scans, after SendPlan. Thread-safe with the other
+  /// sends.
+  virtual Status SendRuntimeFilter(int, const std::shared_ptr<const exec::RuntimeFilter>&) {
+    return Status::OK();
   }
 };
 

@@ -40,6 +40,37 @@ void EncodeSetPlanRequest(const SetPlanRequest& request, proto::SetPlanRequestPr
     f->set_node_id(feed.node_id);
     f->set_partitions(feed.partitions);
   }
+  for (int id : request.export_runtime_filters)
+    out->add_export_runtime_filters(id);
+  for (int id : request.await_runtime_filters)
+    out->add_await_runtime_filters(id);
+}
+
+void EncodeRuntimeFilter(int id, const exec::RuntimeFilter& filter,
+                         proto::RuntimeFilterProto* out) {
+  const exec::RuntimeFilter::Parts parts = filter.parts();
+  out->set_id(id);
+  out->set_kind(static_cast<uint32_t>(parts.kind));
+  out->set_num_keys(parts.num_keys);
+  out->set_has_range(parts.has_range);
+  out->set_min(parts.min);
+  out->set_max(parts.max);
+  EncodeType(parts.key_type, out->mutable_key_type());
+  out->set_table(std::string(parts.table));
+}
+
+Result<std::shared_ptr<const exec::RuntimeFilter>> DecodeRuntimeFilter(
+    const proto::RuntimeFilterProto& in, const std::shared_ptr<MemoryPool>& pool) {
+  exec::RuntimeFilter::Parts parts;
+  SHOAL_ASSIGN_OR_RETURN(
+      parts.kind, CheckedEnum(in.kind(), exec::RuntimeFilter::Kind::kBloom, "runtime filter kind"));
+  parts.num_keys = in.num_keys();
+  parts.has_range = in.has_range();
+  parts.min = in.min();
+  parts.max = in.max();
+  SHOAL_ASSIGN_OR_RETURN(parts.key_type, DecodeType(in.key_type()));
+  parts.table = in.table();
+  return exec::RuntimeFilter::FromParts(parts, pool);
 }
 
 Result<SetPlanRequest> DecodeSetPlanRequest(const proto::SetPlanRequestProto& in) {
@@ -72,6 +103,18 @@ Result<SetPlanRequest> DecodeSetPlanRequest(const proto::SetPlanRequestProto& in
                                  kMaxPartitions);
     request.work_unit_feeds.push_back({feed.node_id(), feed.partitions()});
   }
+  // Ids the plan does not use are harmless: nothing is built for them.
+  if (in.export_runtime_filters_size() > kMaxWorkUnitFeeds ||
+      in.await_runtime_filters_size() > kMaxWorkUnitFeeds)
+    return Status::InvalidData(
+        "plan of {}: {} runtime filters to report and {} to wait for (at "
+        "most {} each)",
+        request.task_key.ToString(), in.export_runtime_filters_size(),
+        in.await_runtime_filters_size(), kMaxWorkUnitFeeds);
+  request.export_runtime_filters.assign(in.export_runtime_filters().begin(),
+                                        in.export_runtime_filters().end());
+  request.await_runtime_filters.assign(in.await_runtime_filters().begin(),
+                                       in.await_runtime_filters().end());
   return request;
 }
 

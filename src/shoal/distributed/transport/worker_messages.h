@@ -48,6 +48,11 @@ struct DecodedExecuteTask {
 };
 Result<DecodedExecuteTask> DecodeExecuteTaskRequest(const proto::ExecuteTaskRequestProto& in);
 
+/// A runtime filter's wire form (RuntimeFilter::Parts), both ways; decoding checks it.
+void EncodeRuntimeFilter(int id, const exec::RuntimeFilter& filter, proto::RuntimeFilterProto* out);
+Result<std::shared_ptr<const exec::RuntimeFilter>> DecodeRuntimeFilter(
+    const proto::RuntimeFilterProto& in, const std::shared_ptr<MemoryPool>& pool);
+
 /// How many partitions the answer to a refused ExecuteTask call carries an error for: the size
 /// of the asked range, clamped to [0, kMaxPartitions] (the bounds may be anything).
 int RefusedPartitionCount(const proto::ExecuteTaskRequestProto& in);

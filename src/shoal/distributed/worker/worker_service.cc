@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -240,7 +241,8 @@ WorkerService::~WorkerService() {
 }
 
 Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& headers,
-                              const LoadInfoSink& load_info) {
+                              const LoadInfoSink& load_info,
+                              const RuntimeFilterSink& runtime_filters) {
   auto task = std::make_shared<Task>();
   task->key = request.task_key;
   task->headers = headers;
@@ -270,6 +272,16 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
                                     request.task_key.stage_id, request.task_key.task_number));
     options.query_id = request.task_key.query_id;
     task->context = std::make_shared<exec::TaskContext>(std::move(options));
+    task->context->runtime_filters().Expect(
+        std::set<int>(request.await_runtime_filters.begin(), request.await_runtime_filters.end()));
+    if (runtime_filters && !request.export_runtime_filters.empty()) {
+      // With more than one task, a partitioned join's partitions here are only a share of its
+      // keys: their union goes to the coordinator, which merges all tasks' shares.
+      task->context->runtime_filters().SetExport(
+          std::set<int>(request.export_runtime_filters.begin(),
+                        request.export_runtime_filters.end()),
+          request.task_count > 1, runtime_filters);
+    }
     PlanDecodeContext decode;
     decode.codecs = codecs_;
     // Producer tasks on this worker are read in-process (LocalFirstResolver): no loopback
@@ -299,6 +311,21 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   }
   cv_.notify_all();
   return task->refused;
+}
+
+void WorkerService::DeliverRuntimeFilter(const TaskKey& key, int id,
+                                         std::shared_ptr<const exec::RuntimeFilter> filter) {
+  std::shared_ptr<Task> task;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = tasks_.find(key);
+    if (it == tasks_.end())
+      return;  // ended: nothing scans any more
+    task = it->second;
+  }
+  task->last_contact_ns.store(NowNs());
+  if (task->context)
+    task->context->runtime_filters().Publish(id, std::move(filter));
 }
 
 int WorkerService::ThreadCap() const {

@@ -85,8 +85,13 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
   /// `load_info`: where the task's LoadInfo feed goes; in adaptive mode (the task's
   /// `dist_adaptive_task_counts`) the task starts sampling now (load_sampler.h). A refused plan
   /// gets an empty feed, so a coordinator waiting for one is not left hanging.
+  /// `runtime_filters`: where the task's joins report the filters the request lists in
+  /// export_runtime_filters (runtime_filter_registry.h).
   Status SetPlan(const SetPlanRequest& request, const Headers& headers = {},
-                 const LoadInfoSink& load_info = {});
+                 const LoadInfoSink& load_info = {}, const RuntimeFilterSink& runtime_filters = {});
+  /// A merged runtime filter from the task's coordinator channel: the task's scans use it.
+  void DeliverRuntimeFilter(const TaskKey& key, int id,
+                            std::shared_ptr<const exec::RuntimeFilter> filter);
   /// Forgets the task (cancelling what still runs for it) and returns its metrics.
   TaskMetrics EndTask(const TaskKey& key);
   /// A WorkUnitBatch from the task's coordinator channel, routed to its feeds (work_unit_feed.h);

@@ -75,6 +75,69 @@ size_t SelectBits(const T* values, int64_t lo, const uint8_t* bitmap, int32_t* r
   return kept;
 }
 
+inline void BloomInsert(uint32_t* words, uint64_t blocks, uint64_t h) {
+  uint32_t* block = words + 8 * (((h >> 32) * blocks) >> 32);
+  const uint32_t low = static_cast<uint32_t>(h);
+  for (int w = 0; w < 8; ++w)
+    block[w] |= 1U << ((low * kSalt[w]) >> 27);
+}
+
+template <typename T>
+Result<columnar::ArrayPtr> IntArrayOf(const DataType& type, const std::vector<int64_t>& values,
+                                      const std::shared_ptr<MemoryPool>& pool) {
+  const auto n = static_cast<int64_t>(values.size());
+  SHOAL_ASSIGN_OR_RETURN(columnar::BufferPtr buffer,
+                         Buffer::Allocate(n * static_cast<int64_t>(sizeof(T)), pool));
+  T* out = buffer->mutable_data_as<T>();
+  for (size_t i = 0; i < values.size(); ++i)
+    out[i] = static_cast<T>(values[i]);
+  return Array::Make(type, n, {nullptr, std::move(buffer)}, 0);
+}
+
+// `values` as an array of `type` (a RuntimeFilterHasRange type), to hash them as the build keys
+// were hashed.
+Result<columnar::ArrayPtr> IntArray(const DataType& type, const std::vector<int64_t>& values,
+                                    const std::shared_ptr<MemoryPool>& pool) {
+  switch (type.id()) {
+    case TypeId::kInt8: return IntArrayOf<int8_t>(type, values, pool);
+    case TypeId::kInt16: return IntArrayOf<int16_t>(type, values, pool);
+    case TypeId::kInt32:
+    case TypeId::kDate32: return IntArrayOf<int32_t>(type, values, pool);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp: return IntArrayOf<int64_t>(type, values, pool);
+    case TypeId::kUInt8: return IntArrayOf<uint8_t>(type, values, pool);
+    case TypeId::kUInt16: return IntArrayOf<uint16_t>(type, values, pool);
+    case TypeId::kUInt32: return IntArrayOf<uint32_t>(type, values, pool);
+    default: return Status::Internal("a bitmap runtime filter on {}", type.ToString());
+  }
+}
+
+// Appends the stored hashes (StoredHash) of the values of bitmap filter bits [0, bits) from `min`.
+Status AppendBitmapHashes(const uint8_t* bitmap, uint64_t bits, int64_t min, const DataType& type,
+                          const std::shared_ptr<MemoryPool>& pool, std::vector<uint64_t>* out) {
+  constexpr size_t kChunk = 65536;
+  std::vector<int64_t> values;
+  std::vector<uint64_t> hashes;
+  auto flush = [&]() -> Status {
+    if (values.empty())
+      return Status::OK();
+    SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr array, IntArray(type, values, pool));
+    SHOAL_RETURN_IF_ERROR(HashColumns({array}, array->length(), &hashes));
+    for (uint64_t h : hashes)
+      out->push_back(StoredHash(h));
+    values.clear();
+    return Status::OK();
+  };
+  for (uint64_t b = 0; b < bits; ++b) {
+    if (((bitmap[b >> 3] >> (b & 7)) & 1U) == 0)
+      continue;
+    values.push_back(static_cast<int64_t>(static_cast<uint64_t>(min) + b));
+    if (values.size() == kChunk)
+      SHOAL_RETURN_IF_ERROR(flush());
+  }
+  return flush();
+}
+
 }  // namespace
 
 bool RuntimeFilterHasRange(const DataType& type) {
@@ -103,9 +166,10 @@ const char* RuntimeFilter::KindName(Kind kind) {
 }
 
 Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Build(
-    const columnar::ArrayPtr& keys_ptr, const std::shared_ptr<MemoryPool>& pool) {
+    const columnar::ArrayPtr& keys_ptr, const std::shared_ptr<MemoryPool>& pool, bool mergeable) {
   const Array& keys = *keys_ptr;
   std::shared_ptr<RuntimeFilter> filter(new RuntimeFilter());
+  filter->key_type_ = keys.type();
   const int64_t n = keys.length();
   std::vector<uint64_t> hashes;
   SHOAL_RETURN_IF_ERROR(HashColumns({keys_ptr}, n, &hashes));
@@ -127,10 +191,7 @@ Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Build(
         filter->max_ = std::max(filter->max_, v);
       }
     }
-    if (filter->has_range_) {
-      filter->min_scalar_ = Scalar::FromInt(keys.type(), filter->min_);
-      filter->max_scalar_ = Scalar::FromInt(keys.type(), filter->max_);
-    }
+    filter->SetRangeScalars();
   }
   if (non_null == 0) {
     filter->kind_ = Kind::kEmpty;
@@ -189,23 +250,244 @@ Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Build(
   const uint64_t bits = static_cast<uint64_t>(non_null) * kBloomBitsPerKey;
   // Any block count works (blocks are picked by multiply-shift), so no power-of-two rounding
   // doubles the filter: it stays as small as its false positive rate allows.
-  const uint64_t blocks = std::max<uint64_t>(1, (bits + 255) / 256);
+  // A mergeable filter rounds up to a power of two, so that Merge can fold it.
+  uint64_t blocks = std::max<uint64_t>(1, (bits + 255) / 256);
+  if (mergeable)
+    blocks = std::bit_ceil(blocks);
   SHOAL_ASSIGN_OR_RETURN(filter->table_, Buffer::Allocate(static_cast<int64_t>(blocks * 32), pool));
   uint32_t* words = filter->table_->mutable_data_as<uint32_t>();
   std::memset(words, 0, blocks * 32);
   filter->num_blocks_ = blocks;
   for (int64_t i = 0; i < n; ++i) {
-    if (!keys.IsValid(i))
-      continue;
-    const uint64_t h = hashes[static_cast<size_t>(i)];
-    uint32_t* block = words + 8 * (((h >> 32) * blocks) >> 32);
-    const uint32_t low = static_cast<uint32_t>(h);
-    for (int w = 0; w < 8; ++w)
-      block[w] |= 1U << ((low * kSalt[w]) >> 27);
+    if (keys.IsValid(i))
+      BloomInsert(words, blocks, hashes[static_cast<size_t>(i)]);
   }
   filter->kind_ = Kind::kBloom;
   filter->num_keys_ = non_null;
   return std::shared_ptr<const RuntimeFilter>(std::move(filter));
+}
+
+void RuntimeFilter::SetRangeScalars() {
+  if (has_range_) {
+    min_scalar_ = Scalar::FromInt(key_type_, min_);
+    max_scalar_ = Scalar::FromInt(key_type_, max_);
+  } else {
+    min_scalar_.reset();
+    max_scalar_.reset();
+  }
+}
+
+Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Merge(
+    const std::vector<std::shared_ptr<const RuntimeFilter>>& parts,
+    const std::shared_ptr<MemoryPool>& pool) {
+  if (parts.empty() || parts.front() == nullptr)
+    return Status::Internal("merging no runtime filters");
+  std::shared_ptr<RuntimeFilter> out(new RuntimeFilter());
+  out->key_type_ = parts.front()->key_type_;
+  std::vector<const RuntimeFilter*> live;
+  int64_t total_keys = 0;
+  bool all_bitmaps = true;
+  bool all_ranged = true;
+  bool any_bloom = false;
+  uint64_t min_bloom_blocks = UINT64_MAX;
+  for (const auto& part : parts) {
+    if (part == nullptr)
+      return Status::Internal("merging a missing runtime filter");
+    if (!(part->key_type_ == out->key_type_)) {
+      return Status::Internal("merging runtime filters of {} and {}", out->key_type_.ToString(),
+                              part->key_type_.ToString());
+    }
+    if (part->kind_ == Kind::kEmpty)
+      continue;  // no key: adds nothing to the union
+    live.push_back(part.get());
+    total_keys += part->num_keys_;
+    all_ranged = all_ranged && part->has_range_;
+    if (part->has_range_) {
+      out->min_ = out->has_range_ ? std::min(out->min_, part->min_) : part->min_;
+      out->max_ = out->has_range_ ? std::max(out->max_, part->max_) : part->max_;
+      out->has_range_ = true;
+    }
+    all_bitmaps = all_bitmaps && part->kind_ == Kind::kBitmap;
+    if (part->kind_ == Kind::kBloom) {
+      if (!std::has_single_bit(part->num_blocks_)) {
+        return Status::Internal("a Bloom runtime filter of {} blocks cannot be merged",
+                                part->num_blocks_);
+      }
+      any_bloom = true;
+      min_bloom_blocks = std::min(min_bloom_blocks, part->num_blocks_);
+    }
+  }
+  if (live.empty())
+    return std::shared_ptr<const RuntimeFilter>(std::move(out));
+  // A part without a range would let keys outside the others' ranges through: no range then.
+  out->has_range_ = out->has_range_ && all_ranged;
+  out->SetRangeScalars();
+  if (all_bitmaps && out->has_range_) {
+    const uint64_t width = static_cast<uint64_t>(out->max_) - static_cast<uint64_t>(out->min_);
+    if (width < static_cast<uint64_t>(kMaxBitmapBits) ||
+        width < static_cast<uint64_t>(total_keys) * kBitmapValuesPerKey) {
+      const uint64_t bits = width + 1;
+      SHOAL_ASSIGN_OR_RETURN(out->table_,
+                             Buffer::AllocateZeroed(static_cast<int64_t>((bits + 7) / 8), pool));
+      uint8_t* bitmap = out->table_->mutable_data();
+      for (const RuntimeFilter* part : live) {
+        const uint8_t* in = part->table_->data();
+        const uint64_t part_bits =
+            static_cast<uint64_t>(part->max_) - static_cast<uint64_t>(part->min_) + 1;
+        const uint64_t offset =
+            static_cast<uint64_t>(part->min_) - static_cast<uint64_t>(out->min_);
+        for (uint64_t b = 0; b < part_bits; ++b) {
+          if (((in[b >> 3] >> (b & 7)) & 1U) != 0) {
+            const uint64_t o = offset + b;
+            bitmap[o >> 3] = static_cast<uint8_t>(bitmap[o >> 3] | (1U << (o & 7)));
+          }
+        }
+      }
+      int64_t distinct = 0;
+      for (uint64_t i = 0; i < (bits + 7) / 8; ++i)
+        distinct += std::popcount(bitmap[i]);
+      out->kind_ = Kind::kBitmap;
+      out->num_keys_ = distinct;
+      return std::shared_ptr<const RuntimeFilter>(std::move(out));
+    }
+  }
+  // The keys of exact and bitmap parts, as stored hashes.
+  std::vector<uint64_t> hashes;
+  for (const RuntimeFilter* part : live) {
+    if (part->kind_ == Kind::kExact) {
+      const uint64_t* table = part->table_->data_as<uint64_t>();
+      for (uint64_t s = 0; s <= part->mask_; ++s) {
+        if (table[s] != 0)
+          hashes.push_back(table[s]);
+      }
+    } else if (part->kind_ == Kind::kBitmap) {
+      SHOAL_RETURN_IF_ERROR(AppendBitmapHashes(
+          part->table_->data(),
+          static_cast<uint64_t>(part->max_) - static_cast<uint64_t>(part->min_) + 1, part->min_,
+          part->key_type_, pool, &hashes));
+    }
+  }
+  std::sort(hashes.begin(), hashes.end());
+  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  if (!any_bloom && static_cast<int64_t>(hashes.size()) <= kMaxExactKeys) {
+    const uint64_t slots = std::bit_ceil(static_cast<uint64_t>(hashes.size()) * 2);
+    SHOAL_ASSIGN_OR_RETURN(
+        out->table_, Buffer::AllocateZeroed(static_cast<int64_t>(slots * sizeof(uint64_t)), pool));
+    uint64_t* table = out->table_->mutable_data_as<uint64_t>();
+    out->mask_ = slots - 1;
+    for (uint64_t h : hashes) {
+      uint64_t s = HashMix(h) & out->mask_;
+      while (table[s] != 0)
+        s = (s + 1) & out->mask_;
+      table[s] = h;
+    }
+    out->kind_ = Kind::kExact;
+    out->num_keys_ = static_cast<int64_t>(hashes.size());
+    return std::shared_ptr<const RuntimeFilter>(std::move(out));
+  }
+  // A Bloom filter sized from all the keys, but no larger than the smallest Bloom part, whose
+  // bits cannot be spread over more blocks than it has.
+  const uint64_t bits = static_cast<uint64_t>(std::max<int64_t>(total_keys, 1)) * kBloomBitsPerKey;
+  uint64_t blocks = std::bit_ceil(std::max<uint64_t>(1, (bits + 255) / 256));
+  blocks = std::min(blocks, min_bloom_blocks);
+  SHOAL_ASSIGN_OR_RETURN(out->table_,
+                         Buffer::AllocateZeroed(static_cast<int64_t>(blocks * 32), pool));
+  uint32_t* words = out->table_->mutable_data_as<uint32_t>();
+  out->num_blocks_ = blocks;
+  for (const RuntimeFilter* part : live) {
+    if (part->kind_ != Kind::kBloom)
+      continue;
+    // Block i of the part is block i >> shift here (both counts are powers of two).
+    const int shift = std::countr_zero(part->num_blocks_) - std::countr_zero(blocks);
+    const uint32_t* in = part->table_->data_as<uint32_t>();
+    for (uint64_t i = 0; i < part->num_blocks_; ++i) {
+      uint32_t* block = words + 8 * (i >> shift);
+      for (int w = 0; w < 8; ++w)
+        block[w] |= in[8 * i + w];
+    }
+  }
+  for (uint64_t h : hashes) {
+    BloomInsert(words, blocks, h);
+    if (h == 1)
+      BloomInsert(words, blocks, 0);  // a stored 1 may stand for a hash of 0
+  }
+  out->kind_ = Kind::kBloom;
+  out->num_keys_ = total_keys;
+  return std::shared_ptr<const RuntimeFilter>(std::move(out));
+}
+
+RuntimeFilter::Parts RuntimeFilter::parts() const {
+  Parts p;
+  p.kind = kind_;
+  p.num_keys = num_keys_;
+  p.has_range = has_range_;
+  p.min = min_;
+  p.max = max_;
+  p.key_type = key_type_;
+  if (table_)
+    p.table = std::string_view(reinterpret_cast<const char*>(table_->data()),
+                               static_cast<size_t>(table_->size()));
+  return p;
+}
+
+Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::FromParts(
+    const Parts& parts, const std::shared_ptr<MemoryPool>& pool) {
+  std::shared_ptr<RuntimeFilter> f(new RuntimeFilter());
+  f->kind_ = parts.kind;
+  f->key_type_ = parts.key_type;
+  f->num_keys_ = parts.num_keys;
+  f->has_range_ = parts.has_range;
+  f->min_ = parts.min;
+  f->max_ = parts.max;
+  const auto size = static_cast<uint64_t>(parts.table.size());
+  if (parts.num_keys < 0)
+    return Status::InvalidData("a runtime filter with {} keys", parts.num_keys);
+  if (parts.has_range && (!RuntimeFilterHasRange(parts.key_type) || parts.min > parts.max)) {
+    return Status::InvalidData("a runtime filter range [{}, {}] on {}", parts.min, parts.max,
+                               parts.key_type.ToString());
+  }
+  switch (parts.kind) {
+    case Kind::kEmpty:
+      if (size != 0)
+        return Status::InvalidData("an empty runtime filter with {} bytes", size);
+      break;
+    case Kind::kBitmap: {
+      if (!parts.has_range)
+        return Status::InvalidData("a bitmap runtime filter without a range");
+      const uint64_t width = static_cast<uint64_t>(parts.max) - static_cast<uint64_t>(parts.min);
+      if (width >= (uint64_t{1} << 40) || size != (width + 8) / 8)
+        return Status::InvalidData("a bitmap runtime filter of {} bytes for a range of {}", size,
+                                   width + 1);
+      break;
+    }
+    case Kind::kExact: {
+      if (size == 0 || size % 8 != 0 || !std::has_single_bit(size / 8))
+        return Status::InvalidData("an exact runtime filter of {} bytes", size);
+      f->mask_ = size / 8 - 1;
+      break;
+    }
+    case Kind::kBloom:
+      if (size == 0 || size % 32 != 0 || size / 32 > (uint64_t{1} << 32))
+        return Status::InvalidData("a Bloom runtime filter of {} bytes", size);
+      f->num_blocks_ = size / 32;
+      break;
+    default: return Status::InvalidData("a runtime filter of unknown kind");
+  }
+  if (size > 0) {
+    SHOAL_ASSIGN_OR_RETURN(f->table_, Buffer::Allocate(static_cast<int64_t>(size), pool));
+    std::memcpy(f->table_->mutable_data(), parts.table.data(), size);
+  }
+  if (parts.kind == Kind::kExact) {
+    // A probe ends at an empty slot: a full table would loop forever.
+    const uint64_t* table = f->table_->data_as<uint64_t>();
+    bool has_empty = false;
+    for (uint64_t s = 0; s <= f->mask_ && !has_empty; ++s)
+      has_empty = table[s] == 0;
+    if (!has_empty)
+      return Status::InvalidData("an exact runtime filter without an empty slot");
+  }
+  f->SetRangeScalars();
+  return std::shared_ptr<const RuntimeFilter>(std::move(f));
 }
 
 bool RuntimeFilter::MayContainHash(uint64_t hash) const {

@@ -26,6 +26,13 @@
 // the answer (the planner decides that: runtime_filter_planner.h); it never drops a row that has a
 // matching build row (no false negatives), so the answer never depends on whether it arrived.
 //
+// Across tasks (docs/architecture.md, "Runtime join filters"): each task of a distributed build
+// side publishes the filter of its share of the keys, and Merge unions them. A filter built
+// `mergeable` has a power-of-two Bloom block count, so Bloom filters of different sizes fold into
+// the smallest (block i of 2^k blocks is block i >> j of 2^(k-j): blocks are picked by the hash's
+// top bits, bits within a block by its low 32 bits). Parts / FromParts are its wire form, checked
+// on the way in (an exact set without an empty slot would never end a probe).
+//
 // Immutable after Build; probed concurrently by any number of threads. Probing a batch is one
 // vectorised hash pass and one loop, with no allocation beyond the caller's reused vectors and no
 // virtual call per row.
@@ -57,8 +64,39 @@ class RuntimeFilter {
 
   /// The filter of the non-NULL values of `keys` (one build key column, dictionaries decoded).
   /// Memory comes from `pool`.
-  static Result<std::shared_ptr<const RuntimeFilter>> Build(
-      const columnar::ArrayPtr& keys, const std::shared_ptr<MemoryPool>& pool);
+  /// Memory comes from `pool`. `mergeable`: a partial filter that Merge will union with others
+  /// (its Bloom block count is a power of two).
+  static Result<std::shared_ptr<const RuntimeFilter>> Build(const columnar::ArrayPtr& keys,
+                                                            const std::shared_ptr<MemoryPool>& pool,
+                                                            bool mergeable = false);
+
+  /// The union of `parts`, filters of shares of one key column's build keys (same key type): a
+  /// row passes the result when it passes some part. Range: the union of the ranges. Membership:
+  /// a bitmap when every part is one and the union's range still qualifies; an exact set when
+  /// no part is a Bloom filter and the distinct hashes fit kMaxExactKeys; otherwise a Bloom
+  /// filter sized from the summed key counts and never larger than the smallest Bloom part, into
+  /// which Bloom parts are folded (they must be mergeable) and other parts' keys inserted.
+  static Result<std::shared_ptr<const RuntimeFilter>> Merge(
+      const std::vector<std::shared_ptr<const RuntimeFilter>>& parts,
+      const std::shared_ptr<MemoryPool>& pool);
+
+  /// The wire form (distributed/proto: RuntimeFilterProto).
+  struct Parts {
+    Kind kind = Kind::kEmpty;
+    int64_t num_keys = 0;
+    bool has_range = false;
+    int64_t min = 0;
+    int64_t max = 0;
+    columnar::DataType key_type;
+    std::string_view table;  // the set or bit array's bytes
+  };
+  Parts parts() const;
+  /// A filter from its wire form, checked: InvalidData when the parts are inconsistent.
+  static Result<std::shared_ptr<const RuntimeFilter>> FromParts(
+      const Parts& parts, const std::shared_ptr<MemoryPool>& pool);
+
+  /// The build keys' type.
+  const columnar::DataType& key_type() const { return key_type_; }
 
   Kind kind() const { return kind_; }
 
@@ -91,7 +129,11 @@ class RuntimeFilter {
  private:
   RuntimeFilter() = default;
 
+  // Sets min_scalar_ / max_scalar_ from has_range_, min_, max_ and key_type_.
+  void SetRangeScalars();
+
   Kind kind_ = Kind::kEmpty;
+  columnar::DataType key_type_;
   int64_t num_keys_ = 0;
   bool has_range_ = false;
   int64_t min_ = 0;

@@ -118,8 +118,6 @@ Result<ExecPlanPtr> HashJoinExec::WithNewChildren(std::vector<ExecPlanPtr> child
 
 Result<std::shared_ptr<HashJoinExec>> HashJoinExec::WithRuntimeFilters(
     std::vector<JoinRuntimeFilter> filters) const {
-  if (!filters.empty() && mode_ != Mode::kCollectBuild)
-    return Status::Internal("runtime filters on a partitioned HashJoin");
   for (const auto& f : filters) {
     if (f.key < 0 || static_cast<size_t>(f.key) >= left_keys_.size())
       return Status::Internal("runtime filter on key {} of {}", f.key + 1, left_keys_.size());

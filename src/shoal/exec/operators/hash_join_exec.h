@@ -44,7 +44,9 @@
 // (runtime_filter_planner.h) publishes, once its build side is complete, one filter per listed key
 // column into the execution's RuntimeFilterRegistry, and opens its probe input only then, so that
 // the scans below (which the planner told to apply the filters) start with the filters in place.
-// A spilled build side publishes nothing.
+// A partitioned join (distributed plans only) publishes one part per partition, built from that
+// partition's keys; the registry unions them (join/runtime_filter_registry.h). A spilled build
+// side publishes nothing and abandons the filter, so no scan waits for it.
 //
 // Streams are single-threaded; the shared table is built once under a mutex and then read
 // concurrently (matched flags are atomic).
@@ -114,7 +116,7 @@ class HashJoinExec final : public ExecutionPlan {
 
   const std::vector<JoinRuntimeFilter>& runtime_filters() const { return runtime_filters_; }
 
-  /// The same join publishing `filters` (collect-build mode only).
+  /// The same join publishing `filters`.
   Result<std::shared_ptr<HashJoinExec>> WithRuntimeFilters(
       std::vector<JoinRuntimeFilter> filters) const;
 

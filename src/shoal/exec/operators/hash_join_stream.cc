@@ -105,8 +105,11 @@ class HashJoinStream final : public OperatorStream {
           return side;
         });
       }
-      return BuildJoinSide(right, {partition()}, node_->right_keys(), track, context(), pool(),
-                           metrics(), fmt::format("HashJoin[{}]", partition()));
+      SHOAL_ASSIGN_OR_RETURN(
+          auto side, BuildJoinSide(right, {partition()}, node_->right_keys(), track, context(),
+                                   pool(), metrics(), fmt::format("HashJoin[{}]", partition())));
+      SHOAL_RETURN_IF_ERROR(PublishRuntimeFilterParts(*side));
+      return side;
     };
     Result<std::shared_ptr<JoinBuildSide>> side = build();
     if (!side.ok())
@@ -148,6 +151,7 @@ class HashJoinStream final : public OperatorStream {
                         fmt::format("runtime filter rf{} -> {}: not built (the build side spilled)",
                                     spec.id, spec.target),
                         false);
+        context()->runtime_filters().Abandon(spec.id);
         continue;
       }
       SHOAL_ASSIGN_OR_RETURN(
@@ -157,7 +161,25 @@ class HashJoinStream final : public OperatorStream {
           node_,
           fmt::format("runtime filter rf{} -> {}: {}", spec.id, spec.target, filter->Describe()),
           false);
-      context()->runtime_filters().Publish(spec.id, std::move(filter));
+      context()->runtime_filters().PublishBuilt(spec.id, std::move(filter));
+    }
+    return Status::OK();
+  }
+
+  // A partitioned join: each partition publishes the filter of its share of the build keys; the
+  // registry unions the partitions' parts (runtime_filter_registry.h). A spilled partition
+  // abandons the filter: its keys are not in memory.
+  Status PublishRuntimeFilterParts(const JoinBuildSide& side) {
+    const int num_parts = node_->left()->num_partitions();
+    for (const JoinRuntimeFilter& spec : node_->runtime_filters()) {
+      std::shared_ptr<const RuntimeFilter> filter;
+      if (!side.spilled()) {
+        SHOAL_ASSIGN_OR_RETURN(
+            filter, RuntimeFilter::Build(side.table->keys()[static_cast<size_t>(spec.key)], pool(),
+                                         /*mergeable=*/true));
+      }
+      SHOAL_RETURN_IF_ERROR(context()->runtime_filters().PublishPart(
+          spec.id, partition(), num_parts, std::move(filter), pool()));
     }
     return Status::OK();
   }

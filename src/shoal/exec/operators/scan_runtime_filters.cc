@@ -1,6 +1,7 @@
 #include "shoal/exec/operators/scan_runtime_filters.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/join/runtime_filter_registry.h"
@@ -22,7 +23,32 @@ ScanRuntimeFilters::ScanRuntimeFilters(const io::ScanRequest& request, const Tas
   }
 }
 
+void ScanRuntimeFilters::WaitOnce() {
+  waited_ = true;
+  const int64_t wait_ms = context_->settings().GetInt("runtime_filter_wait");
+  std::vector<int> missing;
+  for (const Entry& e : entries_) {
+    if (e.filter == nullptr && context_->runtime_filters().IsExpected(e.id) &&
+        context_->runtime_filters().Find(e.id) == nullptr)
+      missing.push_back(e.id);
+  }
+  if (missing.empty() || wait_ms <= 0)
+    return;
+  const auto start = std::chrono::steady_clock::now();
+  (void)context_->runtime_filters().WaitFor(missing, std::chrono::milliseconds(wait_ms));
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  for (int id : missing) {
+    metrics_->AddExtra(fmt::format("rf{}_waited_ms", id), waited);
+    if (context_->runtime_filters().Find(id) == nullptr)
+      metrics_->AddExtra(fmt::format("rf{}_wait_expired", id), 1);
+  }
+}
+
 void ScanRuntimeFilters::Refresh() {
+  if (!waited_)
+    WaitOnce();
   if (!all_arrived_) {
     bool all = true;
     for (Entry& e : entries_) {

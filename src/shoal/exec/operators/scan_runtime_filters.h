@@ -11,6 +11,10 @@
 //    (rf<id>_row_groups_pruned; also every row group when the build side had no key);
 //  - rows whose key cannot match are dropped (rf<id>_rows_in, rf<id>_rows_removed); a scan's
 //    filters run one after another, each on the rows the ones before it kept;
+//  - before its first row group the scan waits, at most `runtime_filter_wait` milliseconds, for
+//    filters not yet published that come from another stage (RuntimeFilterRegistry::Expect;
+//    rf<id>_waited_ms summed over partitions; rf<id>_wait_expired counts the partitions that
+//    started without it);
 //  - after kSampleRows rows, a filter that removed less than kMinRemovedFraction of them stops
 //    filtering rows in this partition (rf<id>_switched_off counts the partitions); its row-group
 //    pruning, which costs nothing per row, goes on.
@@ -60,8 +64,13 @@ class ScanRuntimeFilters final : public io::ScanRowFilter {
     int64_t rows_removed = 0;
   };
 
-  // Looks up the filters not yet arrived and recomputes active_ and columns_.
+  // Looks up the filters not yet arrived and recomputes active_ and columns_; the first time,
+  // waits for the missing ones first (WaitOnce).
   void Refresh();
+  // Waits up to the `runtime_filter_wait` setting for filters not yet published (a join in another
+  // stage: the coordinator forwards its filter), counting rf<id>_waited_ms and, when it was not
+  // worth it, rf<id>_wait_expired.
+  void WaitOnce();
 
   const TaskContext* context_;
   OperatorMetrics* metrics_;
@@ -70,6 +79,7 @@ class ScanRuntimeFilters final : public io::ScanRowFilter {
   std::vector<size_t> active_;  // entries filtering rows now
   std::vector<int> columns_;    // their positions, parallel to active_
   bool all_arrived_ = false;
+  bool waited_ = false;
   std::vector<uint64_t> hashes_;
   std::vector<columnar::ArrayPtr> batch_columns_;
 };
