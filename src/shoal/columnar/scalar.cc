@@ -36,9 +36,18 @@ Scalar Scalar::FromArray(const Array& array, int64_t i) {
     case TypeId::kInterval: return Scalar(t, Storage(array.Value<MonthDayNano>(i)));
     case TypeId::kUtf8:
     case TypeId::kBinary: return Scalar(t, Storage(std::string(array.StringValue(i))));
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: return Scalar(t, Storage(NestedValue{array.Slice(i, 1)}));
     case TypeId::kDictionary: break;
   }
   return Scalar(t);
+}
+
+bool operator==(const Scalar::NestedValue& a, const Scalar::NestedValue& b) {
+  return ArraysEqual(*a.array, *b.array);
 }
 
 Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryPool>& pool) const {
@@ -138,6 +147,16 @@ Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryP
       SHOAL_RETURN_IF_ERROR(b->ReserveData(static_cast<int64_t>(string_value().size()) * length));
       for (int64_t i = 0; i < length; ++i)
         b->UnsafeAppend(string_value());
+      break;
+    }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: {
+      const ArrayPtr& value = nested_value();
+      for (int64_t i = 0; i < length; ++i)
+        SHOAL_RETURN_IF_ERROR(builder->AppendFrom(*value, 0));
       break;
     }
     case TypeId::kNull:
