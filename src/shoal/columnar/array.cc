@@ -89,6 +89,7 @@ Result<ArrayPtr> Array::MakeAllNull(const DataType& type, int64_t length,
                              MakeAllNull(type.item_type(), length * type.list_size(), pool));
       children.push_back(std::move(child));
     } else {
+      children.reserve(type.fields().size());
       for (const Field& f : type.fields()) {
         SHOAL_ASSIGN_OR_RETURN(auto child, MakeAllNull(f.type, length, pool));
         children.push_back(std::move(child));

@@ -600,6 +600,7 @@ Result<ArrayPtr> FixedSizeListBuilder::Finish() {
 StructBuilder::StructBuilder(DataType type, std::shared_ptr<MemoryPool> pool)
     : ArrayBuilder(std::move(type), std::move(pool)) {
   SHOAL_CHECK(type_.id() == TypeId::kStruct, "StructBuilder for {}", type_.ToString());
+  fields_.reserve(type_.fields().size());
   for (const Field& f : type_.fields())
     fields_.push_back(MakeBuilder(f.type, pool_));
 }

@@ -105,6 +105,7 @@ Offset<fb::Field> BuildField(FlatBufferBuilder* fbb, const Field& field,
   }
   // Readers in other languages expect the children vector even when it is empty.
   std::vector<Offset<fb::Field>> child_fields;
+  child_fields.reserve(static_cast<size_t>(value_type.num_fields()));
   for (int i = 0; i < value_type.num_fields(); ++i) {
     child_fields.push_back(
         BuildField(fbb, value_type.field(i), encoding.children[static_cast<size_t>(i)]));
@@ -302,6 +303,7 @@ Result<std::pair<Field, FieldEncoding>> ParseField(const fb::Field* f, const std
     }
     std::vector<Field> children;
     children.reserve(num_children);
+    encoding.children.reserve(num_children);
     for (uint32_t c = 0; c < num_children; ++c) {
       const fb::Field* child = f->children()->Get(c);
       if (child == nullptr)
@@ -372,6 +374,7 @@ Result<FieldEncoding> PlanField(const DataType& t, bool widen_decimal64, int dep
     return Status::InvalidArgument("field '{}': types nested more than {} deep", name,
                                    kMaxNestingDepth);
   }
+  e.children.reserve(t.fields().size());
   for (const Field& child : t.fields()) {
     if (child.type.id() == TypeId::kDictionary) {
       return Status::NotImplemented(
