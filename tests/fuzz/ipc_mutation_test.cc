@@ -118,6 +118,16 @@ std::vector<Input> Corpus() {
   wide.widen_decimal64 = true;
   corpus.push_back(MakeInput("stream/widened", schema, {b1}, false, wide));
 
+  // Every nested shape (lists, large and fixed-size lists, structs, maps, nested in each other),
+  // nulls at every level, empty lists, a slice; a stream and a compressed file.
+  auto nested = testing::NestedSchema();
+  auto n1 = data.Batch(nested, 12);
+  auto n2 = data.Batch(nested, 5, 0.5);
+  corpus.push_back(MakeInput("stream/nested", nested, {n1, n2, n1->Slice(3, 6)}, false));
+  WriteOptions nested_zstd;
+  nested_zstd.compression = Compression::kZstd;
+  corpus.push_back(MakeInput("file/nested_zstd", nested, {n1, n2}, true, nested_zstd));
+
   // A dictionary that grows (deltas) and is replaced.
   const DataType dict_type = DataType::Dictionary(TypeId::kInt16, DataType::Utf8());
   auto dict_schema = testing::SchemaOf({dict_type, DataType::Int64()});

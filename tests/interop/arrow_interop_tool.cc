@@ -36,6 +36,8 @@ using columnar::Array;
 using columnar::ArrayPtr;
 using columnar::BinaryBuilder;
 using columnar::BooleanBuilder;
+using columnar::Buffer;
+using columnar::BufferPtr;
 using columnar::DataType;
 using columnar::Field;
 using columnar::FixedWidthBuilder;
@@ -101,10 +103,33 @@ const char* PrimitiveName(TypeId id) {
   }
 }
 
+std::string CanonicalType(const DataType& type);
+
+// "name: type" or "name: type not null", for the children of nested types.
+std::string CanonicalField(const Field& field) {
+  return fmt::format("{}: {}{}", field.name, CanonicalType(field.type),
+                     field.nullable ? "" : " not null");
+}
+
 // Spelled as README.md defines it, not as DataType::ToString, so that the JS side can produce the
 // same text from apache-arrow's types.
 std::string CanonicalType(const DataType& type) {
   switch (type.id()) {
+    case TypeId::kList: return fmt::format("list<{}>", CanonicalField(type.item_field()));
+    case TypeId::kLargeList:
+      return fmt::format("large_list<{}>", CanonicalField(type.item_field()));
+    case TypeId::kFixedSizeList:
+      return fmt::format("fixed_size_list<{}, {}>", type.list_size(),
+                         CanonicalField(type.item_field()));
+    case TypeId::kStruct: {
+      std::string out = "struct<";
+      for (int i = 0; i < type.num_fields(); ++i)
+        out += (i > 0 ? ", " : "") + CanonicalField(type.field(i));
+      return out + ">";
+    }
+    case TypeId::kMap:
+      return fmt::format("map<{}{}>", CanonicalField(type.item_field()),
+                         type.keys_sorted() ? ", keys_sorted" : "");
     case TypeId::kDecimal: return fmt::format("decimal({},{})", type.precision(), type.scale());
     case TypeId::kTimestamp:
       if (type.timezone().empty())
@@ -179,6 +204,31 @@ Status AppendCanonicalValue(const Array& array, int64_t i, std::string* out) {
       if (dict == nullptr || index < 0 || index >= dict->length())
         return Status::InvalidData("dictionary index {} out of range at row {}", index, i);
       return AppendCanonicalValue(*dict, index, out);
+    }
+    // Nested values are JSON arrays: a list's items, a struct's fields in order, a map's
+    // [key, value] entries (its entries struct).
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kMap: {
+      *out += "[";
+      for (int64_t k = array.ListStart(i); k < array.ListEnd(i); ++k) {
+        if (k > array.ListStart(i))
+          *out += ", ";
+        SHOAL_RETURN_IF_ERROR(AppendCanonicalValue(*array.child(0), k, out));
+      }
+      *out += "]";
+      return Status::OK();
+    }
+    case TypeId::kStruct: {
+      *out += "[";
+      for (int f = 0; f < array.num_children(); ++f) {
+        if (f > 0)
+          *out += ", ";
+        SHOAL_RETURN_IF_ERROR(AppendCanonicalValue(*array.child(f), array.ChildRow(i), out));
+      }
+      *out += "]";
+      return Status::OK();
     }
   }
   AppendJsonString(text, out);
@@ -486,16 +536,22 @@ SchemaPtr AllTypesSchema() {
 
 // Rows [first_row, first_row + num_rows) of the all-types table. `dictionary` is shared by every
 // batch because the file format allows one dictionary per id.
+Result<ArrayPtr> BuildNested(const DataType& type, int col, int64_t first_row, int64_t num_rows,
+                             bool with_nulls, const std::shared_ptr<MemoryPool>& pool);
+
+// `col_base` is added to each field's index where the values and nulls are derived from it, so
+// that the children of nested columns (built as one-field batches) differ from one another.
 Result<RecordBatchPtr> AllTypesBatch(const SchemaPtr& schema, const ArrayPtr& dictionary,
                                      int64_t first_row, int64_t num_rows, bool with_nulls,
-                                     const std::shared_ptr<MemoryPool>& pool) {
+                                     const std::shared_ptr<MemoryPool>& pool, int col_base = 0) {
   std::vector<ArrayPtr> columns;
   const int64_t r = first_row;
   const int64_t n = num_rows;
   const bool z = with_nulls;
-  for (int col = 0; col < schema->num_fields(); ++col) {
-    const DataType& type = schema->field(col).type;
-    const std::string& name = schema->field(col).name;
+  for (int index = 0; index < schema->num_fields(); ++index) {
+    const int col = index + col_base;
+    const DataType& type = schema->field(index).type;
+    const std::string& name = schema->field(index).name;
     Result<ArrayPtr> array = Status::Internal("no generator for column {}", name);
     switch (type.id()) {
       case TypeId::kNull: array = Array::MakeAllNull(type, n, pool); break;
@@ -520,7 +576,7 @@ Result<RecordBatchPtr> AllTypesBatch(const SchemaPtr& schema, const ArrayPtr& di
                                     [&](int64_t row) { return IntAt<int16_t>(row, col); });
         break;
       case TypeId::kInt32: {
-        const bool nullable = schema->field(col).nullable;
+        const bool nullable = schema->field(index).nullable;
         array = BuildFixed<int32_t>(type, col, r, n, z && nullable, pool,
                                     [&](int64_t row) { return IntAt<int32_t>(row, col); });
         break;
@@ -595,6 +651,13 @@ Result<RecordBatchPtr> AllTypesBatch(const SchemaPtr& schema, const ArrayPtr& di
       case TypeId::kDictionary:
         array = BuildDictionaryColumn(dictionary, col, r, n, z, pool);
         break;
+      case TypeId::kList:
+      case TypeId::kLargeList:
+      case TypeId::kFixedSizeList:
+      case TypeId::kStruct:
+      case TypeId::kMap:
+        array = BuildNested(type, col, r, n, z && schema->field(index).nullable, pool);
+        break;
     }
     if (!array.ok())
       return std::move(array).status().WithContext(fmt::format("building column {}", name));
@@ -603,6 +666,113 @@ Result<RecordBatchPtr> AllTypesBatch(const SchemaPtr& schema, const ArrayPtr& di
   RecordBatchPtr batch = RecordBatch::Make(schema, n, std::move(columns));
   SHOAL_RETURN_IF_ERROR(batch->Validate());
   return batch;
+}
+
+// A column of `type` for a child field: a one-field batch of the all-types generator.
+Result<ArrayPtr> BuildChild(const Field& field, int col, int64_t first_row, int64_t num_rows,
+                            bool with_nulls, const std::shared_ptr<MemoryPool>& pool) {
+  auto schema = std::make_shared<Schema>(std::vector<Field>{field});
+  SHOAL_ASSIGN_OR_RETURN(auto batch, AllTypesBatch(schema, nullptr, first_row, num_rows,
+                                                   with_nulls && field.nullable, pool, col));
+  return batch->column(0);
+}
+
+// Nested columns: list lengths 0..3 from the row (empty lists included), nulls at every level
+// (the rows of null lists own no items), children built from the rows they hold.
+Result<ArrayPtr> BuildNested(const DataType& type, int col, int64_t first_row, int64_t num_rows,
+                             bool with_nulls, const std::shared_ptr<MemoryPool>& pool) {
+  int64_t null_count = 0;
+  BufferPtr validity;
+  if (with_nulls) {
+    SHOAL_ASSIGN_OR_RETURN(validity, Buffer::AllocateZeroed((num_rows + 7) / 8, pool));
+    for (int64_t i = 0; i < num_rows; ++i) {
+      if (NullAt(first_row + i, col, true))
+        ++null_count;
+      else
+        validity->mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    }
+  }
+  auto valid = [&](int64_t i) { return !with_nulls || !NullAt(first_row + i, col, true); };
+  const int64_t child_first = first_row * 4 + 1000 * (col + 1);
+  std::vector<ArrayPtr> children;
+  std::vector<BufferPtr> buffers = {validity};
+  switch (type.id()) {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: {
+      const bool large = type.id() == TypeId::kLargeList;
+      SHOAL_ASSIGN_OR_RETURN(BufferPtr offsets,
+                             Buffer::Allocate((num_rows + 1) * (large ? 8 : 4), pool));
+      int64_t total = 0;
+      for (int64_t i = 0; i <= num_rows; ++i) {
+        if (large)
+          offsets->mutable_data_as<int64_t>()[i] = total;
+        else
+          offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(total);
+        if (i < num_rows && valid(i))
+          total += static_cast<int64_t>(Mix(first_row + i, col + 7) % 4);
+      }
+      buffers.push_back(std::move(offsets));
+      if (type.id() == TypeId::kMap) {
+        SHOAL_ASSIGN_OR_RETURN(
+            auto keys, BuildChild(type.key_field(), col + 1, child_first, total, false, pool));
+        SHOAL_ASSIGN_OR_RETURN(auto values, BuildChild(type.value_field(), col + 2, child_first,
+                                                       total, with_nulls, pool));
+        children.push_back(
+            Array::MakeNested(type.item_type(), total, {nullptr}, {keys, values}, 0));
+      } else {
+        SHOAL_ASSIGN_OR_RETURN(auto items, BuildChild(type.item_field(), col + 1, child_first,
+                                                      total, with_nulls, pool));
+        children.push_back(std::move(items));
+      }
+      break;
+    }
+    case TypeId::kFixedSizeList: {
+      SHOAL_ASSIGN_OR_RETURN(auto items, BuildChild(type.item_field(), col + 1, child_first,
+                                                    num_rows * type.list_size(), with_nulls, pool));
+      children.push_back(std::move(items));
+      break;
+    }
+    case TypeId::kStruct: {
+      for (int f = 0; f < type.num_fields(); ++f) {
+        SHOAL_ASSIGN_OR_RETURN(auto child, BuildChild(type.field(f), col + 1 + f, first_row,
+                                                      num_rows, with_nulls, pool));
+        children.push_back(std::move(child));
+      }
+      break;
+    }
+    default: return Status::Internal("BuildNested on {}", type.ToString());
+  }
+  ArrayPtr array =
+      Array::MakeNested(type, num_rows, std::move(buffers), std::move(children), null_count);
+  SHOAL_RETURN_IF_ERROR(array->Validate());
+  return array;
+}
+
+// Every nested shape: list of list, list of struct, struct of list, map (also of lists), fixed
+// size lists, a non-nullable item field, leaves of several types.
+SchemaPtr NestedSchema() {
+  const DataType point = DataType::Struct({{"x", DataType::Int32()}, {"name", DataType::Utf8()}});
+  std::vector<Field> fields = {
+      {"n_ints", DataType::List(DataType::Int32())},
+      {"n_strings", DataType::List(Field("element", DataType::Utf8(), false))},
+      {"n_matrix", DataType::List(DataType::List(DataType::Int64()))},
+      {"n_points", DataType::List(point)},
+      {"n_record",
+       DataType::Struct({{"id", DataType::Int64(), false},
+                         {"tags", DataType::List(DataType::Utf8())},
+                         {"price", DataType::Decimal(15, 2)},
+                         {"inner", point}}),
+       true,
+       {{"shoal.comment", "struct of list"}}},
+      {"n_map", DataType::Map(DataType::Utf8(), DataType::Int32())},
+      {"n_map_of_lists", DataType::Map(DataType::Int64(), DataType::List(DataType::Float64()))},
+      {"n_fixed", DataType::FixedSizeList(DataType::Int16(), 3)},
+      {"n_fixed_structs", DataType::FixedSizeList(point, 2)},
+      {"n_large", DataType::LargeList(DataType::Utf8())},
+      {"n_not_null", DataType::List(DataType::Date32()), false},
+  };
+  return std::make_shared<Schema>(std::move(fields), KeyValueMetadata{{"shoal.interop", "nested"}});
 }
 
 struct Case {
@@ -732,6 +902,32 @@ Status WriteAll(const std::string& dir) {
       next_id += n;
     }
     cases.push_back(std::move(c));
+  }
+
+  {
+    SchemaPtr nested = NestedSchema();
+    std::vector<RecordBatchPtr> nested_batches;
+    SHOAL_ASSIGN_OR_RETURN(auto n0, AllTypesBatch(nested, nullptr, 0, 19, true, pool));
+    nested_batches.push_back(n0);
+    SHOAL_ASSIGN_OR_RETURN(auto n1, AllTypesBatch(nested, nullptr, 30, 0, true, pool));
+    nested_batches.push_back(n1);
+    // A slice at a non-byte-aligned offset: list offsets rebased, children cut to the slice.
+    SHOAL_ASSIGN_OR_RETURN(auto n2, AllTypesBatch(nested, nullptr, 60, 29, true, pool));
+    nested_batches.push_back(n2->Slice(5, 17));
+    SHOAL_ASSIGN_OR_RETURN(auto n3, AllTypesBatch(nested, nullptr, 90, 7, false, pool));
+    nested_batches.push_back(n3);
+    for (bool file_format : {true, false}) {
+      for (auto compression : {ipc::Compression::kNone, ipc::Compression::kZstd}) {
+        Case c;
+        c.name = fmt::format("shoal_nested_{}_{}", file_format ? "file" : "stream",
+                             CompressionName(compression));
+        c.file_format = file_format;
+        c.options.compression = compression;
+        c.schema = nested;
+        c.batches = nested_batches;
+        cases.push_back(std::move(c));
+      }
+    }
   }
 
   int self_check_failures = 0;

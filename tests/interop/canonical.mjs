@@ -36,8 +36,18 @@ export function canonicalType(type) {
       return type.unit === arrow.IntervalUnit.DAY_TIME ? 'interval_dt' : 'interval_ym';
     case arrow.Type.Utf8: return 'utf8';
     case arrow.Type.Binary: return 'binary';
+    case arrow.Type.List: return `list<${canonicalField(type.children[0])}>`;
+    case arrow.Type.LargeList: return `large_list<${canonicalField(type.children[0])}>`;
+    case arrow.Type.FixedSizeList: return `fixed_size_list<${type.listSize}, ${canonicalField(type.children[0])}>`;
+    case arrow.Type.Struct: return `struct<${type.children.map(canonicalField).join(', ')}>`;
+    case arrow.Type.Map: return `map<${canonicalField(type.children[0])}${type.keysSorted ? ', keys_sorted' : ''}>`;
     default: return `unsupported:${String(type)}`;
   }
+}
+
+// A child of a nested type: "name: type", with " not null" when it is not nullable.
+export function canonicalField(field) {
+  return `${field.name}: ${canonicalType(field.type)}${field.nullable ? '' : ' not null'}`;
 }
 
 function metadataObject(map) {
@@ -179,6 +189,38 @@ function valueDecoder(data, where) {
         }
       };
     case arrow.Type.Binary: return (i) => hex(variableBytes(data, i, where));
+    // Nested values are JSON arrays (README.md): a list's items, a struct's fields, a map's
+    // [key, value] entries. Children are decoded whole, then cut by the offsets.
+    case arrow.Type.List:
+    case arrow.Type.LargeList:
+    case arrow.Type.Map: {
+      const child = data.children[0];
+      const items = canonicalData(child, `${where} child ${JSON.stringify(type.children[0].name)}`);
+      return (i) => {
+        const begin = Number(data.valueOffsets[i]);
+        const end = Number(data.valueOffsets[i + 1]);
+        if (!(begin >= 0 && end >= begin && end <= items.length)) {
+          throw new Error(`${where}: row ${i}: bad list offsets [${begin}, ${end}) for ${items.length} items`);
+        }
+        return items.slice(begin, end);
+      };
+    }
+    case arrow.Type.FixedSizeList: {
+      const child = data.children[0];
+      const items = canonicalData(child, `${where} child ${JSON.stringify(type.children[0].name)}`);
+      const size = type.listSize;
+      if (items.length < data.length * size) {
+        throw new Error(`${where}: ${items.length} items for ${data.length} lists of ${size}`);
+      }
+      return (i) => items.slice(i * size, (i + 1) * size);
+    }
+    case arrow.Type.Struct: {
+      const fields = data.children.map((child, k) => canonicalData(child, `${where} field ${JSON.stringify(type.children[k].name)}`));
+      fields.forEach((values, k) => {
+        if (values.length < data.length) throw new Error(`${where}: field ${k} has ${values.length} rows for ${data.length}`);
+      });
+      return (i) => fields.map((values) => values[i]);
+    }
     default: throw new Error(`${where}: type ${String(type)} is not a Shoal type`);
   }
 }
@@ -281,7 +323,7 @@ export function diffCanonical(expected, actual) {
         push(`batch ${b} column ${name}: ${ec[c].length} values expected, ${ac[c].length} found`);
       }
       for (let i = 0; i < Math.min(ec[c].length, ac[c].length); i++) {
-        if (ec[c][i] !== ac[c][i]) {
+        if (JSON.stringify(ec[c][i]) !== JSON.stringify(ac[c][i])) {
           push(`batch ${b} column ${name} row ${i}: expected ${show(ec[c][i])}, found ${show(ac[c][i])}`);
         }
       }

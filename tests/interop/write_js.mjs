@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import {
-  checkLengthPrefixes, diffCanonical, readCanonical, registerCodecs, repairLengthPrefixes, walkMessages,
+  canonicalType, checkLengthPrefixes, diffCanonical, readCanonical, registerCodecs, repairLengthPrefixes,
+  walkMessages,
 } from './canonical.mjs';
 
 const M64 = (1n << 64n) - 1n;
@@ -185,6 +186,28 @@ function buildData(type, values) {
       return arrow.makeData({ ...base, ...variable(values, (v) => new TextEncoder().encode(v)) });
     case arrow.Type.Binary:
       return arrow.makeData({ ...base, ...variable(values, (v) => Uint8Array.from(Buffer.from(v, 'hex'))) });
+    // Nested values are arrays (README.md); null lists own no items.
+    case arrow.Type.List:
+    case arrow.Type.LargeList:
+    case arrow.Type.Map: {
+      const items = [];
+      const offsets = [0];
+      values.forEach((v) => {
+        if (v !== null) items.push(...v);
+        offsets.push(items.length);
+      });
+      const valueOffsets = type.typeId === arrow.Type.LargeList
+        ? BigInt64Array.from(offsets.map((o) => BigInt(o))) : Int32Array.from(offsets);
+      return arrow.makeData({ ...base, valueOffsets, child: buildData(type.children[0].type, items) });
+    }
+    case arrow.Type.FixedSizeList: {
+      const items = values.flatMap((v) => (v === null ? new Array(type.listSize).fill(null) : v));
+      return arrow.makeData({ ...base, child: buildData(type.children[0].type, items) });
+    }
+    case arrow.Type.Struct: {
+      const children = type.children.map((f, k) => buildData(f.type, values.map((v) => (v === null ? null : v[k]))));
+      return arrow.makeData({ ...base, children });
+    }
     default: throw new Error(`no builder for ${type}`);
   }
 }
@@ -240,6 +263,68 @@ function allTypesSpec() {
     { name: 'j_int64_not_null', type: new arrow.Int64(), canon: 'int64', nullable: false, gen: intGen(64, true) },
     { name: 'j_ключ', type: new arrow.Utf8(), canon: 'utf8', gen: utf8Gen() },
   ];
+}
+
+// Canonical values of any type the nested table uses; nested ones are arrays whose lengths (0..3,
+// empty lists included) and nulls at every level follow from the row and column.
+function valueGen(type) {
+  switch (type.typeId) {
+    case arrow.Type.Bool: return (r, c) => ((mix(r, c) & 1n) ? 'true' : 'false');
+    case arrow.Type.Int: return intGen(type.bitWidth, type.isSigned);
+    case arrow.Type.Float: return floatGen(type.precision === arrow.Precision.SINGLE ? 32 : 64);
+    case arrow.Type.Decimal: return decimalGen(type.precision);
+    case arrow.Type.Date: return dateGen();
+    case arrow.Type.Utf8: return utf8Gen();
+    case arrow.Type.List:
+    case arrow.Type.LargeList:
+    case arrow.Type.FixedSizeList: {
+      const item = type.children[0];
+      const gen = valueGen(item.type);
+      const fixed = type.typeId === arrow.Type.FixedSizeList;
+      return (r, c) => Array.from({ length: fixed ? type.listSize : Number(mix(r, c + 50) % 4n) },
+        (_, k) => (item.nullable && (r + k * 3 + c) % 5 === 0 ? null : gen(r * 4 + k, c + 1)));
+    }
+    case arrow.Type.Struct: {
+      const gens = type.children.map((f) => valueGen(f.type));
+      return (r, c) => type.children.map((f, k) => (f.nullable && (r + k + c) % 6 === 0 ? null : gens[k](r, c + 1 + k)));
+    }
+    case arrow.Type.Map: {
+      const [key, value] = type.children[0].type.children;
+      const keyGen = valueGen(key.type);
+      const valueGenerator = valueGen(value.type);
+      return (r, c) => Array.from({ length: Number(mix(r, c + 60) % 4n) }, (_, k) => [
+        keyGen(r * 4 + k, c + 1),
+        value.nullable && (r + k + c) % 4 === 0 ? null : valueGenerator(r * 4 + k, c + 2),
+      ]);
+    }
+    default: throw new Error(`no generator for ${type}`);
+  }
+}
+
+function nestedSpec() {
+  const f = (name, type, nullable = true) => new arrow.Field(name, type, nullable);
+  const point = new arrow.Struct([f('x', new arrow.Int32()), f('name', new arrow.Utf8())]);
+  const entries = (k, v) => f('entries', new arrow.Struct([f('key', k, false), f('value', v)]), false);
+  const spec = [
+    { name: 'j_ints', type: new arrow.List(f('item', new arrow.Int32())) },
+    { name: 'j_strings', type: new arrow.List(f('element', new arrow.Utf8(), false)) },
+    { name: 'j_matrix', type: new arrow.List(f('item', new arrow.List(f('item', new arrow.Int64())))) },
+    { name: 'j_points', type: new arrow.List(f('item', point)) },
+    {
+      // Decimal128 of precision 15 inside a struct: Shoal narrows it to its 64-bit decimals.
+      name: 'j_record',
+      type: new arrow.Struct([f('id', new arrow.Int64(), false), f('tags', new arrow.List(f('item', new arrow.Utf8()))),
+        f('price', new arrow.Decimal(2, 15, 128)), f('inner', point)]),
+      metadata: { 'js.comment': 'struct of list' },
+    },
+    { name: 'j_map', type: new arrow.Map_(entries(new arrow.Utf8(), new arrow.Int32())) },
+    { name: 'j_map_of_lists', type: new arrow.Map_(entries(new arrow.Int64(), new arrow.List(f('item', new arrow.Float64())))) },
+    { name: 'j_fixed', type: new arrow.FixedSizeList(3, f('item', new arrow.Int16())) },
+    { name: 'j_fixed_structs', type: new arrow.FixedSizeList(2, f('item', point)) },
+    { name: 'j_large', type: new arrow.LargeList(f('item', new arrow.Utf8())) },
+    { name: 'j_not_null', type: new arrow.List(f('item', new arrow.DateDay())), nullable: false },
+  ];
+  return spec.map((s) => ({ ...s, canon: canonicalType(s.type), gen: valueGen(s.type) }));
 }
 
 const SCHEMA_METADATA = { 'shoal.interop': 'js', 'clé': 'välue ✓' };
@@ -329,6 +414,31 @@ async function main() {
       name: `js_no_batches_${file ? 'file' : 'stream'}`, file, compression: null, schema, batches: [],
       expected: { ...expectedSchema(spec), batches: [] },
     });
+  }
+
+  // Every nested shape, with nulls at every level, empty lists and a sliced batch.
+  {
+    const nspec = nestedSpec();
+    const nschema = makeSchema(nspec);
+    const nparts = [
+      makeBatch(nschema, nspec, 0, 13, true, {}),
+      makeBatch(nschema, nspec, 40, 0, true, {}),
+      makeBatch(nschema, nspec, 300, 8, false, {}),
+    ];
+    const whole = makeBatch(nschema, nspec, 100, 21, true, {});
+    nparts.push({
+      batch: whole.batch.slice(3, 17),
+      expected: { num_rows: 14, columns: whole.expected.columns.map((col) => col.slice(3, 17)) },
+    });
+    for (const file of [true, false]) {
+      for (const [cname, ctype] of [['none', null], ['zstd', arrow.CompressionType.ZSTD]]) {
+        cases.push({
+          name: `js_nested_${file ? 'file' : 'stream'}_${cname}`, file, compression: ctype, schema: nschema,
+          batches: nparts.map((p) => p.batch),
+          expected: { ...expectedSchema(nspec), batches: nparts.map((p) => p.expected) },
+        });
+      }
+    }
   }
 
   // Stream format: every batch but the third brings its own dictionary (a replacement), and the

@@ -61,6 +61,14 @@ ArrayPtr Array::Make(DataType type, int64_t length, std::vector<BufferPtr> buffe
   return a;
 }
 
+ArrayPtr Array::MakeNested(DataType type, int64_t length, std::vector<BufferPtr> buffers,
+                           std::vector<ArrayPtr> children, int64_t null_count, int64_t offset) {
+  ArrayPtr made = Make(std::move(type), length, std::move(buffers), null_count, offset);
+  // Make returns a fresh array only this function holds.
+  const_cast<Array&>(*made).children_ = std::move(children);
+  return made;
+}
+
 Result<ArrayPtr> Array::MakeAllNull(const DataType& type, int64_t length,
                                     const std::shared_ptr<MemoryPool>& pool) {
   if (type.id() == TypeId::kNull)
@@ -68,6 +76,27 @@ Result<ArrayPtr> Array::MakeAllNull(const DataType& type, int64_t length,
   std::vector<BufferPtr> buffers;
   SHOAL_ASSIGN_OR_RETURN(auto validity, Buffer::AllocateZeroed(bitmap::BytesForBits(length), pool));
   buffers.push_back(std::move(validity));
+  if (type.is_nested()) {
+    std::vector<ArrayPtr> children;
+    if (type.is_list_like()) {
+      const int64_t width = type.id() == TypeId::kLargeList ? 8 : 4;
+      SHOAL_ASSIGN_OR_RETURN(auto offsets, Buffer::AllocateZeroed((length + 1) * width, pool));
+      buffers.push_back(std::move(offsets));
+      SHOAL_ASSIGN_OR_RETURN(auto child, MakeAllNull(type.item_type(), 0, pool));
+      children.push_back(std::move(child));
+    } else if (type.id() == TypeId::kFixedSizeList) {
+      SHOAL_ASSIGN_OR_RETURN(auto child,
+                             MakeAllNull(type.item_type(), length * type.list_size(), pool));
+      children.push_back(std::move(child));
+    } else {
+      children.reserve(type.fields().size());
+      for (const Field& f : type.fields()) {
+        SHOAL_ASSIGN_OR_RETURN(auto child, MakeAllNull(f.type, length, pool));
+        children.push_back(std::move(child));
+      }
+    }
+    return MakeNested(type, length, std::move(buffers), std::move(children), length);
+  }
   ArrayPtr dictionary;
   if (type.is_binary_like()) {
     SHOAL_ASSIGN_OR_RETURN(auto offsets, Buffer::AllocateZeroed((length + 1) * 4, pool));
@@ -111,6 +140,8 @@ ArrayPtr Array::Slice(int64_t offset, int64_t length) const {
     null_count = 0;
   if (type_.id() == TypeId::kNull)
     null_count = length;
+  if (!children_.empty())
+    return MakeNested(type_, length, buffers_, children_, null_count, offset_ + offset);
   return Make(type_, length, buffers_, null_count, offset_ + offset, dictionary_);
 }
 
@@ -122,6 +153,8 @@ int64_t Array::BufferBytes() const {
   }
   if (dictionary_)
     total += dictionary_->BufferBytes();
+  for (const ArrayPtr& c : children_)
+    total += c->BufferBytes();
   return total;
 }
 
@@ -153,6 +186,8 @@ Status Array::Validate(bool check_utf8) const {
                                  null_count_, actual);
     }
   }
+  if (type_.is_nested())
+    return ValidateNested(check_utf8);
   if (type_.is_fixed_width()) {
     int64_t need = type_.bit_width() == 1 ? bitmap::BytesForBits(end) : end * type_.byte_width();
     int64_t have = buffers_[1] ? buffers_[1]->size() : 0;
@@ -208,6 +243,109 @@ Status Array::Validate(bool check_utf8) const {
     for (int64_t i = 0; i < length_; ++i) {
       if (!IsValidUtf8(d + o[i], o[i + 1] - o[i])) {
         return Status::InvalidData("utf8 column holds invalid UTF-8 at row {}", i);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
+template <typename Offset>
+Status CheckListOffsets(const Array& a, const Offset* o, int64_t child_length) {
+  if (o[0] < 0)
+    return Status::InvalidData("{}: negative first offset {}", a.type().ToString(), o[0]);
+  for (int64_t i = 0; i < a.length(); ++i) {
+    if (o[i + 1] < o[i]) {
+      return Status::InvalidData("{}: offsets decrease at row {} ({} after {})",
+                                 a.type().ToString(), i, o[i + 1], o[i]);
+    }
+  }
+  if (static_cast<int64_t>(o[a.length()]) > child_length) {
+    return Status::InvalidData("{}: offset {} points past the {} items of the child",
+                               a.type().ToString(), o[a.length()], child_length);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Array::ValidateNested(bool check_utf8) const {
+  const int num_fields = type_.num_fields();
+  if (static_cast<int>(children_.size()) != num_fields) {
+    return Status::InvalidData("array of type {} has {} children, expected {}", type_.ToString(),
+                               children_.size(), num_fields);
+  }
+  for (int i = 0; i < num_fields; ++i) {
+    const ArrayPtr& c = children_[static_cast<size_t>(i)];
+    if (c == nullptr)
+      return Status::InvalidData("array of type {} lacks child {}", type_.ToString(), i);
+    if (c->type() != type_.field(i).type) {
+      return Status::InvalidData("child {} of {} has type {}", i, type_.ToString(),
+                                 c->type().ToString());
+    }
+  }
+  const int64_t end = offset_ + length_;
+  switch (type_.id()) {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: {
+      const int64_t width = type_.id() == TypeId::kLargeList ? 8 : 4;
+      const Array& child = *children_[0];
+      if (length_ == 0 && (!buffers_[1] || buffers_[1]->size() == 0))
+        break;
+      if (!buffers_[1] || buffers_[1]->size() < (end + 1) * width) {
+        return Status::InvalidData("{}: offsets buffer of {} bytes is too short for {} values",
+                                   type_.ToString(), buffers_[1] ? buffers_[1]->size() : 0, end);
+      }
+      if (type_.id() == TypeId::kLargeList) {
+        SHOAL_RETURN_IF_ERROR(
+            CheckListOffsets(*this, buffers_[1]->data_as<int64_t>() + offset_, child.length()));
+      } else {
+        SHOAL_RETURN_IF_ERROR(
+            CheckListOffsets(*this, buffers_[1]->data_as<int32_t>() + offset_, child.length()));
+      }
+      break;
+    }
+    case TypeId::kFixedSizeList: {
+      const int64_t size = type_.list_size();
+      const int64_t have = children_[0]->length();
+      if (size > 0 && end > have / size) {
+        return Status::InvalidData("{}: child of {} items is too short for {} lists of {}",
+                                   type_.ToString(), have, end, size);
+      }
+      break;
+    }
+    case TypeId::kStruct: {
+      for (int i = 0; i < num_fields; ++i) {
+        const int64_t have = children_[static_cast<size_t>(i)]->length();
+        if (have < end) {
+          return Status::InvalidData("{}: field '{}' has {} rows, fewer than the {} of the struct",
+                                     type_.ToString(), type_.field(i).name, have, end);
+        }
+      }
+      break;
+    }
+    default: break;
+  }
+  for (int i = 0; i < num_fields; ++i) {
+    Status st = children_[static_cast<size_t>(i)]->Validate(check_utf8);
+    if (!st.ok())
+      return std::move(st).WithContext(
+          fmt::format("in field '{}' of {}", type_.field(i).name, type_.ToString()));
+  }
+  if (type_.id() == TypeId::kMap && length_ > 0) {
+    // Keys and entries are never null within the rows the map reaches.
+    const Array& entries = *children_[0];
+    if (entries.num_children() != 2)
+      return Status::InvalidData("map entries of type {}", entries.type().ToString());
+    const Array& keys = *entries.child(0);
+    const int64_t first = ListStart(0);
+    const int64_t last = ListEnd(length_ - 1);
+    for (int64_t r = first; r < last; ++r) {
+      if (entries.IsNull(r) || keys.IsNull(entries.ChildRow(r))) {
+        return Status::InvalidData("{}: the map entry at item {} has a null key", type_.ToString(),
+                                   r);
       }
     }
   }
@@ -278,6 +416,40 @@ bool ValuesEqual(const Array& a, int64_t i, const Array& b, int64_t j) {
       if (da.IsNull(x) || db.IsNull(y))
         return da.IsNull(x) == db.IsNull(y);
       return ValuesEqual(da, x, db, y);
+    }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kMap: {
+      const int64_t n = a.ListLength(i);
+      if (n != b.ListLength(j))
+        return false;
+      const Array& ca = *a.child(0);
+      const Array& cb = *b.child(0);
+      const int64_t sa = a.ListStart(i);
+      const int64_t sb = b.ListStart(j);
+      for (int64_t k = 0; k < n; ++k) {
+        const bool va = ca.IsValid(sa + k);
+        if (va != cb.IsValid(sb + k))
+          return false;
+        if (va && !ValuesEqual(ca, sa + k, cb, sb + k))
+          return false;
+      }
+      return true;
+    }
+    case TypeId::kStruct: {
+      for (int f = 0; f < a.num_children(); ++f) {
+        const Array& ca = *a.child(f);
+        const Array& cb = *b.child(f);
+        const int64_t x = a.ChildRow(i);
+        const int64_t y = b.ChildRow(j);
+        const bool va = ca.IsValid(x);
+        if (va != cb.IsValid(y))
+          return false;
+        if (va && !ValuesEqual(ca, x, cb, y))
+          return false;
+      }
+      return true;
     }
     case TypeId::kFloat32: {
       float x = a.Value<float>(i), y = b.Value<float>(j);

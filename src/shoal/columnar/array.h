@@ -35,6 +35,11 @@ class Array {
   static ArrayPtr Make(DataType type, int64_t length, std::vector<BufferPtr> buffers,
                        int64_t null_count = kUnknownNullCount, int64_t offset = 0,
                        ArrayPtr dictionary = nullptr);
+  /// A nested array (list kinds, struct, map): `buffers` as in Make, `children` one per child
+  /// field of `type`, unsliced (the parent's offset indexes them; see data_type.h).
+  static ArrayPtr MakeNested(DataType type, int64_t length, std::vector<BufferPtr> buffers,
+                             std::vector<ArrayPtr> children, int64_t null_count = kUnknownNullCount,
+                             int64_t offset = 0);
   /// An array of `length` nulls of any type (buffers allocated and zeroed).
   static Result<ArrayPtr> MakeAllNull(const DataType& type, int64_t length,
                                       const std::shared_ptr<MemoryPool>& pool);
@@ -52,6 +57,29 @@ class Array {
   const std::vector<BufferPtr>& buffers() const { return buffers_; }
 
   const BufferPtr& buffer(int i) const { return buffers_[static_cast<size_t>(i)]; }
+
+  /// Nested arrays: the child arrays (unsliced).
+  const std::vector<ArrayPtr>& children() const { return children_; }
+
+  const ArrayPtr& child(int i) const { return children_[static_cast<size_t>(i)]; }
+
+  int num_children() const { return static_cast<int>(children_.size()); }
+
+  /// List kinds and maps: element i is rows [ListStart(i), ListEnd(i)) of child(0).
+  int64_t ListStart(int64_t i) const {
+    switch (type_.id()) {
+      case TypeId::kLargeList: return buffers_[1]->data_as<int64_t>()[offset_ + i];
+      case TypeId::kFixedSizeList: return (offset_ + i) * type_.list_size();
+      default: return buffers_[1]->data_as<int32_t>()[offset_ + i];
+    }
+  }
+
+  int64_t ListEnd(int64_t i) const { return ListStart(i + 1); }
+
+  int64_t ListLength(int64_t i) const { return ListEnd(i) - ListStart(i); }
+
+  /// Structs: the row of the children that element i is.
+  int64_t ChildRow(int64_t i) const { return offset_ + i; }
 
   /// Dictionary arrays only: the values the indices refer to.
   const ArrayPtr& dictionary() const { return dictionary_; }
@@ -104,7 +132,10 @@ class Array {
 
   /// Structural validation for arrays built from outside bytes. Checks buffer count and sizes,
   /// offsets (monotonic, within data), dictionary indices (within the dictionary) and, when
-  /// `check_utf8` is set, that utf8 values are valid UTF-8.
+  /// `check_utf8` is set, that utf8 values are valid UTF-8. Nested arrays: the children's count
+  /// and types, list offsets (monotonic, within the child), child lengths (a struct's children
+  /// cover its rows, a fixed-size list's child holds size * rows items), map keys non-null, and
+  /// every child recursively.
   Status Validate(bool check_utf8 = true) const;
 
   /// Bytes of memory the array's buffers hold (whole buffers, not just the slice).
@@ -115,6 +146,7 @@ class Array {
 
  private:
   Array() = default;
+  Status ValidateNested(bool check_utf8) const;
 
   DataType type_;
   int64_t length_ = 0;
@@ -122,6 +154,7 @@ class Array {
   int64_t null_count_ = 0;
   std::vector<BufferPtr> buffers_;
   ArrayPtr dictionary_;
+  std::vector<ArrayPtr> children_;
   const uint8_t* validity_ = nullptr;
 };
 
@@ -129,7 +162,8 @@ class Array {
 bool IsValidUtf8(const uint8_t* s, int64_t n);
 
 /// Element-wise equality of two arrays (types, nulls and values; slices compared logically;
-/// dictionary arrays compared by decoded value). For tests and validation, not hot paths.
+/// dictionary arrays compared by decoded value; nested arrays element by element, so the
+/// contents of null lists and structs do not matter). For tests and validation, not hot paths.
 bool ArraysEqual(const Array& a, const Array& b);
 
 }  // namespace shoal::columnar

@@ -450,6 +450,223 @@ Result<ArrayPtr> DictionaryBuilder::Finish() {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// ListBuilder
+
+ListBuilder::ListBuilder(DataType type, std::shared_ptr<MemoryPool> pool)
+    : ArrayBuilder(std::move(type), std::move(pool)) {
+  SHOAL_CHECK(type_.is_list_like(), "ListBuilder for {}", type_.ToString());
+  values_ = MakeBuilder(type_.item_type(), pool_);
+}
+
+ListBuilder::~ListBuilder() = default;
+
+StructBuilder* ListBuilder::entries_builder() const {
+  SHOAL_CHECK(type_.id() == TypeId::kMap, "entries_builder() of {}", type_.ToString());
+  return static_cast<StructBuilder*>(values_.get());
+}
+
+Status ListBuilder::Reserve(int64_t additional) {
+  const int64_t needed = length_ + additional;
+  if (needed <= capacity_)
+    return Status::OK();
+  const int64_t cap = GrownCapacity(capacity_, needed);
+  starts_.reserve(static_cast<size_t>(cap));
+  SHOAL_RETURN_IF_ERROR(ReserveValidity(cap));
+  capacity_ = cap;
+  return Status::OK();
+}
+
+Status ListBuilder::Append() {
+  SHOAL_RETURN_IF_ERROR(Reserve(1));
+  UnsafeSetValid(length_);
+  starts_.push_back(values_->length());
+  ++length_;
+  return Status::OK();
+}
+
+Status ListBuilder::AppendNulls(int64_t count) {
+  SHOAL_RETURN_IF_ERROR(Reserve(count));
+  for (int64_t k = 0; k < count; ++k) {
+    SHOAL_RETURN_IF_ERROR(UnsafeSetNull(length_));
+    starts_.push_back(values_->length());
+    ++length_;
+  }
+  return Status::OK();
+}
+
+Status ListBuilder::AppendFrom(const Array& source, int64_t i) {
+  if (source.IsNull(i))
+    return AppendNull();
+  SHOAL_RETURN_IF_ERROR(Append());
+  const Array& items = *source.child(0);
+  const int64_t end = source.ListEnd(i);
+  SHOAL_RETURN_IF_ERROR(values_->Reserve(end - source.ListStart(i)));
+  for (int64_t k = source.ListStart(i); k < end; ++k)
+    SHOAL_RETURN_IF_ERROR(values_->AppendFrom(items, k));
+  return Status::OK();
+}
+
+Result<ArrayPtr> ListBuilder::Finish() {
+  const int64_t total = values_->length();
+  const bool large = type_.id() == TypeId::kLargeList;
+  if (!large && total > std::numeric_limits<int32_t>::max()) {
+    return Status::OutOfRange("a {} column cannot hold more than 2^31 - 1 items in one array",
+                              type_.ToString());
+  }
+  const int64_t width = large ? 8 : 4;
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((length_ + 1) * width, pool_));
+  if (large) {
+    int64_t* o = offsets->mutable_data_as<int64_t>();
+    for (int64_t k = 0; k < length_; ++k)
+      o[k] = starts_[static_cast<size_t>(k)];
+    o[length_] = total;
+  } else {
+    int32_t* o = offsets->mutable_data_as<int32_t>();
+    for (int64_t k = 0; k < length_; ++k)
+      o[k] = static_cast<int32_t>(starts_[static_cast<size_t>(k)]);
+    o[length_] = static_cast<int32_t>(total);
+  }
+  SHOAL_ASSIGN_OR_RETURN(ArrayPtr items, values_->Finish());
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
+  ArrayPtr out = Array::MakeNested(type_, length_, {std::move(validity), std::move(offsets)},
+                                   {std::move(items)}, null_count_);
+  ResetBase();
+  starts_.clear();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// FixedSizeListBuilder
+
+FixedSizeListBuilder::FixedSizeListBuilder(DataType type, std::shared_ptr<MemoryPool> pool)
+    : ArrayBuilder(std::move(type), std::move(pool)) {
+  SHOAL_CHECK(type_.id() == TypeId::kFixedSizeList, "FixedSizeListBuilder for {}",
+              type_.ToString());
+  values_ = MakeBuilder(type_.item_type(), pool_);
+}
+
+FixedSizeListBuilder::~FixedSizeListBuilder() = default;
+
+Status FixedSizeListBuilder::Reserve(int64_t additional) {
+  const int64_t needed = length_ + additional;
+  if (needed <= capacity_)
+    return Status::OK();
+  const int64_t cap = GrownCapacity(capacity_, needed);
+  SHOAL_RETURN_IF_ERROR(ReserveValidity(cap));
+  capacity_ = cap;
+  return Status::OK();
+}
+
+Status FixedSizeListBuilder::Append() {
+  SHOAL_RETURN_IF_ERROR(Reserve(1));
+  UnsafeSetValid(length_++);
+  return Status::OK();
+}
+
+Status FixedSizeListBuilder::AppendNulls(int64_t count) {
+  SHOAL_RETURN_IF_ERROR(Reserve(count));
+  for (int64_t k = 0; k < count; ++k)
+    SHOAL_RETURN_IF_ERROR(UnsafeSetNull(length_++));
+  return values_->AppendNulls(count * type_.list_size());
+}
+
+Status FixedSizeListBuilder::AppendFrom(const Array& source, int64_t i) {
+  if (source.IsNull(i))
+    return AppendNull();
+  SHOAL_RETURN_IF_ERROR(Append());
+  const Array& items = *source.child(0);
+  for (int64_t k = source.ListStart(i); k < source.ListEnd(i); ++k)
+    SHOAL_RETURN_IF_ERROR(values_->AppendFrom(items, k));
+  return Status::OK();
+}
+
+Result<ArrayPtr> FixedSizeListBuilder::Finish() {
+  if (values_->length() != length_ * type_.list_size()) {
+    return Status::InvalidArgument("{} builder holds {} items for {} lists", type_.ToString(),
+                                   values_->length(), length_);
+  }
+  SHOAL_ASSIGN_OR_RETURN(ArrayPtr items, values_->Finish());
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
+  ArrayPtr out =
+      Array::MakeNested(type_, length_, {std::move(validity)}, {std::move(items)}, null_count_);
+  ResetBase();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// StructBuilder
+
+StructBuilder::StructBuilder(DataType type, std::shared_ptr<MemoryPool> pool)
+    : ArrayBuilder(std::move(type), std::move(pool)) {
+  SHOAL_CHECK(type_.id() == TypeId::kStruct, "StructBuilder for {}", type_.ToString());
+  fields_.reserve(type_.fields().size());
+  for (const Field& f : type_.fields())
+    fields_.push_back(MakeBuilder(f.type, pool_));
+}
+
+StructBuilder::~StructBuilder() = default;
+
+Status StructBuilder::Reserve(int64_t additional) {
+  const int64_t needed = length_ + additional;
+  if (needed <= capacity_)
+    return Status::OK();
+  const int64_t cap = GrownCapacity(capacity_, needed);
+  SHOAL_RETURN_IF_ERROR(ReserveValidity(cap));
+  for (auto& f : fields_)
+    SHOAL_RETURN_IF_ERROR(f->Reserve(needed - f->length()));
+  capacity_ = cap;
+  return Status::OK();
+}
+
+Status StructBuilder::Append() {
+  SHOAL_RETURN_IF_ERROR(Reserve(1));
+  UnsafeSetValid(length_++);
+  return Status::OK();
+}
+
+Status StructBuilder::AppendNulls(int64_t count) {
+  SHOAL_RETURN_IF_ERROR(Reserve(count));
+  for (int64_t k = 0; k < count; ++k)
+    SHOAL_RETURN_IF_ERROR(UnsafeSetNull(length_++));
+  for (auto& f : fields_)
+    SHOAL_RETURN_IF_ERROR(f->AppendNulls(count));
+  return Status::OK();
+}
+
+Status StructBuilder::AppendFrom(const Array& source, int64_t i) {
+  if (source.IsNull(i))
+    return AppendNull();
+  SHOAL_RETURN_IF_ERROR(Append());
+  const int64_t row = source.ChildRow(i);
+  for (size_t f = 0; f < fields_.size(); ++f)
+    SHOAL_RETURN_IF_ERROR(fields_[f]->AppendFrom(*source.child(static_cast<int>(f)), row));
+  return Status::OK();
+}
+
+Result<ArrayPtr> StructBuilder::Finish() {
+  for (size_t f = 0; f < fields_.size(); ++f) {
+    if (fields_[f]->length() != length_) {
+      return Status::InvalidArgument("{} builder: field '{}' holds {} values for {} rows",
+                                     type_.ToString(), type_.field(static_cast<int>(f)).name,
+                                     fields_[f]->length(), length_);
+    }
+  }
+  std::vector<ArrayPtr> children;
+  children.reserve(fields_.size());
+  for (auto& f : fields_) {
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr child, f->Finish());
+    children.push_back(std::move(child));
+  }
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, FinishValidity());
+  ArrayPtr out =
+      Array::MakeNested(type_, length_, {std::move(validity)}, std::move(children), null_count_);
+  ResetBase();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
 std::unique_ptr<ArrayBuilder> MakeBuilder(const DataType& type, std::shared_ptr<MemoryPool> pool) {
   switch (type.id()) {
     case TypeId::kNull: return std::make_unique<NullBuilder>(std::move(pool));
@@ -476,6 +693,12 @@ std::unique_ptr<ArrayBuilder> MakeBuilder(const DataType& type, std::shared_ptr<
     case TypeId::kDictionary:
       return std::make_unique<DictionaryBuilder>(type.value_type(), std::move(pool),
                                                  type.index_type(), type.ordered());
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: return std::make_unique<ListBuilder>(type, std::move(pool));
+    case TypeId::kFixedSizeList:
+      return std::make_unique<FixedSizeListBuilder>(type, std::move(pool));
+    case TypeId::kStruct: return std::make_unique<StructBuilder>(type, std::move(pool));
   }
   SHOAL_CHECK(false, "no builder for {}", type.ToString());
   return nullptr;

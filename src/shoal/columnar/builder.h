@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "shoal/columnar/array.h"
 #include "shoal/columnar/decimal.h"
@@ -190,6 +191,75 @@ class DictionaryBuilder : public ArrayBuilder {
   std::unique_ptr<ArrayBuilder> values_;
 };
 
+class StructBuilder;
+
+/// List, LargeList and Map. Append() starts a valid element whose items are then appended to
+/// value_builder() (for maps: entries_builder()->Append() and one value each to its key and value
+/// builders per entry); AppendNull adds a null element with no items.
+class ListBuilder : public ArrayBuilder {
+ public:
+  ListBuilder(DataType type, std::shared_ptr<MemoryPool> pool);
+  ~ListBuilder() override;
+  Status Reserve(int64_t additional) override;
+  Status AppendNulls(int64_t count) override;
+  /// Copies element `i` of a list (or map) array of this type, items included.
+  Status AppendFrom(const Array& source, int64_t i) override;
+  Result<ArrayPtr> Finish() override;
+
+  Status Append();
+
+  ArrayBuilder* value_builder() const { return values_.get(); }
+
+  /// Maps only: the builder of the entries struct.
+  StructBuilder* entries_builder() const;
+
+ private:
+  std::vector<int64_t> starts_;  // start of each element in the child
+  std::unique_ptr<ArrayBuilder> values_;
+};
+
+/// Fixed-size lists: Append() starts a valid element, after which exactly list_size() items are
+/// appended to value_builder(); AppendNull appends list_size() null items itself.
+class FixedSizeListBuilder : public ArrayBuilder {
+ public:
+  FixedSizeListBuilder(DataType type, std::shared_ptr<MemoryPool> pool);
+  ~FixedSizeListBuilder() override;
+  Status Reserve(int64_t additional) override;
+  Status AppendNulls(int64_t count) override;
+  Status AppendFrom(const Array& source, int64_t i) override;
+  /// InvalidArgument when the items appended are not list_size() per element.
+  Result<ArrayPtr> Finish() override;
+
+  Status Append();
+
+  ArrayBuilder* value_builder() const { return values_.get(); }
+
+ private:
+  std::unique_ptr<ArrayBuilder> values_;
+};
+
+/// Structs: Append() adds a valid row, after which one value is appended to each field builder;
+/// AppendNull appends a null to every field builder itself.
+class StructBuilder : public ArrayBuilder {
+ public:
+  StructBuilder(DataType type, std::shared_ptr<MemoryPool> pool);
+  ~StructBuilder() override;
+  Status Reserve(int64_t additional) override;
+  Status AppendNulls(int64_t count) override;
+  Status AppendFrom(const Array& source, int64_t i) override;
+  /// InvalidArgument when a field builder does not hold one value per row.
+  Result<ArrayPtr> Finish() override;
+
+  Status Append();
+
+  int num_fields() const { return static_cast<int>(fields_.size()); }
+
+  ArrayBuilder* field_builder(int i) const { return fields_[static_cast<size_t>(i)].get(); }
+
+ private:
+  std::vector<std::unique_ptr<ArrayBuilder>> fields_;
+};
+
 using Int8Builder = FixedWidthBuilder<int8_t>;
 using Int16Builder = FixedWidthBuilder<int16_t>;
 using Int32Builder = FixedWidthBuilder<int32_t>;
@@ -204,7 +274,8 @@ using Decimal64Builder = FixedWidthBuilder<int64_t>;
 using Decimal128Builder = FixedWidthBuilder<int128_t>;
 using IntervalBuilder = FixedWidthBuilder<MonthDayNano>;
 
-/// A builder for any type (dictionary types get a DictionaryBuilder).
+/// A builder for any type (dictionary types get a DictionaryBuilder, nested types the nested
+/// builders with builders for their children).
 std::unique_ptr<ArrayBuilder> MakeBuilder(const DataType& type, std::shared_ptr<MemoryPool> pool);
 
 /// A dictionary array from int32 (or other integer) indices and a dictionary. Checks the indices.

@@ -11,6 +11,16 @@
 //   interval (month-day-nano)   validity, 16-byte {int32 months, int32 days, int64 nanoseconds}
 //   utf8 / binary               validity, int32 offsets (length + 1), data bytes
 //   dictionary(index, value)    validity, integer indices; values in a separate dictionary array
+//   list<item>                  validity, int32 offsets (length + 1); one child array of items
+//   large_list<item>            validity, int64 offsets (length + 1); one child array of items
+//   fixed_size_list<item, n>    validity; one child array, element i is items [i*n, (i+1)*n)
+//   struct<fields...>           validity; one child array per field, row i of each is element i
+//   map<key, value>             as list, whose one child is a non-null struct<key, value> of
+//                               entries ("entries"; keys never null)
+//
+// Nested types hold their children as Fields (name, type, nullability, metadata). Children of a
+// sliced nested array are not sliced: the parent's offset indexes its offsets (lists, maps), its
+// item range (fixed-size lists) or the children's rows (structs), as in Arrow.
 //
 // Decimals of precision <= 18 use 64-bit storage (Arrow's Decimal64 layout, bitWidth 64) because
 // int64 arithmetic is several times faster than 128-bit arithmetic and halves memory and wire
@@ -20,6 +30,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "shoal/common/result.h"
 
@@ -45,6 +57,11 @@ enum class TypeId : uint8_t {
   kUtf8,
   kBinary,
   kDictionary,
+  kList,
+  kLargeList,
+  kFixedSizeList,
+  kStruct,
+  kMap,
 };
 
 enum class TimeUnit : uint8_t { kSecond = 0, kMilli = 1, kMicro = 2, kNano = 3 };
@@ -58,6 +75,9 @@ struct MonthDayNano {
 };
 
 static_assert(sizeof(MonthDayNano) == 16);
+
+struct Field;
+using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
 
 class DataType {
  public:
@@ -108,6 +128,24 @@ class DataType {
   /// `index` must be an integer type id.
   static DataType Dictionary(TypeId index, const DataType& value, bool ordered = false);
 
+  /// Nested types. The list kinds take their item field (conventionally named "item"); Map
+  /// takes its key and value fields and builds the entries struct (keys are made non-null).
+  static DataType List(Field item);
+  static DataType List(const DataType& item);
+  static DataType LargeList(Field item);
+  static DataType LargeList(const DataType& item);
+  /// `list_size` >= 0; a negative size is a bug in the caller (outside bytes go through
+  /// MakeFixedSizeList).
+  static DataType FixedSizeList(Field item, int32_t list_size);
+  static DataType FixedSizeList(const DataType& item, int32_t list_size);
+  static Result<DataType> MakeFixedSizeList(Field item, int32_t list_size);
+  static DataType Struct(std::vector<Field> fields);
+  static DataType Map(Field key, Field value, bool keys_sorted = false);
+  static DataType Map(const DataType& key, const DataType& value, bool keys_sorted = false);
+  /// A map from its entries field (a struct of two fields, the first the key). InvalidData when
+  /// `entries` is not such a struct or its key is nullable.
+  static Result<DataType> MakeMap(Field entries, bool keys_sorted);
+
   TypeId id() const { return id_; }
 
   int precision() const { return precision_; }
@@ -129,6 +167,31 @@ class DataType {
 
   bool ordered() const { return ordered_; }
 
+  /// Nested types: the child fields (one for the list kinds and maps, one per struct field).
+  int num_fields() const;
+  const Field& field(int i) const;
+  const std::vector<Field>& fields() const;
+  /// List kinds: the item field / type. Maps: the entries struct.
+  const Field& item_field() const { return field(0); }
+
+  const DataType& item_type() const;
+
+  /// Fixed-size lists only.
+  int32_t list_size() const { return list_size_; }
+
+  /// Maps only: the key and value fields of the entries struct, and whether keys are sorted.
+  const Field& key_field() const;
+  const Field& value_field() const;
+
+  bool keys_sorted() const { return ordered_; }
+
+  bool is_nested() const { return IsNestedId(id_); }
+
+  /// List, LargeList or Map: an offsets buffer and one child.
+  bool is_list_like() const {
+    return id_ == TypeId::kList || id_ == TypeId::kLargeList || id_ == TypeId::kMap;
+  }
+
   /// Bits per value of the values buffer: 1 for boolean, 0 for null and variable-length types.
   int bit_width() const;
 
@@ -143,7 +206,9 @@ class DataType {
   /// Number of buffers in the Arrow layout, including the validity bitmap.
   int num_buffers() const;
 
-  /// Readable name: "int32", "decimal(15,2)", "timestamp[us, tz=UTC]", "dictionary<int32, utf8>".
+  /// Readable name: "int32", "decimal(15,2)", "timestamp[us, tz=UTC]", "dictionary<int32, utf8>";
+  /// nested types as DuckDB spells them: "int32[]", "int32[3]" (fixed size), "large int32[]",
+  /// "struct(a int32, b utf8)", "map(utf8, int32)".
   std::string ToString() const;
 
   friend bool operator==(const DataType& a, const DataType& b);
@@ -151,6 +216,8 @@ class DataType {
   friend bool operator!=(const DataType& a, const DataType& b) { return !(a == b); }
 
   static bool IsIntegerId(TypeId id) { return id >= TypeId::kInt8 && id <= TypeId::kUInt64; }
+
+  static bool IsNestedId(TypeId id) { return id >= TypeId::kList && id <= TypeId::kMap; }
 
  private:
   explicit DataType(TypeId id) : id_(id) {}
@@ -161,8 +228,28 @@ class DataType {
   TimeUnit unit_ = TimeUnit::kMicro;
   TypeId index_ = TypeId::kInt32;
   bool ordered_ = false;
+  int32_t list_size_ = 0;
   std::string timezone_;
-  std::shared_ptr<const DataType> value_;  // dictionary value type
+  std::shared_ptr<const DataType> value_;               // dictionary value type
+  std::shared_ptr<const std::vector<Field>> children_;  // nested types
+};
+
+struct Field {
+  std::string name;
+  DataType type;
+  bool nullable = true;
+  KeyValueMetadata metadata;
+
+  Field() = default;
+
+  Field(std::string name, DataType type, bool nullable = true, KeyValueMetadata metadata = {})
+      : name(std::move(name)),
+        type(std::move(type)),
+        nullable(nullable),
+        metadata(std::move(metadata)) {}
+
+  std::string ToString() const;
+  friend bool operator==(const Field&, const Field&) = default;
 };
 
 /// Name of a type id as in DataType::ToString ("int32").

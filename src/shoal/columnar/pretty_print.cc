@@ -147,6 +147,138 @@ bool IsNumeric(const DataType& t) {
   }
 }
 
+bool IsNullElement(const Array& a, int64_t k) {
+  if (a.IsNull(k))
+    return true;
+  return a.type_id() == TypeId::kDictionary && a.dictionary()->IsNull(a.DictionaryIndex(k));
+}
+
+bool IsPgSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// An element of an array as PostgreSQL's array_out writes it: in double quotes (with '"' and '\'
+// escaped by a backslash) when it is empty, spells NULL, or holds a brace, a comma, a quote, a
+// backslash or white space.
+void AppendArrayElement(std::string_view text, std::string* out) {
+  bool quote =
+      text.empty() || (text.size() == 4 && (text[0] | 0x20) == 'n' && (text[1] | 0x20) == 'u' &&
+                       (text[2] | 0x20) == 'l' && (text[3] | 0x20) == 'l');
+  for (char c : text) {
+    if (quote)
+      break;
+    quote = c == '{' || c == '}' || c == ',' || c == '"' || c == '\\' || IsPgSpace(c);
+  }
+  if (!quote) {
+    out->append(text);
+    return;
+  }
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out->push_back('\\');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+// A field of a record as PostgreSQL's record_out writes it: quoted when empty or holding a
+// parenthesis, a comma, a quote, a backslash or white space, with '"' and '\' doubled.
+void AppendRecordField(std::string_view text, std::string* out) {
+  bool quote = text.empty();
+  for (char c : text) {
+    if (quote)
+      break;
+    quote = c == '(' || c == ')' || c == ',' || c == '"' || c == '\\' || IsPgSpace(c);
+  }
+  if (!quote) {
+    out->append(text);
+    return;
+  }
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out->push_back(c);
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+bool IsArrayLike(TypeId id) {
+  return id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kFixedSizeList;
+}
+
+}  // namespace
+
+namespace {
+
+// {1,2,NULL}; a list of lists nests its braces unquoted, as PostgreSQL's multidimensional arrays.
+void AppendList(const Array& a, int64_t i, std::string* out) {
+  const Array& items = *a.child(0);
+  const int64_t begin = a.ListStart(i);
+  const int64_t end = a.ListEnd(i);
+  const bool nested_array = IsArrayLike(items.type_id());
+  std::string text;
+  out->push_back('{');
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin)
+      out->push_back(',');
+    if (IsNullElement(items, k)) {
+      out->append("NULL");
+    } else if (nested_array) {
+      AppendList(items, k, out);
+    } else {
+      text.clear();
+      AppendValue(items, k, &text);
+      AppendArrayElement(text, out);
+    }
+  }
+  out->push_back('}');
+}
+
+// (1,"a b",) as record_out: a null field is empty.
+void AppendStruct(const Array& a, int64_t i, std::string* out) {
+  const int64_t row = a.ChildRow(i);
+  std::string text;
+  out->push_back('(');
+  for (int f = 0; f < a.num_children(); ++f) {
+    if (f > 0)
+      out->push_back(',');
+    const Array& field = *a.child(f);
+    if (IsNullElement(field, row))
+      continue;
+    text.clear();
+    AppendValue(field, row, &text);
+    AppendRecordField(text, out);
+  }
+  out->push_back(')');
+}
+
+// {k=v, k2=NULL} as DuckDB prints maps.
+void AppendMap(const Array& a, int64_t i, std::string* out) {
+  const Array& entries = *a.child(0);
+  const Array& keys = *entries.child(0);
+  const Array& values = *entries.child(1);
+  const int64_t begin = a.ListStart(i);
+  const int64_t end = a.ListEnd(i);
+  out->push_back('{');
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin)
+      out->append(", ");
+    const int64_t row = entries.ChildRow(k);
+    if (IsNullElement(keys, row))
+      out->append("NULL");
+    else
+      AppendValue(keys, row, out);
+    out->push_back('=');
+    if (IsNullElement(values, row))
+      out->append("NULL");
+    else
+      AppendValue(values, row, out);
+  }
+  out->push_back('}');
+}
+
 }  // namespace
 
 void AppendValue(const Array& a, int64_t i, std::string* out) {
@@ -194,6 +326,11 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
         AppendValue(*a.dictionary(), k, out);
       return;
     }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList: AppendList(a, i, out); return;
+    case TypeId::kStruct: AppendStruct(a, i, out); return;
+    case TypeId::kMap: AppendMap(a, i, out); return;
   }
 }
 

@@ -38,9 +38,18 @@ Scalar Scalar::FromArray(const Array& array, int64_t i) {
     case TypeId::kInterval: return Scalar(t, Storage(array.Value<MonthDayNano>(i)));
     case TypeId::kUtf8:
     case TypeId::kBinary: return Scalar(t, Storage(std::string(array.StringValue(i))));
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: return Scalar(t, Storage(NestedValue{array.Slice(i, 1)}));
     case TypeId::kDictionary: break;
   }
   return Scalar(t);
+}
+
+bool operator==(const Scalar::NestedValue& a, const Scalar::NestedValue& b) {
+  return ArraysEqual(*a.array, *b.array);
 }
 
 namespace {
@@ -96,6 +105,18 @@ Result<ArrayPtr> Scalar::MakeArray(int64_t length, const std::shared_ptr<MemoryP
       SHOAL_RETURN_IF_ERROR(b->ReserveData(static_cast<int64_t>(string_value().size()) * length));
       for (int64_t i = 0; i < length; ++i)
         b->UnsafeAppend(string_value());
+      return builder->Finish();
+    }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: {
+      auto builder = MakeBuilder(type_, pool);
+      SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
+      const ArrayPtr& value = nested_value();
+      for (int64_t i = 0; i < length; ++i)
+        SHOAL_RETURN_IF_ERROR(builder->AppendFrom(*value, 0));
       return builder->Finish();
     }
     case TypeId::kNull:

@@ -45,8 +45,15 @@ class Scalar {
   static Scalar FromInt(DataType type, int64_t v) { return Scalar(std::move(type), Storage(v)); }
   static Scalar FromFloat(DataType type, double v) { return Scalar(std::move(type), Storage(v)); }
 
-  /// Element i of an array (dictionary arrays are decoded).
+  /// Element i of an array (dictionary arrays are decoded; nested values keep a one-element
+  /// slice of the array).
   static Scalar FromArray(const Array& array, int64_t i);
+
+  /// A list, struct or map value: one element of an array, compared by value.
+  struct NestedValue {
+    ArrayPtr array;
+    friend bool operator==(const NestedValue& a, const NestedValue& b);
+  };
 
   const DataType& type() const { return type_; }
   bool is_null() const { return std::holds_alternative<std::monostate>(value_); }
@@ -59,6 +66,9 @@ class Scalar {
   const std::string& string_value() const { return std::get<std::string>(value_); }
   MonthDayNano interval_value() const { return std::get<MonthDayNano>(value_); }
 
+  /// Nested types: the value as an array of one element.
+  const ArrayPtr& nested_value() const { return std::get<NestedValue>(value_).array; }
+
   /// An array of `length` copies of this value.
   Result<ArrayPtr> MakeArray(int64_t length, const std::shared_ptr<MemoryPool>& pool) const;
 
@@ -70,8 +80,8 @@ class Scalar {
   }
 
  private:
-  using Storage =
-      std::variant<std::monostate, int64_t, double, int128_t, std::string, MonthDayNano>;
+  using Storage = std::variant<std::monostate, int64_t, double, int128_t, std::string, MonthDayNano,
+                               NestedValue>;
   Scalar(DataType type, Storage value) : type_(std::move(type)), value_(std::move(value)) {}
 
   DataType type_;

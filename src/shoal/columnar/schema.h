@@ -13,25 +13,7 @@
 
 namespace shoal::columnar {
 
-using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
-
-struct Field {
-  std::string name;
-  DataType type;
-  bool nullable = true;
-  KeyValueMetadata metadata;
-
-  Field() = default;
-
-  Field(std::string name, DataType type, bool nullable = true, KeyValueMetadata metadata = {})
-      : name(std::move(name)),
-        type(std::move(type)),
-        nullable(nullable),
-        metadata(std::move(metadata)) {}
-
-  std::string ToString() const;
-  friend bool operator==(const Field&, const Field&) = default;
-};
+// Field and KeyValueMetadata are declared in data_type.h, where nested types need them.
 
 class Schema {
  public:

@@ -22,6 +22,21 @@ std::string SqlTypeName(const DataType& t) {
     case TypeId::kUtf8: return "text";
     case TypeId::kBinary: return "bytea";
     case TypeId::kDictionary: return SqlTypeName(t.value_type());
+    // PostgreSQL spells arrays "integer[]" (a fixed size is "integer[3]"); records and maps have
+    // no PostgreSQL name, so DuckDB's shape is used with PostgreSQL's type names.
+    case TypeId::kList:
+    case TypeId::kLargeList: return SqlTypeName(t.item_type()) + "[]";
+    case TypeId::kFixedSizeList:
+      return fmt::format("{}[{}]", SqlTypeName(t.item_type()), t.list_size());
+    case TypeId::kStruct: {
+      std::string s = "struct(";
+      for (int i = 0; i < t.num_fields(); ++i)
+        s += (i > 0 ? ", " : "") + t.field(i).name + " " + SqlTypeName(t.field(i).type);
+      return s + ")";
+    }
+    case TypeId::kMap:
+      return fmt::format("map({}, {})", SqlTypeName(t.key_field().type),
+                         SqlTypeName(t.value_field().type));
     default: return t.ToString();
   }
 }

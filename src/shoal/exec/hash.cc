@@ -113,6 +113,11 @@ Status HashArray(const columnar::Array& a, uint64_t* hashes) {
                              DecodeDictionary(view, DefaultMemoryPool()));
       return HashArray(*decoded, hashes);
     }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: break;
   }
   return Status::NotImplemented("hashing {}", a.type().ToString());
 }

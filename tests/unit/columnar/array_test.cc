@@ -485,5 +485,81 @@ TEST_F(ArrayTest, CompactCopyFailsCleanlyOverTheLimit) {
   EXPECT_EQ(small->bytes_used(), 0);
 }
 
+// ---- nested arrays from outside bytes
+
+ArrayPtr Ints(std::vector<int32_t> v) {
+  const auto n = static_cast<int64_t>(v.size());
+  return Array::Make(DataType::Int32(), n, {nullptr, Values<int32_t>(std::move(v))});
+}
+
+TEST(NestedArrayValidate, ListOffsets) {
+  const DataType type = DataType::List(DataType::Int32());
+  ArrayPtr items = Ints({1, 2, 3});
+  EXPECT_TRUE(
+      Array::MakeNested(type, 2, {nullptr, Values<int32_t>({0, 1, 3})}, {items})->Validate().ok());
+  ExpectInvalid(*Array::MakeNested(type, 2, {nullptr, Values<int32_t>({0, 2, 1})}, {items}),
+                "offsets decrease at row 1");
+  ExpectInvalid(*Array::MakeNested(type, 2, {nullptr, Values<int32_t>({0, 1, 4})}, {items}),
+                "points past the 3 items");
+  ExpectInvalid(*Array::MakeNested(type, 2, {nullptr, Values<int32_t>({-1, 1, 2})}, {items}),
+                "negative first offset");
+  ExpectInvalid(*Array::MakeNested(type, 2, {nullptr, Values<int32_t>({0, 1})}, {items}),
+                "offsets buffer of 8 bytes is too short");
+  ExpectInvalid(*Array::MakeNested(type, 2, {nullptr, Values<int32_t>({0, 1, 3})}, {}),
+                "has 0 children, expected 1");
+  ExpectInvalid(
+      *Array::MakeNested(type, 1, {nullptr, Values<int32_t>({0, 1})},
+                         {Array::Make(DataType::Int64(), 1, {nullptr, Values<int64_t>({1})})}),
+      "child 0 of int32[] has type int64");
+  // A slice is checked over its own offsets only.
+  ArrayPtr bad_tail = Array::MakeNested(type, 3, {nullptr, Values<int32_t>({0, 1, 3, 2})}, {items});
+  EXPECT_TRUE(bad_tail->Slice(0, 2)->Validate().ok());
+  ExpectInvalid(*bad_tail->Slice(1, 2), "offsets decrease");
+  const DataType large = DataType::LargeList(DataType::Int32());
+  ExpectInvalid(
+      *Array::MakeNested(large, 1, {nullptr, Values<int64_t>({0, int64_t{1} << 40})}, {items}),
+      "points past");
+}
+
+TEST(NestedArrayValidate, ChildErrorsNameTheField) {
+  const DataType type = DataType::List(DataType::Utf8());
+  ArrayPtr bad_utf8 = Utf8Of("\xff");
+  Status st =
+      Array::MakeNested(type, 1, {nullptr, Values<int32_t>({0, 1})}, {bad_utf8})->Validate();
+  EXPECT_EQ(st.code(), StatusCode::kInvalidData);
+  EXPECT_NE(st.ToString().find("invalid UTF-8"), std::string::npos) << st;
+  EXPECT_NE(st.ToString().find("field 'item'"), std::string::npos) << st;
+}
+
+TEST(NestedArrayValidate, FixedSizeAndStructLengths) {
+  const DataType fixed = DataType::FixedSizeList(DataType::Int32(), 2);
+  EXPECT_TRUE(Array::MakeNested(fixed, 1, {nullptr}, {Ints({1, 2, 3})})->Validate().ok());
+  ExpectInvalid(*Array::MakeNested(fixed, 2, {nullptr}, {Ints({1, 2, 3})}),
+                "child of 3 items is too short for 2 lists of 2");
+  // An offset that would overflow size * rows is refused, not wrapped.
+  const DataType huge = DataType::FixedSizeList(DataType::Int32(), 1 << 30);
+  ExpectInvalid(*Array::MakeNested(huge, 1 << 20, {nullptr}, {Ints({1})}), "too short");
+  const DataType st = DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::Int32()}});
+  EXPECT_TRUE(
+      Array::MakeNested(st, 2, {nullptr}, {Ints({1, 2}), Ints({3, 4, 5})})->Validate().ok());
+  ExpectInvalid(*Array::MakeNested(st, 3, {nullptr}, {Ints({1, 2, 3}), Ints({3, 4})}),
+                "field 'b' has 2 rows, fewer than the 3");
+  EXPECT_TRUE(Array::MakeNested(st, 2, {nullptr}, {Ints({1, 2}), Ints({3, 4})})
+                  ->Slice(1, 1)
+                  ->Validate()
+                  .ok());
+}
+
+TEST(NestedArrayValidate, MapKeysAreNeverNull) {
+  const DataType type = DataType::Map(DataType::Int32(), DataType::Int32());
+  auto keys_with_null = Array::Make(DataType::Int32(), 2, {Bytes({0b01}), Values<int32_t>({1, 2})});
+  auto entries = Array::MakeNested(type.item_type(), 2, {nullptr}, {keys_with_null, Ints({5, 6})});
+  // Only the first entry is reached: valid.
+  EXPECT_TRUE(
+      Array::MakeNested(type, 1, {nullptr, Values<int32_t>({0, 1})}, {entries})->Validate().ok());
+  ExpectInvalid(*Array::MakeNested(type, 1, {nullptr, Values<int32_t>({0, 2})}, {entries}),
+                "null key");
+}
+
 }  // namespace
 }  // namespace shoal::columnar

@@ -757,3 +757,161 @@ TEST(BuilderMemoryTest, FailsCleanlyUnderASmallLimit) {
 
 }  // namespace
 }  // namespace shoal::columnar
+
+namespace shoal::columnar {
+namespace {
+
+#define NESTED_OK(expr)                      \
+  do {                                       \
+    const Status _st = (expr);               \
+    ASSERT_TRUE(_st.ok()) << _st.ToString(); \
+  } while (false)
+
+// {1,2,NULL}, NULL, {}, {4}
+ArrayPtr SmallIntList(const DataType& type) {
+  ListBuilder b(type, DefaultMemoryPool());
+  auto* items = static_cast<Int32Builder*>(b.value_builder());
+  auto check = [](Status st) { SHOAL_CHECK(st.ok(), "{}", st.ToString()); };
+  check(b.Append());
+  check(items->Append(1));
+  check(items->Append(2));
+  check(items->AppendNull());
+  check(b.AppendNull());
+  check(b.Append());
+  check(b.Append());
+  check(items->Append(4));
+  auto r = b.Finish();
+  SHOAL_CHECK(r.ok(), "{}", r.status().ToString());
+  return *r;
+}
+
+TEST(NestedBuilder, ListsAndLargeLists) {
+  for (const DataType& type :
+       {DataType::List(DataType::Int32()), DataType::LargeList(DataType::Int32())}) {
+    ArrayPtr a = SmallIntList(type);
+    NESTED_OK(a->Validate());
+    ASSERT_EQ(a->length(), 4);
+    EXPECT_EQ(a->null_count(), 1);
+    EXPECT_EQ(a->ListLength(0), 3);
+    EXPECT_TRUE(a->IsNull(1));
+    EXPECT_EQ(a->ListLength(2), 0);
+    EXPECT_EQ(a->child(0)->length(), 4);
+    EXPECT_EQ(FormatValue(*a, 0), "{1,2,NULL}");
+    EXPECT_EQ(FormatValue(*a, 2), "{}");
+    EXPECT_EQ(FormatValue(*a, 3), "{4}");
+    // Slicing moves the offset; the children stay whole.
+    ArrayPtr s = a->Slice(2, 2);
+    NESTED_OK(s->Validate());
+    EXPECT_EQ(s->null_count(), 0);
+    EXPECT_EQ(FormatValue(*s, 1), "{4}");
+    EXPECT_TRUE(ArraysEqual(*s, *a->Slice(2, 2)));
+    EXPECT_FALSE(ArraysEqual(*s, *a->Slice(1, 2)));
+    // CompactCopy goes through AppendFrom.
+    auto copy = CompactCopy(*s, DefaultMemoryPool());
+    ASSERT_TRUE(copy.ok());
+    EXPECT_EQ((*copy)->offset(), 0);
+    EXPECT_EQ((*copy)->child(0)->length(), 1);
+    EXPECT_TRUE(ArraysEqual(**copy, *s));
+  }
+}
+
+TEST(NestedBuilder, StructsAppendNullsToTheirFields) {
+  const DataType type = DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::Utf8()}});
+  StructBuilder b(type, DefaultMemoryPool());
+  auto* a = static_cast<Int32Builder*>(b.field_builder(0));
+  auto* s = static_cast<BinaryBuilder*>(b.field_builder(1));
+  NESTED_OK(b.Append());
+  NESTED_OK(a->Append(1));
+  NESTED_OK(s->Append("a b"));
+  NESTED_OK(b.AppendNull());
+  NESTED_OK(b.Append());
+  NESTED_OK(a->AppendNull());
+  NESTED_OK(s->Append(""));
+  auto r = b.Finish();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const Array& arr = **r;
+  NESTED_OK(arr.Validate());
+  EXPECT_EQ(arr.null_count(), 1);
+  EXPECT_EQ(arr.child(0)->length(), 3);
+  EXPECT_EQ(FormatValue(arr, 0), "(1,\"a b\")");
+  EXPECT_EQ(FormatValue(arr, 2), "(,\"\")");
+  ArrayPtr tail = arr.Slice(1, 2);
+  EXPECT_EQ(FormatValue(*tail, 1), "(,\"\")");
+  // A row missing from a field is reported, not published.
+  NESTED_OK(b.Append());
+  NESTED_OK(a->Append(5));
+  auto bad = b.Finish();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("field 'b' holds 0 values for 1 rows"), std::string::npos)
+      << bad.status().ToString();
+}
+
+TEST(NestedBuilder, FixedSizeLists) {
+  const DataType type = DataType::FixedSizeList(DataType::Int64(), 2);
+  FixedSizeListBuilder b(type, DefaultMemoryPool());
+  auto* items = static_cast<Int64Builder*>(b.value_builder());
+  NESTED_OK(b.Append());
+  NESTED_OK(items->Append(1));
+  NESTED_OK(items->Append(2));
+  NESTED_OK(b.AppendNull());
+  NESTED_OK(b.Append());
+  NESTED_OK(items->AppendNull());
+  NESTED_OK(items->Append(6));
+  auto r = b.Finish();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  NESTED_OK((*r)->Validate());
+  EXPECT_EQ((*r)->child(0)->length(), 6);
+  EXPECT_EQ(FormatValue(**r, 0), "{1,2}");
+  EXPECT_EQ(FormatValue(**r, 2), "{NULL,6}");
+  EXPECT_EQ(FormatValue(*(*r)->Slice(2, 1), 0), "{NULL,6}");
+  NESTED_OK(b.Append());
+  NESTED_OK(items->Append(1));
+  EXPECT_FALSE(b.Finish().ok());
+}
+
+TEST(NestedBuilder, MapsAndNestedBuildersViaMakeBuilder) {
+  const DataType type = DataType::Map(DataType::Utf8(), DataType::List(DataType::Int32()));
+  auto any = MakeBuilder(type, DefaultMemoryPool());
+  auto* b = static_cast<ListBuilder*>(any.get());
+  StructBuilder* entries = b->entries_builder();
+  auto* keys = static_cast<BinaryBuilder*>(entries->field_builder(0));
+  auto* values = static_cast<ListBuilder*>(entries->field_builder(1));
+  auto* ints = static_cast<Int32Builder*>(values->value_builder());
+  NESTED_OK(b->Append());
+  NESTED_OK(entries->Append());
+  NESTED_OK(keys->Append("k"));
+  NESTED_OK(values->Append());
+  NESTED_OK(ints->Append(1));
+  NESTED_OK(ints->Append(2));
+  NESTED_OK(entries->Append());
+  NESTED_OK(keys->Append("x y"));
+  NESTED_OK(values->AppendNull());
+  NESTED_OK(b->AppendNull());
+  NESTED_OK(b->Append());
+  auto r = b->Finish();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  NESTED_OK((*r)->Validate());
+  EXPECT_EQ(FormatValue(**r, 0), "{k={1,2}, x y=NULL}");
+  EXPECT_TRUE((*r)->IsNull(1));
+  EXPECT_EQ(FormatValue(**r, 2), "{}");
+  // Round trip through AppendFrom (what CompactCopy and the generic paths use).
+  auto copy = CompactCopy(*(*r)->Slice(0, 3), DefaultMemoryPool());
+  ASSERT_TRUE(copy.ok());
+  EXPECT_TRUE(ArraysEqual(**copy, **r));
+}
+
+TEST(NestedBuilder, AllNullArraysOfNestedTypes) {
+  for (const DataType& type :
+       {DataType::List(DataType::Int32()), DataType::LargeList(DataType::Utf8()),
+        DataType::FixedSizeList(DataType::Int16(), 3),
+        DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::List(DataType::Utf8())}}),
+        DataType::Map(DataType::Utf8(), DataType::Int32())}) {
+    auto a = Array::MakeAllNull(type, 5, DefaultMemoryPool());
+    ASSERT_TRUE(a.ok());
+    NESTED_OK((*a)->Validate());
+    EXPECT_EQ((*a)->null_count(), 5) << type.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace shoal::columnar

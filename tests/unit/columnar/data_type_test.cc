@@ -160,3 +160,75 @@ TEST(SchemaTest, FieldIndexAndToString) {
 
 }  // namespace
 }  // namespace shoal::columnar
+
+namespace shoal::columnar {
+namespace {
+
+TEST(NestedDataType, NamesAsDuckDbSpellsThem) {
+  EXPECT_EQ(DataType::List(DataType::Int32()).ToString(), "int32[]");
+  EXPECT_EQ(DataType::List(DataType::List(DataType::Utf8())).ToString(), "utf8[][]");
+  EXPECT_EQ(DataType::LargeList(DataType::Int64()).ToString(), "large int64[]");
+  EXPECT_EQ(DataType::FixedSizeList(DataType::Float64(), 3).ToString(), "float64[3]");
+  EXPECT_EQ(DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::Utf8()}}).ToString(),
+            "struct(a int32, b utf8)");
+  EXPECT_EQ(DataType::Map(DataType::Utf8(), DataType::Int32()).ToString(), "map(utf8, int32)");
+  EXPECT_EQ(DataType::Struct({}).ToString(), "struct()");
+}
+
+TEST(NestedDataType, LayoutAndChildren) {
+  const DataType list = DataType::List(DataType::Int32());
+  EXPECT_TRUE(list.is_nested());
+  EXPECT_TRUE(list.is_list_like());
+  EXPECT_FALSE(list.is_fixed_width());
+  EXPECT_EQ(list.num_buffers(), 2);
+  EXPECT_EQ(list.num_fields(), 1);
+  EXPECT_EQ(list.item_field().name, "item");
+  EXPECT_TRUE(list.item_field().nullable);
+  EXPECT_EQ(DataType::FixedSizeList(DataType::Int8(), 4).num_buffers(), 1);
+  EXPECT_EQ(DataType::FixedSizeList(DataType::Int8(), 4).list_size(), 4);
+  EXPECT_EQ(DataType::Struct({{"a", DataType::Int32()}}).num_buffers(), 1);
+  const DataType map = DataType::Map(DataType::Utf8(), DataType::Int32(), true);
+  EXPECT_EQ(map.num_buffers(), 2);
+  EXPECT_TRUE(map.keys_sorted());
+  EXPECT_EQ(map.item_field().name, "entries");
+  EXPECT_FALSE(map.item_field().nullable);
+  EXPECT_FALSE(map.key_field().nullable);
+  EXPECT_EQ(map.key_field().type, DataType::Utf8());
+  EXPECT_EQ(map.value_field().type, DataType::Int32());
+  EXPECT_FALSE(DataType::Int32().is_nested());
+}
+
+TEST(NestedDataType, Equality) {
+  // The item field's name is a writer's convention and does not make another type.
+  EXPECT_EQ(DataType::List(Field("item", DataType::Int32())),
+            DataType::List(Field("element", DataType::Int32())));
+  EXPECT_NE(DataType::List(Field("item", DataType::Int32(), false)),
+            DataType::List(Field("item", DataType::Int32(), true)));
+  EXPECT_NE(DataType::List(DataType::Int32()), DataType::List(DataType::Int64()));
+  EXPECT_NE(DataType::List(DataType::Int32()), DataType::LargeList(DataType::Int32()));
+  EXPECT_NE(DataType::FixedSizeList(DataType::Int32(), 2),
+            DataType::FixedSizeList(DataType::Int32(), 3));
+  // Struct field names are part of the type.
+  EXPECT_NE(DataType::Struct({{"a", DataType::Int32()}}),
+            DataType::Struct({{"b", DataType::Int32()}}));
+  EXPECT_EQ(DataType::Struct({{"a", DataType::Int32()}}),
+            DataType::Struct({{"a", DataType::Int32()}}));
+  EXPECT_NE(DataType::Map(DataType::Utf8(), DataType::Int32()),
+            DataType::Map(DataType::Utf8(), DataType::Int32(), true));
+  EXPECT_NE(DataType::Map(DataType::Utf8(), DataType::Int32()),
+            DataType::Map(DataType::Utf8(), DataType::Int64()));
+}
+
+TEST(NestedDataType, InvalidParametersAreErrors) {
+  EXPECT_FALSE(DataType::MakeFixedSizeList(Field("item", DataType::Int32()), -1).ok());
+  EXPECT_FALSE(DataType::MakeMap(Field("entries", DataType::Int32(), false), false).ok());
+  auto nullable_key = DataType::MakeMap(
+      Field("entries", DataType::Struct({{"k", DataType::Utf8(), true}, {"v", DataType::Int32()}}),
+            false),
+      false);
+  ASSERT_FALSE(nullable_key.ok());
+  EXPECT_NE(nullable_key.status().message().find("nullable"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace shoal::columnar

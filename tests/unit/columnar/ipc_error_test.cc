@@ -186,5 +186,44 @@ TEST(IpcErrors, ErrorsEndTheStream) {
   EXPECT_EQ(again.status(), first);
 }
 
+// Nested arrays the writer sends as they are (it rebases offsets but does not validate) and the
+// reader must refuse: what a hostile or broken writer would produce.
+BufferPtr NestedBytes(std::vector<int32_t> values) {
+  auto owner = std::make_shared<std::vector<int32_t>>(std::move(values));
+  return Buffer::Wrap(reinterpret_cast<const uint8_t*>(owner->data()),
+                      static_cast<int64_t>(owner->size() * sizeof(int32_t)), owner);
+}
+
+ArrayPtr NestedInts(std::vector<int32_t> values, BufferPtr validity = nullptr) {
+  const auto n = static_cast<int64_t>(values.size());
+  return Array::Make(DataType::Int32(), n, {std::move(validity), NestedBytes(std::move(values))});
+}
+
+void ExpectNestedRefused(const DataType& type, const ArrayPtr& column, const std::string& text) {
+  auto schema = testing::SchemaOf({type});
+  auto batch = RecordBatch::Make(schema, column->length(), {column});
+  for (bool file_format : {false, true}) {
+    auto bytes = WriteIpc(schema, {batch}, file_format);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto read = ReadAllFromBytes(Share(*bytes));
+    ASSERT_FALSE(read.ok()) << text;
+    EXPECT_EQ(read.status().code(), StatusCode::kInvalidData);
+    EXPECT_THAT(read.status().ToString(), HasSubstr(text));
+    EXPECT_THAT(read.status().ToString(), HasSubstr("column 0 'c0'"));
+  }
+}
+
+TEST(IpcErrors, NestedArraysFromBrokenWriters) {
+  const DataType list = DataType::List(DataType::Int32());
+  ExpectNestedRefused(
+      list, Array::MakeNested(list, 2, {nullptr, NestedBytes({0, 3, 1})}, {NestedInts({1, 2, 3})}),
+      "offsets decrease at row 1");
+  const DataType map = DataType::Map(DataType::Int32(), DataType::Int32());
+  auto keys = NestedInts({1, 2}, NestedBytes({0b01}));
+  auto entries = Array::MakeNested(map.item_type(), 2, {nullptr}, {keys, NestedInts({5, 6})});
+  ExpectNestedRefused(map, Array::MakeNested(map, 1, {nullptr, NestedBytes({0, 2})}, {entries}),
+                      "null key");
+}
+
 }  // namespace
 }  // namespace shoal::columnar::ipc

@@ -119,6 +119,62 @@ TEST(IpcRoundTrip, SlicesAtEveryBitOffset) {
   }
 }
 
+TEST_P(RoundTripTest, NestedTypesWithNullsAtEveryLevel) {
+  const auto [file_format, compression] = GetParam();
+  RandomData data(43);
+  auto schema = testing::NestedSchema();
+  std::vector<RecordBatchPtr> batches = {data.Batch(schema, 60), data.Batch(schema, 0),
+                                         data.Batch(schema, 17, 0.0), data.Batch(schema, 9, 1.0)};
+  batches.push_back(batches[0]->Slice(7, 31));
+  WriteOptions options;
+  options.compression = compression;
+  ASSERT_OK_AND_ASSIGN(std::string bytes, WriteIpc(schema, batches, file_format, options));
+  ASSERT_OK_AND_ASSIGN(auto read, ReadAllFromBytes(Share(bytes)));
+  EXPECT_EQ(*read.schema, *schema) << read.schema->ToString();
+  // Child field names and metadata survive, not only what type equality compares.
+  EXPECT_EQ(read.schema->field(1).type.item_field().name, "element");
+  EXPECT_FALSE(read.schema->field(1).type.item_field().nullable);
+  ExpectSameBatches(batches, read);
+}
+
+TEST(IpcRoundTrip, NestedSlicesAtEveryOffset) {
+  RandomData data(9);
+  auto schema = testing::NestedSchema();
+  auto whole = data.Batch(schema, 100);
+  for (int64_t offset : {0, 1, 3, 8, 9, 63, 99}) {
+    for (int64_t length : {int64_t{0}, int64_t{1}, int64_t{5}, 100 - offset}) {
+      if (offset + length > 100)
+        continue;
+      auto slice = whole->Slice(offset, length);
+      ASSERT_OK_AND_ASSIGN(std::string bytes, WriteIpc(schema, {slice}, false));
+      ASSERT_OK_AND_ASSIGN(auto read, ReadAllFromBytes(Share(bytes)));
+      SCOPED_TRACE(fmt::format("offset {} length {}", offset, length));
+      ExpectSameBatches({slice}, read);
+    }
+  }
+}
+
+TEST(IpcRoundTrip, WidenedDecimalsInsideNestedTypes) {
+  RandomData data(10);
+  auto schema = testing::NestedSchema();
+  auto batch = data.Batch(schema, 40);
+  WriteOptions options;
+  options.widen_decimal64 = true;
+  ASSERT_OK_AND_ASSIGN(std::string bytes, WriteIpc(schema, {batch}, true, options));
+  ASSERT_OK_AND_ASSIGN(auto read, ReadAllFromBytes(Share(bytes)));
+  ExpectSameBatches({batch}, read);
+}
+
+TEST(IpcRoundTrip, DictionaryInsideNestedTypeIsRefused) {
+  auto schema =
+      testing::SchemaOf({DataType::List(DataType::Dictionary(TypeId::kInt32, DataType::Utf8()))});
+  auto written = WriteIpc(schema, {}, false);
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.status().code(), StatusCode::kNotImplemented);
+  EXPECT_NE(written.status().message().find("dictionary"), std::string::npos)
+      << written.status().ToString();
+}
+
 TEST(IpcRoundTrip, SlicedWritesAreCompact) {
   RandomData data(8);
   auto schema = testing::SchemaOf({DataType::Int64(), DataType::Utf8()});

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "shoal/columnar/bitmap.h"
 #include "shoal/columnar/builder.h"
 #include "shoal/columnar/ipc/format/message_generated.h"
 #include "shoal/columnar/pretty_print.h"
@@ -59,6 +60,29 @@ SchemaPtr AllTypesSchema() {
   };
   return std::make_shared<const Schema>(
       std::move(fields), KeyValueMetadata{{"origin", "shoal ipc test"}, {"empty", ""}});
+}
+
+SchemaPtr NestedSchema() {
+  const DataType point = DataType::Struct({{"x", DataType::Int32()}, {"label", DataType::Utf8()}});
+  std::vector<Field> fields = {
+      {"ints", DataType::List(DataType::Int32())},
+      {"strings_not_null", DataType::List(Field("element", DataType::Utf8(), false)), false},
+      {"large", DataType::LargeList(DataType::Decimal(15, 2))},
+      {"fixed", DataType::FixedSizeList(DataType::Float64(), 3)},
+      {"matrix", DataType::List(DataType::List(DataType::Int64()))},
+      {"points", DataType::List(point)},
+      {"record",
+       DataType::Struct({{"id", DataType::Int64(), false},
+                         {"tags", DataType::List(DataType::Utf8())},
+                         {"attrs", DataType::Map(DataType::Utf8(), DataType::Int32())},
+                         {"when", DataType::Date32()}}),
+       true,
+       {{"comment", "struct of list"}}},
+      {"map", DataType::Map(DataType::Utf8(), DataType::Decimal(38, 4))},
+      {"map_of_lists", DataType::Map(DataType::Int32(), DataType::List(DataType::Boolean()))},
+      {"fixed_structs", DataType::FixedSizeList(point, 2)},
+  };
+  return std::make_shared<const Schema>(std::move(fields));
 }
 
 SchemaPtr SchemaOf(const std::vector<DataType>& types) {
@@ -273,6 +297,85 @@ ArrayPtr RandomData::Array(const DataType& type, int64_t length, double null_pro
       ArrayPtr dictionary = Array(type.value_type(), size, Uniform(0, 3) == 0 ? 0.1 : 0.0);
       return DictionaryArray(type, dictionary, length, null_probability);
     }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: return NestedArray(type, length, null_probability);
+  }
+  SHOAL_CHECK(false, "type {}", type.ToString());
+  return nullptr;
+}
+
+BufferPtr RandomData::RandomValidity(int64_t length, double null_probability, int64_t* null_count) {
+  *null_count = 0;
+  if (null_probability <= 0)
+    return nullptr;
+  std::bernoulli_distribution is_null(null_probability);
+  auto bits = Buffer::AllocateZeroed(bitmap::BytesForBits(length), pool_);
+  SHOAL_CHECK(bits.ok(), "");
+  for (int64_t i = 0; i < length; ++i) {
+    if (is_null(rng_))
+      ++*null_count;
+    else
+      bitmap::SetBit((*bits)->mutable_data(), i);
+  }
+  return *null_count == 0 ? nullptr : *bits;
+}
+
+ArrayPtr RandomData::NestedArray(const DataType& type, int64_t length, double null_probability) {
+  int64_t null_count = 0;
+  BufferPtr validity = RandomValidity(length, null_probability, &null_count);
+  auto valid = [&](int64_t i) {
+    return validity == nullptr || bitmap::GetBit(validity->data(), i);
+  };
+  const double child_nulls = null_probability > 0 ? null_probability : 0.0;
+  switch (type.id()) {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: {
+      // Null lists usually own no items, but sometimes do, as other writers may produce.
+      std::vector<int64_t> offsets(static_cast<size_t>(length) + 1, 0);
+      for (int64_t i = 0; i < length; ++i) {
+        const int64_t n = valid(i) || Uniform(0, 4) == 0 ? Uniform(0, 4) : 0;
+        offsets[static_cast<size_t>(i) + 1] = offsets[static_cast<size_t>(i)] + n;
+      }
+      const int64_t items = offsets.back();
+      ArrayPtr child;
+      if (type.id() == TypeId::kMap) {
+        const Field& key = type.key_field();
+        const Field& value = type.value_field();
+        child = Array::MakeNested(type.item_type(), items, {nullptr},
+                                  {Array(key.type, items, 0.0),
+                                   Array(value.type, items, value.nullable ? child_nulls : 0.0)},
+                                  0);
+      } else {
+        child = Array(type.item_type(), items, type.item_field().nullable ? child_nulls : 0.0);
+      }
+      const bool large = type.id() == TypeId::kLargeList;
+      auto buffer = Buffer::Allocate((length + 1) * (large ? 8 : 4), pool_);
+      SHOAL_CHECK(buffer.ok(), "");
+      for (int64_t i = 0; i <= length; ++i) {
+        if (large)
+          (*buffer)->mutable_data_as<int64_t>()[i] = offsets[static_cast<size_t>(i)];
+        else
+          (*buffer)->mutable_data_as<int32_t>()[i] =
+              static_cast<int32_t>(offsets[static_cast<size_t>(i)]);
+      }
+      return Array::MakeNested(type, length, {validity, *buffer}, {child}, null_count);
+    }
+    case TypeId::kFixedSizeList: {
+      ArrayPtr child = Array(type.item_type(), length * type.list_size(),
+                             type.item_field().nullable ? child_nulls : 0.0);
+      return Array::MakeNested(type, length, {validity}, {child}, null_count);
+    }
+    case TypeId::kStruct: {
+      std::vector<ArrayPtr> children;
+      for (const Field& f : type.fields())
+        children.push_back(Array(f.type, length, f.nullable ? child_nulls : 0.0));
+      return Array::MakeNested(type, length, {validity}, std::move(children), null_count);
+    }
+    default: break;
   }
   SHOAL_CHECK(false, "type {}", type.ToString());
   return nullptr;

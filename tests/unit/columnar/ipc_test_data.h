@@ -26,6 +26,11 @@ namespace shoal::columnar::ipc::testing {
 /// Field and schema metadata are set; two fields are NOT NULL.
 SchemaPtr AllTypesSchema();
 
+/// Every nested shape: list, large list, fixed-size list, struct and map, a list of lists, a list
+/// of structs, a struct of a list and a map, a map to lists, and leaves of several types inside
+/// (decimals, utf8, dates); one NOT NULL list and one non-nullable item field.
+SchemaPtr NestedSchema();
+
 /// A schema of nullable fields c0, c1, ... of the given types.
 SchemaPtr SchemaOf(const std::vector<DataType>& types);
 
@@ -40,7 +45,8 @@ class RandomData {
   /// A dictionary array of `type` over `dictionary` with random indices.
   ArrayPtr DictionaryArray(const DataType& type, const ArrayPtr& dictionary, int64_t length,
                            double null_probability);
-  /// A batch of `schema` (NOT NULL fields get no nulls).
+  /// A batch of `schema` (NOT NULL fields get no nulls). Nested columns get random list lengths
+  /// (empty lists included) and nulls at every level.
   RecordBatchPtr Batch(const SchemaPtr& schema, int64_t rows, double null_probability = 0.2);
 
   std::mt19937_64& rng() { return rng_; }
@@ -51,6 +57,8 @@ class RandomData {
   }
 
   std::string RandomString(bool utf8);
+  ArrayPtr NestedArray(const DataType& type, int64_t length, double null_probability);
+  BufferPtr RandomValidity(int64_t length, double null_probability, int64_t* null_count);
 
   std::mt19937_64 rng_;
   std::shared_ptr<MemoryPool> pool_;

@@ -143,9 +143,10 @@ TEST(IpcWire, UnsupportedTypesNameTheField) {
     return [=](FlatBufferBuilder& b) { return std::make_pair(t, create(b).Union()); };
   };
   std::vector<Case> cases = {
-      {"List", simple(fbs::Type::List, [](FlatBufferBuilder& b) { return fbs::CreateList(b); })},
-      {"Struct_",
-       simple(fbs::Type::Struct_, [](FlatBufferBuilder& b) { return fbs::CreateStruct_(b); })},
+      {"ListView",
+       simple(fbs::Type::ListView, [](FlatBufferBuilder& b) { return fbs::CreateListView(b); })},
+      {"LargeListView", simple(fbs::Type::LargeListView,
+                               [](FlatBufferBuilder& b) { return fbs::CreateLargeListView(b); })},
       {"LargeUtf8",
        simple(fbs::Type::LargeUtf8, [](FlatBufferBuilder& b) { return fbs::CreateLargeUtf8(b); })},
       {"Utf8View",
@@ -169,6 +170,12 @@ TEST(IpcWire, UnsupportedTypesNameTheField) {
     ExpectError(result, StatusCode::kNotImplemented, "'odd_one'");
     EXPECT_THAT(result.status().ToString(), HasSubstr(c.arrow));
   }
+  // Nested types are supported, but a list must have its one child (RawStream writes none).
+  RawStream childless;
+  childless.Schema(
+      {{"l", simple(fbs::Type::List, [](FlatBufferBuilder& b) { return fbs::CreateList(b); })}});
+  ExpectError(childless.Read(), StatusCode::kInvalidData, "needs exactly one child, not 0");
+
   RawStream unknown;
   unknown.Schema({{"x", [](FlatBufferBuilder& b) {
                      return std::make_pair(static_cast<fbs::Type>(99), fbs::CreateNull(b).Union());
@@ -297,7 +304,7 @@ TEST(IpcWire, StructuralErrors) {
   };
   BatchSpec b = good();
   b.nodes.pop_back();
-  expect(b, StatusCode::kInvalidData, "1 field nodes for 2 columns");
+  expect(b, StatusCode::kInvalidData, "1 field nodes where its 2 columns need 2");
   b = good();
   b.buffers.pop_back();
   expect(b, StatusCode::kInvalidData, "4 buffers where its 2 columns need 5");

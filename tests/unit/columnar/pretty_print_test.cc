@@ -7,11 +7,13 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "shoal/columnar/builder.h"
 #include "tests/support/batch_builder.h"
 
 namespace shoal::columnar {
@@ -361,6 +363,111 @@ TEST(FormatTableTest, SeveralBatchesAndOptions) {
   const std::string text = FormatTable(*a->schema(), {a, b}, limited);
   EXPECT_NE(text.find(" 1 | one"), std::string::npos) << text;
   EXPECT_EQ(text.find("three"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace shoal::columnar
+
+namespace shoal::columnar {
+namespace {
+
+// The expected texts are what PostgreSQL 15 prints, e.g.
+//   SELECT ARRAY['a b', 'c', NULL, '', 'NULL', 'x"y', 'back\slash', '{}'];
+//   SELECT ROW(1, 'a b', NULL, '', 'x"y', 'p(q)');
+// and maps as DuckDB prints them: SELECT MAP {'k': 1, 'x y': NULL};
+ArrayPtr StringList(const std::vector<std::optional<std::string>>& values) {
+  ListBuilder b(DataType::List(DataType::Utf8()), DefaultMemoryPool());
+  auto* items = static_cast<BinaryBuilder*>(b.value_builder());
+  SHOAL_CHECK(b.Append().ok(), "");
+  for (const auto& v : values)
+    SHOAL_CHECK((v ? items->Append(*v) : items->AppendNull()).ok(), "");
+  return *b.Finish();
+}
+
+TEST(NestedPrettyPrint, ArraysQuoteAsArrayOut) {
+  EXPECT_EQ(FormatValue(*StringList({"a b", "c", std::nullopt, ""}), 0), R"({"a b",c,NULL,""})");
+  EXPECT_EQ(FormatValue(*StringList({"NULL", "null", "nul", "x\"y", "back\\slash"}), 0),
+            R"({"NULL","null",nul,"x\"y","back\\slash"})");
+  EXPECT_EQ(FormatValue(*StringList({"{}", "a,b", "tab\there", "é"}), 0),
+            R"({"{}","a,b","tab	here",é})");
+  EXPECT_EQ(FormatValue(*StringList({}), 0), "{}");
+}
+
+TEST(NestedPrettyPrint, ListsOfListsNestBraces) {
+  ListBuilder b(DataType::List(DataType::List(DataType::Int32())), DefaultMemoryPool());
+  auto* inner = static_cast<ListBuilder*>(b.value_builder());
+  auto* ints = static_cast<Int32Builder*>(inner->value_builder());
+  ASSERT_TRUE(b.Append().ok());
+  ASSERT_TRUE(inner->Append().ok());
+  ASSERT_TRUE(ints->Append(1).ok());
+  ASSERT_TRUE(ints->Append(2).ok());
+  ASSERT_TRUE(inner->Append().ok());
+  ASSERT_TRUE(ints->Append(3).ok());
+  ASSERT_TRUE(inner->AppendNull().ok());
+  auto a = b.Finish();
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(FormatValue(**a, 0), "{{1,2},{3},NULL}");
+}
+
+TEST(NestedPrettyPrint, RecordsQuoteAsRecordOut) {
+  const DataType type = DataType::Struct({{"i", DataType::Int32()},
+                                          {"s", DataType::Utf8()},
+                                          {"n", DataType::Utf8()},
+                                          {"e", DataType::Utf8()},
+                                          {"q", DataType::Utf8()},
+                                          {"p", DataType::Utf8()},
+                                          {"l", DataType::List(DataType::Int32())},
+                                          {"b", DataType::Boolean()}});
+  StructBuilder b(type, DefaultMemoryPool());
+  ASSERT_TRUE(b.Append().ok());
+  ASSERT_TRUE(static_cast<Int32Builder*>(b.field_builder(0))->Append(1).ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(b.field_builder(1))->Append("a b").ok());
+  ASSERT_TRUE(b.field_builder(2)->AppendNull().ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(b.field_builder(3))->Append("").ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(b.field_builder(4))->Append("x\"y\\").ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(b.field_builder(5))->Append("p(q)").ok());
+  auto* list = static_cast<ListBuilder*>(b.field_builder(6));
+  ASSERT_TRUE(list->Append().ok());
+  ASSERT_TRUE(static_cast<Int32Builder*>(list->value_builder())->Append(1).ok());
+  ASSERT_TRUE(static_cast<Int32Builder*>(list->value_builder())->Append(2).ok());
+  ASSERT_TRUE(static_cast<BooleanBuilder*>(b.field_builder(7))->Append(true).ok());
+  auto a = b.Finish();
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  // SELECT ROW(1, 'a b', NULL, '', 'x"y\', 'p(q)', ARRAY[1,2], true);
+  EXPECT_EQ(FormatValue(**a, 0), R"x((1,"a b",,"","x""y\\","p(q)","{1,2}",t))x");
+}
+
+TEST(NestedPrettyPrint, ArraysOfRecordsQuoteTheRecordText) {
+  const DataType point = DataType::Struct({{"x", DataType::Int32()}, {"s", DataType::Utf8()}});
+  ListBuilder b(DataType::List(point), DefaultMemoryPool());
+  auto* rows = static_cast<StructBuilder*>(b.value_builder());
+  ASSERT_TRUE(b.Append().ok());
+  ASSERT_TRUE(rows->Append().ok());
+  ASSERT_TRUE(static_cast<Int32Builder*>(rows->field_builder(0))->Append(1).ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(rows->field_builder(1))->Append("a").ok());
+  ASSERT_TRUE(rows->AppendNull().ok());
+  ASSERT_TRUE(rows->Append().ok());
+  ASSERT_TRUE(rows->field_builder(0)->AppendNull().ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(rows->field_builder(1))->Append("b c").ok());
+  auto a = b.Finish();
+  ASSERT_TRUE(a.ok());
+  // SELECT ARRAY[ROW(1,'a'), NULL, ROW(NULL,'b c')]::record[];
+  EXPECT_EQ(FormatValue(**a, 0), R"x({"(1,a)",NULL,"(,\"b c\")"})x");
+}
+
+TEST(NestedPrettyPrint, MapsAsDuckDb) {
+  ListBuilder b(DataType::Map(DataType::Utf8(), DataType::Int32()), DefaultMemoryPool());
+  StructBuilder* e = b.entries_builder();
+  ASSERT_TRUE(b.Append().ok());
+  ASSERT_TRUE(e->Append().ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(e->field_builder(0))->Append("k").ok());
+  ASSERT_TRUE(static_cast<Int32Builder*>(e->field_builder(1))->Append(1).ok());
+  ASSERT_TRUE(e->Append().ok());
+  ASSERT_TRUE(static_cast<BinaryBuilder*>(e->field_builder(0))->Append("x y").ok());
+  ASSERT_TRUE(e->field_builder(1)->AppendNull().ok());
+  auto a = b.Finish();
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(FormatValue(**a, 0), "{k=1, x y=NULL}");
 }
 
 }  // namespace

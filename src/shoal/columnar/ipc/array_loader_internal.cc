@@ -64,6 +64,8 @@ struct ArrayLoader::Context {
   const BufferPtr& body;
   Codec* codec = nullptr;
   int buffer_index = 0;
+  const flatbuffers::Vector<const fb::FieldNode*>* nodes = nullptr;
+  int node_index = 0;
 };
 
 Result<Codec*> ArrayLoader::GetCodec(Compression compression) {
@@ -149,6 +151,8 @@ Result<ArrayPtr> ArrayLoader::LoadColumn(Context& ctx, const ColumnSpec& spec,
   std::vector<BufferPtr> buffers;
   buffers.reserve(3);
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, GetValidity(ctx, length, null_count));
+  if (type.is_nested())
+    return LoadNested(ctx, spec, node, std::move(validity));
   buffers.push_back(validity);
 
   if (type.is_binary_like()) {
@@ -233,6 +237,57 @@ Result<ArrayPtr> ArrayLoader::LoadColumn(Context& ctx, const ColumnSpec& spec,
   return array;
 }
 
+Result<ArrayPtr> ArrayLoader::LoadNested(Context& ctx, const ColumnSpec& spec,
+                                         const fb::FieldNode& node, BufferPtr validity) {
+  const DataType& type = spec.type;
+  const int64_t length = node.length();
+  std::vector<BufferPtr> buffers;
+  buffers.push_back(std::move(validity));
+  if (type.is_list_like()) {
+    const bool large = type.id() == TypeId::kLargeList;
+    SHOAL_ASSIGN_OR_RETURN(BufferPtr offsets, GetBuffer(ctx, large ? 8 : 4));
+    if (length == 0 && offsets->size() == 0) {
+      static constexpr int64_t kZero[1] = {0};
+      offsets = Buffer::Wrap(reinterpret_cast<const uint8_t*>(kZero), sizeof(kZero), nullptr);
+    }
+    buffers.push_back(std::move(offsets));
+  }
+  const int num_fields = type.num_fields();
+  if (spec.children == nullptr || static_cast<int>(spec.children->size()) != num_fields)
+    return Status::Internal("nested column of type {} without child encodings", type.ToString());
+  std::vector<ArrayPtr> children;
+  children.reserve(static_cast<size_t>(num_fields));
+  for (int c = 0; c < num_fields; ++c) {
+    const Field& field = type.field(c);
+    const FieldEncoding& encoding = (*spec.children)[static_cast<size_t>(c)];
+    ColumnSpec child_spec;
+    child_spec.field = &field;
+    child_spec.type = field.type;
+    child_spec.encoding = encoding.values;
+    child_spec.children = &encoding.children;
+    const fb::FieldNode child_node =
+        StructAt(ctx.nodes, static_cast<flatbuffers::uoffset_t>(ctx.node_index++));
+    if (child_node.length() < 0 || child_node.length() > kMaxRows || child_node.null_count() < 0 ||
+        child_node.null_count() > child_node.length()) {
+      return Status::InvalidData("child '{}' of {} has a field node of {} rows and {} nulls",
+                                 field.name, type.ToString(), child_node.length(),
+                                 child_node.null_count());
+    }
+    auto child = LoadColumn(ctx, child_spec, child_node);
+    if (!child.ok()) {
+      return std::move(child).status().WithContext(
+          fmt::format("child '{}' ({})", field.name, field.type.ToString()));
+    }
+    children.push_back(std::move(child).MoveValueUnsafe());
+  }
+  ArrayPtr array =
+      Array::MakeNested(type, length, std::move(buffers), std::move(children), node.null_count());
+  // The children were validated as they were loaded (UTF-8 included); this checks the offsets,
+  // the child lengths and the map keys, and the children's structure once more.
+  SHOAL_RETURN_IF_ERROR(array->Validate(false));
+  return array;
+}
+
 Result<std::vector<ArrayPtr>> ArrayLoader::Load(const fb::RecordBatch* batch, const BufferPtr& body,
                                                 const std::vector<ColumnSpec>& columns,
                                                 int64_t* num_rows) {
@@ -243,13 +298,16 @@ Result<std::vector<ArrayPtr>> ArrayLoader::Load(const fb::RecordBatch* batch, co
     return Status::InvalidData("impossible record batch length {}", length);
   const auto* nodes = batch->nodes();
   const int64_t num_nodes = nodes ? nodes->size() : 0;
-  if (num_nodes != static_cast<int64_t>(columns.size())) {
-    return Status::InvalidData("the batch has {} field nodes for {} columns", num_nodes,
-                               columns.size());
-  }
+  int64_t expected_nodes = 0;
   int64_t expected_buffers = 0;
-  for (const ColumnSpec& c : columns)
-    expected_buffers += c.type.num_buffers();
+  for (const ColumnSpec& c : columns) {
+    expected_nodes += NumFieldNodes(c.type);
+    expected_buffers += NumBuffers(c.type);
+  }
+  if (num_nodes != expected_nodes) {
+    return Status::InvalidData("the batch has {} field nodes where its {} columns need {}",
+                               num_nodes, columns.size(), expected_nodes);
+  }
   const auto* buffers = batch->buffers();
   const int64_t num_buffers = buffers ? buffers->size() : 0;
   if (num_buffers != expected_buffers) {
@@ -277,12 +335,13 @@ Result<std::vector<ArrayPtr>> ArrayLoader::Load(const fb::RecordBatch* batch, co
     }
   }
 
-  Context ctx{buffers, body, codec};
+  Context ctx{buffers, body, codec, 0, nodes, 0};
   std::vector<ArrayPtr> arrays;
   arrays.reserve(columns.size());
   for (size_t i = 0; i < columns.size(); ++i) {
     const ColumnSpec& spec = columns[i];
-    const fb::FieldNode node = StructAt(nodes, static_cast<flatbuffers::uoffset_t>(i));
+    const fb::FieldNode node =
+        StructAt(nodes, static_cast<flatbuffers::uoffset_t>(ctx.node_index++));
     auto fail = [&](Status st) {
       return std::move(st).WithContext(
           fmt::format("column {} '{}' ({})", i, spec.field->name, spec.type.ToString()));

@@ -24,6 +24,8 @@ struct ColumnSpec {
   DataType type;                 // the type to produce (a dictionary type for index columns)
   WireEncoding encoding = WireEncoding::kSame;  // of the values (unused for index columns)
   ArrayPtr dictionary;                          // index columns only
+  /// Nested columns: the encodings of the children, one per child field.
+  const std::vector<FieldEncoding>* children = nullptr;
 };
 
 class ArrayLoader {
@@ -38,6 +40,8 @@ class ArrayLoader {
  private:
   struct Context;
   Result<ArrayPtr> LoadColumn(Context& ctx, const ColumnSpec& spec, const fb::FieldNode& node);
+  Result<ArrayPtr> LoadNested(Context& ctx, const ColumnSpec& spec, const fb::FieldNode& node,
+                              BufferPtr validity);
   Result<BufferPtr> GetBuffer(Context& ctx, int64_t alignment);
   Result<BufferPtr> GetValidity(Context& ctx, int64_t length, int64_t null_count);
   Result<Codec*> GetCodec(Compression compression);

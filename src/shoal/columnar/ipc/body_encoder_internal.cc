@@ -82,7 +82,43 @@ Status BodyEncoder::AddBitmap(const uint8_t* bits, int64_t bit_offset, int64_t l
   return Status::OK();
 }
 
-Status BodyEncoder::AddColumn(const Array& array, WireEncoding encoding) {
+template <typename Offset>
+Status BodyEncoder::AddListOffsets(const Array& array, int64_t* first, int64_t* last) {
+  static constexpr Offset kZero[1] = {0};
+  const int64_t length = array.length();
+  if (length == 0) {
+    AddRaw(reinterpret_cast<const uint8_t*>(kZero), sizeof(kZero));
+    *first = *last = 0;
+    return Status::OK();
+  }
+  const Offset* o = array.buffer(1)->data_as<Offset>() + array.offset();
+  const int64_t bytes = (length + 1) * static_cast<int64_t>(sizeof(Offset));
+  *first = o[0];
+  *last = o[length];
+  if (o[0] == 0) {
+    AddRaw(reinterpret_cast<const uint8_t*>(o), bytes);
+  } else {
+    SHOAL_ASSIGN_OR_RETURN(uint8_t * out, Scratch(bytes));
+    auto* rebased = reinterpret_cast<Offset*>(out);
+    for (int64_t i = 0; i <= length; ++i)
+      rebased[i] = o[i] - o[0];
+    AddRaw(out, bytes);
+  }
+  return Status::OK();
+}
+
+Status BodyEncoder::AddChild(const Array& child, int64_t begin, int64_t end,
+                             const FieldEncoding* encoding) {
+  if (encoding == nullptr)
+    return Status::Internal("nested column of type {} without child encodings",
+                            child.type().ToString());
+  // The slice only lives for this call; the buffers AddRaw refers to belong to `child`.
+  const ArrayPtr slice = child.Slice(begin, end - begin);
+  return AddColumn(*slice, encoding->values, &encoding->children);
+}
+
+Status BodyEncoder::AddColumn(const Array& array, WireEncoding encoding,
+                              const std::vector<FieldEncoding>* children) {
   const DataType& type = array.type();
   const int64_t length = array.length();
   const int64_t offset = array.offset();
@@ -124,6 +160,36 @@ Status BodyEncoder::AddColumn(const Array& array, WireEncoding encoding) {
         AddRaw(out, offsets_bytes);
       }
       AddRaw(array.string_data() ? array.string_data() + first : nullptr, o[length] - first);
+      return Status::OK();
+    }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct: {
+      const int num_children = type.num_fields();
+      if (children == nullptr || static_cast<int>(children->size()) != num_children ||
+          array.num_children() != num_children) {
+        return Status::Internal("nested column of type {} without its children or encodings",
+                                type.ToString());
+      }
+      int64_t first = 0;
+      int64_t last = 0;
+      if (type.id() == TypeId::kLargeList) {
+        SHOAL_RETURN_IF_ERROR(AddListOffsets<int64_t>(array, &first, &last));
+      } else if (type.is_list_like()) {
+        SHOAL_RETURN_IF_ERROR(AddListOffsets<int32_t>(array, &first, &last));
+      } else if (type.id() == TypeId::kFixedSizeList) {
+        first = offset * type.list_size();
+        last = (offset + length) * type.list_size();
+      } else {
+        first = offset;
+        last = offset + length;
+      }
+      for (int c = 0; c < num_children; ++c) {
+        SHOAL_RETURN_IF_ERROR(
+            AddChild(*array.child(c), first, last, &(*children)[static_cast<size_t>(c)]));
+      }
       return Status::OK();
     }
     default: break;

@@ -29,8 +29,11 @@ class BodyEncoder {
   /// Starts a new body. References to the previous body's arrays are dropped, scratch kept.
   void Reset();
   /// Appends the field node and buffers of `array` (a dictionary column contributes its indices;
-  /// its dictionary is a separate message). `encoding` applies to the values.
-  Status AddColumn(const Array& array, WireEncoding encoding);
+  /// its dictionary is a separate message). `encoding` applies to the values. Nested arrays add
+  /// their children after themselves (pre-order, as the format orders field nodes), each sliced
+  /// to the items the parent's rows reach, with the encodings in `children`.
+  Status AddColumn(const Array& array, WireEncoding encoding,
+                   const std::vector<FieldEncoding>* children = nullptr);
   /// Compresses (with a codec) and assigns body offsets. Call once after the last AddColumn.
   Status Finish();
 
@@ -55,6 +58,9 @@ class BodyEncoder {
   Result<uint8_t*> Scratch(int64_t size);
   void AddRaw(const uint8_t* data, int64_t size) { pieces_.push_back({data, size, false, 0}); }
   Status AddBitmap(const uint8_t* bits, int64_t bit_offset, int64_t length);
+  template <typename Offset>
+  Status AddListOffsets(const Array& array, int64_t* first, int64_t* last);
+  Status AddChild(const Array& child, int64_t begin, int64_t end, const FieldEncoding* encoding);
 
   std::shared_ptr<MemoryPool> pool_;
   Codec* codec_;

@@ -79,6 +79,12 @@ std::pair<fb::Type, Offset<void>> BuildType(FlatBufferBuilder* fbb, const DataTy
               fb::CreateInterval(*fbb, fb::IntervalUnit::MONTH_DAY_NANO).Union()};
     case TypeId::kUtf8: return {fb::Type::Utf8, fb::CreateUtf8(*fbb).Union()};
     case TypeId::kBinary: return {fb::Type::Binary, fb::CreateBinary(*fbb).Union()};
+    case TypeId::kList: return {fb::Type::List, fb::CreateList(*fbb).Union()};
+    case TypeId::kLargeList: return {fb::Type::LargeList, fb::CreateLargeList(*fbb).Union()};
+    case TypeId::kFixedSizeList:
+      return {fb::Type::FixedSizeList, fb::CreateFixedSizeList(*fbb, type.list_size()).Union()};
+    case TypeId::kStruct: return {fb::Type::Struct_, fb::CreateStruct_(*fbb).Union()};
+    case TypeId::kMap: return {fb::Type::Map, fb::CreateMap(*fbb, type.keys_sorted()).Union()};
     case TypeId::kDictionary: break;
   }
   SHOAL_CHECK(false, "BuildType on {}", type.ToString());
@@ -98,7 +104,13 @@ Offset<fb::Field> BuildField(FlatBufferBuilder* fbb, const Field& field,
                                               field.type.ordered(), fb::DictionaryKind::DenseArray);
   }
   // Readers in other languages expect the children vector even when it is empty.
-  auto children = fbb->CreateVector(std::vector<Offset<fb::Field>>{});
+  std::vector<Offset<fb::Field>> child_fields;
+  child_fields.reserve(static_cast<size_t>(value_type.num_fields()));
+  for (int i = 0; i < value_type.num_fields(); ++i) {
+    child_fields.push_back(
+        BuildField(fbb, value_type.field(i), encoding.children[static_cast<size_t>(i)]));
+  }
+  auto children = fbb->CreateVector(child_fields);
   auto metadata = BuildMetadata(fbb, field.metadata);
   return fb::CreateField(*fbb, name, field.nullable, type_type, type, dictionary, children,
                          metadata);
@@ -222,6 +234,11 @@ Result<std::pair<DataType, WireEncoding>> ParseValueType(const fb::Field* field,
       std::string tz = t->timezone() ? t->timezone()->str() : std::string();
       return same(DataType::Timestamp(static_cast<TimeUnit>(unit), std::move(tz)));
     }
+    case fb::Type::List:
+    case fb::Type::LargeList:
+    case fb::Type::FixedSizeList:
+    case fb::Type::Struct_:
+    case fb::Type::Map: return Status::Internal("{}: nested types are parsed by ParseField", what);
     case fb::Type::Interval: {
       const fb::Interval* t = field->type_as_Interval();
       if (t == nullptr)
@@ -245,26 +262,159 @@ Result<std::pair<DataType, WireEncoding>> ParseValueType(const fb::Field* field,
   }
   return Status::NotImplemented(
       "{}: Arrow type {} is not supported by Shoal (supported: null, bool, int, float32/64, "
-      "decimal, date, timestamp, interval[month_day_nano], utf8, binary, dictionary)",
+      "decimal, date, timestamp, interval[month_day_nano], utf8, binary, dictionary, list, "
+      "large_list, fixed_size_list, struct, map)",
       what, name);
+}
+
+bool IsNestedTag(fb::Type tag) {
+  return tag == fb::Type::List || tag == fb::Type::LargeList || tag == fb::Type::FixedSizeList ||
+         tag == fb::Type::Struct_ || tag == fb::Type::Map;
+}
+
+// One field of the schema with its children; `depth` counts the nested types above it.
+Result<std::pair<Field, FieldEncoding>> ParseField(const fb::Field* f, const std::string& what,
+                                                   int depth) {
+  std::string name = f->name() ? f->name()->str() : std::string();
+  const fb::Type tag = f->type_type();
+  const uint32_t num_children = f->children() ? f->children()->size() : 0;
+  FieldEncoding encoding;
+  DataType type;
+  if (!IsNestedTag(tag)) {
+    SHOAL_ASSIGN_OR_RETURN(auto value, ParseValueType(f, what));
+    if (num_children != 0) {
+      return Status::InvalidData("{}: a field of type {} cannot have {} children", what,
+                                 value.first.ToString(), num_children);
+    }
+    encoding.values = value.second;
+    type = std::move(value.first);
+  } else {
+    if (f->dictionary() != nullptr) {
+      return Status::NotImplemented("{}: dictionary-encoded {} values are not supported by Shoal",
+                                    what, fb::EnumNameType(tag));
+    }
+    if (depth >= kMaxNestingDepth) {
+      return Status::InvalidData("{}: types nested more than {} deep", what, kMaxNestingDepth);
+    }
+    const uint32_t expected = tag == fb::Type::Struct_ ? num_children : 1;
+    if (num_children != expected) {
+      return Status::InvalidData("{}: a {} field needs exactly one child, not {}", what,
+                                 fb::EnumNameType(tag), num_children);
+    }
+    std::vector<Field> children;
+    children.reserve(num_children);
+    encoding.children.reserve(num_children);
+    for (uint32_t c = 0; c < num_children; ++c) {
+      const fb::Field* child = f->children()->Get(c);
+      if (child == nullptr)
+        return Status::InvalidData("{}: child {} is missing", what, c);
+      const std::string child_name = child->name() ? child->name()->str() : std::string();
+      SHOAL_ASSIGN_OR_RETURN(
+          auto parsed,
+          ParseField(child, fmt::format("{}, child {} ('{}')", what, c, child_name), depth + 1));
+      if (parsed.first.type.id() == TypeId::kDictionary) {
+        return Status::NotImplemented(
+            "{}: child '{}' is dictionary-encoded, which Shoal does not support inside nested "
+            "types",
+            what, parsed.first.name);
+      }
+      children.push_back(std::move(parsed.first));
+      encoding.children.push_back(std::move(parsed.second));
+    }
+    switch (tag) {
+      case fb::Type::List: type = DataType::List(std::move(children[0])); break;
+      case fb::Type::LargeList: type = DataType::LargeList(std::move(children[0])); break;
+      case fb::Type::FixedSizeList: {
+        const fb::FixedSizeList* t = f->type_as_FixedSizeList();
+        if (t == nullptr)
+          return Status::InvalidData("{}: FixedSizeList type without its parameters", what);
+        auto made = DataType::MakeFixedSizeList(std::move(children[0]), t->list_size());
+        if (!made.ok())
+          return std::move(made).status().WithContext(what);
+        type = std::move(made).MoveValueUnsafe();
+        break;
+      }
+      case fb::Type::Struct_: type = DataType::Struct(std::move(children)); break;
+      default: {
+        const fb::Map* t = f->type_as_Map();
+        if (t == nullptr)
+          return Status::InvalidData("{}: Map type without its parameters", what);
+        auto made = DataType::MakeMap(std::move(children[0]), t->keys_sorted());
+        if (!made.ok())
+          return std::move(made).status().WithContext(what);
+        type = std::move(made).MoveValueUnsafe();
+        break;
+      }
+    }
+  }
+  if (const fb::DictionaryEncoding* d = f->dictionary()) {
+    TypeId index = TypeId::kInt32;
+    if (d->index_type() != nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(index, ParseIntType(d->index_type(), what + " dictionary index"));
+    }
+    encoding.dictionary_id = d->id();
+    type = DataType::Dictionary(index, type, d->is_ordered());
+  }
+  return std::make_pair(
+      Field(std::move(name), std::move(type), f->nullable(), ParseMetadata(f->custom_metadata())),
+      std::move(encoding));
+}
+
+Result<FieldEncoding> PlanField(const DataType& t, bool widen_decimal64, int depth,
+                                const std::string& name) {
+  FieldEncoding e;
+  const DataType& values = t.decoded_type();
+  if (widen_decimal64 && values.id() == TypeId::kDecimal &&
+      values.precision() <= DataType::kMaxDecimal64Precision) {
+    e.values = WireEncoding::kDecimal128As64;
+  }
+  if (!t.is_nested())
+    return e;
+  if (depth >= kMaxNestingDepth) {
+    return Status::InvalidArgument("field '{}': types nested more than {} deep", name,
+                                   kMaxNestingDepth);
+  }
+  e.children.reserve(t.fields().size());
+  for (const Field& child : t.fields()) {
+    if (child.type.id() == TypeId::kDictionary) {
+      return Status::NotImplemented(
+          "field '{}': child '{}' is dictionary-encoded, which Shoal's Arrow IPC writer does not "
+          "support inside nested types",
+          name, child.name);
+    }
+    SHOAL_ASSIGN_OR_RETURN(FieldEncoding c,
+                           PlanField(child.type, widen_decimal64, depth + 1, name));
+    e.children.push_back(std::move(c));
+  }
+  return e;
 }
 
 }  // namespace
 
-IpcSchema PlanWriteSchema(SchemaPtr schema, bool widen_decimal64) {
+int64_t NumFieldNodes(const DataType& type) {
+  int64_t n = 1;
+  for (const Field& f : type.fields())
+    n += NumFieldNodes(f.type);
+  return n;
+}
+
+int64_t NumBuffers(const DataType& type) {
+  int64_t n = type.num_buffers();
+  for (const Field& f : type.fields())
+    n += NumBuffers(f.type);
+  return n;
+}
+
+Result<IpcSchema> PlanWriteSchema(SchemaPtr schema, bool widen_decimal64) {
   IpcSchema out;
-  out.fields.resize(static_cast<size_t>(schema->num_fields()));
+  out.fields.reserve(static_cast<size_t>(schema->num_fields()));
   int64_t next_id = 0;
   for (int i = 0; i < schema->num_fields(); ++i) {
-    const DataType& t = schema->field(i).type;
-    FieldEncoding& e = out.fields[static_cast<size_t>(i)];
-    const DataType& values = t.decoded_type();
-    if (widen_decimal64 && values.id() == TypeId::kDecimal &&
-        values.precision() <= DataType::kMaxDecimal64Precision) {
-      e.values = WireEncoding::kDecimal128As64;
-    }
-    if (t.id() == TypeId::kDictionary)
+    const Field& f = schema->field(i);
+    SHOAL_ASSIGN_OR_RETURN(FieldEncoding e, PlanField(f.type, widen_decimal64, 0, f.name));
+    if (f.type.id() == TypeId::kDictionary)
       e.dictionary_id = next_id++;
+    out.fields.push_back(std::move(e));
   }
   out.schema = std::move(schema);
   return out;
@@ -321,33 +471,21 @@ Result<IpcSchema> ParseSchema(const fb::Schema* schema) {
     const fb::Field* f = fb_fields->Get(i);
     if (f == nullptr)
       return Status::InvalidData("schema field {} is missing", i);
-    std::string name = f->name() ? f->name()->str() : std::string();
-    const std::string what = fmt::format("field {} ('{}')", i, name);
-    SHOAL_ASSIGN_OR_RETURN(auto value, ParseValueType(f, what));
-    if (f->children() != nullptr && f->children()->size() != 0) {
-      return Status::InvalidData("{}: a field of type {} cannot have {} children", what,
-                                 value.first.ToString(), f->children()->size());
-    }
-    FieldEncoding encoding;
-    encoding.values = value.second;
-    DataType type = value.first;
-    if (const fb::DictionaryEncoding* d = f->dictionary()) {
-      TypeId index = TypeId::kInt32;
-      if (d->index_type() != nullptr) {
-        SHOAL_ASSIGN_OR_RETURN(index, ParseIntType(d->index_type(), what + " dictionary index"));
-      }
-      encoding.dictionary_id = d->id();
-      auto [it, inserted] = dictionaries.emplace(d->id(), value);
+    const std::string what =
+        fmt::format("field {} ('{}')", i, f->name() ? f->name()->str() : std::string());
+    SHOAL_ASSIGN_OR_RETURN(auto parsed, ParseField(f, what, 0));
+    auto& [field, encoding] = parsed;
+    if (field.type.id() == TypeId::kDictionary) {
+      auto value = std::make_pair(field.type.value_type(), encoding.values);
+      auto [it, inserted] = dictionaries.emplace(encoding.dictionary_id, value);
       if (!inserted && (it->second.first != value.first || it->second.second != value.second)) {
         return Status::InvalidData(
             "{}: dictionary id {} is shared with a field whose values are {}, not {}", what,
-            d->id(), it->second.first.ToString(), value.first.ToString());
+            encoding.dictionary_id, it->second.first.ToString(), value.first.ToString());
       }
-      type = DataType::Dictionary(index, value.first, d->is_ordered());
     }
-    fields.emplace_back(std::move(name), std::move(type), f->nullable(),
-                        ParseMetadata(f->custom_metadata()));
-    out.fields.push_back(encoding);
+    fields.push_back(std::move(field));
+    out.fields.push_back(std::move(encoding));
   }
   out.schema =
       std::make_shared<const Schema>(std::move(fields), ParseMetadata(schema->custom_metadata()));

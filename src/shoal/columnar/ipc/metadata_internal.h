@@ -56,7 +56,13 @@ struct FieldEncoding {
   WireEncoding values = WireEncoding::kSame;
   /// Dictionary fields only.
   int64_t dictionary_id = -1;
+  /// Nested fields: one per child field, in the order of DataType::fields().
+  std::vector<FieldEncoding> children;
 };
+
+/// Deepest nesting of types accepted from outside bytes and written (a list of lists is depth 2);
+/// bounds the recursion of every reader and writer of nested data.
+constexpr int kMaxNestingDepth = 64;
 
 struct IpcSchema {
   SchemaPtr schema;
@@ -64,7 +70,12 @@ struct IpcSchema {
 };
 
 /// The encodings `schema` is written with. Dictionary ids are 0, 1, ... in field order.
-IpcSchema PlanWriteSchema(SchemaPtr schema, bool widen_decimal64);
+/// NotImplemented for a dictionary inside a nested type; InvalidArgument beyond kMaxNestingDepth.
+Result<IpcSchema> PlanWriteSchema(SchemaPtr schema, bool widen_decimal64);
+
+/// Field nodes and buffers a column of `type` takes in a record batch (itself and its children).
+int64_t NumFieldNodes(const DataType& type);
+int64_t NumBuffers(const DataType& type);
 
 flatbuffers::Offset<fb::Schema> BuildSchema(flatbuffers::FlatBufferBuilder* fbb,
                                             const IpcSchema& schema);

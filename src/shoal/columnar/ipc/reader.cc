@@ -162,6 +162,7 @@ Result<RecordBatchPtr> LoadRecordBatch(const IpcMessage& message, const IpcSchem
     c.field = &s.field(i);
     c.type = c.field->type;
     c.encoding = e.values;
+    c.children = &e.children;
     if (c.type.id() == TypeId::kDictionary) {
       SHOAL_ASSIGN_OR_RETURN(c.dictionary, memo.Get(e.dictionary_id, *c.field));
     }

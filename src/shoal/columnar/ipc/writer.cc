@@ -54,8 +54,8 @@ class IpcWriter : public RecordBatchWriter {
 
     body_.Reset();
     for (int i = 0; i < batch.num_columns(); ++i) {
-      SHOAL_RETURN_IF_ERROR(
-          body_.AddColumn(*batch.column(i), schema_.fields[static_cast<size_t>(i)].values));
+      const internal::FieldEncoding& encoding = schema_.fields[static_cast<size_t>(i)];
+      SHOAL_RETURN_IF_ERROR(body_.AddColumn(*batch.column(i), encoding.values, &encoding.children));
     }
     SHOAL_RETURN_IF_ERROR(body_.Finish());
     fbb_.Clear();
@@ -280,7 +280,8 @@ Result<std::unique_ptr<RecordBatchWriter>> MakeWriter(OutputSink* sink, SchemaPt
       return Status::InvalidArgument("unknown Arrow IPC compression {}",
                                      static_cast<int>(options.compression));
   }
-  IpcSchema ipc_schema = internal::PlanWriteSchema(std::move(schema), options.widen_decimal64);
+  SHOAL_ASSIGN_OR_RETURN(IpcSchema ipc_schema,
+                         internal::PlanWriteSchema(std::move(schema), options.widen_decimal64));
   auto writer = std::make_unique<IpcWriter>(sink, std::move(ipc_schema), std::move(options),
                                             file_format, std::move(codec));
   SHOAL_RETURN_IF_ERROR(writer->Start());

@@ -286,6 +286,11 @@ Result<std::unique_ptr<Grouper::KeyStore>> MakeKeyStore(const DataType& type) {
     case TypeId::kUtf8:
     case TypeId::kBinary: return Ptr(new BinaryKeyStore(type));
     case TypeId::kDictionary: break;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: break;
   }
   return Status::NotImplemented("grouping by {}", type.ToString());
 }

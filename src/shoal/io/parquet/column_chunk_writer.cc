@@ -109,6 +109,11 @@ Result<format::SchemaElement> MakeSchemaElement(const columnar::Field& field) {
     case TypeId::kFloat64:
     case TypeId::kBoolean:
     case TypeId::kBinary: break;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap:
     case TypeId::kInterval:
     case TypeId::kDictionary: break;  // refused by LayoutOf
   }

@@ -80,6 +80,11 @@ Result<Layout> LayoutOf(const columnar::Field& field) {
       layout.order = Order::kBytes;
       layout.utf8 = type.id() == TypeId::kUtf8;
       return layout;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap:
     case TypeId::kInterval:
     case TypeId::kDictionary: break;
   }
@@ -238,6 +243,11 @@ Status AppendValues(const Array& source, const int64_t* positions, int64_t count
       }
       return Status::OK();
     }
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kMap:
     case TypeId::kInterval:
     case TypeId::kDictionary: break;
   }
