@@ -13,8 +13,8 @@
 namespace shoal::distributed {
 
 RuntimeFilterHub::RuntimeFilterHub(const exec::ExecPlanPtr& head,
-                                   std::shared_ptr<exec::TaskContext> context)
-    : head_context_(std::move(context)) {
+                                   const std::shared_ptr<exec::TaskContext>& context)
+    : head_context_(context) {
   if (head)
     AddStage(kHeadStage, 1, *head);
 }

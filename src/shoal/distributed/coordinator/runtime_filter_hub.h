@@ -38,7 +38,8 @@ class RuntimeFilterHub : public std::enable_shared_from_this<RuntimeFilterHub> {
 
   /// The head stage's plan, run in `context` (its joins report through its registry, its scans
   /// get filters published there).
-  RuntimeFilterHub(const exec::ExecPlanPtr& head, std::shared_ptr<exec::TaskContext> context);
+  RuntimeFilterHub(const exec::ExecPlanPtr& head,
+                   const std::shared_ptr<exec::TaskContext>& context);
 
   /// A stage's plan (any task's: they have the same shape) and task count, when instantiated.
   /// Stages come producers first, so a join's scans are known when its stage comes.

@@ -169,7 +169,7 @@ class GrpcCoordinatorStream final : public CoordinatorStream {
     return Status::OK();
   }
 
-  void SetRuntimeFilterSink(RuntimeFilterSink sink) override { filter_sink_ = std::move(sink); }
+  void SetRuntimeFilterSink(const RuntimeFilterSink& sink) override { filter_sink_ = sink; }
 
   Status SendRuntimeFilter(int id,
                            const std::shared_ptr<const exec::RuntimeFilter>& filter) override {

@@ -77,7 +77,7 @@ class InProcessCoordinatorStream final : public CoordinatorStream {
     return Status::OK();
   }
 
-  void SetRuntimeFilterSink(RuntimeFilterSink sink) override { filter_sink_ = std::move(sink); }
+  void SetRuntimeFilterSink(const RuntimeFilterSink& sink) override { filter_sink_ = sink; }
 
   // No serialization in process: the worker's scans get the coordinator's merged filter itself.
   Status SendRuntimeFilter(int id,

@@ -223,7 +223,7 @@ class CoordinatorStream {
   /// Before SendPlan: the task will report runtime filters, which go to `sink` (called from a
   /// transport thread) while the channel is open.
   /// (A transport without it never reports: the scans then run without the filter.)
-  virtual void SetRuntimeFilterSink(RuntimeFilterSink) {}
+  virtual void SetRuntimeFilterSink(const RuntimeFilterSink& /*sink*/) {}
   /// A merged runtime filter for the task's scans, after SendPlan. Thread-safe with the other
   /// sends.
   virtual Status SendRuntimeFilter(int, const std::shared_ptr<const exec::RuntimeFilter>&) {
