@@ -102,7 +102,8 @@ class QueryRunner {
   /// Cancels the query running now, from any thread (the shell's Ctrl-C): its streams stop with
   /// a Cancelled status, SQLSTATE 57014. Does nothing between queries.
   void CancelRunning();
-  /// How far the query running now has read its input, from any thread; nullopt between queries.
+  /// How far the query running now has read its input, from any thread; between queries, the last
+  /// query's figures (nullopt before the first).
   std::optional<QueryProgressSnapshot> RunningProgress() const;
 
   /// Starts one bound statement and returns its result as a cursor (see ResultCursor). The
