@@ -52,7 +52,9 @@ struct WorkerCounters {
 };
 
 WorkerCounters& WorkerServiceCounters() {
-  static WorkerCounters* counters = new WorkerCounters();  // never destroyed, as the registry
+  // Never destroyed, as the registry.
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): counters are mutable
+  static WorkerCounters* counters = new WorkerCounters();
   return *counters;
 }
 
