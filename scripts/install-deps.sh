@@ -43,6 +43,8 @@ packages=(
   libthrift-dev thrift-compiler
   # formatting, command line, shell
   libfmt-dev libcli11-dev libedit-dev
+  # `shoal server --http`: the web console's HTTP(S) listener and its JSON
+  libcpp-httplib-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # the PostgreSQL client for wire-protocol tests, and psycopg 3 for `shoal server`'s
@@ -52,6 +54,8 @@ packages=(
   libpostgresql-jdbc-java default-jre-headless
   # a terminal the shell's test types into (tests/integration/shell_tty.mjs)
   tmux
+  # the browser the console's test drives headless (tests/server/console.mjs, puppeteer-core)
+  chromium
 )
 # Node.js runs the test-only npm peers (DuckDB, apache-arrow, pg). A machine may already carry a
 # Node.js build that bundles npm (NodeSource's, which conflicts with Debian's npm package), so apt

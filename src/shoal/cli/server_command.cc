@@ -16,6 +16,7 @@
 
 #include "shoal/cli/node_security_flags.h"
 #include "shoal/cli/worker_command.h"
+#include "shoal/common/log_context.h"
 #include "shoal/common/settings.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/in_process_workers.h"
@@ -38,6 +39,9 @@ struct ServerArgs {
   std::string shuffle_dir;
   std::string tls_cert;
   std::string tls_key;
+  std::string http;  // --http HOST:PORT: the web console and /metrics
+  std::string log_format = "text";
+  std::vector<std::string> console_admins;
   // --tls-ca, --cluster-secret-file, --insecure: the connections to --workers (with --tls-cert
   // and --tls-key, which serve both doors).
   engine::NodeSecurityOptions node_security;
@@ -110,6 +114,10 @@ Status RunServer(const ServerArgs& args) {
   options.data_dir = args.data_dir;
   options.tls_cert = args.tls_cert;
   options.tls_key = args.tls_key;
+  options.http = args.http;
+  if (args.log_format == "json")
+    SetLogFormat(LogFormat::kJson);
+  options.console_admins = args.console_admins;
   if (!args.workers.empty() && !engine::IsInProcessWorkers(args.workers)) {
     engine::NodeSecurityOptions node = args.node_security;
     if (!node.insecure) {
@@ -139,6 +147,8 @@ Status RunServer(const ServerArgs& args) {
     host = "[" + host + "]";
   }
   std::printf("listening on %s:%d\n", host.c_str(), server.port());
+  if (!server.http_url().empty())
+    std::printf("console on %s\n", server.http_url().c_str());
   std::fflush(stdout);
   std::thread stopper([&] {
     int signal = 0;
@@ -232,6 +242,15 @@ void RegisterServerCommand(CLI::App& app) {
   cmd->add_option("--tls-cert", args->tls_cert,
                   "PEM certificate (chain) for TLS; with --tls-key, SSLRequest is answered 'S'");
   cmd->add_option("--tls-key", args->tls_key, "PEM private key of --tls-cert");
+  cmd->add_option("--http", args->http,
+                  "HOST:PORT of the web console, its JSON API and /metrics (off by default; "
+                  "HTTPS with --tls-cert)");
+  cmd->add_option("--log-format", args->log_format,
+                  "text, or json: one JSON object a line with the query id (also "
+                  "SHOAL_LOG_FORMAT=json)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--console-admin", args->console_admins,
+                  "A user who may cancel anyone's queries from the console (repeatable)");
   // --tls-cert and --tls-key also secure the connections to --workers (one certificate, both
   // doors).
   AddNodeSecurityFlags(cmd, &args->node_security, /*with_cert_and_key=*/false);

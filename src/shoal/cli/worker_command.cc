@@ -13,17 +13,21 @@
 #include <unistd.h>
 
 #include "shoal/cli/node_security_flags.h"
+#include "shoal/common/log_context.h"
 #include "shoal/common/settings.h"
 #include "shoal/common/thread_pool.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/worker_process.h"
 #include "shoal/io/data_roots.h"
+#include "shoal/server/http_console.h"
 
 namespace shoal::cli {
 namespace {
 
 struct WorkerArgs {
   std::string listen;
+  std::string metrics;  // --metrics HOST:PORT: Prometheus's /metrics
+  std::string log_format = "text";
   int threads = 0;
   std::string memory_limit;
   std::string tpch_scale;
@@ -117,6 +121,8 @@ Status RunWorker(const WorkerArgs& args) {
   SHOAL_RETURN_IF_ERROR(SetUpNodeSecurity(
       args.node_security, "shoal worker",
       "calls to this worker (anyone who reaches its port can run plans on it) and from it"));
+  if (args.log_format == "json")
+    SetLogFormat(LogFormat::kJson);
   engine::WorkerProcessOptions options;
   options.listen = args.listen;
   options.threads = args.threads;
@@ -140,6 +146,14 @@ Status RunWorker(const WorkerArgs& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   SHOAL_RETURN_IF_ERROR(worker->Start());
   std::printf("listening on %s\n", worker->address().c_str());
+  std::unique_ptr<server::HttpConsole> metrics;
+  if (!args.metrics.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(auto address, server::ParseHttpAddress(args.metrics));
+    metrics = std::make_unique<server::HttpConsole>(
+        server::HttpConsoleOptions{address.first, address.second, "", ""}, nullptr);
+    SHOAL_RETURN_IF_ERROR(metrics->Start());
+    std::printf("metrics on %s/metrics\n", metrics->url().c_str());
+  }
   std::fflush(stdout);
   PrintStartupNotes(args, memory_limit, worker->address());
   std::thread stopper([&] {
@@ -160,6 +174,12 @@ void RegisterWorkerCommand(CLI::App& app) {
   cmd->add_option("--listen", args->listen, "HOST:PORT to serve on (port 0: any free port)")
       ->required();
   cmd->add_option("--threads", args->threads, "Threads per task (default: the query's setting)");
+  cmd->add_option("--log-format", args->log_format,
+                  "text, or json: one JSON object a line with the query id and task key (also "
+                  "SHOAL_LOG_FORMAT=json)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--metrics", args->metrics,
+                  "HOST:PORT serving Prometheus's /metrics over HTTP (off by default)");
   cmd->add_option("--memory-limit", args->memory_limit,
                   "Bytes all tasks together may hold, e.g. 4GB; each query's tasks also stay "
                   "under its memory_limit (default: half the machine's memory)");

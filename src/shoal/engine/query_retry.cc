@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "shoal/common/prometheus_registry.h"
+
 namespace shoal::engine {
 
 QueryRetry::QueryRetry(const Settings& settings, ExecutionMode::Kind mode)
@@ -21,6 +23,9 @@ bool QueryRetry::Again(const Status& error, int attempt, std::vector<std::string
       "a worker failed before any row was sent ({}); running the query again on the workers "
       "that answer (retry_policy = query, attempt {} of {})",
       why, attempt + 1, attempts_));
+  static Counter& retries = ProcessMetrics().GetCounter(
+      "shoal_query_retries_total", "Queries run again after a lost worker (retry_policy = query).");
+  retries.Add();
   return true;
 }
 

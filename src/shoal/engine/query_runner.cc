@@ -392,6 +392,22 @@ std::optional<QueryProgressSnapshot> QueryRunner::RunningProgress() const {
   return running_->progress().Read();
 }
 
+std::pair<std::string, std::string> QueryRunner::TakeLastQueryAnalysis() {
+  std::shared_ptr<TaskContext> context;
+  ExecPlanPtr plan;
+  {
+    std::lock_guard<std::mutex> lock(running_mutex_);
+    context = running_;
+    plan = std::move(running_plan_);
+    running_plan_ = nullptr;
+  }
+  if (context == nullptr || plan == nullptr)
+    return {};
+  // VERBOSE first: its Collect() folds the remote metrics in, once, for both texts.
+  std::string verbose = FormatExecutionPlan(*plan, true, context.get());
+  return {FormatExecutionPlan(*plan, false, context.get()), std::move(verbose)};
+}
+
 Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& plan,
                                                     const Rescan* rescan, bool optimized) {
   Planned planned;
@@ -404,6 +420,11 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
     planned.logical = Rescanned(planned.logical, *rescan);
   TaskContext::Options options;
   options.settings = session_->settings();
+  if (!query_id_.empty()) {
+    options.query_id = ++plans_with_query_id_ == 1
+                           ? query_id_
+                           : fmt::format("{}-{}", query_id_, plans_with_query_id_);
+  }
   // A SQL user's spill_dir names a directory this process writes into: with --data-root it must
   // lie inside the roots like every other file a query writes (io/data_roots.h).
   if (const std::string& spill_dir = options.settings.GetString("spill_dir"); !spill_dir.empty())
@@ -412,6 +433,7 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   {
     std::lock_guard<std::mutex> lock(running_mutex_);
     running_ = planned.context;
+    running_plan_ = nullptr;
   }
   PhysicalPlannerOptions planner_options;
   planner_options.target_partitions =
@@ -424,6 +446,11 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
   planned.context->progress().AddTotal(ScanBytes(*planned.physical));
   SHOAL_ASSIGN_OR_RETURN(planned.physical, mode_.Prepare(planned.physical, planned.context));
+  {
+    std::lock_guard<std::mutex> lock(running_mutex_);
+    if (keep_last_plan_ && running_ == planned.context)
+      running_plan_ = planned.physical;
+  }
   return planned;
 }
 

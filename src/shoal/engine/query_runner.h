@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shoal/columnar/record_batch.h"
@@ -105,6 +106,22 @@ class QueryRunner {
   /// How far the query running now has read its input, from any thread; between queries, the last
   /// query's figures (nullopt before the first).
   std::optional<QueryProgressSnapshot> RunningProgress() const;
+  /// The id of the queries that follow: their TaskContext's query_id, which a distributed
+  /// query's task keys carry to every worker (and worker log lines name, common/log_context.h).
+  /// A statement that plans more than once (a retry, a DELETE's parts) gets "ID-2", "ID-3", ...
+  /// for the later plans. Empty (the default): the coordinator draws a random id per query.
+  void SetQueryId(std::string id) {
+    query_id_ = std::move(id);
+    plans_with_query_id_ = 0;
+  }
+  /// Keeps each query's plan after it ran, for TakeLastQueryAnalysis (the server's console). Off
+  /// by default: a kept plan holds its distributed query's tasks open until it is taken.
+  void SetKeepLastPlan(bool keep) { keep_last_plan_ = keep; }
+  /// The EXPLAIN ANALYZE text of the last query's kept plan with the figures it ran with (the web
+  /// console's history), then lets the plan go: {plain, VERBOSE (a line per distributed task)};
+  /// empty when there is none. Call it once the query's cursor has ended: it folds the remote
+  /// tasks' metrics in, which ends the query's tasks.
+  std::pair<std::string, std::string> TakeLastQueryAnalysis();
 
   /// Starts one bound statement and returns its result as a cursor (see ResultCursor). The
   /// runner must outlive the cursor; CancelRunning() cancels the cursor's query. COPY ... TO
@@ -150,6 +167,10 @@ class QueryRunner {
   mutable std::mutex running_mutex_;
   std::shared_ptr<TaskContext>
       running_;  // the last query's context (cancelling it when done is harmless)
+  exec::ExecPlanPtr running_plan_;  // the plan running_ runs, when keep_last_plan_
+  bool keep_last_plan_ = false;
+  std::string query_id_;
+  int plans_with_query_id_ = 0;
 };
 
 }  // namespace shoal::engine

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <thread>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/common/log_context.h"
 #include "shoal/server/connection_internal.h"
 #include "shoal/server/copy_out_format.h"
 #include "shoal/server/pg_types.h"
@@ -22,6 +24,7 @@ namespace shoal::server {
 
 using internal::ClientGone;
 using internal::DecodeInt32;
+using internal::RowsOfTag;
 using internal::Upper;
 
 Connection::Connection(ConnectionHost* server, int fd) : server_(server), fd_(fd) {}
@@ -30,9 +33,12 @@ Connection::~Connection() {
   if (idle_timer_ != 0) {
     server_->statement_timer().Disarm(idle_timer_);
   }
+  EndMonitoredPortals();
   portals_.clear();  // their cursors cancel queries still running
   if (pid_ != 0) {
     server_->UnregisterSession(pid_);
+    if (QueryMonitor* monitor = server_->monitor())
+      monitor->SessionEnded(pid_);
   }
   if (ssl_ != nullptr) {
     SSL_shutdown(ssl_);
@@ -142,6 +148,34 @@ Status Connection::MaybeFlush() {
 
 void Connection::SendError(const Status& status) {
   WriteErrorResponse(out_, status);
+}
+
+int64_t Connection::MonitorStart(const sql::BoundStatement& bound, const std::string& sql) {
+  QueryMonitor* monitor = server_->monitor();
+  if (monitor == nullptr)
+    return 0;
+  switch (bound.kind) {
+    case sql::StatementKind::kSet:
+    case sql::StatementKind::kReset:
+    case sql::StatementKind::kResetAll:
+    case sql::StatementKind::kShow:
+    case sql::StatementKind::kShowAll: return 0;  // no plan: not a query to watch
+    default: break;
+  }
+  runner_->SetKeepLastPlan(monitor->keep_history());
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  query_id_ = fmt::format("{:016x}", random());  // the coordinator's form (distributed ids)
+  runner_->SetQueryId(query_id_);
+  return monitor->QueryStarted(pid_, sql, runner_.get(), query_id_);
+}
+
+void Connection::MonitorEnd(int64_t id, const Status& status, int64_t rows) {
+  QueryMonitor* monitor = server_->monitor();
+  if (monitor == nullptr || id == 0)
+    return;
+  auto [plain, verbose] = monitor->keep_history() ? runner_->TakeLastQueryAnalysis()
+                                                  : std::pair<std::string, std::string>();
+  monitor->QueryEnded(id, status, rows, std::move(plain), verbose);
 }
 
 void Connection::CancelStatement() {
@@ -338,7 +372,10 @@ Status Connection::SimpleQuery(const std::string& sql) {
     WriteEmptyMessage(out_, 'I');
   } else {
     const sql::ParsedScript& script = **parsed;
+    QueryMonitor* monitor = server_->monitor();
     for (const auto& statement : script.statements) {
+      if (monitor != nullptr)
+        monitor->SessionActive(pid_, statement.text);
       Status st = RunStatement(script, statement);
       if (broken_) {
         return ClientGone();
@@ -350,6 +387,8 @@ Status Connection::SimpleQuery(const std::string& sql) {
       }
     }
   }
+  if (QueryMonitor* monitor = server_->monitor())
+    monitor->SessionIdle(pid_);
   WriteReadyForQuery(out_, transaction_status_);
   return Status::OK();
 }
@@ -369,7 +408,9 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
     block_wrote_ = true;
   }
   Portal portal;
-  return WithTimeout([&]() -> Status {
+  const int64_t monitored = MonitorStart(bound, statement.text);
+  const ScopedLogContext log_context(monitored != 0 ? query_id_ : "", "");
+  Status st = WithTimeout([&]() -> Status {
     SHOAL_ASSIGN_OR_RETURN(portal.ticket, Admit(bound));
     SHOAL_ASSIGN_OR_RETURN(portal.cursor, runner_->Open(bound));
     if (bound.kind == sql::StatementKind::kCopy && bound.copy_path.empty()) {
@@ -383,6 +424,8 @@ Status Connection::RunStatement(const sql::ParsedScript& script,
     WriteCommandComplete(out_, portal.cursor->command_tag());
     return Status::OK();
   });
+  MonitorEnd(monitored, st, portal.cursor != nullptr ? RowsOfTag(portal.cursor->command_tag()) : 0);
+  return st;
 }
 
 Status Connection::SendCopyOut(Portal& portal, const sql::BoundStatement& bound) {

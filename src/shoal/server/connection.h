@@ -39,6 +39,7 @@
 #include "shoal/server/parse_cache.h"
 #include "shoal/server/pg_wire.h"
 #include "shoal/server/query_admission.h"
+#include "shoal/server/query_monitor.h"
 #include "shoal/server/statement_timer.h"
 #include "shoal/sql/parser.h"
 #include "shoal/sql/statement_cache.h"
@@ -73,6 +74,8 @@ class ConnectionHost {
   virtual QueryAdmission* admission() = 0;
   /// Parse trees of recent SQL texts, for all connections.
   virtual ParseCache& parse_cache() = 0;
+  /// Where sessions and statements are reported (the console, pg_stat_activity); null: nowhere.
+  virtual QueryMonitor* monitor() { return nullptr; }
 };
 
 class Connection {
@@ -120,6 +123,7 @@ class Connection {
     columnar::RecordBatchPtr pending;  // rows of a batch not yet sent (after a row limit)
     int64_t pending_offset = 0;
     bool transaction_command = false;  // BEGIN / COMMIT / ...: run by Execute, no cursor
+    int64_t monitor_id = 0;            // the statement as the monitor knows it (0: not reported)
     bool done = false;
   };
 
@@ -181,6 +185,12 @@ class Connection {
   Result<bool> SendRows(Portal& portal, int64_t max_rows);
 
   void SendError(const Status& status);
+  // Reports a statement's start to the monitor (0 when there is none or it runs no plan).
+  int64_t MonitorStart(const sql::BoundStatement& bound, const std::string& sql);
+  // Reports its end, with its analyzed plan when it ran one.
+  void MonitorEnd(int64_t id, const Status& status, int64_t rows);
+  // Portals whose statement was reported and never ended (suspended, then closed): ended now.
+  void EndMonitoredPortals(const std::string* only = nullptr);
   // Runs `body` (a statement's execution) under the session's statement_timeout: a cancel caused
   // by the timeout is reported as such.
   Status WithTimeout(const std::function<Status()>& body);
@@ -203,6 +213,7 @@ class Connection {
   // and optimizing).
   sql::StatementCache statement_cache_;
   int32_t pid_ = 0;
+  std::string query_id_;  // of the statement the monitor watches now (log lines name it)
   std::string user_;
   char transaction_status_ = 'I';
   bool block_wrote_ = false;             // a write ran inside the current transaction block

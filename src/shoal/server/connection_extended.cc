@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "shoal/columnar/pretty_print.h"
+#include "shoal/common/log_context.h"
 #include "shoal/server/connection.h"
 #include "shoal/server/connection_internal.h"
 #include "shoal/server/pg_types.h"
@@ -23,6 +24,7 @@ namespace shoal::server {
 
 using internal::ClientGone;
 using internal::DecodeInt32;
+using internal::RowsOfTag;
 using internal::Upper;
 
 // ---- Extended query --------------------------------------------------------------------------
@@ -112,12 +114,15 @@ Status Connection::Bind(std::string_view body) {
     if (!TransactionKeyword(statement).empty()) {
       portal->transaction_command = true;
     } else {
+      if (QueryMonitor* monitor = server_->monitor())
+        monitor->SessionActive(pid_, statement.text);
       SHOAL_ASSIGN_OR_RETURN(portal->bound, BindPrepared(*portal->prepared, &m));
       auto schema = ResultSchemaOf(*portal->bound);
       SHOAL_RETURN_IF_ERROR(
           CheckResultFormats(m.result_formats, schema ? schema->num_fields() : 0));
     }
   }
+  EndMonitoredPortals(&m.portal);  // the unnamed portal is replaced
   portals_[m.portal] = std::move(portal);
   WriteEmptyMessage(out_, '2');  // BindComplete
   return Status::OK();
@@ -199,7 +204,11 @@ Status Connection::Execute(std::string_view body) {
       block_wrote_ = true;
     }
   }
-  return WithTimeout([&]() -> Status {
+  if (portal.cursor == nullptr && portal.monitor_id == 0) {
+    portal.monitor_id = MonitorStart(*portal.bound, script.statements[0].text);
+  }
+  const ScopedLogContext log_context(portal.monitor_id != 0 ? query_id_ : "", "");
+  Status st = WithTimeout([&]() -> Status {
     if (portal.cursor == nullptr) {
       SHOAL_ASSIGN_OR_RETURN(portal.ticket, Admit(*portal.bound));
       SHOAL_ASSIGN_OR_RETURN(portal.cursor, runner_->Open(*portal.bound));
@@ -217,6 +226,22 @@ Status Connection::Execute(std::string_view body) {
     }
     return Status::OK();
   });
+  if (portal.monitor_id != 0 && (!st.ok() || portal.done)) {
+    MonitorEnd(portal.monitor_id, st,
+               portal.cursor != nullptr ? RowsOfTag(portal.cursor->command_tag()) : 0);
+    portal.monitor_id = 0;
+  }
+  return st;
+}
+
+void Connection::EndMonitoredPortals(const std::string* only) {
+  for (auto& [name, portal] : portals_) {
+    if (portal->monitor_id == 0 || (only != nullptr && name != *only))
+      continue;
+    MonitorEnd(portal->monitor_id, Status::OK(),
+               portal->cursor != nullptr ? RowsOfTag(portal->cursor->command_tag()) : 0);
+    portal->monitor_id = 0;
+  }
 }
 
 Status Connection::Close(std::string_view body) {
@@ -225,6 +250,7 @@ Status Connection::Close(std::string_view body) {
   if (m.kind == 'S') {
     statements_.erase(m.name);
   } else {
+    EndMonitoredPortals(&m.name);
     portals_.erase(m.name);
   }
   WriteEmptyMessage(out_, '3');  // CloseComplete
@@ -233,7 +259,10 @@ Status Connection::Close(std::string_view body) {
 
 void Connection::Sync() {
   skip_until_sync_ = false;
+  if (QueryMonitor* monitor = server_->monitor())
+    monitor->SessionIdle(pid_);
   if (transaction_status_ == 'I') {
+    EndMonitoredPortals();
     portals_.clear();  // the implicit transaction ends: its portals go (cancelling open cursors)
   }
   WriteReadyForQuery(out_, transaction_status_);

@@ -29,4 +29,18 @@ inline std::string Upper(std::string_view s) {
   return out;
 }
 
+/// The row count of a command tag ("SELECT 3", "INSERT 0 2": its last number; 0 without one).
+inline int64_t RowsOfTag(std::string_view tag) {
+  const size_t space = tag.rfind(' ');
+  int64_t rows = 0;
+  if (space == std::string_view::npos)
+    return 0;
+  for (char c : tag.substr(space + 1)) {
+    if (c < '0' || c > '9')
+      return 0;
+    rows = rows * 10 + (c - '0');
+  }
+  return rows;
+}
+
 }  // namespace shoal::server::internal

@@ -177,6 +177,19 @@ Status Connection::SendStartupReply(const StartupPacket& packet) {
   WriteParameterStatus(out_, "TimeZone", "UTC");
   auto [pid, key] = server_->RegisterSession([this] { CancelStatement(); });
   pid_ = pid;
+  if (QueryMonitor* monitor = server_->monitor()) {
+    SessionActivity activity;
+    activity.pid = pid;
+    activity.user = user_;
+    activity.database = packet.Get("database").empty() ? user_ : packet.Get("database");
+    activity.application_name = application_name;
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof(peer);
+    if (getpeername(fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len) == 0)
+      activity.client_addr = AddressText(peer);
+    activity.backend_start_unix_ms = UnixMillisNow();
+    monitor->SessionStarted(std::move(activity));
+  }
   out_.Begin('K');
   out_.Int32(pid);
   out_.Int32(key);

@@ -20,9 +20,12 @@
 #include <unistd.h>
 
 #include "shoal/common/pem_file.h"
+#include "shoal/common/prometheus_registry.h"
+#include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/engine/durable_catalog.h"
 #include "shoal/server/connection.h"
 #include "shoal/server/pg_wire.h"
+#include "shoal/sql/system_catalog/backend_activity.h"
 
 namespace shoal::server {
 
@@ -30,6 +33,8 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {}
 
 Server::~Server() {
   Stop();
+  if (monitor_ != nullptr)
+    sql::SetBackendActivitySource({});
   SSL_CTX_free(tls_context_);
 }
 
@@ -84,6 +89,19 @@ Status Server::Start() {
   if (!options_.data_dir.empty()) {
     SHOAL_ASSIGN_OR_RETURN(auth_, AuthConfig::Load(options_.data_dir));
   }
+  monitor_ = std::make_unique<QueryMonitor>(options_.data_dir, options_.history_limit);
+  monitor_->set_keep_history(!options_.http.empty());  // the console's, and only it reads it
+  SHOAL_RETURN_IF_ERROR(monitor_->Load());
+  // pg_stat_activity reads this server's sessions (one server per process is the case it serves;
+  // a second one in the same process would take the relation over).
+  sql::SetBackendActivitySource([monitor = monitor_.get()] {
+    std::vector<sql::BackendActivity> out;
+    for (const SessionActivity& s : monitor->Sessions()) {
+      out.push_back({s.pid, s.database, s.user, s.application_name, s.client_addr,
+                     s.backend_start_unix_ms, s.query_start_unix_ms, s.state, s.query});
+    }
+    return out;
+  });
   // The shared catalog and the mode every session runs in, set up once. With a data directory the
   // catalog and the tables' rows live there (engine/durable_catalog.h).
   if (options_.data_dir.empty()) {
@@ -108,6 +126,27 @@ Status Server::Start() {
           "memory_limit", std::to_string(options_.memory_budget / options_.max_running_queries)));
     }
   }
+
+  if (!options_.http.empty()) {
+    SHOAL_ASSIGN_OR_RETURN(auto address, ParseHttpAddress(options_.http));
+    ConsoleOptions console;
+    console.admins = options_.console_admins;
+    console.secure_cookies = !options_.tls_cert.empty();
+    console.server_version = options_.server_version;
+    console.cluster = [this] { return ClusterStatus(); };
+    console.cancel = [this](int32_t pid) { CancelSession(pid); };
+    console_api_ = std::make_unique<ConsoleApi>(monitor_.get(), &auth_, std::move(console));
+    http_ = std::make_unique<HttpConsole>(
+        HttpConsoleOptions{address.first, address.second, options_.tls_cert, options_.tls_key},
+        console_api_.get());
+    SHOAL_RETURN_IF_ERROR(http_->Start());
+  }
+
+  ProcessMetrics()
+      .GetGauge("shoal_memory_limit_bytes",
+                "Memory the running queries may reserve together (--memory-budget); 0: not "
+                "counted.")
+      .Set(std::max<int64_t>(0, options_.memory_budget));
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -262,6 +301,8 @@ void Server::WorkerLoop() {
 }
 
 void Server::Stop() {
+  if (http_ != nullptr)
+    http_->Stop();
   std::vector<std::function<void()>> cancels;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -343,6 +384,62 @@ void Server::Cancel(int32_t pid, int32_t key) {
   if (it != sessions_.end() && it->second.key == key) {
     it->second.cancel();
   }
+}
+
+void Server::CancelSession(int32_t pid) {
+  std::lock_guard<std::mutex> lock(sessions_mutex_);
+  if (auto it = sessions_.find(pid); it != sessions_.end())
+    it->second.cancel();
+}
+
+std::vector<WorkerStatus> Server::ClusterStatus() {
+  std::vector<WorkerStatus> out;
+  const auto& coordinator = mode_.coordinator();
+  if (coordinator == nullptr)
+    return out;
+  const distributed::CoordinatorOptions& options = coordinator->options();
+  std::vector<std::string> workers = options.workers;
+  if (options.resolver != nullptr) {
+    if (auto resolved = options.resolver->Resolve(); resolved.ok())
+      workers = *resolved;
+  }
+  std::lock_guard<std::mutex> lock(cluster_mutex_);
+  for (const std::string& address : workers) {
+    WorkerStatus w;
+    w.address = address;
+    if (coordinator->health() != nullptr && coordinator->health()->IsQuarantined(address)) {
+      w.state = "quarantined";  // not dialled here: the health checker retries it
+    } else if (options.channels != nullptr) {
+      Status st;
+      if (auto channel = options.channels->Connect(address); channel.ok()) {
+        if (auto info = (*channel)->GetWorkerInfo(); info.ok()) {
+          w.version = info->version;
+          w.threads = info->threads;
+          last_contact_[address] = UnixMillisNow();
+        } else {
+          st = info.status();
+        }
+      } else {
+        st = channel.status();
+      }
+      w.state = st.ok() ? "alive" : "quarantined";
+      w.error = st.ok() ? "" : st.message();
+    }
+    auto it = last_contact_.find(address);
+    w.last_contact_unix_ms = it != last_contact_.end() ? it->second : 0;
+    out.push_back(std::move(w));
+  }
+  // Workers that answered once and are no longer listed.
+  for (const auto& [address, when] : last_contact_) {
+    if (std::find(workers.begin(), workers.end(), address) == workers.end()) {
+      WorkerStatus w;
+      w.address = address;
+      w.state = "gone";
+      w.last_contact_unix_ms = when;
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
 }
 
 }  // namespace shoal::server

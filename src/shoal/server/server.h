@@ -29,6 +29,8 @@
 #include "shoal/engine/query_runner.h"
 #include "shoal/engine/session_setup.h"
 #include "shoal/server/connection.h"
+#include "shoal/server/console_api.h"
+#include "shoal/server/http_console.h"
 #include "shoal/server/parse_cache.h"
 #include "shoal/server/query_admission.h"
 #include "shoal/sql/catalog.h"
@@ -60,6 +62,12 @@ struct ServerOptions {
   /// PEM files of the server's certificate (chain) and private key; both empty: no TLS.
   std::string tls_cert;
   std::string tls_key;
+  /// The web console and /metrics (http_console.h): "HOST:PORT"; empty: off.
+  std::string http;
+  /// Users who may cancel anyone's statements from the console.
+  std::vector<std::string> console_admins;
+  /// Finished statements the console keeps (in data_dir when there is one).
+  size_t history_limit = 1000;
 };
 
 class Server final : public ConnectionHost {
@@ -74,6 +82,8 @@ class Server final : public ConnectionHost {
   Status Start();
   /// The port bound (the one chosen when options.port was 0).
   int port() const { return port_; }
+  /// The console's URL ("http://127.0.0.1:PORT"), empty when it is off.
+  std::string http_url() const { return http_ != nullptr ? http_->url() : ""; }
   /// Stops accepting, closes every connection and joins the threads.
   void Stop();
   /// Blocks until Stop() (from another thread or a signal watcher).
@@ -92,6 +102,9 @@ class Server final : public ConnectionHost {
   ssl_ctx_st* tls_context() const override { return tls_context_; }
   QueryAdmission* admission() override { return admission_.get(); }
   ParseCache& parse_cache() override { return parse_cache_; }
+  QueryMonitor* monitor() override { return monitor_.get(); }
+  /// Cancels whatever session `pid` runs (the console's cancel button).
+  void CancelSession(int32_t pid);
 
  private:
   void AcceptLoop();
@@ -110,6 +123,13 @@ class Server final : public ConnectionHost {
   std::unique_ptr<engine::QueryRunner> setup_runner_;  // owns the mode's in-process workers
   std::unique_ptr<QueryAdmission> admission_;
   ParseCache parse_cache_;
+  std::unique_ptr<QueryMonitor> monitor_;
+  std::unique_ptr<ConsoleApi> console_api_;
+  std::unique_ptr<HttpConsole> http_;
+  // The console's view of the workers: when each last answered.
+  std::vector<WorkerStatus> ClusterStatus();
+  std::mutex cluster_mutex_;
+  std::map<std::string, int64_t> last_contact_;
 
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;

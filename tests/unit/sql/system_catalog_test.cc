@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "shoal/io/memory_table.h"
+#include "shoal/sql/system_catalog/backend_activity.h"
 #include "tests/support/gtest_util.h"
 
 namespace shoal::sql {
@@ -70,6 +71,24 @@ TEST(SystemCatalogTest, DefinitionsOfIndexesAndConstraints) {
   auto constraints = ConstraintDefinitions(*catalog);
   ASSERT_EQ(constraints.size(), 1u);
   EXPECT_EQ(constraints[0].text, "PRIMARY KEY (a)");
+}
+
+TEST(SystemCatalogTest, StatActivityListsTheSessionsOfTheSource) {
+  auto catalog = MakeCatalog();
+  SystemCatalogContext context;
+  context.catalog = catalog.get();
+  ASSERT_OK_AND_ASSIGN(auto none, BuildSystemRelation(context, "pg_catalog", "pg_stat_activity"));
+  EXPECT_EQ(NumRows(none), 0);
+  SetBackendActivitySource([] {
+    return std::vector<BackendActivity>{
+        {7, "shoal", "alice", "psql", "127.0.0.1", 1000, 2000, "active", "select 1"},
+        {8, "shoal", "bob", "", "", 1000, 0, "idle", ""}};
+  });
+  ASSERT_OK_AND_ASSIGN(auto two, BuildSystemRelation(context, "pg_catalog", "pg_stat_activity"));
+  SetBackendActivitySource({});
+  EXPECT_EQ(NumRows(two), 2);
+  EXPECT_EQ(two->schema()->field(2).name, "pid");
+  EXPECT_TRUE(two->schema()->FieldIndex("query_start").has_value());
 }
 
 }  // namespace

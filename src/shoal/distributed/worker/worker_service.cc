@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "shoal/common/log_context.h"
 #include "shoal/common/logging.h"
+#include "shoal/common/prometheus_registry.h"
 #include "shoal/common/thread_pool.h"
 #include "shoal/distributed/adaptive/load_sampler.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
@@ -20,6 +22,43 @@
 #include "shoal/exec/physical_planner.h"
 
 namespace shoal::distributed {
+
+namespace {
+
+// This worker's figures in ProcessMetrics() (`shoal worker --metrics`), looked up once.
+struct WorkerCounters {
+  Counter& tasks_started = ProcessMetrics().GetCounter("shoal_worker_tasks_started_total",
+                                                       "Tasks whose plan this worker accepted.");
+  Gauge& tasks_running =
+      ProcessMetrics().GetGauge("shoal_worker_tasks_running", "Tasks this worker holds now.");
+  // By boundary kind: "shuffle" when consumers read the task's rows repartitioned, else "gather".
+  Counter& rows_shuffle = Rows("shuffle");
+  Counter& rows_gather = Rows("gather");
+  Counter& bytes_shuffle = Bytes("shuffle");
+  Counter& bytes_gather = Bytes("gather");
+  Counter& spilled = ProcessMetrics().GetCounter(
+      "shoal_spilled_bytes_total", "Bytes operators of this process spilled to disk.");
+
+  static Counter& Rows(const char* kind) {
+    return ProcessMetrics().GetCounter("shoal_worker_rows_sent_total",
+                                       "Rows the worker's tasks served to their consumers.",
+                                       {{"boundary", kind}});
+  }
+  static Counter& Bytes(const char* kind) {
+    return ProcessMetrics().GetCounter("shoal_worker_bytes_sent_total",
+                                       "Bytes the worker's tasks sent over the network.",
+                                       {{"boundary", kind}});
+  }
+};
+
+WorkerCounters& WorkerServiceCounters() {
+  // Never destroyed, as the registry.
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): counters are mutable
+  static WorkerCounters* counters = new WorkerCounters();
+  return *counters;
+}
+
+}  // namespace
 
 namespace {
 
@@ -214,6 +253,7 @@ ChannelResolverPtr WithLocalWorker(ChannelResolverPtr inner, std::string self_ad
 }  // namespace
 
 WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(options)) {
+  WorkerServiceCounters();  // on /metrics (at 0) from the start
   auto codecs = TableCodecRegistry::Builtin(options_.catalog);
   for (const auto& c : options_.extra_codecs)
     codecs->Add(c);
@@ -221,6 +261,22 @@ WorkerService::WorkerService(WorkerServiceOptions options) : options_(std::move(
   pool_ = MemoryPool::MakeRoot("worker " + options_.address, options_.memory_limit > 0
                                                                  ? options_.memory_limit
                                                                  : MemoryPool::kUnlimited);
+  // Weak: the registry outlives the worker, and a scrape after it then reads 0.
+  const std::weak_ptr<MemoryPool> pool = pool_;
+  ProcessMetrics().SetGaugeFunction(
+      "shoal_worker_memory_used_bytes", "Memory the worker's tasks hold now.",
+      {{"worker", options_.address}}, [pool] {
+        auto p = pool.lock();
+        return p != nullptr ? static_cast<double>(p->bytes_used()) : 0.0;
+      });
+  ProcessMetrics().SetGaugeFunction("shoal_worker_memory_limit_bytes",
+                                    "The worker's memory limit (--memory-limit).",
+                                    {{"worker", options_.address}}, [pool] {
+                                      auto p = pool.lock();
+                                      return p != nullptr && p->limit() != MemoryPool::kUnlimited
+                                                 ? static_cast<double>(p->limit())
+                                                 : 0.0;
+                                    });
   if (options_.task_ttl.count() > 0)
     sweeper_ = std::thread([this] { SweepExpiredTasks(); });
 }
@@ -243,6 +299,7 @@ WorkerService::~WorkerService() {
 Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& headers,
                               const LoadInfoSink& load_info,
                               const RuntimeFilterSink& runtime_filters) {
+  const ScopedLogContext log_context(request.task_key.query_id, request.task_key.ToString());
   auto task = std::make_shared<Task>();
   task->key = request.task_key;
   task->headers = headers;
@@ -309,6 +366,8 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_[request.task_key] = task;
   }
+  WorkerServiceCounters().tasks_started.Add();
+  WorkerServiceCounters().tasks_running.Add(1);
   cv_.notify_all();
   return task->refused;
 }
@@ -390,6 +449,7 @@ std::shared_ptr<MemoryPool> WorkerService::QueryPool(const std::string& query_id
 }
 
 TaskMetrics WorkerService::EndTask(const TaskKey& key) {
+  const ScopedLogContext log_context(key.query_id, key.ToString());
   std::shared_ptr<Task> task;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -415,6 +475,13 @@ TaskMetrics WorkerService::EndTask(const TaskKey& key) {
                            std::chrono::steady_clock::now() - task->started)
                            .count();
   AddTaskDetails(*task, &metrics);
+  WorkerCounters& counters = WorkerServiceCounters();
+  counters.tasks_running.Add(-1);
+  const bool shuffle = !metrics.heads.empty();
+  (shuffle ? counters.rows_shuffle : counters.rows_gather).Add(metrics.output_rows);
+  (shuffle ? counters.bytes_shuffle : counters.bytes_gather).Add(metrics.bytes_sent);
+  for (const auto& op : metrics.operators)
+    counters.spilled.Add(op.spilled_bytes);
   return metrics;
 }
 
@@ -451,6 +518,7 @@ Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const Ta
 
 Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTaskRequest& request,
                                                                 const Headers& headers) {
+  const ScopedLogContext log_context(request.task_key.query_id, request.task_key.ToString());
   {
     std::lock_guard<std::mutex> lock(mutex_);
     constexpr size_t kKeep = 64;

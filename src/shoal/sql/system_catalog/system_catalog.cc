@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <variant>
@@ -16,6 +17,7 @@
 #include "shoal/common/memory_pool.h"
 #include "shoal/io/memory_table.h"
 #include "shoal/sql/function_registry.h"
+#include "shoal/sql/system_catalog/backend_activity.h"
 
 namespace shoal::sql {
 
@@ -77,6 +79,11 @@ const RelationSpec kSpecs[] = {
      "min_val:t max_val:t enumvals:t boot_val:t reset_val:t sourcefile:t sourceline:i "
      "pending_restart:b"},
     {"pg_catalog", "pg_am", "oid:o amname:n amhandler:o amtype:c"},
+    {"pg_catalog", "pg_stat_activity",
+     "datid:o datname:n pid:i leader_pid:i usesysid:o usename:n application_name:t "
+     "client_addr:t client_hostname:t client_port:i backend_start:T xact_start:T "
+     "query_start:T state_change:T wait_event_type:t wait_event:t state:t backend_xid:t "
+     "backend_xmin:t query_id:l query:t backend_type:t"},
     {"pg_catalog", "pg_proc",
      "oid:o proname:n pronamespace:o proowner:o prolang:o procost:f prorows:f provariadic:o "
      "prosupport:o prokind:c prosecdef:b proleakproof:b proisstrict:b proretset:b provolatile:c "
@@ -163,6 +170,7 @@ DataType TypeOfCode(char code) {
     case 'h': return DataType::Int16();
     case 'i': return DataType::Int32();
     case 'f': return DataType::Float32();
+    case 'T': return DataType::Timestamp(columnar::TimeUnit::kMicro, "UTC");
     default: return DataType::Utf8();
   }
 }
@@ -177,6 +185,7 @@ int64_t PgOidOfCode(char code) {
     case 'i': return columnar::pg_oid::kInt4;
     case 'l': return columnar::pg_oid::kInt8;
     case 'f': return columnar::pg_oid::kFloat4;
+    case 'T': return columnar::pg_oid::kTimestampTz;
     default: return columnar::pg_oid::kText;
   }
 }
@@ -288,6 +297,7 @@ class RowSet {
                 static_cast<int32_t>(AsInt(v))));
             break;
           case TypeId::kInt64:
+          case TypeId::kTimestamp:  // microseconds since the epoch
             SHOAL_RETURN_IF_ERROR(static_cast<columnar::Int64Builder&>(*builder).Append(AsInt(v)));
             break;
           case TypeId::kFloat32: {
@@ -666,6 +676,37 @@ void FillDatabases(RowSet& rows) {
       .Set("dattablespace", 1663)
       .Set("datcollate", "C")
       .Set("datctype", "C");
+}
+
+std::mutex& BackendActivityMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+BackendActivitySource& BackendActivitySourceSlot() {
+  static BackendActivitySource source;
+  return source;
+}
+
+void FillStatActivity(RowSet& rows) {
+  for (const BackendActivity& b : CurrentBackendActivity()) {
+    rows.NewRow();
+    rows.Set("datid", kDatabaseOid)
+        .Set("datname", b.database)
+        .Set("pid", static_cast<int64_t>(b.pid))
+        .Set("usesysid", kSessionUserOid)
+        .Set("usename", b.user)
+        .Set("application_name", b.application_name)
+        .Set("backend_start", b.backend_start_unix_ms * 1000)
+        .Set("state", b.state)
+        .Set("query", b.query)
+        .Set("backend_type", "client backend");
+    if (!b.client_addr.empty())
+      rows.Set("client_addr", b.client_addr);
+    if (b.query_start_unix_ms != 0)
+      rows.Set("query_start", b.query_start_unix_ms * 1000)
+          .Set("state_change", b.query_start_unix_ms * 1000);
+  }
 }
 
 void FillRoles(const SystemCatalogContext& context, RowSet& rows) {
@@ -1118,6 +1159,8 @@ Result<io::TableProviderPtr> BuildSystemRelation(const SystemCatalogContext& con
     FillUsers(context, rows);
   } else if (n == "pg_settings") {
     FillSettings(context, rows);
+  } else if (n == "pg_stat_activity") {
+    FillStatActivity(rows);
   } else if (n == "pg_am") {
     FillAccessMethods(rows);
   } else if (n == "pg_proc") {
@@ -1159,6 +1202,20 @@ Result<io::TableProviderPtr> BuildSystemRelation(const SystemCatalogContext& con
   }
   // Every other relation (pg_attrdef, pg_inherits, pg_policy, ...): no rows.
   return rows.Finish();
+}
+
+void SetBackendActivitySource(BackendActivitySource source) {
+  std::lock_guard<std::mutex> lock(BackendActivityMutex());
+  BackendActivitySourceSlot() = std::move(source);
+}
+
+std::vector<BackendActivity> CurrentBackendActivity() {
+  BackendActivitySource source;
+  {
+    std::lock_guard<std::mutex> lock(BackendActivityMutex());
+    source = BackendActivitySourceSlot();
+  }
+  return source ? source() : std::vector<BackendActivity>();
 }
 
 }  // namespace shoal::sql

@@ -1,0 +1,253 @@
+// The web console of `shoal server --http` (issue 19, docs/console.md), driven in Debian's headless
+// chromium through puppeteer-core, on a server with 2 `shoal worker` processes (each with
+// `--metrics`) and SCRAM users:
+//  1. /metrics of the server and of a worker parse with a strict text-format parser
+//     (prometheus_text.mjs), and the API refuses requests without a login (401);
+//  2. the page asks for a login; a wrong password is refused, the right one shows the cluster
+//     (2 workers, alive);
+//  3. a distributed TPC-H query run through the server by node-postgres shows in the running list
+//     with its progress;
+//  4. another query (a long cross join) shows in pg_stat_activity through the PostgreSQL door, and
+//     is cancelled with its Cancel button: its client gets 57014;
+//  5. the finished TPC-H query's view has a stage graph and a timeline whose stage and task counts
+//     are those of the query's EXPLAIN ANALYZE;
+//  6. the counters moved: queries by state, the worker's tasks.
+// Screenshots of each view go to the artifact directory (argv[3], else a temporary one; printed).
+//
+// Usage: node tests/server/console.mjs <path to shoal> [artifact dir]
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+import { ParsePrometheusText, SampleValue } from './prometheus_text.mjs';
+import { WaitFor } from '../integration/wait.mjs';
+
+const require = createRequire(import.meta.url);
+const pg = require('pg');
+const puppeteer = require('puppeteer-core');
+
+const shoal = process.argv[2];
+if (!shoal) {
+  console.error('usage: node console.mjs <shoal binary> [artifact dir]');
+  process.exit(2);
+}
+const here = path.dirname(new URL(import.meta.url).pathname);
+const repo = path.resolve(here, '..', '..');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shoal-console-'));
+const artifacts = process.argv[3] ?? path.join(tmp, 'artifacts');
+fs.mkdirSync(artifacts, { recursive: true });
+const children = [];
+let browser = null;
+process.on('exit', () => {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  }
+  if (!process.argv[3]) console.log(`artifacts (removed with ${tmp}): ${artifacts}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+function Fail(message) {
+  console.error(`FAIL: ${message}`);
+  for (const f of fs.readdirSync(tmp).filter((n) => n.endsWith('.log'))) {
+    console.error(`--- ${f}\n` + fs.readFileSync(path.join(tmp, f), 'utf8').split('\n').slice(-15).join('\n'));
+  }
+  if (browser) browser.close().catch(() => {});
+  process.exit(1);
+}
+function Check(condition, message) {
+  if (!condition) Fail(message);
+}
+const sf = '0.1';
+
+// ---- the cluster ---------------------------------------------------------------------------------
+const dataDir = path.join(tmp, 'data');
+fs.mkdirSync(dataDir);
+for (const user of ['alice', 'root']) {
+  const r = spawnSync(shoal, ['server', 'passwd', user, '--data-dir', dataDir],
+                      { input: `${user} secret\n`, encoding: 'utf8' });
+  Check(r.status === 0, `passwd ${user}: ${r.stderr}`);
+}
+fs.writeFileSync(path.join(dataDir, 'hba.conf'), 'host all all all scram-sha-256\n');
+
+async function Start(name, args, pattern) {
+  const log = path.join(tmp, `${name}.log`);
+  const fd = fs.openSync(log, 'w');
+  const child = spawn(shoal, args, { stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  children.push(child);
+  return WaitFor(() => {
+    if (child.exitCode !== null) Fail(`${name} exited: ${fs.readFileSync(log, 'utf8')}`);
+    const m = fs.readFileSync(log, 'utf8').match(pattern);
+    return m ? m.slice(1) : false;
+  }, `${name} to start`, 300000);
+}
+const workers = [];
+const workerMetrics = [];
+for (let i = 0; i < 2; ++i) {
+  const [address] = await Start(`worker${i}`, ['worker', '--insecure', '--listen', '127.0.0.1:0',
+                                               '--threads', '2', '--tpch', sf, '--metrics', '127.0.0.1:0'],
+                                /listening on (\S+)\n[^]*metrics on (\S+)\n/);
+  const [, metricsUrl] = fs.readFileSync(path.join(tmp, `worker${i}.log`), 'utf8').match(/metrics on (\S+)\n/);
+  workers.push(address);
+  workerMetrics.push(metricsUrl);
+}
+const [port, consoleUrl] = await Start('server', [
+  'server', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--tpch', sf, '--workers', workers.join(','),
+  '--insecure', '--http', '127.0.0.1:0', '--console-admin', 'root'],
+  /listening on 127\.0\.0\.1:(\d+)\nconsole on (\S+)\n/);
+console.log(`server on ${port}, console on ${consoleUrl}, workers ${workers.join(', ')}`);
+
+async function Metrics(url) {
+  const r = await fetch(url);
+  Check(r.status === 200, `${url}: ${r.status}`);
+  Check(r.headers.get('content-type').startsWith('text/plain; version=0.0.4'), `${url}: content type ${r.headers.get('content-type')}`);
+  try {
+    return ParsePrometheusText(await r.text());
+  } catch (e) {
+    Fail(`${url} does not parse: ${e.message}`);
+  }
+}
+
+// ---- 1. /metrics parse; the API needs a login -----------------------------------------------------
+const before = await Metrics(`${consoleUrl}/metrics`);
+const workerBefore = await Metrics(workerMetrics[0]);
+Check(SampleValue(before, 'shoal_queries_running') === 0, 'shoal_queries_running is not 0 at start');
+const tasksBefore = SampleValue(workerBefore, 'shoal_worker_tasks_started_total');
+Check(tasksBefore === 0, `worker tasks at start: ${tasksBefore}`);
+Check((await fetch(`${consoleUrl}/api/queries`)).status === 401, '/api/queries without a login');
+console.log('metrics parse; the API refuses without a login');
+
+// ---- 2. log in --------------------------------------------------------------------------------
+browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const page = await browser.newPage();
+await page.setViewport({ width: 1400, height: 900 });
+page.on('pageerror', (e) => Fail(`the page threw: ${e.message}`));
+await page.goto(consoleUrl, { waitUntil: 'load' });
+await page.waitForSelector('#login:not(.hidden)', { timeout: 30000 });
+await page.screenshot({ path: path.join(artifacts, 'console-login.png') });
+await page.type('#login-user', 'alice');
+await page.type('#login-password', 'wrong');
+await page.click('#login-form button');
+await page.waitForFunction(() => document.querySelector('#login-error').textContent.includes('failed'),
+                           { timeout: 30000 });
+await page.$eval('#login-password', (e) => { e.value = ''; });
+await page.type('#login-password', 'alice secret');
+await page.click('#login-form button');
+await page.waitForSelector('#view-overview:not(.hidden)', { timeout: 30000 });
+await page.waitForFunction(() => document.querySelectorAll('#cluster tr.worker').length === 2 &&
+                                 document.querySelectorAll('#cluster .state.alive').length === 2,
+                           { timeout: 30000 });
+const cookies = await page.cookies();
+const session = cookies.find((c) => c.name === 'shoal_session');
+Check(session && session.httpOnly && session.sameSite === 'Strict', `session cookie: ${JSON.stringify(session)}`);
+console.log('login: wrong password refused, cluster shows 2 alive workers');
+
+// ---- 3. a distributed TPC-H query, seen running with progress ---------------------------------------
+async function Client() {
+  const c = new pg.Client({ host: '127.0.0.1', port: Number(port), user: 'alice', password: 'alice secret',
+                            database: 'shoal' });
+  c.on('error', () => {});
+  await c.connect();
+  return c;
+}
+const tpchClient = await Client();
+// One-row batches make the query slow enough to be watched while it runs (seconds, not ms).
+await tpchClient.query('set batch_size = 1');
+const q1 = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries', 'q01.sql'), 'utf8').trim()
+               .replace(/;$/, '');
+const tpch = tpchClient.query(q1).then((r) => r.rows.length, (e) => `error ${e.code} ${e.message}`);
+await page.waitForFunction(() => [...document.querySelectorAll('#running tr.query')].some(
+    (tr) => tr.textContent.includes('lineitem') && tr.querySelector('.percent') !== null),
+                           { timeout: 120000 });
+await page.screenshot({ path: path.join(artifacts, 'console-running.png') });
+const percent = await page.$eval('#running tr.query .percent', (e) => e.textContent);
+console.log(`TPC-H q01 seen running, progress ${percent}`);
+const q1rows = await tpch;
+Check(q1rows === 4, `q01 gave ${q1rows}`);
+
+// ---- 4. cancel another query with its button ----------------------------------------------------------
+const crossClient = await Client();
+const cross = crossClient.query(
+    'select sum(a.l_extendedprice * b.l_discount) from lineitem a cross join lineitem b')
+    .then(() => 'finished', (e) => e.code);
+await page.waitForFunction(() => [...document.querySelectorAll('#running tr.query')].some(
+    (tr) => tr.textContent.includes('cross join')), { timeout: 60000 });
+// pg_stat_activity through the PostgreSQL door lists both sessions, the cross join as active.
+const activity = await tpchClient.query(
+    "select pid, usename, application_name, client_addr, state, query, backend_start <= now() as started " +
+    "from pg_stat_activity order by pid");
+const crossRow = activity.rows.find((r) => r.query.includes('cross join'));
+Check(activity.rows.length === 2 && crossRow && crossRow.state === 'active' && crossRow.usename === 'alice' &&
+      crossRow.client_addr === '127.0.0.1' && crossRow.started === true,
+      `pg_stat_activity: ${JSON.stringify(activity.rows)}`);
+Check(activity.rows.some((r) => r.query.includes('pg_stat_activity') && r.state === 'active'),
+      `pg_stat_activity does not show its own statement: ${JSON.stringify(activity.rows)}`);
+console.log('pg_stat_activity: both sessions, the cross join active');
+await page.evaluate(() => {
+  const row = [...document.querySelectorAll('#running tr.query')].find((tr) => tr.textContent.includes('cross join'));
+  row.querySelector('button.cancel').click();
+});
+const crossOutcome = await cross;
+Check(crossOutcome === '57014', `the cancelled query ended with ${crossOutcome}`);
+console.log('cancel button: the query ended with 57014');
+
+// ---- 5. the finished query's stages and timeline against EXPLAIN ANALYZE -------------------------------
+await tpchClient.query('reset batch_size');
+const explained = await tpchClient.query(`explain analyze ${q1}`);
+const text = explained.rows.map((r) => r['QUERY PLAN']).join('\n');
+const exchanges = [...text.matchAll(/Network\w+: stage=(\d+), tasks=(\d+)/g)];
+const explainStages = new Set(exchanges.map((m) => m[1])).size;
+const explainTasks = exchanges.reduce((sum, m) => sum + Number(m[2]), 0);
+Check(explainStages >= 2, `EXPLAIN ANALYZE shows ${explainStages} stages:\n${text}`);
+await page.click('#tabs button[data-view="history"]');
+await page.waitForFunction(() => [...document.querySelectorAll('#history tr.finished-query')].some(
+    (tr) => tr.textContent.includes('lineitem') && !tr.textContent.includes('explain') &&
+            !tr.textContent.includes('cross join')), { timeout: 30000 });
+await page.screenshot({ path: path.join(artifacts, 'console-history.png') });
+await page.evaluate(() => {
+  const row = [...document.querySelectorAll('#history tr.finished-query')].find(
+      (tr) => tr.textContent.includes('lineitem') && !tr.textContent.includes('explain') &&
+              !tr.textContent.includes('cross join'));
+  row.click();
+});
+await page.waitForSelector('#timeline svg', { timeout: 30000 });
+const shown = await page.evaluate(() => ({
+  stages: document.querySelectorAll('#stage-graph g.stage:not([data-stage="0"])').length,
+  tasks: document.querySelectorAll('#timeline rect.task').length,
+  taskStages: new Set([...document.querySelectorAll('#timeline rect.task')].map((r) => r.dataset.stage)).size,
+  workers: document.querySelectorAll('#timeline svg > text').length - 2,
+  explain: document.querySelector('#explain').textContent,
+}));
+await page.screenshot({ path: path.join(artifacts, 'console-timeline.png'), fullPage: true });
+Check(shown.stages === explainStages, `stage graph ${shown.stages} stages, EXPLAIN ANALYZE ${explainStages}`);
+Check(shown.tasks === explainTasks, `timeline ${shown.tasks} tasks, EXPLAIN ANALYZE ${explainTasks}`);
+Check(shown.taskStages === explainStages, `timeline colours ${shown.taskStages} stages`);
+Check(shown.workers === 2, `timeline rows: ${shown.workers} workers`);
+Check(/NetworkShuffle|NetworkCoalesce/.test(shown.explain), 'no EXPLAIN ANALYZE text beside');
+console.log(`timeline: ${shown.stages} stages, ${shown.tasks} tasks on ${shown.workers} workers, as EXPLAIN ANALYZE`);
+
+// ---- 6. the counters moved --------------------------------------------------------------------------
+const after = await Metrics(`${consoleUrl}/metrics`);
+const finished = (f) => SampleValue(f, 'shoal_queries_total', { state: 'finished' }) ?? 0;
+const cancelled = (f) => SampleValue(f, 'shoal_queries_total', { state: 'cancelled' }) ?? 0;
+Check(finished(after) >= finished(before) + 2, `finished queries ${finished(before)} -> ${finished(after)}`);
+Check(cancelled(after) === cancelled(before) + 1, `cancelled queries ${cancelled(before)} -> ${cancelled(after)}`);
+Check((SampleValue(after, 'shoal_query_errors_total', { sqlstate: '57014' }) ?? 0) >= 1, 'no 57014 error counted');
+Check(SampleValue(after, 'shoal_query_duration_seconds_count') >= 3, 'query time histogram did not move');
+const workerAfter = await Metrics(workerMetrics[0]);
+Check(SampleValue(workerAfter, 'shoal_worker_tasks_started_total') > tasksBefore, 'worker tasks did not move');
+Check(SampleValue(workerAfter, 'shoal_process_resident_memory_bytes') > 0, 'no resident memory');
+Check(SampleValue(workerAfter, 'shoal_worker_memory_limit_bytes', { worker: workers[0] }) > 0,
+      'no worker memory limit');
+console.log('metrics: queries, errors, time and worker tasks moved');
+
+await tpchClient.end();
+await crossClient.end();
+await browser.close();
+console.log(`PASS (screenshots in ${artifacts})`);
+process.exit(0);
