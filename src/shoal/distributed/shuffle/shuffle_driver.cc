@@ -59,6 +59,7 @@ struct TaskSlot {
   // Remote tasks: where the output is committed (empty: nowhere, it must run), which attempt,
   // and the workers an attempt failed on (never given the task again).
   std::string committed_on;
+  std::string committed_incarnation;  // of the worker process that committed (a restart loses it)
   int committed_attempt = 0;
   int64_t rows = 0;
   std::set<std::string> failed_on;
@@ -103,7 +104,7 @@ class RemoteCallSet {
     grpc::ClientContext context;
     std::thread thread;
     bool done = false;
-    Result<int64_t> rows = int64_t{0};
+    Result<RemoteTaskOutput> rows = RemoteTaskOutput{};
   };
 
   ~RemoteCallSet() { CancelAll(); }
@@ -117,8 +118,8 @@ class RemoteCallSet {
     calls_.push_back(std::move(call));
     c->thread =
         std::thread([this, c, query_id = std::move(query_id), envelope = std::move(envelope)] {
-          Result<int64_t> rows = RunRemoteShuffleTask(c->worker, query_id, envelope,
-                                                      *c->slot->plan_bytes, &c->context);
+          Result<RemoteTaskOutput> rows = RunRemoteShuffleTask(c->worker, query_id, envelope,
+                                                               *c->slot->plan_bytes, &c->context);
           std::lock_guard<std::mutex> lock(mutex_);
           c->rows = std::move(rows);
           c->done = true;
@@ -275,9 +276,10 @@ class RemoteRun {
     return {};
   }
 
-  // `worker` does not answer: quarantined by the health check; every output it committed is
-  // forgotten, to be computed again where still needed. Whether an input of `reader` was lost.
-  bool LoseWorker(const std::string& worker, int reader) {
+  // `worker` does not answer (quarantined by the health check) or answers as a new process (it
+  // restarted): every output it committed is forgotten, to be computed again where still needed.
+  // Whether an input of `reader` was lost.
+  bool LoseWorker(const std::string& worker, int reader, bool restarted = false) {
     if (std::find(lost_.begin(), lost_.end(), worker) == lost_.end())
       lost_.push_back(worker);
     bool input_lost = false;
@@ -296,10 +298,27 @@ class RemoteRun {
     }
     if (forgotten > 0)
       SHOAL_LOG(kWarning,
-                "materialized shuffle: worker {} is lost; computing its {} committed {} again "
-                "on the other workers",
-                worker, forgotten, forgotten == 1 ? "output" : "outputs");
+                "materialized shuffle: worker {} {}; computing its {} committed {} again{}", worker,
+                restarted ? "restarted and lost its outputs" : "is lost", forgotten,
+                forgotten == 1 ? "output" : "outputs", restarted ? "" : " on the other workers");
     return input_lost;
+  }
+
+  // Whether `worker`, which answers, is another process than the one that committed outputs
+  // there: a restart (with an empty --shuffle-dir, or a cleaned one) loses them all, and the
+  // health check alone cannot tell.
+  bool Restarted(const std::string& worker) const {
+    std::set<std::string> recorded;
+    for (const auto& [stage, stage_slots] : by_stage_)
+      for (const TaskSlot* slot : stage_slots)
+        if (slot->committed_on == worker && !slot->committed_incarnation.empty())
+          recorded.insert(slot->committed_incarnation);
+    if (recorded.empty())
+      return false;
+    Result<std::string> now = PingShuffleWorker(worker, std::chrono::seconds(5));
+    if (!now.ok())
+      return false;  // the retry's own health checks deal with it
+    return recorded.size() > 1 || *recorded.begin() != *now;
   }
 
   // After a retryable failure of a task of stage `reader` (0: the driver's final fetch) on
@@ -315,8 +334,13 @@ class RemoteRun {
           suspects.insert(slot->committed_on);
     bool input_lost = false;
     for (const auto& w : suspects) {
-      if (health_->CheckNow(w).ok())
+      if (health_->CheckNow(w).ok()) {
+        if (Restarted(w)) {
+          *lost = true;
+          input_lost = LoseWorker(w, reader, /*restarted=*/true) || input_lost;
+        }
         continue;
+      }
       *lost = true;
       input_lost = LoseWorker(w, reader) || input_lost;
     }
@@ -368,8 +392,9 @@ class RemoteRun {
         TaskSlot* slot = call->slot;
         if (call->rows.ok()) {
           slot->committed_on = call->worker;
+          slot->committed_incarnation = call->rows->incarnation;
           slot->committed_attempt = slot->attempts;
-          slot->rows = *call->rows;
+          slot->rows = call->rows->rows;
           SetStageFileLocation(dir_, slot->stage_id, slot->partition,
                                {call->worker, query_id_, slot->attempts});
           continue;
@@ -705,7 +730,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       if (!own_health_)
         own_health_ = std::make_shared<WorkerHealth>(
             [](const std::string& worker) {
-              return PingShuffleWorker(worker, std::chrono::seconds(5));
+              return PingShuffleWorker(worker, std::chrono::seconds(5)).status();
             },
             WorkerHealthOptions{});
       health = own_health_;
