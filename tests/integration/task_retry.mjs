@@ -9,6 +9,9 @@
 //  2b. a worker restarts between stages with an empty --shuffle-dir (a test hook leaves it as a
 //     restart would: every query directory gone, a new incarnation): it answers health checks,
 //     but the driver sees the new incarnation and computes its outputs again;
+//  2c. a worker freezes (SIGSTOP, by a test hook) while it runs a task of a later stage: its task
+//     call never ends by itself; the driver's watch of long calls finds the worker silent, runs
+//     the task elsewhere and computes the frozen worker's outputs again;
 //  3. a division by zero under `task` fails at once with its own SQLSTATE message, never retried,
 //     and leaves no query directory on the workers;
 //  4. workers without --shuffle-dir: `task` fails with an error saying what to start them with;
@@ -140,6 +143,25 @@ for (const [name, hook] of [['between stages', 'SHOAL_SHUFFLE_TEST_WORKER_DIE_ON
     problem = `the driver did not see the restart: ${Describe(r)}`;
   }
   Check('task: a worker restarted between stages with an empty shuffle directory', problem);
+  victim.child.kill('SIGKILL');
+}
+
+// 2c. A worker frozen mid-task.
+{
+  const hook = 'SHOAL_SHUFFLE_TEST_WORKER_STOP_IN_TASK_MARKER';
+  const marker = path.join(root, `${hook}.fired`);
+  const victim = await StartWorker('victim-frozen', { env: { [hook]: marker } });
+  const t0 = Date.now();
+  const r = Sql(['--workers', `${a.address},${b.address},${victim.address}`, ...task, '-c', join]);
+  const seconds = (Date.now() - t0) / 1000;
+  let problem = null;
+  if (!fs.existsSync(marker)) problem = `the worker never froze: ${Describe(r)}`;
+  else if (r.code !== 0) problem = `the query failed (${seconds} s): ${Describe(r)}`;
+  else if (r.stdout !== expected.stdout) problem = `wrong answer: ${r.stdout}`;
+  else if (!r.stderr.includes(`worker ${victim.address} stopped answering`)) {
+    problem = `the driver did not notice the frozen worker: ${Describe(r)}`;
+  }
+  Check('task: a worker frozen mid-task', problem);
   victim.child.kill('SIGKILL');
 }
 

@@ -101,9 +101,13 @@ class RemoteCallSet {
   struct Call {
     TaskSlot* slot = nullptr;
     std::string worker;
+    std::chrono::steady_clock::time_point started;
     grpc::ClientContext context;
     std::thread thread;
     bool done = false;
+    // Cancelled by the driver because its worker stopped answering health checks: its failure is
+    // the worker's loss, not a cancellation of the query.
+    bool abandoned = false;
     Result<RemoteTaskOutput> rows = RemoteTaskOutput{};
   };
 
@@ -114,6 +118,7 @@ class RemoteCallSet {
     auto call = std::make_unique<Call>();
     call->slot = slot;
     call->worker = std::move(worker);
+    call->started = std::chrono::steady_clock::now();
     Call* c = call.get();
     calls_.push_back(std::move(call));
     c->thread =
@@ -128,6 +133,29 @@ class RemoteCallSet {
   }
 
   size_t size() const { return calls_.size(); }
+
+  /// The workers of the calls in flight that started before `before` (driver thread only: the
+  /// call threads never touch the list).
+  std::set<std::string> WorkersRunningSince(std::chrono::steady_clock::time_point before) const {
+    std::set<std::string> workers;
+    for (const auto& c : calls_)
+      if (c->started < before)
+        workers.insert(c->worker);
+    return workers;
+  }
+
+  /// Cancels every call in flight on `worker`, marked abandoned; how many.
+  int Abandon(const std::string& worker) {
+    int n = 0;
+    for (auto& c : calls_) {
+      if (c->worker != worker)
+        continue;
+      c->abandoned = true;
+      c->context.TryCancel();
+      ++n;
+    }
+    return n;
+  }
 
   /// Waits up to `wait` for calls to end; returns the ended ones (joined).
   std::vector<std::unique_ptr<Call>> TakeDone(std::chrono::milliseconds wait) {
@@ -347,6 +375,30 @@ class RemoteRun {
     return input_lost;
   }
 
+  // A task call blocks until its task ends, so a worker that freezes (a hung host, a stopped
+  // process, a network that drops packets without resetting connections) would hold its calls
+  // forever. Every kWatchInterval the workers of calls running longer than that are checked; the
+  // calls of one that does not answer are cancelled and fail as its loss (retryable), so their
+  // tasks and its committed outputs are computed elsewhere.
+  static constexpr std::chrono::seconds kWatchInterval{5};
+
+  void WatchRunningCalls(RemoteCallSet* calls, std::chrono::steady_clock::time_point* last) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < kWatchInterval)
+      return;
+    *last = now;
+    for (const std::string& worker : calls->WorkersRunningSince(now - kWatchInterval)) {
+      Status health = health_->CheckNow(worker);
+      if (health.ok())
+        continue;
+      const int n = calls->Abandon(worker);
+      SHOAL_LOG(kWarning,
+                "materialized shuffle: worker {} stopped answering ({}) while it ran {} {}; "
+                "running {} elsewhere",
+                worker, health.UserMessage(), n, n == 1 ? "task" : "tasks", n == 1 ? "it" : "them");
+    }
+  }
+
   Status RunRound(const std::vector<TaskSlot*>& tasks, int round,
                   const std::shared_ptr<exec::TaskContext>& context, bool* lost) {
     RemoteCallSet calls;
@@ -354,6 +406,7 @@ class RemoteRun {
     std::vector<std::string> failures;
     Status deterministic;
     bool stop_starting = false;  // an input was lost: this round ends, the next recomputes it
+    auto last_watch = std::chrono::steady_clock::now();
     for (;;) {
       if (context->cancelled()) {
         calls.CancelAll();
@@ -388,8 +441,12 @@ class RemoteRun {
       }
       if (calls.size() == 0 && (queue.empty() || stop_starting))
         break;
+      WatchRunningCalls(&calls, &last_watch);
       for (auto& call : calls.TakeDone(std::chrono::milliseconds(50))) {
         TaskSlot* slot = call->slot;
+        if (call->abandoned && !call->rows.ok())
+          call->rows = Status::Unavailable(
+              "worker {} stopped answering health checks while it ran the task", call->worker);
         if (call->rows.ok()) {
           slot->committed_on = call->worker;
           slot->committed_incarnation = call->rows->incarnation;

@@ -220,8 +220,14 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     SHOAL_RETURN_IF_ERROR(WriteEnvelope(envelope_path, envelope));
     SHOAL_ASSIGN_OR_RETURN(pid_t pid, SpawnTaskProcess(options.executable, envelope_path,
                                                        base + ".stdout", base + ".stderr"));
-    if (CountStageNodes(plan.root()) > 1)
+    if (CountStageNodes(plan.root()) > 1) {
       DieIfTestHookFires("SHOAL_SHUFFLE_TEST_WORKER_DIE_IN_TASK_MARKER");
+      // A worker that freezes mid-task (SIGSTOP, as a hung host or a swapped-out process looks
+      // from outside): its task calls never end, and only the driver's watch of running calls
+      // finds it.
+      if (TestKillHookFires("SHOAL_SHUFFLE_TEST_WORKER_STOP_IN_TASK_MARKER"))
+        ::raise(SIGSTOP);
+    }
     for (;;) {
       int status = 0;
       const pid_t r = ::waitpid(pid, &status, WNOHANG);
