@@ -6,6 +6,12 @@
 //     says it computed the lost worker's outputs again;
 //  2. a worker dies while it runs a task of a later stage, holding outputs of the earlier one: the
 //     same;
+//  2b. a worker restarts between stages with an empty --shuffle-dir (a test hook leaves it as a
+//     restart would: every query directory gone, a new incarnation): it answers health checks,
+//     but the driver sees the new incarnation and computes its outputs again;
+//  2c. a worker freezes (SIGSTOP, by a test hook) while it runs a task of a later stage: its task
+//     call never ends by itself; the driver's watch of long calls finds the worker silent, runs
+//     the task elsewhere and computes the frozen worker's outputs again;
 //  3. a division by zero under `task` fails at once with its own SQLSTATE message, never retried,
 //     and leaves no query directory on the workers;
 //  4. workers without --shuffle-dir: `task` fails with an error saying what to start them with;
@@ -121,6 +127,42 @@ for (const [name, hook] of [['between stages', 'SHOAL_SHUFFLE_TEST_WORKER_DIE_ON
     problem = `the query left ${QueryDirs(a).concat(QueryDirs(b)).join(', ')} on the workers`;
   }
   Check(`task: a worker with committed outputs killed ${name}`, problem);
+}
+
+// 2b. A worker restarted between stages with an empty shuffle directory.
+{
+  const hook = 'SHOAL_SHUFFLE_TEST_WORKER_RESTART_ON_FETCH_MARKER';
+  const marker = path.join(root, `${hook}.fired`);
+  const victim = await StartWorker('victim-restarted', { env: { [hook]: marker } });
+  const r = Sql(['--workers', `${a.address},${b.address},${victim.address}`, ...task, '-c', join]);
+  let problem = null;
+  if (!fs.existsSync(marker)) problem = `the worker never lost its outputs: ${Describe(r)}`;
+  else if (r.code !== 0) problem = `the query failed: ${Describe(r)}`;
+  else if (r.stdout !== expected.stdout) problem = `wrong answer: ${r.stdout}`;
+  else if (!r.stderr.includes(`worker ${victim.address} restarted`)) {
+    problem = `the driver did not see the restart: ${Describe(r)}`;
+  }
+  Check('task: a worker restarted between stages with an empty shuffle directory', problem);
+  victim.child.kill('SIGKILL');
+}
+
+// 2c. A worker frozen mid-task.
+{
+  const hook = 'SHOAL_SHUFFLE_TEST_WORKER_STOP_IN_TASK_MARKER';
+  const marker = path.join(root, `${hook}.fired`);
+  const victim = await StartWorker('victim-frozen', { env: { [hook]: marker } });
+  const t0 = Date.now();
+  const r = Sql(['--workers', `${a.address},${b.address},${victim.address}`, ...task, '-c', join]);
+  const seconds = (Date.now() - t0) / 1000;
+  let problem = null;
+  if (!fs.existsSync(marker)) problem = `the worker never froze: ${Describe(r)}`;
+  else if (r.code !== 0) problem = `the query failed (${seconds} s): ${Describe(r)}`;
+  else if (r.stdout !== expected.stdout) problem = `wrong answer: ${r.stdout}`;
+  else if (!r.stderr.includes(`worker ${victim.address} stopped answering`)) {
+    problem = `the driver did not notice the frozen worker: ${Describe(r)}`;
+  }
+  Check('task: a worker frozen mid-task', problem);
+  victim.child.kill('SIGKILL');
 }
 
 // 3. A deterministic error is never retried.

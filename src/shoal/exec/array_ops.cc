@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "shoal/columnar/bitmap.h"
-#include "shoal/columnar/builder.h"
+#include "shoal/exec/nested_array_ops_internal.h"
 
 namespace shoal::exec {
 
@@ -181,19 +181,8 @@ Result<ArrayPtr> Take(const Array& array, const int32_t* indices, int64_t count,
   const DataType& type = array.type();
   if (type.id() == TypeId::kNull)
     return Array::Make(type, count, {});
-  if (type.is_nested()) {
-    // Nested columns ride along through the builders, a value at a time: they are payload here,
-    // never keys, and have no vectorised kernels yet.
-    auto builder = columnar::MakeBuilder(type, pool);
-    SHOAL_RETURN_IF_ERROR(builder->Reserve(count));
-    for (int64_t i = 0; i < count; ++i) {
-      if (indices[i] < 0)
-        SHOAL_RETURN_IF_ERROR(builder->AppendNull());
-      else
-        SHOAL_RETURN_IF_ERROR(builder->AppendFrom(array, indices[i]));
-    }
-    return builder->Finish();
-  }
+  if (type.is_nested())
+    return nested_internal::TakeNested(array, indices, count, pool, allow_null_index);
   int64_t null_count = 0;
   SHOAL_ASSIGN_OR_RETURN(BufferPtr validity,
                          TakeValidity(array, indices, count, pool, allow_null_index, &null_count));
@@ -295,15 +284,8 @@ Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays,
   }
   if (type.id() == TypeId::kNull)
     return Array::Make(type, length, {});
-  if (type.is_nested()) {
-    auto builder = columnar::MakeBuilder(type, pool);
-    SHOAL_RETURN_IF_ERROR(builder->Reserve(length));
-    for (const ArrayPtr& a : arrays) {
-      for (int64_t i = 0; i < a->length(); ++i)
-        SHOAL_RETURN_IF_ERROR(builder->AppendFrom(*a, i));
-    }
-    return builder->Finish();
-  }
+  if (type.is_nested())
+    return nested_internal::ConcatenateNested(arrays, pool);
   if (type.id() == TypeId::kDictionary) {
     bool same = true;
     for (const ArrayPtr& a : arrays)

@@ -5,6 +5,7 @@
 
 #include "shoal/columnar/decimal.h"
 #include "shoal/exec/array_ops.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
 
 namespace shoal::exec {
 namespace {
@@ -117,9 +118,14 @@ Status HashArray(const columnar::Array& a, uint64_t* hashes) {
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
-    case TypeId::kMap: break;
+    case TypeId::kMap: {
+      // Nested values hash their key encoding, the bytes joins and groupings compare them by
+      // (nested_key_encoder.h), so a repartitioned nested key lands where its matches do.
+      SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr encoded, EncodeNestedKeys(a, DefaultMemoryPool()));
+      return HashArray(*encoded, hashes);
+    }
   }
-  return Status::NotImplemented("hashing {}", a.type().ToString());
+  return Status::Internal("hashing {}", a.type().ToString());
 }
 
 Status HashColumns(const std::vector<columnar::ArrayPtr>& columns, int64_t num_rows,

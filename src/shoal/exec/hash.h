@@ -3,8 +3,9 @@
 // hash, so rows with equal keys (of equal types) hash equally on every node: the function is fixed
 // (no per-process seed) because exchanges on different workers must agree.
 //
-// NULL hashes to a fixed value; floats hash by value (0.0 and -0.0 equal, all NaNs equal), and
-// dictionary arrays hash their decoded values.
+// NULL hashes to a fixed value; floats hash by value (0.0 and -0.0 equal, all NaNs equal),
+// dictionary arrays hash their decoded values, and nested values (lists, structs, maps) the bytes
+// of their key encoding (row_key/nested_key_encoder.h), as the binary column it produces would.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "shoal/columnar/builder.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/hash_join_exec.h"
@@ -571,6 +572,111 @@ TEST(CancelTest, CancelStopsALongSpillingQuery) {
   EXPECT_EQ(status.sqlstate(), "57014");
   EXPECT_EQ(process->bytes_used(), 0);
   EXPECT_EQ(dir.Entries(), 0);
+}
+
+// (id int64, k int32[] of few distinct values with NULL elements, r struct(a int32, b utf8) with
+// NULL fields and NULL records, p utf8[] payload): nested keys and payload through every spilling
+// operator.
+std::shared_ptr<io::MemoryTable> NestedTable(int rows, int per_batch) {
+  const DataType list = DataType::List(DataType::Int32());
+  const DataType record = DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::Utf8()}});
+  const DataType texts = DataType::List(DataType::Utf8());
+  std::vector<Field> fields = {{"id", DataType::Int64()}, {"k", list}, {"r", record}, {"p", texts}};
+  std::vector<RecordBatchPtr> batches;
+  for (int start = 0; start < rows; start += per_batch) {
+    const int n = std::min(per_batch, rows - start);
+    columnar::Int64Builder ids(DataType::Int64(), DefaultMemoryPool());
+    columnar::ListBuilder k(list, DefaultMemoryPool());
+    columnar::StructBuilder r(record, DefaultMemoryPool());
+    columnar::ListBuilder p(texts, DefaultMemoryPool());
+    auto* k_items = static_cast<columnar::Int32Builder*>(k.value_builder());
+    auto* r_a = static_cast<columnar::Int32Builder*>(r.field_builder(0));
+    auto* r_b = static_cast<columnar::BinaryBuilder*>(r.field_builder(1));
+    auto* p_items = static_cast<columnar::BinaryBuilder*>(p.value_builder());
+    for (int i = start; i < start + n; ++i) {
+      EXPECT_TRUE(ids.Append(i).ok());
+      const int key = (i * 7919) % 3000;
+      EXPECT_TRUE(k.Append().ok());
+      EXPECT_TRUE(k_items->Append(key / 3).ok());
+      EXPECT_TRUE((key % 3 == 0 ? k_items->AppendNull() : k_items->Append(key % 3)).ok());
+      if (key % 5 == 0) {
+        EXPECT_TRUE(k_items->Append(key).ok());
+      }
+      if (i % 97 == 0) {
+        EXPECT_TRUE(r.AppendNull().ok());
+      } else {
+        EXPECT_TRUE(r.Append().ok());
+        EXPECT_TRUE((i % 11 == 0 ? r_a->AppendNull() : r_a->Append(i % 40)).ok());
+        EXPECT_TRUE(r_b->Append(fmt::format("b{}", i % 9)).ok());
+      }
+      EXPECT_TRUE(p.Append().ok());
+      for (int j = 0; j < i % 4; ++j) {
+        EXPECT_TRUE(p_items->Append(fmt::format("payload-{}-{}", i, j)).ok());
+      }
+    }
+    std::vector<columnar::ArrayPtr> columns = {*ids.Finish(), *k.Finish(), *r.Finish(),
+                                               *p.Finish()};
+    batches.push_back(columnar::RecordBatch::Make(std::make_shared<const columnar::Schema>(fields),
+                                                  n, std::move(columns)));
+  }
+  return MakeTable(fields, std::move(batches));
+}
+
+TEST(NestedSpillTest, SortAggregateAndJoinOnNestedKeysSpillAsTheyRunInMemory) {
+  auto table = NestedTable(30000, 1000);
+  const DataType list = DataType::List(DataType::Int32());
+  const DataType record = DataType::Struct({{"a", DataType::Int32()}, {"b", DataType::Utf8()}});
+  auto run_both = [&](const ExecPlanPtr& plan, const ExecutionPlan* measured, int64_t limit,
+                      bool ordered) {
+    SpillDir dir;
+    RunResult expected = RunPlan(plan, MakeLimitedContext(0, dir.path()), measured);
+    EXPECT_EQ(expected.totals.spill_count, 0);
+    RunResult spilled = RunPlan(plan, MakeLimitedContext(limit, dir.path()), measured);
+    EXPECT_GT(spilled.totals.spill_count, 0);
+    EXPECT_FALSE(expected.rows.empty());
+    if (ordered)
+      EXPECT_EQ(spilled.rows, expected.rows);
+    else
+      EXPECT_EQ(Sorted(spilled.rows), Sorted(expected.rows));
+    EXPECT_EQ(spilled.pool_after, 0);
+    EXPECT_EQ(dir.Entries(), 0);
+    return expected.rows;
+  };
+  {
+    SCOPED_TRACE("sort by record DESC, list, id");
+    std::vector<sql::SortKey> keys = {{Col(2, record), false, true},
+                                      {Col(1, list), true, false},
+                                      {Col(0, DataType::Int64()), true, false}};
+    ASSERT_OK_AND_ASSIGN(auto sort, SortExec::Make(Scan(table, 2), keys));
+    ASSERT_OK_AND_ASSIGN(auto merge, SortPreservingMergeExec::Make(sort, keys));
+    Strings rows = run_both(merge, sort.get(), 2 << 20, true);
+    ASSERT_EQ(rows.size(), 30000u);
+    // DESC NULLS FIRST: the 310 NULL records (every 97th id) come first.
+    EXPECT_NE(rows[309].find("|NULL|"), std::string::npos) << rows[309];
+    EXPECT_EQ(rows[310].find("|NULL|"), std::string::npos) << rows[310];
+  }
+  {
+    SCOPED_TRACE("group by list, record");
+    std::vector<sql::ExprPtr> group_by = {Col(1, list), Col(2, record)};
+    ASSERT_OK_AND_ASSIGN(auto agg, HashAggregateExec::Make(Scan(table, 2), group_by,
+                                                           {Agg("count", {}, DataType::Int64())},
+                                                           AggregateMode::kSingle));
+    Strings rows = run_both(agg, agg.get(), 256 << 10, false);
+    EXPECT_GT(rows.size(), 3000u);
+  }
+  {
+    SCOPED_TRACE("partitioned inner join on the list");
+    std::vector<sql::ExprPtr> keys = {Col(1, list)};
+    ASSERT_OK_AND_ASSIGN(auto left,
+                         RepartitionExec::Make(Scan(table, 2), Partitioning::Hash(keys, 2)));
+    ASSERT_OK_AND_ASSIGN(auto right,
+                         RepartitionExec::Make(Scan(table, 2), Partitioning::Hash(keys, 2)));
+    ASSERT_OK_AND_ASSIGN(auto join,
+                         HashJoinExec::Make(left, right, keys, keys, sql::JoinType::kInner, nullptr,
+                                            HashJoinExec::Mode::kPartitioned));
+    Strings rows = run_both(join, join.get(), 4 << 20, false);
+    EXPECT_EQ(rows.size(), 300000u);  // 3,000 keys of 10 rows each: 100 pairs a key
+  }
 }
 
 }  // namespace

@@ -1,9 +1,15 @@
 #include "shoal/distributed/codec/type_codec.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "shoal/columnar/ipc/output_sink.h"
+#include "shoal/columnar/ipc/reader.h"
+#include "shoal/columnar/ipc/writer.h"
+#include "shoal/columnar/record_batch.h"
 
 namespace shoal::distributed {
 
@@ -34,6 +40,69 @@ ScalarStorage StorageOf(const DataType& type) {
   }
 }
 
+void EncodeField(const columnar::Field& f, proto::FieldProto* out) {
+  out->set_name(f.name);
+  EncodeType(f.type, out->mutable_type());
+  out->set_nullable(f.nullable);
+  for (const auto& [k, v] : f.metadata) {
+    out->add_metadata_keys(k);
+    out->add_metadata_values(v);
+  }
+}
+
+void EncodeFields(const std::vector<columnar::Field>& fields,
+                  google::protobuf::RepeatedPtrField<proto::FieldProto>* out) {
+  for (const auto& f : fields)
+    EncodeField(f, out->Add());
+}
+
+// Nested types deeper than this are refused: Arrow sets no limit, but a plan's types come from SQL
+// and Parquet schemas, where a few levels are usual, and the decoder recurses once per level.
+constexpr int kMaxTypeNesting = 64;
+
+Result<columnar::Field> DecodeField(const proto::FieldProto& f, int depth) {
+  SHOAL_ASSIGN_OR_RETURN(DataType type, DecodeType(f.type(), depth));
+  if (f.metadata_keys_size() != f.metadata_values_size())
+    return Status::InvalidData("encoded schema: field '{}' has unpaired metadata", f.name());
+  columnar::KeyValueMetadata metadata;
+  for (int i = 0; i < f.metadata_keys_size(); ++i)
+    metadata.emplace_back(f.metadata_keys(i), f.metadata_values(i));
+  return columnar::Field(f.name(), std::move(type), f.nullable(), std::move(metadata));
+}
+
+Result<DataType> DecodeNestedType(TypeId id, const proto::DataTypeProto& in, int depth) {
+  if (depth >= kMaxTypeNesting)
+    return Status::InvalidData("encoded plan: a type nested deeper than {} levels",
+                               kMaxTypeNesting);
+  std::vector<columnar::Field> children;
+  children.reserve(static_cast<size_t>(in.children_size()));
+  for (const auto& c : in.children()) {
+    SHOAL_ASSIGN_OR_RETURN(columnar::Field f, DecodeField(c, depth + 1));
+    children.push_back(std::move(f));
+  }
+  const bool one_child = children.size() == 1;
+  switch (id) {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+      if (!one_child)
+        break;
+      return id == TypeId::kList ? DataType::List(std::move(children[0]))
+                                 : DataType::LargeList(std::move(children[0]));
+    case TypeId::kFixedSizeList:
+      if (!one_child)
+        break;
+      return DataType::MakeFixedSizeList(std::move(children[0]), in.list_size());
+    case TypeId::kStruct: return DataType::Struct(std::move(children));
+    case TypeId::kMap:
+      if (!one_child)
+        break;
+      return DataType::MakeMap(std::move(children[0]), in.ordered());
+    default: break;
+  }
+  return Status::InvalidData("encoded plan: a {} type with {} child fields",
+                             columnar::TypeIdName(id), children.size());
+}
+
 }  // namespace
 
 void EncodeType(const DataType& type, proto::DataTypeProto* out) {
@@ -52,6 +121,17 @@ void EncodeType(const DataType& type, proto::DataTypeProto* out) {
       EncodeType(type.value_type(), out->mutable_value_type());
       out->set_ordered(type.ordered());
       break;
+    case TypeId::kFixedSizeList:
+      out->set_list_size(type.list_size());
+      EncodeFields(type.fields(), out->mutable_children());
+      break;
+    case TypeId::kMap:
+      out->set_ordered(type.keys_sorted());
+      EncodeFields(type.fields(), out->mutable_children());
+      break;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kStruct: EncodeFields(type.fields(), out->mutable_children()); break;
     default: break;
   }
 }
@@ -82,7 +162,8 @@ Result<DataType> DecodeType(const proto::DataTypeProto& in, int depth) {
     case TypeId::kUtf8: return DataType::Utf8();
     case TypeId::kBinary: return DataType::Binary();
     case TypeId::kDictionary: {
-      if (depth > 0 || !in.has_value_type())
+      if (!in.has_value_type() ||
+          in.value_type().id() == static_cast<uint32_t>(TypeId::kDictionary))
         return Status::InvalidData("encoded plan: malformed dictionary type");
       SHOAL_ASSIGN_OR_RETURN(
           auto index, CheckedEnum(in.index_type(), TypeId::kDictionary, "dictionary index type"));
@@ -91,15 +172,11 @@ Result<DataType> DecodeType(const proto::DataTypeProto& in, int depth) {
       SHOAL_ASSIGN_OR_RETURN(DataType value, DecodeType(in.value_type(), depth + 1));
       return DataType::Dictionary(index, value, in.ordered());
     }
-    // EncodeType writes only the id of a nested type, so plans holding one are refused here
-    // rather than decoded without their children.
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
-    case TypeId::kMap:
-      return Status::NotImplemented("encoded plan: {} types cannot cross the network yet",
-                                    columnar::TypeIdName(id));
+    case TypeId::kMap: return DecodeNestedType(id, in, depth);
   }
   return Status::InvalidData("encoded plan: type id {}", in.id());
 }
@@ -126,7 +203,22 @@ void EncodeScalar(const columnar::Scalar& value, proto::ScalarProto* out) {
       iv->set_nanoseconds(value.interval_value().nanoseconds);
       break;
     }
-    case ScalarStorage::kNested:  // refused by DecodeType, which sees the type first
+    case ScalarStorage::kNested: {
+      // A one-row IPC stream: the value's buffers and children exactly as the columnar core holds
+      // them. Writing to memory fails only on a bug (the value is a valid array of its type); the
+      // empty bytes left then make the receiver refuse the plan rather than read a NULL.
+      out->set_nested_value(std::string());
+      auto schema = std::make_shared<columnar::Schema>(
+          std::vector<columnar::Field>{columnar::Field("value", value.type())});
+      columnar::ipc::BufferSink sink;
+      auto writer = columnar::ipc::MakeStreamWriter(&sink, schema);
+      if (!writer.ok())
+        break;
+      auto batch = columnar::RecordBatch::Make(schema, 1, {value.nested_value()});
+      if ((*writer)->WriteBatch(*batch).ok() && (*writer)->Close().ok())
+        out->set_nested_value(sink.TakeBytes());
+      break;
+    }
     case ScalarStorage::kNone: break;
   }
 }
@@ -171,34 +263,38 @@ Result<columnar::Scalar> DecodeScalar(const proto::ScalarProto& in) {
       v.nanoseconds = in.interval_value().nanoseconds();
       return columnar::Scalar::Interval(v);
     }
+    case proto::ScalarProto::kNestedValue: {
+      if (storage != ScalarStorage::kNested)
+        return mismatch();
+      auto bytes = std::make_shared<const std::string>(in.nested_value());
+      auto read = columnar::ipc::ReadAllFromBytes(bytes);
+      if (!read.ok())
+        return Status::InvalidData("encoded plan: a {} literal does not read: {}", type.ToString(),
+                                   read.status().message());
+      if (read->batches.size() != 1 || read->batches[0]->num_columns() != 1 ||
+          read->batches[0]->num_rows() != 1 || read->batches[0]->column(0)->type() != type)
+        return Status::InvalidData("encoded plan: a {} literal is not one value of its type",
+                                   type.ToString());
+      const columnar::ArrayPtr& column = read->batches[0]->column(0);
+      if (column->IsNull(0))
+        return mismatch();
+      return columnar::Scalar::FromArray(*column, 0);
+    }
     case proto::ScalarProto::VALUE_NOT_SET: break;
   }
   return mismatch();
 }
 
 void EncodeSchema(const columnar::Schema& schema, proto::SchemaProto* out) {
-  for (const auto& f : schema.fields()) {
-    auto* field = out->add_fields();
-    field->set_name(f.name);
-    EncodeType(f.type, field->mutable_type());
-    field->set_nullable(f.nullable);
-    for (const auto& [k, v] : f.metadata) {
-      field->add_metadata_keys(k);
-      field->add_metadata_values(v);
-    }
-  }
+  EncodeFields(schema.fields(), out->mutable_fields());
 }
 
 Result<columnar::SchemaPtr> DecodeSchema(const proto::SchemaProto& in) {
   std::vector<columnar::Field> fields;
+  fields.reserve(static_cast<size_t>(in.fields_size()));
   for (const auto& f : in.fields()) {
-    SHOAL_ASSIGN_OR_RETURN(DataType type, DecodeType(f.type()));
-    if (f.metadata_keys_size() != f.metadata_values_size())
-      return Status::InvalidData("encoded schema: field '{}' has unpaired metadata", f.name());
-    columnar::KeyValueMetadata metadata;
-    for (int i = 0; i < f.metadata_keys_size(); ++i)
-      metadata.emplace_back(f.metadata_keys(i), f.metadata_values(i));
-    fields.emplace_back(f.name(), std::move(type), f.nullable(), std::move(metadata));
+    SHOAL_ASSIGN_OR_RETURN(columnar::Field field, DecodeField(f, 0));
+    fields.push_back(std::move(field));
   }
   return std::make_shared<columnar::Schema>(std::move(fields));
 }

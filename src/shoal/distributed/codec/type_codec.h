@@ -24,7 +24,8 @@ Result<E> CheckedEnum(uint32_t value, E last, const char* what) {
 }
 
 void EncodeType(const columnar::DataType& type, proto::DataTypeProto* out);
-/// `depth`: dictionary nesting so far (a dictionary of dictionaries is refused).
+/// `depth`: the levels of nested and dictionary types around this one so far (deeply nested types
+/// and dictionaries of dictionaries are refused as InvalidData).
 Result<columnar::DataType> DecodeType(const proto::DataTypeProto& in, int depth = 0);
 
 void EncodeScalar(const columnar::Scalar& value, proto::ScalarProto* out);

@@ -59,6 +59,7 @@ struct TaskSlot {
   // Remote tasks: where the output is committed (empty: nowhere, it must run), which attempt,
   // and the workers an attempt failed on (never given the task again).
   std::string committed_on;
+  std::string committed_incarnation;  // of the worker process that committed (a restart loses it)
   int committed_attempt = 0;
   int64_t rows = 0;
   std::set<std::string> failed_on;
@@ -100,10 +101,14 @@ class RemoteCallSet {
   struct Call {
     TaskSlot* slot = nullptr;
     std::string worker;
+    std::chrono::steady_clock::time_point started;
     grpc::ClientContext context;
     std::thread thread;
     bool done = false;
-    Result<int64_t> rows = int64_t{0};
+    // Cancelled by the driver because its worker stopped answering health checks: its failure is
+    // the worker's loss, not a cancellation of the query.
+    bool abandoned = false;
+    Result<RemoteTaskOutput> rows = RemoteTaskOutput{};
   };
 
   ~RemoteCallSet() { CancelAll(); }
@@ -113,12 +118,13 @@ class RemoteCallSet {
     auto call = std::make_unique<Call>();
     call->slot = slot;
     call->worker = std::move(worker);
+    call->started = std::chrono::steady_clock::now();
     Call* c = call.get();
     calls_.push_back(std::move(call));
     c->thread =
         std::thread([this, c, query_id = std::move(query_id), envelope = std::move(envelope)] {
-          Result<int64_t> rows = RunRemoteShuffleTask(c->worker, query_id, envelope,
-                                                      *c->slot->plan_bytes, &c->context);
+          Result<RemoteTaskOutput> rows = RunRemoteShuffleTask(c->worker, query_id, envelope,
+                                                               *c->slot->plan_bytes, &c->context);
           std::lock_guard<std::mutex> lock(mutex_);
           c->rows = std::move(rows);
           c->done = true;
@@ -127,6 +133,29 @@ class RemoteCallSet {
   }
 
   size_t size() const { return calls_.size(); }
+
+  /// The workers of the calls in flight that started before `before` (driver thread only: the
+  /// call threads never touch the list).
+  std::set<std::string> WorkersRunningSince(std::chrono::steady_clock::time_point before) const {
+    std::set<std::string> workers;
+    for (const auto& c : calls_)
+      if (c->started < before)
+        workers.insert(c->worker);
+    return workers;
+  }
+
+  /// Cancels every call in flight on `worker`, marked abandoned; how many.
+  int Abandon(const std::string& worker) {
+    int n = 0;
+    for (auto& c : calls_) {
+      if (c->worker != worker)
+        continue;
+      c->abandoned = true;
+      c->context.TryCancel();
+      ++n;
+    }
+    return n;
+  }
 
   /// Waits up to `wait` for calls to end; returns the ended ones (joined).
   std::vector<std::unique_ptr<Call>> TakeDone(std::chrono::milliseconds wait) {
@@ -275,9 +304,10 @@ class RemoteRun {
     return {};
   }
 
-  // `worker` does not answer: quarantined by the health check; every output it committed is
-  // forgotten, to be computed again where still needed. Whether an input of `reader` was lost.
-  bool LoseWorker(const std::string& worker, int reader) {
+  // `worker` does not answer (quarantined by the health check) or answers as a new process (it
+  // restarted): every output it committed is forgotten, to be computed again where still needed.
+  // Whether an input of `reader` was lost.
+  bool LoseWorker(const std::string& worker, int reader, bool restarted = false) {
     if (std::find(lost_.begin(), lost_.end(), worker) == lost_.end())
       lost_.push_back(worker);
     bool input_lost = false;
@@ -296,10 +326,27 @@ class RemoteRun {
     }
     if (forgotten > 0)
       SHOAL_LOG(kWarning,
-                "materialized shuffle: worker {} is lost; computing its {} committed {} again "
-                "on the other workers",
-                worker, forgotten, forgotten == 1 ? "output" : "outputs");
+                "materialized shuffle: worker {} {}; computing its {} committed {} again{}", worker,
+                restarted ? "restarted and lost its outputs" : "is lost", forgotten,
+                forgotten == 1 ? "output" : "outputs", restarted ? "" : " on the other workers");
     return input_lost;
+  }
+
+  // Whether `worker`, which answers, is another process than the one that committed outputs
+  // there: a restart (with an empty --shuffle-dir, or a cleaned one) loses them all, and the
+  // health check alone cannot tell.
+  bool Restarted(const std::string& worker) const {
+    std::set<std::string> recorded;
+    for (const auto& [stage, stage_slots] : by_stage_)
+      for (const TaskSlot* slot : stage_slots)
+        if (slot->committed_on == worker && !slot->committed_incarnation.empty())
+          recorded.insert(slot->committed_incarnation);
+    if (recorded.empty())
+      return false;
+    Result<std::string> now = PingShuffleWorker(worker, std::chrono::seconds(5));
+    if (!now.ok())
+      return false;  // the retry's own health checks deal with it
+    return recorded.size() > 1 || *recorded.begin() != *now;
   }
 
   // After a retryable failure of a task of stage `reader` (0: the driver's final fetch) on
@@ -315,12 +362,41 @@ class RemoteRun {
           suspects.insert(slot->committed_on);
     bool input_lost = false;
     for (const auto& w : suspects) {
-      if (health_->CheckNow(w).ok())
+      if (health_->CheckNow(w).ok()) {
+        if (Restarted(w)) {
+          *lost = true;
+          input_lost = LoseWorker(w, reader, /*restarted=*/true) || input_lost;
+        }
         continue;
+      }
       *lost = true;
       input_lost = LoseWorker(w, reader) || input_lost;
     }
     return input_lost;
+  }
+
+  // A task call blocks until its task ends, so a worker that freezes (a hung host, a stopped
+  // process, a network that drops packets without resetting connections) would hold its calls
+  // forever. Every kWatchInterval the workers of calls running longer than that are checked; the
+  // calls of one that does not answer are cancelled and fail as its loss (retryable), so their
+  // tasks and its committed outputs are computed elsewhere.
+  static constexpr std::chrono::seconds kWatchInterval{5};
+
+  void WatchRunningCalls(RemoteCallSet* calls, std::chrono::steady_clock::time_point* last) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < kWatchInterval)
+      return;
+    *last = now;
+    for (const std::string& worker : calls->WorkersRunningSince(now - kWatchInterval)) {
+      Status health = health_->CheckNow(worker);
+      if (health.ok())
+        continue;
+      const int n = calls->Abandon(worker);
+      SHOAL_LOG(kWarning,
+                "materialized shuffle: worker {} stopped answering ({}) while it ran {} {}; "
+                "running {} elsewhere",
+                worker, health.UserMessage(), n, n == 1 ? "task" : "tasks", n == 1 ? "it" : "them");
+    }
   }
 
   Status RunRound(const std::vector<TaskSlot*>& tasks, int round,
@@ -330,6 +406,7 @@ class RemoteRun {
     std::vector<std::string> failures;
     Status deterministic;
     bool stop_starting = false;  // an input was lost: this round ends, the next recomputes it
+    auto last_watch = std::chrono::steady_clock::now();
     for (;;) {
       if (context->cancelled()) {
         calls.CancelAll();
@@ -364,12 +441,17 @@ class RemoteRun {
       }
       if (calls.size() == 0 && (queue.empty() || stop_starting))
         break;
+      WatchRunningCalls(&calls, &last_watch);
       for (auto& call : calls.TakeDone(std::chrono::milliseconds(50))) {
         TaskSlot* slot = call->slot;
+        if (call->abandoned && !call->rows.ok())
+          call->rows = Status::Unavailable(
+              "worker {} stopped answering health checks while it ran the task", call->worker);
         if (call->rows.ok()) {
           slot->committed_on = call->worker;
+          slot->committed_incarnation = call->rows->incarnation;
           slot->committed_attempt = slot->attempts;
-          slot->rows = *call->rows;
+          slot->rows = call->rows->rows;
           SetStageFileLocation(dir_, slot->stage_id, slot->partition,
                                {call->worker, query_id_, slot->attempts});
           continue;
@@ -705,7 +787,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       if (!own_health_)
         own_health_ = std::make_shared<WorkerHealth>(
             [](const std::string& worker) {
-              return PingShuffleWorker(worker, std::chrono::seconds(5));
+              return PingShuffleWorker(worker, std::chrono::seconds(5)).status();
             },
             WorkerHealthOptions{});
       health = own_health_;

@@ -228,6 +228,12 @@ Status FetchFile(const RemoteStageFile& from, proto::FetchStageFileRequest reque
     }
   }
   grpc::Status status = reader->Finish();
+  // The worker answers but no longer has the file: it restarted, or its directory was cleaned.
+  // An input lost like that is computed again (the driver sees the worker's new incarnation), so
+  // it is reported as the transient failure it is, not as a missing file.
+  if (status.error_code() == grpc::StatusCode::NOT_FOUND)
+    return fail(
+        Status::Unavailable("{}: the worker no longer has it: {}", what, status.error_message()));
   if (!status.ok())
     return fail(FromGrpc(status, what)
                     .WithHint("the worker that wrote the file must still be running with the same "
@@ -273,7 +279,8 @@ Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int pa
                    local_path);
 }
 
-Status PingShuffleWorker(const std::string& worker, std::chrono::milliseconds timeout) {
+Result<std::string> PingShuffleWorker(const std::string& worker,
+                                      std::chrono::milliseconds timeout) {
   proto::ShuffleFiles::Stub stub(ChannelTo(worker));
   grpc::ClientContext call;
   call.set_deadline(std::chrono::system_clock::now() + timeout);
@@ -282,7 +289,7 @@ Status PingShuffleWorker(const std::string& worker, std::chrono::milliseconds ti
   proto::PingShuffleWorkerResponse response;
   grpc::Status status = stub.PingShuffleWorker(&call, request, &response);
   if (status.ok())
-    return Status::OK();
+    return response.incarnation();
   Status st = FromGrpc(status, fmt::format("worker {}", worker));
   // Whatever else went wrong, the worker cannot be used now: a health matter.
   if (st.code() != StatusCode::kInvalidArgument)
@@ -290,9 +297,11 @@ Status PingShuffleWorker(const std::string& worker, std::chrono::milliseconds ti
   return st;
 }
 
-Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,
-                                     const proto::ShuffleTaskEnvelopeProto& envelope,
-                                     const std::string& plan_bytes, grpc::ClientContext* call) {
+Result<RemoteTaskOutput> RunRemoteShuffleTask(const std::string& worker,
+                                              const std::string& query_id,
+                                              const proto::ShuffleTaskEnvelopeProto& envelope,
+                                              const std::string& plan_bytes,
+                                              grpc::ClientContext* call) {
   proto::RunShuffleTaskRequest request;
   request.set_query_id(query_id);
   if (!envelope.SerializeToString(request.mutable_envelope()))
@@ -304,7 +313,7 @@ Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::strin
   grpc::Status status = stub.RunShuffleTask(call, request, &response);
   if (!status.ok())
     return FromGrpc(status, fmt::format("worker {}", worker));
-  return response.rows();
+  return RemoteTaskOutput{response.rows(), response.incarnation()};
 }
 
 }  // namespace shoal::distributed::shuffle

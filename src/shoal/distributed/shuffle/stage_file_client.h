@@ -57,25 +57,37 @@ void DropRemoteStageFiles(const std::string& dir);
 void DropRemoteShuffleQuery(const std::string& worker, const std::string& query_id);
 
 /// Streams the stage file from `from` into `local_path` (a temporary name, then a rename, so a
-/// reader sees all or nothing). A file the worker does not have is NotFound naming both.
+/// reader sees all or nothing). A file the worker does not have is Unavailable naming both (it
+/// was lost with a restart: the driver computes it again).
 Status FetchStageFile(const RemoteStageFile& from, int stage_id, int partition,
                       const std::string& local_path);
 
 /// Streams partition `partition` of the committed output of map task `map` of hash stage
 /// `stage_id` from `from` into `local_path` (as FetchStageFile). A map without a commit there, or
-/// whose commit names another attempt than `from.attempt` (when not 0), is NotFound naming the
-/// worker and the commit file.
+/// whose commit names another attempt than `from.attempt` (when not 0), is Unavailable naming the
+/// worker and the commit file (as FetchStageFile).
 Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int partition,
                       const std::string& local_path);
 
-/// Whether `worker` serves shuffle tasks now: OK, Unavailable when it does not answer within
-/// `timeout`, InvalidArgument when it answers without the shuffle service (no --shuffle-dir).
-Status PingShuffleWorker(const std::string& worker, std::chrono::milliseconds timeout);
+/// Whether `worker` serves shuffle tasks now: its incarnation (random per worker process: a
+/// different one means it restarted and lost its committed outputs), Unavailable when it does not
+/// answer within `timeout`, InvalidArgument when it answers without the shuffle service (no
+/// --shuffle-dir).
+Result<std::string> PingShuffleWorker(const std::string& worker, std::chrono::milliseconds timeout);
+
+/// What a task run on a worker committed: its row count, and the incarnation of the worker
+/// process that holds the output.
+struct RemoteTaskOutput {
+  int64_t rows = 0;
+  std::string incarnation;
+};
 
 /// Runs one task on `worker` (a blocking call; `call` may be cancelled from another thread,
-/// which kills the task there). Returns the task's row count.
-Result<int64_t> RunRemoteShuffleTask(const std::string& worker, const std::string& query_id,
-                                     const proto::ShuffleTaskEnvelopeProto& envelope,
-                                     const std::string& plan_bytes, grpc::ClientContext* call);
+/// which kills the task there).
+Result<RemoteTaskOutput> RunRemoteShuffleTask(const std::string& worker,
+                                              const std::string& query_id,
+                                              const proto::ShuffleTaskEnvelopeProto& envelope,
+                                              const std::string& plan_bytes,
+                                              grpc::ClientContext* call);
 
 }  // namespace shoal::distributed::shuffle

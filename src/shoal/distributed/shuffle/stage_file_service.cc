@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -77,6 +78,12 @@ void DieIfTestHookFires(const char* env) {
     ::raise(SIGKILL);
 }
 
+// 128 random bits in hex: a worker process's incarnation (PingShuffleWorkerResponse).
+std::string NewIncarnation() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}{:08x}{:08x}", random(), random(), random(), random());
+}
+
 // The directories a task uses are this worker's, not the driver's: its spill directory replaces
 // any `spill_dir` setting, and its data roots replace the envelope's.
 void ConfineEnvelope(const std::string& spill_dir, proto::ShuffleTaskEnvelopeProto* envelope) {
@@ -116,6 +123,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   std::mutex mutex;
   std::atomic<uint64_t> next_attempt{0};
   std::atomic<int64_t> tasks_run{0};
+  std::string incarnation = NewIncarnation();  // guarded by `mutex`
   // The queries their drivers dropped, newest last (a bounded memory). A task call the driver sent
   // before it cancelled the query may arrive after the drop: it must not create the query's
   // directory again. Guards the creation and removal of query directories.
@@ -136,6 +144,28 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     return options.address;
   }
 
+  std::string current_incarnation() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return incarnation;
+  }
+
+  // Test hook SHOAL_SHUFFLE_TEST_WORKER_RESTART_ON_FETCH_MARKER: the first time a later stage
+  // reads one of this worker's files, it becomes what a restart with an empty --shuffle-dir at the
+  // same address leaves (every query directory gone, a new incarnation) without the race of a
+  // real restart against the driver's health check.
+  void RestartIfTestHookFires() {
+    if (!TestKillHookFires("SHOAL_SHUFFLE_TEST_WORKER_RESTART_ON_FETCH_MARKER"))
+      return;
+    std::lock_guard<std::mutex> dirs_lock(dirs_mutex);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(options.shuffle_dir, ec)) {
+      if (entry.path().filename().string().rfind("q-", 0) == 0)
+        fs::remove_all(entry.path(), ec);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    incarnation = NewIncarnation();
+  }
+
   grpc::Status RunShuffleTask(grpc::ServerContext* call,
                               const proto::RunShuffleTaskRequest* request,
                               proto::RunShuffleTaskResponse* response) override {
@@ -149,6 +179,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     if (!rows.ok())
       return ToGrpc(rows.status());
     response->set_rows(*rows);
+    response->set_incarnation(current_incarnation());
     return grpc::Status::OK;
   }
 
@@ -189,8 +220,14 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     SHOAL_RETURN_IF_ERROR(WriteEnvelope(envelope_path, envelope));
     SHOAL_ASSIGN_OR_RETURN(pid_t pid, SpawnTaskProcess(options.executable, envelope_path,
                                                        base + ".stdout", base + ".stderr"));
-    if (CountStageNodes(plan.root()) > 1)
+    if (CountStageNodes(plan.root()) > 1) {
       DieIfTestHookFires("SHOAL_SHUFFLE_TEST_WORKER_DIE_IN_TASK_MARKER");
+      // A worker that freezes mid-task (SIGSTOP, as a hung host or a swapped-out process looks
+      // from outside): its task calls never end, and only the driver's watch of running calls
+      // finds it.
+      if (TestKillHookFires("SHOAL_SHUFFLE_TEST_WORKER_STOP_IN_TASK_MARKER"))
+        ::raise(SIGSTOP);
+    }
     for (;;) {
       int status = 0;
       const pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -245,8 +282,12 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
 
   grpc::Status PingShuffleWorker(grpc::ServerContext* call,
                                  const proto::PingShuffleWorkerRequest* request,
-                                 proto::PingShuffleWorkerResponse* /*response*/) override {
-    return Authorize(*call, "ShuffleFiles/PingShuffleWorker", "ping", *request);
+                                 proto::PingShuffleWorkerResponse* response) override {
+    if (grpc::Status auth = Authorize(*call, "ShuffleFiles/PingShuffleWorker", "ping", *request);
+        !auth.ok())
+      return auth;
+    response->set_incarnation(current_incarnation());
+    return grpc::Status::OK;
   }
 
   grpc::Status FetchStageFile(grpc::ServerContext* call,
@@ -257,6 +298,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
         !auth.ok())
       return auth;
     DieIfTestHookFires("SHOAL_SHUFFLE_TEST_WORKER_DIE_ON_FETCH_MARKER");
+    RestartIfTestHookFires();
     auto dir = QueryShuffleDir(options.shuffle_dir, request->query_id());
     if (!dir.ok())
       return ToGrpc(dir.status());

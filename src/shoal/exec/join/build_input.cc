@@ -6,6 +6,7 @@
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/hash.h"
 #include "shoal/exec/row_key/memory_reservation.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
 #include "shoal/exec/spill/memory_budget.h"
 
 namespace shoal::exec {
@@ -93,7 +94,7 @@ Result<std::shared_ptr<JoinHashTable>> BuildJoinHashTableFromBatches(
     } else {
       SHOAL_ASSIGN_OR_RETURN(column, Concatenate(computed[k], pool));
     }
-    SHOAL_ASSIGN_OR_RETURN(column, DecodeDictionary(column, pool));
+    SHOAL_ASSIGN_OR_RETURN(column, NormalizeKeyColumn(std::move(column), pool));
     key_columns.push_back(std::move(column));
   }
   SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<JoinHashTable> table,
@@ -119,7 +120,7 @@ Status WriteGracePartitions(const columnar::RecordBatch& batch,
   std::vector<columnar::ArrayPtr> key_columns;
   for (const auto& k : keys) {
     SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr column, k->Evaluate(batch));
-    SHOAL_ASSIGN_OR_RETURN(column, DecodeDictionary(column, pool));
+    SHOAL_ASSIGN_OR_RETURN(column, NormalizeKeyColumn(std::move(column), pool));
     if (has_null_key != nullptr && column->null_count() > 0)
       *has_null_key = true;
     key_columns.push_back(std::move(column));

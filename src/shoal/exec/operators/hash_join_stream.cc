@@ -13,6 +13,7 @@
 #include "shoal/exec/operator_stream.h"
 #include "shoal/exec/operators/hash_join_exec_internal.h"
 #include "shoal/exec/operators/join_pair_filter.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
 #include "shoal/exec/spill/spill_manager.h"
 
 namespace shoal::exec {
@@ -294,7 +295,7 @@ class HashJoinStream final : public OperatorStream {
     keys_.clear();
     for (auto& k : probe_keys_) {
       SHOAL_ASSIGN_OR_RETURN(ArrayPtr column, k->Evaluate(*batch_));
-      SHOAL_ASSIGN_OR_RETURN(column, DecodeDictionary(column, pool()));
+      SHOAL_ASSIGN_OR_RETURN(column, NormalizeKeyColumn(std::move(column), pool()));
       keys_.push_back(std::move(column));
     }
     std::vector<const Array*> key_arrays;

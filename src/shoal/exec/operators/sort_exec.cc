@@ -8,6 +8,7 @@
 #include "shoal/exec/operator_stream.h"
 #include "shoal/exec/operators/sorted_stream_merger.h"
 #include "shoal/exec/row_key/memory_reservation.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
 #include "shoal/exec/row_key/sort_key_encoder.h"
 #include "shoal/exec/spill/memory_budget.h"
 #include "shoal/exec/spill/spill_manager.h"
@@ -140,6 +141,10 @@ class SortStream final : public OperatorStream {
       if (key->type().is_binary_like()) {
         const int32_t* offsets = key->offsets();
         bytes += 3 * rows + (rows > 0 ? offsets[rows] - offsets[0] : 0);
+      } else if (key->type().is_nested()) {
+        // The value encodings (kept while the rows are encoded), then the same bytes escaped as a
+        // string key: at most twice them.
+        bytes += 7 * rows + 3 * NestedKeyBytesBound(*key);
       } else {
         bytes += rows * (1 + std::max(1, key->type().bit_width() / 8));
       }
@@ -360,7 +365,7 @@ Result<std::shared_ptr<SortExec>> SortExec::Make(ExecPlanPtr input, std::vector<
                            ExprEvaluator::Make(key.expr, *input->schema(), DefaultMemoryPool()));
     const DataType& t = eval->type();
     if (!(t.id() == TypeId::kDictionary || t.is_fixed_width() || t.is_binary_like() ||
-          t.id() == TypeId::kNull))
+          t.is_nested() || t.id() == TypeId::kNull))
       return Status::NotImplemented("sorting by {}", t.ToString());
   }
   return std::shared_ptr<SortExec>(new SortExec(std::move(input), std::move(keys), fetch));

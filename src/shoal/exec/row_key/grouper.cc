@@ -6,9 +6,11 @@
 #include <string_view>
 #include <type_traits>
 
+#include "shoal/columnar/builder.h"
 #include "shoal/columnar/decimal.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/hash.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
 
 namespace shoal::exec {
 
@@ -32,6 +34,11 @@ class Grouper::KeyStore {
                      uint8_t* match) const = 0;
   virtual Result<ArrayPtr> Emit(int64_t start, int64_t length,
                                 const std::shared_ptr<MemoryPool>& pool) const = 0;
+  /// Stores that compare an encoding of the keys (nested ones) also see the keys themselves for the
+  /// groups Append just added, to emit them; the others ignore the call.
+  virtual Status AppendSource(const Array& /*source*/, const uint32_t* /*rows*/, int64_t /*n*/) {
+    return Status::OK();
+  }
 
   virtual int64_t MemoryBytes() const { return static_cast<int64_t>(valid_.capacity()); }
 
@@ -174,7 +181,7 @@ class BooleanKeyStore final : public Grouper::KeyStore {
   std::vector<uint8_t> values_;
 };
 
-class BinaryKeyStore final : public Grouper::KeyStore {
+class BinaryKeyStore : public Grouper::KeyStore {
  public:
   explicit BinaryKeyStore(DataType type) : KeyStore(std::move(type)) { offsets_.push_back(0); }
 
@@ -247,6 +254,55 @@ class BinaryKeyStore final : public Grouper::KeyStore {
   std::vector<char> data_;
 };
 
+// Nested keys (lists, structs, maps): groups are found by the bytes of their key encoding
+// (nested_key_encoder.h), which the grouper computes once per batch and passes as the input; each
+// new group's value itself is copied from the batch (AppendSource) to be emitted. New groups are
+// rare next to the rows matched, so the value-at-a-time copy is off the hot path.
+class NestedKeyStore final : public BinaryKeyStore {
+ public:
+  explicit NestedKeyStore(DataType type)
+      : BinaryKeyStore(DataType::Binary()), nested_type_(std::move(type)) {}
+
+  Status AppendSource(const Array& source, const uint32_t* rows, int64_t n) override {
+    if (!builder_)
+      builder_ = columnar::MakeBuilder(nested_type_, DefaultMemoryPool());
+    SHOAL_RETURN_IF_ERROR(builder_->Reserve(n));
+    for (int64_t i = 0; i < n; ++i)
+      SHOAL_RETURN_IF_ERROR(builder_->AppendFrom(source, rows[i]));
+    source_bytes_ += n * 16;
+    return Status::OK();
+  }
+
+  Result<ArrayPtr> Emit(int64_t start, int64_t length,
+                        const std::shared_ptr<MemoryPool>& pool) const override {
+    if (builder_) {
+      SHOAL_ASSIGN_OR_RETURN(ArrayPtr chunk, builder_->Finish());
+      builder_.reset();
+      if (emitted_) {
+        SHOAL_ASSIGN_OR_RETURN(emitted_, Concatenate({emitted_, std::move(chunk)}, pool));
+      } else {
+        emitted_ = std::move(chunk);
+      }
+    }
+    if (!emitted_ || start + length > emitted_->length())
+      return Status::Internal("grouper: {} nested keys emitted of {}", start + length,
+                              emitted_ ? emitted_->length() : 0);
+    return emitted_->Slice(start, length);
+  }
+
+  int64_t MemoryBytes() const override {
+    return BinaryKeyStore::MemoryBytes() + source_bytes_ + (emitted_ ? emitted_->BufferBytes() : 0);
+  }
+
+ private:
+  DataType nested_type_;
+  // The groups' values: those appended since the last Emit in the builder, the earlier ones
+  // concatenated (Emit, const to its callers, moves the builder's into the array).
+  mutable std::unique_ptr<columnar::ArrayBuilder> builder_;
+  mutable ArrayPtr emitted_;
+  int64_t source_bytes_ = 0;  // a rough size of the builder's contents
+};
+
 class NullKeyStore final : public Grouper::KeyStore {
  public:
   using KeyStore::KeyStore;
@@ -290,7 +346,7 @@ Result<std::unique_ptr<Grouper::KeyStore>> MakeKeyStore(const DataType& type) {
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
-    case TypeId::kMap: break;
+    case TypeId::kMap: return Ptr(new NestedKeyStore(type));
   }
   return Status::NotImplemented("grouping by {}", type.ToString());
 }
@@ -476,6 +532,7 @@ Result<std::unique_ptr<Grouper>> Grouper::Make(const std::vector<DataType>& key_
   for (const DataType& type : key_types) {
     SHOAL_ASSIGN_OR_RETURN(auto store, MakeKeyStore(type));
     g->stores_.push_back(std::move(store));
+    g->has_nested_ |= type.is_nested();
   }
   g->small_domain_types_ = !key_types.empty();
   for (const DataType& type : key_types)
@@ -527,9 +584,24 @@ Status Grouper::Consume(const std::vector<ArrayPtr>& keys, int64_t num_rows,
       small_domain_skip_ = small_domain_backoff_;
     }
   }
-  SHOAL_RETURN_IF_ERROR(HashColumns(keys, num_rows, &hashes_));
-  ConsumeHashed(keys, num_rows, group_ids->data());
-  return Status::OK();
+  if (!has_nested_) {
+    SHOAL_RETURN_IF_ERROR(HashColumns(keys, num_rows, &hashes_));
+    ConsumeHashed(keys, num_rows, group_ids->data());
+    return Status::OK();
+  }
+  // Nested keys are hashed and compared by their encodings, computed once for the batch; the
+  // stores copy the new groups' values from the keys themselves.
+  std::vector<ArrayPtr> encoded = keys;
+  for (ArrayPtr& key : encoded) {
+    if (key->type().is_nested()) {
+      SHOAL_ASSIGN_OR_RETURN(key, EncodeNestedKeys(*key, DefaultMemoryPool()));
+    }
+  }
+  SHOAL_RETURN_IF_ERROR(HashColumns(encoded, num_rows, &hashes_));
+  sources_ = &keys;
+  ConsumeHashed(encoded, num_rows, group_ids->data());
+  sources_ = nullptr;
+  return source_status_;
 }
 
 Result<bool> Grouper::ConsumeSmallDomain(const std::vector<ArrayPtr>& keys, int64_t num_rows,
@@ -624,8 +696,12 @@ void Grouper::ConsumeHashed(const std::vector<ArrayPtr>& keys, int64_t num_rows,
     }
     // New keys go in before the comparison: later rows of this round may have found them.
     if (num_new > 0) {
-      for (size_t c = 0; c < stores_.size(); ++c)
+      for (size_t c = 0; c < stores_.size(); ++c) {
         stores_[c]->Append(*keys[c], new_rows_.data(), static_cast<int64_t>(num_new));
+        if (sources_ != nullptr && source_status_.ok())
+          source_status_ = stores_[c]->AppendSource(*(*sources_)[c], new_rows_.data(),
+                                                    static_cast<int64_t>(num_new));
+      }
     }
     const size_t m = num_candidates;
     match_.assign(m, 1);

@@ -35,7 +35,8 @@ namespace shoal::exec {
 
 class Grouper {
  public:
-  /// Key types must not be dictionaries (decode first); any other type is supported.
+  /// Key types must not be dictionaries (decode first); any other type is supported, nested ones
+  /// by their key encoding (nested_key_encoder.h).
   static Result<std::unique_ptr<Grouper>> Make(const std::vector<columnar::DataType>& key_types);
   ~Grouper();
 
@@ -76,6 +77,11 @@ class Grouper {
   // (code -> index into reps_), and the group ids of those rows. The reps' keys are gathered from
   // the default pool: at most a few thousand rows, freed before Consume returns.
   bool small_domain_types_ = false;
+  // Nested key columns: ConsumeHashed sees their encodings; sources_ points at the batch's keys
+  // themselves meanwhile, and source_status_ keeps the first failure copying from them.
+  bool has_nested_ = false;
+  const std::vector<columnar::ArrayPtr>* sources_ = nullptr;
+  Status source_status_;
   int small_domain_skip_ = 0, small_domain_backoff_ = 0;
   std::vector<uint32_t> codes_, code_rep_, rep_groups_;
   std::vector<int32_t> reps_;

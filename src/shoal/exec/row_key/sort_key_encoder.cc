@@ -7,6 +7,8 @@
 
 #include "shoal/columnar/decimal.h"
 #include "shoal/exec/array_ops.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
+#include "shoal/exec/row_key/normalized_key_internal.h"
 
 namespace shoal::exec {
 namespace {
@@ -14,54 +16,12 @@ namespace {
 using columnar::Array;
 using columnar::ArrayPtr;
 using columnar::DataType;
-using columnar::int128_t;
-using columnar::MonthDayNano;
 using columnar::TypeId;
-using uint128_t = unsigned __int128;
 
-template <typename K>
-inline uint8_t* PutBigEndian(uint8_t* p, K k) {
-  for (int b = static_cast<int>(sizeof(K)) - 1; b >= 0; --b)
-    *p++ = static_cast<uint8_t>(k >> (8 * b));
-  return p;
-}
-
-// The unsigned integer whose order is the value order of `v`.
-template <typename T>
-inline auto NormalizedKey(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return static_cast<uint8_t>(v);
-  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-    constexpr U kSign = U{1} << (sizeof(T) * 8 - 1);
-    if (std::isnan(v))
-      v = std::numeric_limits<T>::quiet_NaN();
-    else if (v == 0)
-      v = 0;  // -0.0 sorts with 0.0
-    U u;
-    std::memcpy(&u, &v, sizeof(T));
-    if (std::signbit(v))
-      return static_cast<U>(~u);
-    return static_cast<U>(u | kSign);
-  } else if constexpr (std::is_same_v<T, MonthDayNano>) {
-    const int128_t span =
-        (static_cast<int128_t>(v.months) * 30 + v.days) * static_cast<int128_t>(86400000000000LL) +
-        v.nanoseconds;
-    return static_cast<uint128_t>(span) ^ (uint128_t{1} << 127);
-  } else if constexpr (std::is_same_v<T, int128_t>) {
-    return static_cast<uint128_t>(v) ^ (uint128_t{1} << 127);
-  } else if constexpr (std::is_signed_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<U>(static_cast<U>(v) ^ (U{1} << (sizeof(T) * 8 - 1)));
-  } else {
-    return v;
-  }
-}
-
-template <typename T>
-constexpr int KeyWidth() {
-  return static_cast<int>(sizeof(decltype(NormalizedKey(std::declval<T>()))));
-}
+using row_key_internal::DispatchFixed;
+using row_key_internal::KeyWidth;
+using row_key_internal::NormalizedKey;
+using row_key_internal::PutBigEndian;
 
 struct ColumnPlan {
   const Array* array;
@@ -139,35 +99,6 @@ void EncodeString(const ColumnPlan& c, int64_t n, uint8_t* data, int64_t* pos) {
   }
 }
 
-// Calls fn(T{}) for the C type whose normalized key encodes `type`; strings are not handled here.
-template <typename Fn>
-bool DispatchFixed(const DataType& type, Fn&& fn) {
-  switch (type.id()) {
-    case TypeId::kBoolean: fn(bool{}); return true;
-    case TypeId::kInt8: fn(int8_t{}); return true;
-    case TypeId::kInt16: fn(int16_t{}); return true;
-    case TypeId::kInt32:
-    case TypeId::kDate32: fn(int32_t{}); return true;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp: fn(int64_t{}); return true;
-    case TypeId::kUInt8: fn(uint8_t{}); return true;
-    case TypeId::kUInt16: fn(uint16_t{}); return true;
-    case TypeId::kUInt32: fn(uint32_t{}); return true;
-    case TypeId::kUInt64: fn(uint64_t{}); return true;
-    case TypeId::kFloat32: fn(float{}); return true;
-    case TypeId::kFloat64: fn(double{}); return true;
-    case TypeId::kDecimal:
-      if (type.precision() <= DataType::kMaxDecimal64Precision) {
-        fn(int64_t{});
-      } else {
-        fn(int128_t{});
-      }
-      return true;
-    case TypeId::kInterval: fn(MonthDayNano{}); return true;
-    default: return false;
-  }
-}
-
 struct SortItem {
   uint64_t key;
   uint32_t row;
@@ -217,6 +148,10 @@ Status EncodedRows::Encode(const std::vector<ArrayPtr>& keys, const std::vector<
     ArrayPtr a = keys[k];
     if (a->type_id() == TypeId::kDictionary) {
       SHOAL_ASSIGN_OR_RETURN(a, DecodeDictionary(a, DefaultMemoryPool()));
+    } else if (a->type().is_nested()) {
+      // A nested value sorts as the bytes of its order-preserving encoding, which then go through
+      // the string encoding (escaped, terminated, complemented for DESC) like any binary key.
+      SHOAL_ASSIGN_OR_RETURN(a, EncodeNestedKeys(*a, DefaultMemoryPool()));
     }
     decoded.push_back(a);
     ColumnPlan c{a.get(), orders[k], !compact || a->null_count() != 0, 0};

@@ -55,22 +55,10 @@ inline bool ShouldSpill(const MemoryPool& pool) {
 /// Bytes the rows of `batch` occupy (values, offsets, string bytes, validity), counting only the
 /// sliced range: slices share their parent's buffers, so BufferBytes() would count a whole
 /// table for every slice of it.
-inline int64_t EstimateBatchBytes(const columnar::RecordBatch& batch) {
-  const int64_t rows = batch.num_rows();
-  int64_t total = 0;
-  for (const columnar::ArrayPtr& column : batch.columns()) {
-    const columnar::DataType& type = column->type();
-    total += (rows + 7) / 8;  // validity, present or not: a cheap upper bound
-    if (type.is_binary_like()) {
-      const int32_t* offsets = column->offsets();
-      total += int64_t{4} * rows + (rows > 0 ? offsets[rows] - offsets[0] : 0);
-    } else if (type.id() == columnar::TypeId::kDictionary) {
-      total += int64_t{4} * rows;
-    } else if (type.bit_width() > 1) {
-      total += rows * (type.bit_width() / 8);
-    }
-  }
-  return total;
-}
+int64_t EstimateBatchBytes(const columnar::RecordBatch& batch);
+
+/// Bytes rows [start, start + length) of `array` occupy, as EstimateBatchBytes counts them; nested
+/// arrays count their offsets and the range of each child their rows use.
+int64_t EstimateSliceBytes(const columnar::Array& array, int64_t start, int64_t length);
 
 }  // namespace shoal::exec

@@ -176,12 +176,15 @@ TEST_F(ShuffleRemoteTest, ADeterministicErrorIsNotRetriedAndLeavesNoDirectory) {
     EXPECT_EQ(CountQueryDirs(root_ / dir), 0) << dir;
 }
 
-TEST_F(ShuffleRemoteTest, AMissingRemoteFileIsNotFoundNamingTheWorkerAndTheFile) {
+// A file the worker does not have (it restarted, or its directory was cleaned) is a lost input the
+// driver computes again: Unavailable, never a NotFound that would fail the query.
+TEST_F(ShuffleRemoteTest, AMissingRemoteFileIsALostInputNamingTheWorkerAndTheFile) {
   StartServers(1);
   fs::create_directories(root_ / "local");
   const std::string local = StageFilePath((root_ / "local").string(), 4, 1);
   Status st = FetchStageFile({servers_[0]->address, "0123abcd"}, 4, 1, local);
-  ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
+  ASSERT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+  EXPECT_NE(st.UserMessage().find("no longer has it"), std::string::npos) << st.ToString();
   EXPECT_NE(st.UserMessage().find(servers_[0]->address), std::string::npos) << st.ToString();
   EXPECT_NE(st.UserMessage().find("q-0123abcd/stage-4-part-1.arrow"), std::string::npos)
       << st.ToString();
@@ -226,13 +229,14 @@ TEST_F(ShuffleRemoteTest, AStageNodeFetchesAFileItDoesNotHaveFromTheRecordedWork
   ASSERT_OK_AND_ASSIGN(int64_t fetched, CountRows(stage));
   EXPECT_EQ(fetched, 20);
   EXPECT_EQ(fs::file_size(stage->FilePath(0)), fs::file_size(StageFilePath(remote.string(), 2, 0)));
-  // Recorded on a worker that does not have it: NotFound naming both, nothing computed.
+  // Recorded on a worker that does not have it: a lost input (Unavailable, the driver computes it
+  // again) naming both, nothing computed here.
   const fs::path other = root_ / "other";
   fs::create_directories(other);
   auto missing = TwentyRowStage(other);
   SetStageFileLocation(other.string(), 2, 0, {servers_[0]->address, "0bad"});
   auto rows = CountRows(missing);
-  ASSERT_EQ(rows.status().code(), StatusCode::kNotFound) << rows.status().ToString();
+  ASSERT_EQ(rows.status().code(), StatusCode::kUnavailable) << rows.status().ToString();
   EXPECT_NE(rows.status().UserMessage().find("worker " + servers_[0]->address), std::string::npos)
       << rows.status().ToString();
   EXPECT_NE(rows.status().UserMessage().find("q-0bad/stage-2-part-0.arrow"), std::string::npos)
@@ -306,10 +310,10 @@ TEST_F(ShuffleRemoteTest, AReducerFetchesItsPartitionFromEveryMapTasksWorker) {
     expected.insert(std::to_string(i));
   EXPECT_EQ(all, expected);
 
-  // A map the worker never committed: NotFound naming the worker and the commit file.
+  // A map the worker never committed: a lost input naming the worker and the commit file.
   Status st = FetchMapOutput({servers_[0]->address, "00aa"}, 3, 1, 0,
                              FetchedMapOutputPath(local.string(), 3, 9, 1, 0));
-  ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
+  ASSERT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   EXPECT_NE(st.UserMessage().find(servers_[0]->address), std::string::npos) << st.ToString();
   EXPECT_NE(st.UserMessage().find("q-00aa/stage-3-map-1.commit"), std::string::npos)
       << st.ToString();
@@ -380,20 +384,29 @@ TEST_F(ShuffleRemoteTest, AMapOutputOfAnotherAttemptIsNotServed) {
   fs::create_directories(root_ / "local");
   const std::string local = FetchedMapOutputPath((root_ / "local").string(), 2, 0, 2, 0);
   Status st = FetchMapOutput({servers_[0]->address, "00cc", 2}, 2, 0, 0, local);
-  ASSERT_EQ(st.code(), StatusCode::kNotFound) << st.ToString();
+  ASSERT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   EXPECT_NE(st.UserMessage().find("not attempt 2"), std::string::npos) << st.ToString();
   ASSERT_OK(FetchMapOutput({servers_[0]->address, "00cc", 3}, 2, 0, 0,
                            FetchedMapOutputPath((root_ / "local").string(), 2, 0, 3, 0)));
 }
 
-// The health check of a shuffle worker: a live one answers; a gone one is Unavailable naming it.
+// The health check of a shuffle worker: a live one answers with its incarnation, the same every
+// time and different from another worker process's; a gone one is Unavailable naming it.
 TEST_F(ShuffleRemoteTest, APingTellsALiveShuffleWorkerFromAGoneOne) {
   StartServers(2);
-  EXPECT_OK(PingShuffleWorker(servers_[0]->address, std::chrono::seconds(5)));
+  ASSERT_OK_AND_ASSIGN(std::string first,
+                       PingShuffleWorker(servers_[0]->address, std::chrono::seconds(5)));
+  ASSERT_OK_AND_ASSIGN(std::string again,
+                       PingShuffleWorker(servers_[0]->address, std::chrono::seconds(5)));
+  ASSERT_OK_AND_ASSIGN(std::string other,
+                       PingShuffleWorker(servers_[1]->address, std::chrono::seconds(5)));
+  EXPECT_EQ(first.size(), 32u);
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
   const std::string gone = servers_[1]->address;
   servers_[1]->server->Shutdown();
   servers_.pop_back();
-  Status st = PingShuffleWorker(gone, std::chrono::seconds(5));
+  Status st = PingShuffleWorker(gone, std::chrono::seconds(5)).status();
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   EXPECT_NE(st.UserMessage().find(gone), std::string::npos) << st.ToString();
 }
@@ -478,8 +491,8 @@ TEST_F(ShuffleRemoteTest, ATaskOfADroppedQueryIsRefusedAndCreatesNothing) {
   StartServers(1);
   DropRemoteShuffleQuery(servers_[0]->address, "0dd");
   grpc::ClientContext call;
-  Result<int64_t> late = RunRemoteShuffleTask(servers_[0]->address, "0dd",
-                                              proto::ShuffleTaskEnvelopeProto(), "", &call);
+  Result<RemoteTaskOutput> late = RunRemoteShuffleTask(
+      servers_[0]->address, "0dd", proto::ShuffleTaskEnvelopeProto(), "", &call);
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().code(), StatusCode::kCancelled) << late.status().ToString();
   EXPECT_FALSE(fs::exists(root_ / "worker0" / "q-0dd"));
