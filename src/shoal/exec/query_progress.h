@@ -5,11 +5,16 @@
 // scan unit); scans credit the bytes of a unit as its rows come out (in proportion to the unit's
 // rows when the provider knows them, the rest when the unit ends), so a query that reads one
 // large file still moves. Relaxed atomics: a reader wants an estimate, never a consistent
-// snapshot, and the scans' hot path pays one relaxed add per batch.
+// snapshot, and the scans' hot path pays one relaxed add per batch. A distributed query's scans
+// run on its workers: the coordinator sets a remote source (SetRemoteRead) that Read() adds,
+// which asks the workers how far their tasks are (distributed/coordinator/remote_progress.h).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 
 namespace shoal::exec {
 
@@ -23,14 +28,32 @@ class QueryProgress {
   void AddTotal(int64_t bytes) { bytes_total_.fetch_add(bytes, std::memory_order_relaxed); }
   void AddRead(int64_t bytes) { bytes_read_.fetch_add(bytes, std::memory_order_relaxed); }
 
+  /// Bytes read elsewhere, added by Read() (replaces an earlier source).
+  using RemoteRead = std::function<int64_t()>;
+  void SetRemoteRead(RemoteRead remote) {
+    auto shared = std::make_shared<const RemoteRead>(std::move(remote));
+    std::lock_guard<std::mutex> lock(remote_mutex_);
+    remote_ = std::move(shared);
+  }
+
   Snapshot Read() const {
-    return {bytes_total_.load(std::memory_order_relaxed),
-            bytes_read_.load(std::memory_order_relaxed)};
+    Snapshot s{bytes_total_.load(std::memory_order_relaxed),
+               bytes_read_.load(std::memory_order_relaxed)};
+    std::shared_ptr<const RemoteRead> remote;
+    {
+      std::lock_guard<std::mutex> lock(remote_mutex_);
+      remote = remote_;
+    }
+    if (remote && *remote)
+      s.bytes_read += (*remote)();
+    return s;
   }
 
  private:
   std::atomic<int64_t> bytes_total_{0};
   std::atomic<int64_t> bytes_read_{0};
+  mutable std::mutex remote_mutex_;
+  std::shared_ptr<const RemoteRead> remote_;
 };
 
 }  // namespace shoal::exec

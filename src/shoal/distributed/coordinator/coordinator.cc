@@ -18,6 +18,7 @@
 #include "shoal/distributed/adaptive/load_sampler.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
+#include "shoal/distributed/coordinator/remote_progress.h"
 #include "shoal/distributed/coordinator/runtime_filter_hub.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
 #include "shoal/distributed/feeds/work_unit_feed_dispatch.h"
@@ -302,6 +303,10 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
   auto deferred = std::make_shared<DeferredDispatch>();
   SHOAL_ASSIGN_OR_RETURN(DistributedPlanPtr distributed,
                          PlanDistributed(plan, planner, channels, deferred));
+  // The scans run on the workers: progress readers ask them (remote_progress.h).
+  auto remote_progress =
+      std::make_shared<RemoteProgress>(channels, planner.workers, distributed->query_id());
+  context->progress().SetRemoteRead([remote_progress] { return remote_progress->BytesRead(); });
   const int64_t start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();

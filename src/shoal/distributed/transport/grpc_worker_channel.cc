@@ -583,6 +583,22 @@ class GrpcWorkerChannel final : public WorkerChannel {
     return info;
   }
 
+  Result<std::vector<TaskProgress>> GetTaskProgress(const std::string& query_id) override {
+    grpc::ClientContext context;
+    // A progress reader never waits long: a slow worker's figure is simply older.
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    proto::GetTaskProgressRequestProto request;
+    request.set_query_id(query_id);
+    security_->SignCall(&context, "Worker/GetTaskProgress", query_id, request);
+    proto::GetTaskProgressResponseProto response;
+    SHOAL_RETURN_IF_ERROR(FromGrpc(stub_->GetTaskProgress(&context, request, &response), address_));
+    std::vector<TaskProgress> out;
+    out.reserve(static_cast<size_t>(response.tasks_size()));
+    for (const auto& t : response.tasks())
+      out.push_back({t.stage_id(), t.task_number(), t.bytes_read(), t.output_rows()});
+    return out;
+  }
+
  private:
   // Fails fast (Unavailable) when the worker cannot be reached, instead of queueing the call: at
   // the first failed connection attempt (a refused port answers at once), or after

@@ -358,6 +358,29 @@ class WorkerGrpcService final : public proto::Worker::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status GetTaskProgress(grpc::ServerContext* context,
+                               const proto::GetTaskProgressRequestProto* request,
+                               proto::GetTaskProgressResponseProto* response) override {
+    RequestToken token;
+    if (grpc::Status auth = security_->VerifyCall(*context, "Worker/GetTaskProgress", &token);
+        !auth.ok())
+      return auth;
+    if (grpc::Status auth = security_->CheckCallBody(token, request->query_id(), *request);
+        !auth.ok())
+      return auth;
+    auto service = Service();
+    if (!service)
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker is starting");
+    for (const TaskProgress& p : service->Progress(request->query_id())) {
+      auto* t = response->add_tasks();
+      t->set_stage_id(p.stage_id);
+      t->set_task_number(p.task_number);
+      t->set_bytes_read(p.bytes_read);
+      t->set_output_rows(p.output_rows);
+    }
+    return grpc::Status::OK;
+  }
+
  private:
   std::shared_ptr<WorkerService> Service() {
     std::lock_guard<std::mutex> lock(mutex_);

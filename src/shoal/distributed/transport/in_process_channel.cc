@@ -169,6 +169,10 @@ class InProcessChannel final : public WorkerChannel {
 
   Result<WorkerInfo> GetWorkerInfo() override { return service_->GetWorkerInfo(); }
 
+  Result<std::vector<TaskProgress>> GetTaskProgress(const std::string& query_id) override {
+    return service_->Progress(query_id);
+  }
+
  private:
   std::string address_;
   std::shared_ptr<WorkerService> service_;

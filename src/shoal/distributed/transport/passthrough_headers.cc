@@ -35,6 +35,10 @@ class HeaderChannel final : public WorkerChannel {
 
   Result<WorkerInfo> GetWorkerInfo() override { return inner_->GetWorkerInfo(); }
 
+  Result<std::vector<TaskProgress>> GetTaskProgress(const std::string& query_id) override {
+    return inner_->GetTaskProgress(query_id);
+  }
+
  private:
   WorkerChannelPtr inner_;
   std::shared_ptr<const Headers> headers_;

@@ -195,6 +195,14 @@ struct WorkerInfo {
   int threads = 0;
 };
 
+/// How far one task of a running query is (WorkerChannel::GetTaskProgress).
+struct TaskProgress {
+  int stage_id = 0;
+  int task_number = 0;
+  int64_t bytes_read = 0;  // of its scans' input (exec/query_progress.h)
+  int64_t output_rows = 0;
+};
+
 /// The coordinator's end of one task's coordinator channel.
 class CoordinatorStream {
  public:
@@ -244,6 +252,11 @@ class WorkerChannel {
       const Headers& headers, const ExecuteTaskRequest& request,
       const std::shared_ptr<exec::TaskContext>& context) = 0;
   virtual Result<WorkerInfo> GetWorkerInfo() = 0;
+  /// The tasks of query `query_id` the worker holds now, and how far each is. Transports that do
+  /// not carry it say NotImplemented (progress is then the coordinator's own).
+  virtual Result<std::vector<TaskProgress>> GetTaskProgress(const std::string& /*query_id*/) {
+    return Status::NotImplemented("task progress over this transport");
+  }
 };
 
 using WorkerChannelPtr = std::shared_ptr<WorkerChannel>;

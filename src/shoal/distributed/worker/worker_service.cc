@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <set>
 #include <utility>
 
@@ -574,6 +575,23 @@ Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTas
     streams.push_back(exec::StreamPtr(new TaskStream(task, std::move(stream))));
   }
   return streams;
+}
+
+std::vector<TaskProgress> WorkerService::Progress(const std::string& query_id) const {
+  std::vector<TaskProgress> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = tasks_.lower_bound(TaskKey{query_id, INT_MIN, INT_MIN});
+       it != tasks_.end() && it->first.query_id == query_id; ++it) {
+    const Task& task = *it->second;
+    TaskProgress p;
+    p.stage_id = task.key.stage_id;
+    p.task_number = task.key.task_number;
+    if (task.context)
+      p.bytes_read = task.context->progress().Read().bytes_read;
+    p.output_rows = task.output_rows.load(std::memory_order_relaxed);
+    out.push_back(p);
+  }
+  return out;
 }
 
 WorkerInfo WorkerService::GetWorkerInfo() const {

@@ -108,6 +108,8 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
   Result<std::vector<exec::StreamPtr>> ExecuteTask(const ExecuteTaskRequest& request,
                                                    const Headers& headers = {});
   WorkerInfo GetWorkerInfo() const;
+  /// How far each task of query `query_id` held now is.
+  std::vector<TaskProgress> Progress(const std::string& query_id) const;
 
   /// Tasks currently held (for tests: zero once every query has ended).
   int num_tasks() const;
