@@ -4,9 +4,11 @@
 // DuckDB writes ROWS rows (default 5,000,000) of id BIGINT, l BIGINT[] (0-7 items, NULLs at both
 // levels), s STRUCT(a INTEGER, b VARCHAR, c DOUBLE) and m MAP(VARCHAR, INTEGER) (0-4 entries)
 // with its defaults (Snappy, row groups of 122,880 rows). Both systems then run
-//   SELECT count(*) FROM t WHERE l IS NOT NULL AND s IS NOT NULL AND m IS NOT NULL
-// which decodes and assembles every leaf of the three nested columns (neither system can skip
-// them: their validity comes from the levels). One warm-up, then --runs timed runs each; the
+//   SELECT count(l), count(s), count(m) FROM t
+// which reads the three nested columns (their validity comes from the levels; Shoal decodes and
+// assembles every leaf, as it reads whole top-level columns). A WHERE ... IS NOT NULL filter
+// instead would also time the filter's copy of the surviving nested rows, which Shoal's exec
+// layer still does value by value through the builders. One warm-up, then --runs timed runs each; the
 // medians give rows/s and MB/s (the file's size over the time). Shoal's time is `\timing` of
 // `shoal sql` (planning and execution), DuckDB's that of runAndReadAll.
 //
@@ -56,7 +58,7 @@ if (!fs.existsSync(file)) {
     FROM range(${options.rows}) t(i)) TO '${file}' (FORMAT parquet)`);
 }
 const bytes = fs.statSync(file).size;
-const query = 'SELECT count(*) FROM t WHERE l IS NOT NULL AND s IS NOT NULL AND m IS NOT NULL';
+const query = 'SELECT count(l), count(s), count(m) FROM t';
 
 // DuckDB.
 await con.run(`CREATE VIEW t AS SELECT * FROM read_parquet('${file}')`);
@@ -66,7 +68,7 @@ for (let r = 0; r <= options.runs; ++r) {
   const start = performance.now();
   const result = await con.runAndReadAll(query);
   const elapsed = performance.now() - start;
-  duckAnswer = String(result.getRows()[0][0]);
+  duckAnswer = result.getRows()[0].map(String).join(',');
   if (r > 0) duckTimes.push(elapsed);
 }
 

@@ -114,6 +114,13 @@ class Assembler {
 
 Result<ArrayPtr> AssembleColumn(const SchemaNode& node, const std::vector<DecodedLeaf>& leaves,
                                 int64_t num_rows, const std::shared_ptr<MemoryPool>& pool) {
+  // Every leaf's first entry starts a row: a continuation there belongs to no row.
+  for (int l = node.first_leaf; l < node.first_leaf + node.num_leaves; ++l) {
+    const DecodedLeaf& leaf = leaves[static_cast<size_t>(l)];
+    if (leaf.rep != nullptr && leaf.num_levels > 0 && leaf.rep->data()[0] != 0)
+      return Status::InvalidData("the column chunk of leaf {} starts with repetition level {}", l,
+                                 static_cast<int>(leaf.rep->data()[0]));
+  }
   Assembler assembler(leaves, pool);
   SHOAL_ASSIGN_OR_RETURN(ArrayPtr array, assembler.Build(node));
   if (array->length() != num_rows)
