@@ -17,6 +17,7 @@
 #include "shoal/columnar/builder.h"
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/columnar/record_batch.h"
+#include "shoal/io/parquet/column_assembler_internal.h"
 #include "shoal/io/parquet/format/parquet_types.h"
 #include "shoal/io/parquet/parquet_table.h"
 #include "shoal/io/parquet/parquet_writer.h"
@@ -556,6 +557,75 @@ TEST_F(ParquetNestedTest, LevelsThatDisagreeWithTheSchemaAreInvalidData) {
   auto reader = (*table)->OpenUnit(units->front(), request, ScanContext{});
   ASSERT_OK(reader.status());
   EXPECT_STATUS_CODE(StatusCode::kInvalidData, (*reader)->Next().status());
+}
+
+// The assembler on hand-made levels: optional list<required int64> (def 0 null, 1 empty, 2 item).
+class ColumnAssemblerTest : public ::testing::Test {
+ protected:
+  static SchemaNode ListNode() {
+    SchemaNode element;
+    element.kind = SchemaNode::Kind::kLeaf;
+    element.field = Field("element", DataType::Int64(), false);
+    element.def = 2;
+    element.slot_rep = 1;
+    element.slot_def = 2;
+    element.num_leaves = 1;
+    SchemaNode list;
+    list.kind = SchemaNode::Kind::kList;
+    list.field = Field("l", DataType::List(element.field), true);
+    list.def = 1;
+    list.rep = 1;
+    list.element_def = 2;
+    list.num_leaves = 1;
+    list.children.push_back(element);
+    return list;
+  }
+
+  static internal::DecodedLeaf Leaf(const std::vector<uint8_t>& def,
+                                    const std::vector<uint8_t>& rep, int64_t values) {
+    internal::DecodedLeaf leaf;
+    const auto n = static_cast<int64_t>(def.size());
+    leaf.def = *columnar::Buffer::Allocate(n, DefaultMemoryPool());
+    leaf.rep = *columnar::Buffer::Allocate(n, DefaultMemoryPool());
+    std::memcpy(leaf.def->mutable_data(), def.data(), def.size());
+    std::memcpy(leaf.rep->mutable_data(), rep.data(), rep.size());
+    leaf.num_levels = n;
+    auto buffer = *columnar::Buffer::Allocate(values * 8, DefaultMemoryPool());
+    for (int64_t i = 0; i < values; ++i)
+      buffer->mutable_data_as<int64_t>()[i] = 10 + i;
+    leaf.values = Array::Make(DataType::Int64(), values, {nullptr, buffer}, 0);
+    return leaf;
+  }
+};
+
+TEST_F(ColumnAssemblerTest, BuildsOffsetsAndValidityFromLevels) {
+  // Rows: [10, 11], NULL, [], [12].
+  auto array = internal::AssembleColumn(ListNode(), {Leaf({2, 2, 0, 1, 2}, {0, 1, 0, 0, 0}, 3)}, 4,
+                                        DefaultMemoryPool());
+  ASSERT_OK(array.status());
+  ASSERT_OK((*array)->Validate());
+  EXPECT_EQ(columnar::FormatValue(**array, 0), "{10,11}");
+  EXPECT_TRUE((*array)->IsNull(1));
+  EXPECT_EQ(columnar::FormatValue(**array, 2), "{}");
+  EXPECT_EQ(columnar::FormatValue(**array, 3), "{12}");
+}
+
+TEST_F(ColumnAssemblerTest, RefusesLevelsThatDisagree) {
+  // A chunk that starts inside a row.
+  EXPECT_STATUS_CODE(
+      StatusCode::kInvalidData,
+      internal::AssembleColumn(ListNode(), {Leaf({2, 2}, {1, 0}, 2)}, 1, DefaultMemoryPool())
+          .status());
+  // More elements in the levels than values in the leaf.
+  EXPECT_STATUS_CODE(
+      StatusCode::kInvalidData,
+      internal::AssembleColumn(ListNode(), {Leaf({2, 2, 2}, {0, 1, 0}, 2)}, 2, DefaultMemoryPool())
+          .status());
+  // A row count other than the row group's.
+  EXPECT_STATUS_CODE(
+      StatusCode::kInvalidData,
+      internal::AssembleColumn(ListNode(), {Leaf({2, 2}, {0, 0}, 2)}, 3, DefaultMemoryPool())
+          .status());
 }
 
 }  // namespace
