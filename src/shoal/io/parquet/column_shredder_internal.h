@@ -50,7 +50,7 @@ class ColumnShredder {
     std::vector<Node> children;
   };
   struct Scratch {
-    Values* values;
+    Values* values = nullptr;
     std::vector<int64_t> positions;
     const columnar::Array* source = nullptr;
   };

@@ -412,7 +412,7 @@ Result<ParquetSchema> ConvertSchema(const format::FileMetaData& metadata, const 
       c.optional = node.field.nullable;
       c.stats_usable = false;
       for (int l = 0; l < node.num_leaves; ++l)
-        schema.leaves[static_cast<size_t>(node.first_leaf + l)].nested = true;
+        schema.leaves[static_cast<size_t>(node.first_leaf) + static_cast<size_t>(l)].nested = true;
       schema.columns.push_back(std::move(c));
     }
     schema.nodes.push_back(std::move(node));
