@@ -1,10 +1,11 @@
 // Mutation test of the Parquet reader: the small DuckDB-written files in tests/data/parquet (every
 // type, each codec, v1 and v2 pages, dictionary / delta / byte-stream-split encodings, several row
-// groups) are corrupted -- bit flips, bytes and little-endian integers overwritten with edge
-// values, truncation, duplicated and removed byte ranges -- then opened as a table and read in
-// full. The reader may refuse an input, but only with InvalidData, NotImplemented or (for a footer
-// that claims more rows than the pool's limit allows) OutOfMemory; any other outcome, a batch that
-// fails Validate, or a sanitizer report fails the test.
+// groups, nested columns with their repetition and definition levels) are corrupted -- bit flips,
+// bytes and little-endian integers overwritten with edge values, truncation, duplicated and removed
+// byte ranges -- then opened as a table and read in full. The reader may refuse an input, but only
+// with InvalidData, NotImplemented or (for a footer that claims more rows than the pool's limit
+// allows) OutOfMemory; any other outcome, a batch that fails Validate, or a sanitizer report fails
+// the test.
 //
 // Deterministic: SHOAL_FUZZ_SEED (default 20241129) and SHOAL_FUZZ_ITERATIONS (default 2000).
 // Run under ASan + UBSan in CI (label `fuzz`).
@@ -129,11 +130,15 @@ int Run() {
   MutationHarness harness("parquet mutation test", 20241129, 2000);
   const std::string dir = SHOAL_PARQUET_TEST_DATA_DIR;
   std::vector<Input> corpus;
-  for (const char* name : {"types_snappy.parquet", "types_v2_zstd.parquet",
-                           "types_v2_snappy.parquet", "types_gzip.parquet", "types_lz4.parquet",
-                           "types_uncompressed.parquet", "types_zstd.parquet", "sorted.parquet",
-                           // Shoal's own writer: uncompressed pages with CRC-32s (PageHeader.crc)
-                           "shoal_crc_uncompressed.parquet"}) {
+  for (const char* name :
+       {"types_snappy.parquet", "types_v2_zstd.parquet", "types_v2_snappy.parquet",
+        "types_gzip.parquet", "types_lz4.parquet", "types_uncompressed.parquet",
+        "types_zstd.parquet", "sorted.parquet",
+        // Shoal's own writer: uncompressed pages with CRC-32s (PageHeader.crc)
+        "shoal_crc_uncompressed.parquet",
+        // Nested columns (lists of lists, lists of structs, structs of lists,
+        // maps; NULLs at every level): DuckDB's v1 and v2 pages, Shoal's writer
+        "nested_shapes.parquet", "nested_shapes_v2.parquet", "shoal_nested.parquet"}) {
     std::ifstream in(dir + "/" + name, std::ios::binary);
     Input input{name, std::string(std::istreambuf_iterator<char>(in), {}), 0};
     if (input.bytes.size() < 12) {

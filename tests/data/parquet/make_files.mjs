@@ -8,8 +8,15 @@
 //                               default writer settings (v1 data pages, dictionary where it pays)
 //   types_v2_<codec>.parquet    the same with PARQUET_VERSION v2: data pages v2 and the delta /
 //                               byte-stream-split encodings
-//   nested_list.parquet         a LIST column and time_of_day.parquet a TIME column: Shoal refuses
-//                               both with a clear NotImplemented error naming the column
+//   nested_list.parquet         a LIST column (pair = [i, i + 1])
+//   nested_shapes[_v2].parquet  200 rows of every nested shape (lists of lists, lists of structs,
+//                               structs of lists, maps, NULLs at every level, empty lists), row
+//                               groups of 64 rows; _v2 with PARQUET_VERSION v2 (mutation corpus)
+//   shoal_nested.parquet        not written here: nested_shapes.parquet copied by Shoal's writer,
+//                               `COPY (SELECT * FROM p ORDER BY id) TO '...' (FORMAT parquet,
+//                               COMPRESSION 'uncompressed', ROW_GROUP_SIZE 64)` (mutation corpus)
+//   time_of_day.parquet         a TIME column: Shoal refuses it with a clear NotImplemented error
+//                               naming the column
 //   sorted.parquet              10000 rows sorted by k, row groups of 2048 rows (v2: delta encoded, so small), for pruning
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -66,6 +73,23 @@ async function main() {
   }
   await con.run(`COPY (SELECT i::INTEGER AS id, [i, i + 1] AS pair FROM range(3) t(i)) TO ` +
                 `'${path.join(here, 'nested_list.parquet')}' (FORMAT parquet)`);
+  await con.run(`CREATE TABLE nested AS SELECT i::INTEGER AS id,
+    CASE WHEN i % 11 = 0 THEN NULL ELSE list_transform(range(i % 4), lambda k:
+      CASE WHEN (i + k) % 5 = 0 THEN NULL ELSE list_transform(range((i + k) % 3), lambda j:
+        CASE WHEN (i + j) % 7 = 0 THEN NULL ELSE (i * 10 + j)::BIGINT END) END) END AS ll,
+    CASE WHEN i % 13 = 0 THEN NULL ELSE list_transform(range(i % 3), lambda k:
+      CASE WHEN (i + k) % 6 = 0 THEN NULL ELSE {'a': (i * k)::INTEGER, 'b': 's' || (i % 50)} END)
+      END AS ls,
+    CASE WHEN i % 19 = 0 THEN NULL ELSE {'x': CASE WHEN i % 5 = 0 THEN NULL ELSE i END,
+      'l': CASE WHEN i % 8 = 0 THEN NULL ELSE list_transform(range(i % 3), lambda k: 'e' || k) END}
+      END AS sl,
+    CASE WHEN i % 7 = 0 THEN NULL ELSE map_from_entries(list_transform(range(i % 5), lambda k:
+      {'k': 'k' || k, 'v': CASE WHEN (i + k) % 3 = 0 THEN NULL ELSE k::INTEGER END})) END AS m
+    FROM range(200) t(i)`);
+  await con.run(`COPY nested TO '${path.join(here, 'nested_shapes.parquet')}' ` +
+                '(FORMAT parquet, ROW_GROUP_SIZE 64)');
+  await con.run(`COPY nested TO '${path.join(here, 'nested_shapes_v2.parquet')}' ` +
+                '(FORMAT parquet, ROW_GROUP_SIZE 64, PARQUET_VERSION v2)');
   await con.run(`COPY (SELECT TIME '12:34:56' AS t) TO ` +
                 `'${path.join(here, 'time_of_day.parquet')}' (FORMAT parquet)`);
   await con.run('CREATE TABLE sorted AS SELECT i::INTEGER AS k, (i * 2)::BIGINT AS v ' +

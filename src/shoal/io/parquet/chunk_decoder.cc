@@ -44,6 +44,15 @@ void SetBitRange(uint8_t* bits, int64_t start, int64_t n) {
     columnar::bitmap::SetBit(bits, i);
 }
 
+int BitWidthOf(uint32_t max_level) {
+  int bits = 0;
+  while (max_level != 0) {
+    ++bits;
+    max_level >>= 1;
+  }
+  return bits;
+}
+
 }  // namespace
 
 const char* EncodingName(Encoding::type e) {
@@ -63,8 +72,15 @@ const char* EncodingName(Encoding::type e) {
 
 Status ChunkDecoder::Init() {
   if (num_rows_ < 0 || num_rows_ > INT32_MAX)
-    return Status::InvalidData("row group of {} rows (Shoal reads at most 2^31-1 per group)",
-                               num_rows_);
+    return Status::InvalidData("{} of {} {} (Shoal reads at most 2^31-1 per group)",
+                               c_.nested ? "column chunk" : "row group", num_rows_,
+                               c_.nested ? "values" : "rows");
+  if (c_.nested) {
+    SHOAL_ASSIGN_OR_RETURN(def_levels_, Buffer::Allocate(num_rows_, pool_));
+    if (c_.max_rep > 0) {
+      SHOAL_ASSIGN_OR_RETURN(rep_levels_, Buffer::Allocate(num_rows_, pool_));
+    }
+  }
   if (c_.type.id() == TypeId::kBoolean) {
     target_ = Target::kBool;
     SHOAL_ASSIGN_OR_RETURN(
@@ -91,16 +107,16 @@ Status ChunkDecoder::Init() {
 Status ChunkDecoder::Run(const uint8_t* chunk, int64_t size, int64_t file_offset) {
   int64_t pos = 0;
   int page = 0;
-  while (rows_ < num_rows_ && pos < size) {
+  while (levels_ < num_rows_ && pos < size) {
     const int64_t page_offset = file_offset + pos;
     Status st = DecodePage(chunk, size, &pos);
     if (!st.ok())
       return std::move(st).WithContext(fmt::format("page {} at file offset {}", page, page_offset));
     ++page;
   }
-  if (rows_ != num_rows_)
-    return Status::InvalidData("the column chunk holds {} values but the row group has {} rows",
-                               rows_, num_rows_);
+  if (levels_ != num_rows_)
+    return Status::InvalidData("the column chunk holds {} values but {} {} expected", levels_,
+                               num_rows_, c_.nested ? "the metadata says" : "the row group has");
   return Status::OK();
 }
 
@@ -109,11 +125,11 @@ Result<ArrayPtr> ChunkDecoder::Finish() {
   ArrayPtr array;
   if (target_ == Target::kVar) {
     SHOAL_RETURN_IF_ERROR(data_->Resize(data_size_));
-    array = columnar::Array::Make(c_.type, num_rows_, {validity, values_, data_}, null_count_);
+    array = columnar::Array::Make(c_.type, rows_, {validity, values_, data_}, null_count_);
     // Offsets are built here and monotonic by construction; UTF-8 was checked per page (and
     // once per dictionary entry), so no Validate pass over the whole array is needed.
   } else {
-    array = columnar::Array::Make(c_.type, num_rows_, {validity, values_}, null_count_);
+    array = columnar::Array::Make(c_.type, rows_, {validity, values_}, null_count_);
   }
   return array;
 }
@@ -197,9 +213,49 @@ Status ChunkDecoder::DictionaryPage(const format::PageHeader& h, const uint8_t* 
 }
 
 Status ChunkDecoder::CheckValueCount(int64_t num_values) {
-  if (num_values < 0 || num_values > num_rows_ - rows_)
-    return Status::InvalidData("the page holds {} values but only {} rows of the row group remain",
-                               num_values, num_rows_ - rows_);
+  if (num_values < 0 || num_values > num_rows_ - levels_)
+    return Status::InvalidData("the page holds {} values but only {} of the column chunk remain",
+                               num_values, num_rows_ - levels_);
+  return Status::OK();
+}
+
+Status ChunkDecoder::NestedLevels(const uint8_t* rep, int64_t rep_size, const uint8_t* def,
+                                  int64_t def_size, int64_t n, int64_t* slots) {
+  uint8_t* defs = def_levels_->mutable_data() + levels_;
+  if (c_.max_def > 0) {
+    RleBitPackedDecoder decoder(def, static_cast<size_t>(def_size),
+                                BitWidthOf(static_cast<uint32_t>(c_.max_def)));
+    SHOAL_RETURN_IF_ERROR(decoder.Decode(defs, n));
+  } else {
+    std::memset(defs, 0, static_cast<size_t>(n));
+  }
+  if (c_.max_rep > 0) {
+    uint8_t* reps = rep_levels_->mutable_data() + levels_;
+    RleBitPackedDecoder decoder(rep, static_cast<size_t>(rep_size),
+                                BitWidthOf(static_cast<uint32_t>(c_.max_rep)));
+    SHOAL_RETURN_IF_ERROR(decoder.Decode(reps, n));
+    uint8_t high = 0;
+    for (int64_t i = 0; i < n; ++i)
+      high = std::max(high, reps[i]);
+    if (high > c_.max_rep)
+      return Status::InvalidData("repetition level {} above the column's maximum {}", high,
+                                 c_.max_rep);
+  }
+  defs_.resize(static_cast<size_t>(n));
+  const auto max_def = static_cast<uint8_t>(c_.max_def);
+  const auto slot_def = static_cast<uint8_t>(c_.slot_def);
+  uint8_t high = 0;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t d = defs[i];
+    high = std::max(high, d);
+    defs_[static_cast<size_t>(k)] = d == max_def ? 1 : 0;
+    k += d >= slot_def ? 1 : 0;
+  }
+  if (high > max_def)
+    return Status::InvalidData("definition level {} above the column's maximum {}", high,
+                               c_.max_def);
+  *slots = k;
   return Status::OK();
 }
 
@@ -213,6 +269,35 @@ Status ChunkDecoder::DataPageV1(const format::PageHeader& h, const uint8_t* src)
   SHOAL_RETURN_IF_ERROR(
       Body(src, h.compressed_page_size, h.uncompressed_page_size, true, page_, &data, &size));
   const int64_t n = dp.num_values;
+  if (c_.nested) {
+    // Repetition then definition levels, each RLE with a 4-byte length prefix.
+    const uint8_t* level_data[2] = {nullptr, nullptr};
+    int64_t level_size[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      if ((k == 0 ? c_.max_rep : c_.max_def) == 0)
+        continue;
+      const Encoding::type encoding =
+          k == 0 ? dp.repetition_level_encoding : dp.definition_level_encoding;
+      if (encoding != Encoding::RLE)
+        return Status::NotImplemented("{} levels of a nested column encoded as {}",
+                                      k == 0 ? "repetition" : "definition", EncodingName(encoding));
+      if (size < 4)
+        return Status::InvalidData("levels cut off");
+      uint32_t len;
+      std::memcpy(&len, data, 4);
+      if (len > static_cast<uint64_t>(size - 4))
+        return Status::InvalidData("levels claim {} bytes, the page has {}", len, size - 4);
+      level_data[k] = data + 4;
+      level_size[k] = len;
+      data += 4 + len;
+      size -= 4 + static_cast<int64_t>(len);
+    }
+    int64_t slots = 0;
+    SHOAL_RETURN_IF_ERROR(
+        NestedLevels(level_data[0], level_size[0], level_data[1], level_size[1], n, &slots));
+    levels_ += n;
+    return Values(dp.encoding, data, size, slots);
+  }
   if (c_.optional) {
     defs_.resize(static_cast<size_t>(n));
     if (dp.definition_level_encoding == Encoding::RLE) {
@@ -255,7 +340,10 @@ Status ChunkDecoder::DataPageV2(const format::PageHeader& h, const uint8_t* src)
       rep_len + def_len > h.uncompressed_page_size)
     return Status::InvalidData("level lengths {} and {} do not fit the page", rep_len, def_len);
   const int64_t n = dp.num_values;
-  if (c_.optional) {
+  int64_t slots = n;
+  if (c_.nested) {
+    SHOAL_RETURN_IF_ERROR(NestedLevels(src, rep_len, src + rep_len, def_len, n, &slots));
+  } else if (c_.optional) {
     defs_.resize(static_cast<size_t>(n));
     RleBitPackedDecoder levels(src + rep_len, static_cast<size_t>(def_len), 1);
     SHOAL_RETURN_IF_ERROR(levels.Decode(defs_.data(), n));
@@ -265,6 +353,10 @@ Status ChunkDecoder::DataPageV2(const format::PageHeader& h, const uint8_t* src)
   SHOAL_RETURN_IF_ERROR(Body(src + rep_len + def_len, h.compressed_page_size - rep_len - def_len,
                              h.uncompressed_page_size - rep_len - def_len, dp.is_compressed, page_,
                              &data, &size));
+  if (c_.nested) {
+    levels_ += n;
+    return Values(dp.encoding, data, size, slots);
+  }
   return Values(dp.encoding, data, size, n);
 }
 
@@ -324,6 +416,8 @@ Status ChunkDecoder::Values(Encoding::type encoding, const uint8_t* data, int64_
     null_count_ += n - dense;
   }
   rows_ += n;
+  if (!c_.nested)
+    levels_ = rows_;
   return Status::OK();
 }
 

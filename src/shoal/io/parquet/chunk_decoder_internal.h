@@ -35,13 +35,22 @@ class ChunkDecoder {
  public:
   ChunkDecoder(const ColumnDescriptor& column, const format::ColumnMetaData& meta, int64_t num_rows,
                std::shared_ptr<MemoryPool> pool)
-      : c_(column), codec_(meta.codec), num_rows_(num_rows), pool_(std::move(pool)) {}
+      : c_(column),
+        codec_(meta.codec),
+        num_rows_(column.nested ? meta.num_values : num_rows),
+        pool_(std::move(pool)) {}
 
   Status Init();
 
   Status Run(const uint8_t* chunk, int64_t size, int64_t file_offset);
 
   Result<ArrayPtr> Finish();
+
+  /// Nested leaves: the definition and repetition levels of every entry of the chunk (one byte
+  /// each; repetition levels null when max_rep is 0), and their count.
+  const BufferPtr& def_levels() const { return def_levels_; }
+  const BufferPtr& rep_levels() const { return rep_levels_; }
+  int64_t num_levels() const { return levels_; }
 
  private:
   enum class Target { kBool, kFixed, kVar };
@@ -56,6 +65,12 @@ class ChunkDecoder {
   Status DictionaryPage(const format::PageHeader& h, const uint8_t* src);
 
   Status CheckValueCount(int64_t num_values);
+
+  // Nested leaves: decodes a page's `n` repetition and definition levels (RLE, without length
+  // prefixes), appends them to the chunk's, and turns them into defs_ (1 for a present value,
+  // 0 for a null slot) over the entries that have a slot; *slots is their number.
+  Status NestedLevels(const uint8_t* rep, int64_t rep_size, const uint8_t* def, int64_t def_size,
+                      int64_t n, int64_t* slots);
 
   Status DataPageV1(const format::PageHeader& h, const uint8_t* src);
 
@@ -89,6 +104,7 @@ class ChunkDecoder {
 
   const ColumnDescriptor& c_;
   CompressionCodec::type codec_;
+  // Flat columns: the row group's rows; nested leaves: the chunk's level entries (its num_values).
   int64_t num_rows_;
   std::shared_ptr<MemoryPool> pool_;
   Target target_ = Target::kFixed;
@@ -98,8 +114,11 @@ class ChunkDecoder {
   BufferPtr values_;  // fixed values, boolean bits, or int32 offsets
   BufferPtr data_;    // byte-array data
   int64_t data_size_ = 0;
-  int64_t rows_ = 0;
+  int64_t rows_ = 0;    // slots (rows of the output array) so far
+  int64_t levels_ = 0;  // level entries so far (rows_ for flat columns)
   int64_t null_count_ = 0;
+  BufferPtr def_levels_;  // nested leaves only
+  BufferPtr rep_levels_;
 
   BufferPtr page_;       // decompressed data page
   BufferPtr dict_page_;  // decompressed dictionary page, alive for the whole chunk

@@ -33,6 +33,18 @@ Result<ArrayPtr> DecodeColumnChunk(const ColumnDescriptor& column,
                                    const uint8_t* chunk, int64_t chunk_size, int64_t chunk_offset,
                                    const std::shared_ptr<MemoryPool>& pool,
                                    const std::string& where) {
+  SHOAL_ASSIGN_OR_RETURN(
+      internal::DecodedLeaf leaf,
+      DecodeLeafChunk(column, meta, num_rows, chunk, chunk_size, chunk_offset, pool, where));
+  return leaf.values;
+}
+
+Result<internal::DecodedLeaf> DecodeLeafChunk(const ColumnDescriptor& column,
+                                              const format::ColumnMetaData& meta, int64_t num_rows,
+                                              const uint8_t* chunk, int64_t chunk_size,
+                                              int64_t chunk_offset,
+                                              const std::shared_ptr<MemoryPool>& pool,
+                                              const std::string& where) {
   if (meta.type != column.physical)
     return Status::InvalidData("{}: the column chunk's type {} differs from the schema's {}", where,
                                static_cast<int>(meta.type), static_cast<int>(column.physical));
@@ -45,7 +57,12 @@ Result<ArrayPtr> DecodeColumnChunk(const ColumnDescriptor& column,
   Result<ArrayPtr> array = decoder.Finish();
   if (!array.ok())
     return std::move(array).status().WithContext(where);
-  return array;
+  internal::DecodedLeaf leaf;
+  leaf.values = *array;
+  leaf.def = decoder.def_levels();
+  leaf.rep = decoder.rep_levels();
+  leaf.num_levels = decoder.num_levels();
+  return leaf;
 }
 
 }  // namespace shoal::io::parquet

@@ -20,6 +20,7 @@
 
 #include "shoal/columnar/array.h"
 #include "shoal/common/result.h"
+#include "shoal/io/parquet/column_assembler_internal.h"
 #include "shoal/io/parquet/parquet_schema.h"
 
 namespace shoal::io::parquet {
@@ -41,5 +42,14 @@ Result<columnar::ArrayPtr> DecodeColumnChunk(const ColumnDescriptor& column,
                                              int64_t chunk_offset,
                                              const std::shared_ptr<MemoryPool>& pool,
                                              const std::string& where);
+
+/// The same for any leaf: a nested leaf (ColumnDescriptor::nested) gives its slots and the
+/// levels of every entry; a flat one its `num_rows` values and no levels.
+Result<internal::DecodedLeaf> DecodeLeafChunk(const ColumnDescriptor& column,
+                                              const format::ColumnMetaData& meta, int64_t num_rows,
+                                              const uint8_t* chunk, int64_t chunk_size,
+                                              int64_t chunk_offset,
+                                              const std::shared_ptr<MemoryPool>& pool,
+                                              const std::string& where);
 
 }  // namespace shoal::io::parquet

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include <zlib.h>
 
+#include "shoal/io/parquet/column_shredder_internal.h"
 #include "shoal/io/parquet/column_statistics_internal.h"
 #include "shoal/io/parquet/column_values_internal.h"
 #include "shoal/io/parquet/rle_encoder.h"
@@ -127,6 +129,8 @@ struct ColumnChunkWriter::Impl {
   columnar::Field field;
   Layout layout;
   bool optional = true;
+  std::optional<ColumnShredder> shredder;  // nested columns
+  std::vector<format::SchemaElement> elements;
   ColumnEncodingOptions options;
   std::unique_ptr<CompressionEncoder> compressor;
   std::string page;        // uncompressed page body, reused
@@ -267,19 +271,50 @@ struct ColumnChunkWriter::Impl {
     return entries;
   }
 
-  Result<format::ColumnChunk> Write(const std::vector<columnar::ArrayPtr>& pieces,
-                                    int64_t file_offset, std::string* out) {
-    Values v;
-    for (const auto& piece : pieces) {
-      SHOAL_RETURN_IF_ERROR(GatherPiece(*piece, field, optional, &v));
+  Result<std::vector<format::ColumnChunk>> Write(const std::vector<columnar::ArrayPtr>& pieces,
+                                                 int64_t file_offset, std::string* out) {
+    std::vector<format::ColumnChunk> chunks;
+    if (!shredder) {
+      Values v;
+      for (const auto& piece : pieces) {
+        SHOAL_RETURN_IF_ERROR(GatherPiece(*piece, field, optional, &v));
+      }
+      SHOAL_ASSIGN_OR_RETURN(format::ColumnChunk chunk,
+                             WriteChunk(v, {field.name}, optional ? 1 : 0, 0, file_offset, out));
+      chunks.push_back(std::move(chunk));
+      return chunks;
     }
+    SHOAL_ASSIGN_OR_RETURN(std::vector<Values> leaves, shredder->Shred(pieces));
+    const size_t start = out->size();
+    const Layout saved = layout;
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      const ColumnShredder::Leaf& leaf = shredder->leaves()[l];
+      layout = leaf.layout;
+      Result<format::ColumnChunk> chunk =
+          WriteChunk(leaves[l], leaf.path, leaf.max_def, leaf.max_rep,
+                     file_offset + static_cast<int64_t>(out->size() - start), out);
+      if (!chunk.ok()) {
+        layout = saved;
+        return std::move(chunk).status();
+      }
+      chunks.push_back(std::move(*chunk));
+    }
+    layout = saved;
+    return chunks;
+  }
+
+  // Appends the pages of one leaf column chunk (values and levels in `v`) to `out`, which ends at
+  // file offset `file_offset`.
+  Result<format::ColumnChunk> WriteChunk(const Values& v, const std::vector<std::string>& path,
+                                         int max_def, int max_rep, int64_t file_offset,
+                                         std::string* out) {
     const int64_t num_values = NumValues(v, layout.physical);
     const size_t out_start = out->size();
     int64_t uncompressed_total = 0;
     int64_t compressed_total = 0;
     format::ColumnMetaData meta;
     meta.__set_type(PhysicalType(layout.physical));
-    meta.__set_path_in_schema({field.name});
+    meta.__set_path_in_schema(path);
     meta.__set_codec(CodecOf(options.compression));
     meta.__set_num_values(v.num_rows);
     meta.__set_statistics(MakeStatistics(v, layout));
@@ -308,29 +343,43 @@ struct ColumnChunkWriter::Impl {
     meta.__set_encodings(encodings);
     meta.__set_data_page_offset(file_offset + static_cast<int64_t>(out->size() - out_start));
 
-    // Rows per page from the estimated encoded size of the whole chunk.
+    // Entries (rows of a flat column) per page from the estimated encoded size of the whole
+    // chunk; a page of a repeated column starts at a row (repetition level 0).
     const int64_t estimate =
         entries > 0 ? (num_values * bit_width + 7) / 8 + 1 : std::max<int64_t>(1, PlainBytes(v));
     const int64_t num_rows = v.num_rows;
     const int64_t rows_per_page =
         std::clamp<int64_t>(options.page_size * std::max<int64_t>(num_rows, 1) / estimate, 1,
                             std::max<int64_t>(num_rows, 1));
+    const int def_width = RleEncoder::BitWidth(static_cast<uint64_t>(max_def));
+    const int rep_width = RleEncoder::BitWidth(static_cast<uint64_t>(max_rep));
+    const auto put_levels = [&](const uint32_t* levels, int64_t count, int width) {
+      const size_t at = page.size();
+      page.append(4, '\0');
+      RleEncoder::Encode(levels, count, width, &page);
+      const auto length = static_cast<uint32_t>(page.size() - at - 4);
+      std::memcpy(page.data() + at, &length, 4);
+    };
     int64_t value_begin = 0;
-    for (int64_t row_begin = 0; row_begin < num_rows || row_begin == 0;
-         row_begin += rows_per_page) {
-      const int64_t row_end = std::min(num_rows, row_begin + rows_per_page);
+    int64_t row_end = 0;
+    for (int64_t row_begin = 0; row_begin < num_rows || row_begin == 0; row_begin = row_end) {
+      row_end = std::min(num_rows, row_begin + rows_per_page);
+      if (max_rep > 0) {
+        while (row_end < num_rows && v.reps[static_cast<size_t>(row_end)] != 0)
+          ++row_end;
+      }
       int64_t page_values = row_end - row_begin;
       page.clear();
-      if (optional) {
+      if (max_rep > 0)
+        put_levels(v.reps.data() + row_begin, row_end - row_begin, rep_width);
+      if (max_def > 0) {
         const uint32_t* levels = v.levels.data() + row_begin;
+        const auto full = static_cast<uint32_t>(max_def);
         page_values = 0;
         for (int64_t r = 0; r < row_end - row_begin; ++r) {
-          page_values += levels[r];
+          page_values += levels[r] == full ? 1 : 0;
         }
-        page.append(4, '\0');
-        RleEncoder::Encode(levels, row_end - row_begin, 1, &page);
-        const auto length = static_cast<uint32_t>(page.size() - 4);
-        std::memcpy(page.data(), &length, 4);
+        put_levels(levels, row_end - row_begin, def_width);
       }
       const int64_t value_end = value_begin + page_values;
       if (entries > 0) {
@@ -355,7 +404,7 @@ struct ColumnChunkWriter::Impl {
       }
     }
     if (value_begin != num_values) {
-      return Status::Internal("column \"{}\": pages hold {} values of {}", field.name, value_begin,
+      return Status::Internal("column \"{}\": pages hold {} values of {}", path.back(), value_begin,
                               num_values);
     }
     meta.__set_total_uncompressed_size(uncompressed_total);
@@ -371,9 +420,18 @@ Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(
     const columnar::Field& field, const ColumnEncodingOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->field = field;
-  SHOAL_ASSIGN_OR_RETURN(impl->layout, LayoutOf(field));
+  if (!field.type.is_nested()) {
+    SHOAL_ASSIGN_OR_RETURN(impl->layout, LayoutOf(field));
+  }
   impl->optional = field.nullable;
   impl->options = options;
+  if (field.type.is_nested()) {
+    SHOAL_ASSIGN_OR_RETURN(ColumnShredder shredder, ColumnShredder::Make(field, &impl->elements));
+    impl->shredder.emplace(std::move(shredder));
+  } else {
+    SHOAL_ASSIGN_OR_RETURN(format::SchemaElement element, MakeSchemaElement(field));
+    impl->elements.push_back(std::move(element));
+  }
   SHOAL_ASSIGN_OR_RETURN(impl->compressor,
                          CompressionEncoder::Make(options.compression, options.compression_level));
   return std::unique_ptr<ColumnChunkWriter>(new ColumnChunkWriter(std::move(impl)));
@@ -383,9 +441,17 @@ ColumnChunkWriter::ColumnChunkWriter(std::unique_ptr<Impl> impl) : impl_(std::mo
 
 ColumnChunkWriter::~ColumnChunkWriter() = default;
 
-Result<format::ColumnChunk> ColumnChunkWriter::Write(const std::vector<columnar::ArrayPtr>& pieces,
-                                                     int64_t file_offset, std::string* out) {
+Result<std::vector<format::ColumnChunk>> ColumnChunkWriter::Write(
+    const std::vector<columnar::ArrayPtr>& pieces, int64_t file_offset, std::string* out) {
   return impl_->Write(pieces, file_offset, out);
+}
+
+const std::vector<format::SchemaElement>& ColumnChunkWriter::schema_elements() const {
+  return impl_->elements;
+}
+
+int ColumnChunkWriter::num_leaves() const {
+  return impl_->shredder ? static_cast<int>(impl_->shredder->leaves().size()) : 1;
 }
 
 }  // namespace shoal::io::parquet

@@ -20,7 +20,10 @@
 //    page + bit-packed indices are smaller than PLAIN (parquet-mr and DuckDB make the same trade).
 //    Otherwise the chunk is PLAIN.
 //  * Data pages are v1 pages of about `page_size` uncompressed bytes (split by rows), each with its
-//    definition levels (RLE, 4-byte length prefix) and values, compressed as a whole.
+//    repetition and definition levels (RLE, 4-byte length prefix each) and values, compressed as
+//    a whole.
+//  * A nested column (struct, list, map) is first shredded into one set of levels and values per
+//    leaf (column_shredder_internal.h); each leaf is then written as above, as its own chunk.
 //
 // Not thread-safe; a writer per thread (different columns can be encoded concurrently).
 #pragma once
@@ -60,10 +63,18 @@ class ColumnChunkWriter {
                                                          const ColumnEncodingOptions& options);
 
   /// Encodes the rows of `pieces` (in order; all of the field's type) and appends the pages to
-  /// `out`. `file_offset` is the file position at which `out` currently ends, so the page offsets
-  /// in the returned metadata are absolute.
-  Result<format::ColumnChunk> Write(const std::vector<columnar::ArrayPtr>& pieces,
-                                    int64_t file_offset, std::string* out);
+  /// `out`: one column chunk for a flat column, one per leaf of a nested one (in schema order,
+  /// column_shredder_internal.h). `file_offset` is the file position at which `out` currently
+  /// ends, so the page offsets in the returned metadata are absolute.
+  Result<std::vector<format::ColumnChunk>> Write(const std::vector<columnar::ArrayPtr>& pieces,
+                                                 int64_t file_offset, std::string* out);
+
+  /// The column's schema elements (one for a flat column; a nested column's group and leaves
+  /// depth first).
+  const std::vector<format::SchemaElement>& schema_elements() const;
+
+  /// The number of column chunks Write returns.
+  int num_leaves() const;
 
   ~ColumnChunkWriter();
   ColumnChunkWriter(const ColumnChunkWriter&) = delete;

@@ -342,6 +342,16 @@ Status GatherPiece(const Array& piece, const columnar::Field& field, bool option
   return AppendValues(*source, selected ? positions.data() : nullptr, count, field, out);
 }
 
+Status GatherSelected(const Array& source, const int64_t* positions, int64_t count,
+                      const columnar::Field& field, Values* out) {
+  if (source.type_id() == TypeId::kDictionary)
+    return Status::NotImplemented(
+        "column \"{}\": dictionary-encoded values inside a nested column cannot be written to "
+        "Parquet",
+        field.name);
+  return AppendValues(source, positions, count, field, out);
+}
+
 int64_t NumValues(const Values& v, Physical physical) {
   switch (physical) {
     case Physical::kBoolean: return static_cast<int64_t>(v.bools.size());

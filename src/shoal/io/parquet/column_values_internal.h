@@ -36,7 +36,9 @@ struct Layout {
 struct Values {
   int64_t num_rows = 0;
   int64_t null_count = 0;
-  std::vector<uint32_t> levels;  // OPTIONAL columns: 1 per valid row, 0 per null
+  std::vector<uint32_t> levels;  // definition levels: OPTIONAL flat columns 1 per valid row, 0
+                                 // per null; nested leaves one per entry
+  std::vector<uint32_t> reps;    // repetition levels of a leaf under a list or map, one per entry
   std::vector<int32_t> i32;
   std::vector<int64_t> i64;
   std::vector<float> f32;
@@ -61,6 +63,10 @@ format::CompressionCodec::type CodecOf(ParquetCompression compression);
 /// Appends one piece (a slice of a buffered batch) of the column to `out`.
 Status GatherPiece(const columnar::Array& piece, const columnar::Field& field, bool optional,
                    Values* out);
+/// Appends the values at `positions` (count of them) of `source`, a non-dictionary array of the
+/// field's type (a nested column's leaf).
+Status GatherSelected(const columnar::Array& source, const int64_t* positions, int64_t count,
+                      const columnar::Field& field, Values* out);
 /// The number of non-null values gathered.
 int64_t NumValues(const Values& v, Physical physical);
 

@@ -225,8 +225,168 @@ Status CheckEnumRanges(const format::PageHeader& h) {
   return Status::OK();
 }
 
-Result<std::vector<ColumnDescriptor>> ConvertSchema(const format::FileMetaData& metadata,
-                                                    const std::string& file) {
+namespace {
+
+// Nesting deeper than this is refused: levels stay small and the recursion bounded.
+constexpr int kMaxSchemaDepth = 64;
+
+// Walks the schema elements depth first, building one SchemaNode per element (the repeated
+// groups of lists and maps fold into their list / map node) and a ColumnDescriptor per leaf.
+class SchemaBuilder {
+ public:
+  SchemaBuilder(const format::FileMetaData& metadata, const std::string& file, ParquetSchema* out)
+      : metadata_(metadata), elements_(metadata.schema), file_(file), out_(out) {}
+
+  // Builds the node of the element at *i (and its subtree), advancing *i past them.
+  // `parent_def` / `parent_rep`: the levels of the parent; `slot_rep` / `slot_def`: the slot
+  // condition of the innermost repeated ancestor. `as_element`: the element is the repeated field
+  // of a list or map itself, so it adds no level of its own; `as_struct`: a map's key_value group,
+  // whose annotation (MAP_KEY_VALUE) is not a map of its own.
+  Status Build(size_t* i, int depth, int parent_def, int parent_rep, int slot_rep, int slot_def,
+               bool as_element, bool as_struct, const std::string& path, SchemaNode* node) {
+    if (depth > kMaxSchemaDepth)
+      return Status::NotImplemented("{}: column '{}' is nested more than {} levels deep", file_,
+                                    path, kMaxSchemaDepth);
+    if (*i >= elements_.size())
+      return Status::InvalidData("{}: the Parquet schema ends inside column '{}'", file_, path);
+    const format::SchemaElement& e = elements_[*i];
+    const std::string name = path.empty() ? e.name : path + "." + e.name;
+    const std::string where = file_ + ": column '" + name + "'";
+    const bool is_group = e.__isset.num_children && e.num_children > 0;
+    const auto repetition =
+        e.__isset.repetition_type ? e.repetition_type : FieldRepetitionType::OPTIONAL;
+    node->slot_rep = slot_rep;
+    node->slot_def = slot_def;
+    node->first_leaf = static_cast<int>(out_->leaves.size());
+    if (repetition == FieldRepetitionType::REPEATED && !as_element) {
+      // A repeated field outside a LIST group: a required list of required elements.
+      node->kind = SchemaNode::Kind::kList;
+      node->def = parent_def;
+      node->rep = parent_rep + 1;
+      node->element_def = parent_def + 1;
+      SchemaNode element;
+      SHOAL_RETURN_IF_ERROR(Build(i, depth + 1, node->element_def, node->rep, node->rep,
+                                  node->element_def, true, false, path, &element));
+      node->field = columnar::Field(
+          e.name, DataType::List(columnar::Field("element", element.field.type, false)), false);
+      node->children.push_back(std::move(element));
+      node->num_leaves = static_cast<int>(out_->leaves.size()) - node->first_leaf;
+      return Status::OK();
+    }
+    const bool optional = repetition == FieldRepetitionType::OPTIONAL && !as_element;
+    node->def = parent_def + (optional ? 1 : 0);
+    if (!is_group) {
+      if (!e.__isset.type)
+        return Status::InvalidData("{} has no physical type", where);
+      ColumnDescriptor c;
+      c.name = name;
+      c.physical = e.type;
+      c.type_length = e.__isset.type_length ? e.type_length : 0;
+      c.max_def = node->def;
+      c.max_rep = parent_rep;
+      c.slot_def = slot_def;
+      c.optional = c.max_def > c.slot_def;
+      SHOAL_ASSIGN_OR_RETURN(c.type, MapType(e, where));
+      const size_t leaf = out_->leaves.size();
+      if (c.physical == Type::INT96) {
+        c.stats_usable = false;
+      } else if (metadata_.__isset.column_orders) {
+        c.stats_usable = leaf < metadata_.column_orders.size() &&
+                         metadata_.column_orders[leaf].__isset.TYPE_ORDER;
+      }
+      c.legacy_stats_usable = IsSignedOrderType(c);
+      node->kind = SchemaNode::Kind::kLeaf;
+      node->field = columnar::Field(e.name, c.type, optional);
+      out_->leaves.push_back(std::move(c));
+      node->num_leaves = 1;
+      ++*i;
+      return Status::OK();
+    }
+    const size_t children = static_cast<size_t>(e.num_children);
+    if (children > elements_.size() - *i - 1)
+      return Status::InvalidData("{} claims {} children but {} schema elements follow", where,
+                                 e.num_children, elements_.size() - *i - 1);
+    const bool is_list = (e.__isset.logicalType && e.logicalType.__isset.LIST) ||
+                         (e.__isset.converted_type && e.converted_type == ConvertedType::LIST);
+    const bool is_map =
+        !as_struct &&
+        ((e.__isset.logicalType && e.logicalType.__isset.MAP) ||
+         (e.__isset.converted_type && (e.converted_type == ConvertedType::MAP ||
+                                       e.converted_type == ConvertedType::MAP_KEY_VALUE)));
+    ++*i;
+    if (is_list || is_map) {
+      if (children != 1)
+        return Status::InvalidData(
+            "{} is a {} group with {} children instead of one repeated field", where,
+            is_list ? "LIST" : "MAP", children);
+      const format::SchemaElement& r = elements_[*i];
+      if (!r.__isset.repetition_type || r.repetition_type != FieldRepetitionType::REPEATED)
+        return Status::InvalidData("{}: the child '{}' of a {} group is not REPEATED", where,
+                                   r.name, is_list ? "LIST" : "MAP");
+      node->kind = is_list ? SchemaNode::Kind::kList : SchemaNode::Kind::kMap;
+      node->rep = parent_rep + 1;
+      node->element_def = node->def + 1;
+      const bool r_group = r.__isset.num_children && r.num_children > 0;
+      SchemaNode element;
+      if (is_map) {
+        if (!r_group || r.num_children != 2)
+          return Status::NotImplemented(
+              "{}: a MAP whose key_value group has {} fields (Shoal reads maps of a key and a "
+              "value)",
+              where, r_group ? r.num_children : 0);
+        SHOAL_RETURN_IF_ERROR(Build(i, depth + 1, node->element_def, node->rep, node->rep,
+                                    node->element_def, true, true, name, &element));
+        if (element.kind != SchemaNode::Kind::kStruct)
+          return Status::InvalidData("{}: the key_value group is not a group", where);
+        columnar::Field key = element.children[0].field;
+        key.nullable = false;
+        const columnar::Field& value = element.children[1].field;
+        node->field = columnar::Field(e.name, DataType::Map(key, value), optional);
+      } else {
+        // LogicalTypes.md's backward-compatibility rules: the repeated field is the element
+        // unless it is a group of one field named neither "array" nor "<list>_tuple".
+        const bool repeated_is_element =
+            !r_group || r.num_children > 1 || r.name == "array" || r.name == e.name + "_tuple";
+        if (repeated_is_element) {
+          SHOAL_RETURN_IF_ERROR(Build(i, depth + 1, node->element_def, node->rep, node->rep,
+                                      node->element_def, true, false, name, &element));
+        } else {
+          ++*i;
+          SHOAL_RETURN_IF_ERROR(Build(i, depth + 1, node->element_def, node->rep, node->rep,
+                                      node->element_def, false, false, name + "." + r.name,
+                                      &element));
+        }
+        node->field = columnar::Field(e.name, DataType::List(element.field), optional);
+      }
+      node->children.push_back(std::move(element));
+    } else {
+      node->kind = SchemaNode::Kind::kStruct;
+      std::vector<columnar::Field> fields;
+      for (size_t k = 0; k < children; ++k) {
+        SchemaNode child;
+        SHOAL_RETURN_IF_ERROR(Build(i, depth + 1, node->def, parent_rep, slot_rep, slot_def, false,
+                                    false, name, &child));
+        fields.push_back(child.field);
+        node->children.push_back(std::move(child));
+      }
+      node->field = columnar::Field(e.name, DataType::Struct(std::move(fields)), optional);
+    }
+    node->num_leaves = static_cast<int>(out_->leaves.size()) - node->first_leaf;
+    if (node->num_leaves == 0)
+      return Status::InvalidData("{} is a group without leaf columns", where);
+    return Status::OK();
+  }
+
+ private:
+  const format::FileMetaData& metadata_;
+  const std::vector<format::SchemaElement>& elements_;
+  const std::string& file_;
+  ParquetSchema* out_;
+};
+
+}  // namespace
+
+Result<ParquetSchema> ConvertSchema(const format::FileMetaData& metadata, const std::string& file) {
   const auto& elements = metadata.schema;
   if (elements.empty())
     return Status::InvalidData("{}: the Parquet schema is empty", file);
@@ -237,45 +397,30 @@ Result<std::vector<ColumnDescriptor>> ConvertSchema(const format::FileMetaData& 
         "{}: the Parquet schema root claims {} children but {} elements "
         "follow",
         file, children, elements.size() - 1);
-  std::vector<ColumnDescriptor> columns;
+  ParquetSchema schema;
+  SchemaBuilder builder(metadata, file, &schema);
   size_t i = 1;
   for (int64_t child = 0; child < children; ++child) {
-    if (i >= elements.size())
-      return Status::InvalidData("{}: the Parquet schema ends inside its root", file);
-    const auto& e = elements[i];
-    const std::string where = file + ": column '" + e.name + "'";
-    if (e.__isset.num_children && e.num_children > 0)
-      return Status::NotImplemented(
-          "{} is a nested group (struct, list or map); nested Parquet "
-          "columns are not supported yet",
-          where);
-    if (e.__isset.repetition_type && e.repetition_type == FieldRepetitionType::REPEATED)
-      return Status::NotImplemented(
-          "{} is REPEATED (a list); nested Parquet columns are not "
-          "supported yet",
-          where);
-    if (!e.__isset.type)
-      return Status::InvalidData("{} has no physical type", where);
-    ColumnDescriptor c;
-    c.name = e.name;
-    c.physical = e.type;
-    c.type_length = e.__isset.type_length ? e.type_length : 0;
-    c.optional = !e.__isset.repetition_type || e.repetition_type == FieldRepetitionType::OPTIONAL;
-    SHOAL_ASSIGN_OR_RETURN(c.type, MapType(e, where));
-    if (c.physical == Type::INT96) {
+    SchemaNode node;
+    SHOAL_RETURN_IF_ERROR(builder.Build(&i, 1, 0, 0, 0, 0, false, false, "", &node));
+    if (node.kind == SchemaNode::Kind::kLeaf) {
+      schema.columns.push_back(schema.leaves[static_cast<size_t>(node.first_leaf)]);
+    } else {
+      ColumnDescriptor c;
+      c.name = node.field.name;
+      c.type = node.field.type;
+      c.optional = node.field.nullable;
       c.stats_usable = false;
-    } else if (metadata.__isset.column_orders) {
-      c.stats_usable = columns.size() < metadata.column_orders.size() &&
-                       metadata.column_orders[columns.size()].__isset.TYPE_ORDER;
+      for (int l = 0; l < node.num_leaves; ++l)
+        schema.leaves[static_cast<size_t>(node.first_leaf) + static_cast<size_t>(l)].nested = true;
+      schema.columns.push_back(std::move(c));
     }
-    c.legacy_stats_usable = IsSignedOrderType(c);
-    columns.push_back(std::move(c));
-    ++i;
+    schema.nodes.push_back(std::move(node));
   }
   if (i != elements.size())
     return Status::InvalidData("{}: {} schema elements after the root's {} children", file,
                                elements.size() - i, children);
-  return columns;
+  return schema;
 }
 
 columnar::SchemaPtr ToSchema(const std::vector<ColumnDescriptor>& columns) {

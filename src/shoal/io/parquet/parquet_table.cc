@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "shoal/columnar/record_batch.h"
+#include "shoal/io/parquet/column_assembler_internal.h"
 #include "shoal/io/parquet/column_chunk_reader.h"
 #include "shoal/io/parquet/rle_decoder.h"
 #include "shoal/io/parquet/thrift_codec.h"
@@ -138,10 +139,31 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         return Status::InvalidData("{} has no column {}", file_->path, column + 1);
       return (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_);
     }
-    const ColumnDescriptor& descriptor = file_->columns[static_cast<size_t>(column)];
+    const SchemaNode& node = file_->nodes[static_cast<size_t>(column)];
+    if (node.kind == SchemaNode::Kind::kLeaf &&
+        !file_->leaves[static_cast<size_t>(node.first_leaf)].nested) {
+      SHOAL_ASSIGN_OR_RETURN(internal::DecodedLeaf leaf,
+                             DecodeLeaf(rg, node.first_leaf, num_rows, file));
+      return leaf.values;
+    }
+    // A nested column: every leaf under it, then the assembly of their levels.
+    std::vector<internal::DecodedLeaf> leaves(file_->leaves.size());
+    for (int l = node.first_leaf; l < node.first_leaf + node.num_leaves; ++l) {
+      SHOAL_ASSIGN_OR_RETURN(leaves[static_cast<size_t>(l)], DecodeLeaf(rg, l, num_rows, file));
+    }
+    Result<columnar::ArrayPtr> array = internal::AssembleColumn(node, leaves, num_rows, pool_);
+    if (!array.ok())
+      return std::move(array).status().WithContext(
+          fmt::format("{} row group {} column '{}'", file_->path, row_group_, node.field.name));
+    return array;
+  }
+
+  Result<internal::DecodedLeaf> DecodeLeaf(const format::RowGroup& rg, int leaf, int64_t num_rows,
+                                           std::unique_ptr<RandomAccessFile>* file) {
+    const ColumnDescriptor& descriptor = file_->leaves[static_cast<size_t>(leaf)];
     const std::string where =
         fmt::format("{} row group {} column '{}'", file_->path, row_group_, descriptor.name);
-    const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(column)];
+    const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(leaf)];
     SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
     if (*file == nullptr) {
       SHOAL_ASSIGN_OR_RETURN(*file, RandomAccessFile::Open(file_->path));
@@ -151,8 +173,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
     std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
     SHOAL_RETURN_IF_ERROR((*file)->ReadExactly(range.offset, range.size, bytes->mutable_data()));
-    return DecodeColumnChunk(descriptor, chunk.meta_data, num_rows, bytes->data(), range.size,
-                             range.offset, pool_, where);
+    return DecodeLeafChunk(descriptor, chunk.meta_data, num_rows, bytes->data(), range.size,
+                           range.offset, pool_, where);
   }
 
   const ParquetFileInfo* file_;
@@ -212,26 +234,39 @@ Result<ParquetFileInfo> ReadParquetFooter(const std::string& path, int64_t size)
   ParquetFileInfo info;
   info.path = path;
   info.size = size;
-  SHOAL_ASSIGN_OR_RETURN(info.columns, ConvertSchema(*metadata, path));
+  SHOAL_ASSIGN_OR_RETURN(ParquetSchema converted, ConvertSchema(*metadata, path));
+  info.columns = std::move(converted.columns);
+  info.leaves = std::move(converted.leaves);
+  info.nodes = std::move(converted.nodes);
   int64_t rows = 0;
   for (size_t g = 0; g < metadata->row_groups.size(); ++g) {
     const auto& rg = metadata->row_groups[g];
-    if (rg.num_rows < 0 || rg.columns.size() != info.columns.size())
+    if (rg.num_rows < 0 || rg.columns.size() != info.leaves.size())
       return Status::InvalidData(
           "{}: row group {} has {} rows and {} column chunks (the schema "
-          "has {} columns)",
-          path, g, rg.num_rows, rg.columns.size(), info.columns.size());
+          "has {} leaf columns)",
+          path, g, rg.num_rows, rg.columns.size(), info.leaves.size());
     rows += rg.num_rows;
-    std::vector<ChunkStatistics> stats(info.columns.size());
-    for (size_t c = 0; c < info.columns.size(); ++c) {
-      const auto& chunk = rg.columns[c];
+    std::vector<ChunkStatistics> leaf_stats(info.leaves.size());
+    for (size_t l = 0; l < info.leaves.size(); ++l) {
+      const auto& chunk = rg.columns[l];
       if (!chunk.__isset.meta_data || !chunk.meta_data.__isset.statistics)
         continue;
       const auto& s = chunk.meta_data.statistics;
-      DecodeMinMax(info.columns[c], s, &stats[c].min, &stats[c].max);
-      if (s.__isset.null_count && s.null_count >= 0 && s.null_count <= rg.num_rows)
-        stats[c].null_count = s.null_count;
+      DecodeMinMax(info.leaves[l], s, &leaf_stats[l].min, &leaf_stats[l].max);
+      // A flat column has one entry per row; a nested leaf's entries are not rows.
+      const int64_t limit = info.leaves[l].nested ? chunk.meta_data.num_values : rg.num_rows;
+      if (s.__isset.null_count && s.null_count >= 0 && s.null_count <= limit)
+        leaf_stats[l].null_count = s.null_count;
     }
+    std::vector<ChunkStatistics> stats(info.columns.size());
+    for (size_t c = 0; c < info.columns.size(); ++c) {
+      const SchemaNode& node = info.nodes[c];
+      if (node.kind == SchemaNode::Kind::kLeaf &&
+          !info.leaves[static_cast<size_t>(node.first_leaf)].nested)
+        stats[c] = leaf_stats[static_cast<size_t>(node.first_leaf)];
+    }
+    info.leaf_statistics.push_back(std::move(leaf_stats));
     info.statistics.push_back(std::move(stats));
   }
   if (metadata->num_rows != rows)
@@ -446,9 +481,14 @@ Result<std::vector<ScanUnit>> ParquetTable::PlanScan(const ScanRequest& request)
       // Bytes of the projected chunks only: what reading the unit costs.
       int64_t bytes = 0;
       for (int c : request.projection) {
-        if (c >= 0 && static_cast<size_t>(c) < groups[g].columns.size() &&
-            groups[g].columns[static_cast<size_t>(c)].__isset.meta_data)
-          bytes += groups[g].columns[static_cast<size_t>(c)].meta_data.total_compressed_size;
+        if (c < 0 || static_cast<size_t>(c) >= file.nodes.size())
+          continue;  // a column added after the file was written
+        const SchemaNode& node = file.nodes[static_cast<size_t>(c)];
+        for (int l = node.first_leaf; l < node.first_leaf + node.num_leaves; ++l) {
+          const auto& chunk = groups[g].columns[static_cast<size_t>(l)];
+          if (chunk.__isset.meta_data)
+            bytes += chunk.meta_data.total_compressed_size;
+        }
       }
       units.push_back({fmt::format("{} row group {}", file.path, g), std::max<int64_t>(bytes, 1),
                        groups[g].num_rows, EncodeUnit(static_cast<int64_t>(g), 0, 0, file.path)});

@@ -1,21 +1,23 @@
 // ParquetTable: a table provider over Parquet files — one file, a directory or a glob (see
 // io/file_listing.h) — read with Shoal's own Parquet reader.
 //
-// Make() reads every file's footer once: the schema comes from the first file (flat schemas only,
-// see parquet_schema.h) and every other file must have the same columns; the footers' row counts
-// and column-chunk statistics give statistics() and row-group pruning. The parsed footers are kept,
-// so scans never re-read them.
+// Make() reads every file's footer once: the schema comes from the first file (nested columns
+// included, see parquet_schema.h) and every other file must have the same columns; the footers' row
+// counts and column-chunk statistics give statistics() and row-group pruning. The parsed footers
+// are kept, so scans never re-read them.
 //
 // Scan units are single row groups (payload: row group, metric shares, file path), so a large file
 // spreads over all partitions and one thread decodes one row group at a time. PlanScan drops row
 // groups whose statistics prove a pushed-down predicate false for every row; the counts are
 // reported through ScanContext::add_metric as "row_groups_total" and "row_groups_pruned" by the
 // first unit (an empty unit carries them when every row group is pruned). Page-level pruning with
-// the page index (ColumnIndex / OffsetIndex) is not implemented. OpenUnit reads only the projected
-// column chunks, one pread per chunk, and slices the decoded row group into request.batch_size
-// rows. With runtime join filters (ScanContext::row_filter) a unit whose row-group statistics
-// lie outside a filter's range is not read; otherwise the filter's columns are decoded first, a
-// row group with no surviving row stops there, and the rest are decoded and cut to the survivors.
+// the page index (ColumnIndex / OffsetIndex) is not implemented. OpenUnit reads only the leaf
+// column chunks of the projected columns (a nested column's are assembled by
+// column_assembler_internal.h; a projection names top-level columns, so a struct is read whole),
+// one pread per chunk, and slices the decoded row group into request.batch_size rows. With runtime
+// join filters (ScanContext::row_filter) a unit whose row-group statistics lie outside a filter's
+// range is not read; otherwise the filter's columns are decoded first, a row group with no
+// surviving row stops there, and the rest are decoded and cut to the survivors.
 //
 // A table Shoal writes (parquet_directory_storage.h) may have files with fewer columns than the
 // table: those written before ALTER TABLE ... ADD COLUMN. Its columns match the files' by
@@ -50,9 +52,18 @@ struct ParquetFileInfo {
   std::string path;
   int64_t size = 0;
   std::shared_ptr<const format::FileMetaData> metadata;
+  /// Top-level columns (see ParquetSchema).
   std::vector<ColumnDescriptor> columns;
-  /// [row group][column]
+  /// Leaf columns in file order (one column chunk each per row group), and one tree per
+  /// top-level column.
+  std::vector<ColumnDescriptor> leaves;
+  std::vector<SchemaNode> nodes;
+  /// [row group][column]: a flat column's chunk statistics; unknown (null_count -1, no bounds)
+  /// for nested columns, whose statistics are their leaves'.
   std::vector<std::vector<ChunkStatistics>> statistics;
+  /// [row group][leaf]: every leaf chunk's statistics (null_count counts the leaf's entries
+  /// without a value, as writers record it).
+  std::vector<std::vector<ChunkStatistics>> leaf_statistics;
 };
 
 /// Reads and checks the footer of the Parquet file at `path` (`size` bytes).

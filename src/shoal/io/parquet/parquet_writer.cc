@@ -18,7 +18,7 @@ namespace shoal::io::parquet {
 
 namespace {
 
-constexpr char kMagic[] = "PAR1";
+constexpr char kFileMagic[] = "PAR1";
 
 // Row groups smaller than this are encoded on the calling thread (threads cost more than they
 // save).
@@ -46,15 +46,16 @@ Status ParquetWriter::Start() {
   root.__set_num_children(schema_->num_fields());
   schema_elements_.push_back(root);
   for (const auto& field : schema_->fields()) {
-    SHOAL_ASSIGN_OR_RETURN(format::SchemaElement element, MakeSchemaElement(field));
-    schema_elements_.push_back(std::move(element));
     SHOAL_ASSIGN_OR_RETURN(auto column, ColumnChunkWriter::Make(field, options_.encoding));
+    schema_elements_.insert(schema_elements_.end(), column->schema_elements().begin(),
+                            column->schema_elements().end());
+    num_leaves_ += column->num_leaves();
     columns_.push_back(std::move(column));
   }
   SHOAL_ASSIGN_OR_RETURN(temporary_, TemporaryPath::Create(path_));
   temporary_path_ = temporary_->path();
   SHOAL_ASSIGN_OR_RETURN(file_, FileWriter::Open(temporary_path_));
-  return file_->Write(std::string_view(kMagic, 4));
+  return file_->Write(std::string_view(kFileMagic, 4));
 }
 
 ParquetWriter::~ParquetWriter() {
@@ -143,7 +144,7 @@ Status ParquetWriter::FlushRowGroup(int64_t rows) {
   // buffers at offset 0, then written in order with their offsets moved to where they landed.
   const int num_columns = schema_->num_fields();
   std::vector<std::string> buffers(static_cast<size_t>(num_columns));
-  std::vector<Result<format::ColumnChunk>> encoded;
+  std::vector<Result<std::vector<format::ColumnChunk>>> encoded;
   encoded.reserve(static_cast<size_t>(num_columns));
   auto encode = [&](int c) {
     std::vector<columnar::ArrayPtr> pieces;
@@ -162,7 +163,7 @@ Status ParquetWriter::FlushRowGroup(int64_t rows) {
     }
   } else {
     std::atomic<int> next{0};
-    std::vector<std::optional<Result<format::ColumnChunk>>> results(
+    std::vector<std::optional<Result<std::vector<format::ColumnChunk>>>> results(
         static_cast<size_t>(num_columns));
     auto worker = [&] {
       for (int c = next.fetch_add(1); c < num_columns; c = next.fetch_add(1)) {
@@ -182,18 +183,21 @@ Status ParquetWriter::FlushRowGroup(int64_t rows) {
     }
   }
   for (int c = 0; c < num_columns; ++c) {
-    SHOAL_ASSIGN_OR_RETURN(format::ColumnChunk chunk, std::move(encoded[static_cast<size_t>(c)]));
+    SHOAL_ASSIGN_OR_RETURN(std::vector<format::ColumnChunk> column_chunks,
+                           std::move(encoded[static_cast<size_t>(c)]));
     const int64_t base = file_->bytes_written();
-    chunk.file_offset += base;
-    chunk.meta_data.data_page_offset += base;
-    if (chunk.meta_data.__isset.dictionary_page_offset) {
-      chunk.meta_data.dictionary_page_offset += base;
+    for (format::ColumnChunk& chunk : column_chunks) {
+      chunk.file_offset += base;
+      chunk.meta_data.data_page_offset += base;
+      if (chunk.meta_data.__isset.dictionary_page_offset) {
+        chunk.meta_data.dictionary_page_offset += base;
+      }
+      total_uncompressed += chunk.meta_data.total_uncompressed_size;
+      total_compressed += chunk.meta_data.total_compressed_size;
+      chunks.push_back(std::move(chunk));
     }
     SHOAL_RETURN_IF_ERROR(file_->Write(buffers[static_cast<size_t>(c)]));
     buffers[static_cast<size_t>(c)] = std::string();
-    total_uncompressed += chunk.meta_data.total_uncompressed_size;
-    total_compressed += chunk.meta_data.total_compressed_size;
-    chunks.push_back(std::move(chunk));
   }
   row_group.__set_columns(chunks);
   row_group.__set_num_rows(rows);
@@ -222,13 +226,13 @@ Status ParquetWriter::Finish() {
   format::ColumnOrder order;
   order.__set_TYPE_ORDER(format::TypeDefinedOrder());
   meta.__set_column_orders(
-      std::vector<format::ColumnOrder>(static_cast<size_t>(schema_->num_fields()), order));
+      std::vector<format::ColumnOrder>(static_cast<size_t>(num_leaves_), order));
   SHOAL_ASSIGN_OR_RETURN(std::string footer, SerializeThrift(meta));
   const auto length = static_cast<uint32_t>(footer.size());
   char length_bytes[4];
   std::memcpy(length_bytes, &length, 4);
   footer.append(length_bytes, 4);
-  footer.append(kMagic, 4);
+  footer.append(kFileMagic, 4);
   SHOAL_RETURN_IF_ERROR(file_->Write(footer));
   SHOAL_RETURN_IF_ERROR(file_->Close());
   file_.reset();

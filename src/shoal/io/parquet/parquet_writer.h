@@ -92,6 +92,7 @@ class ParquetWriter {
   std::unique_ptr<FileWriter> file_;
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;
   std::vector<format::SchemaElement> schema_elements_;
+  int num_leaves_ = 0;  // column chunks per row group
   std::vector<columnar::RecordBatchPtr> pending_;
   int64_t pending_rows_ = 0;
   int64_t rows_written_ = 0;
