@@ -115,5 +115,6 @@ void RegisterDateKernels(KernelRegistry* registry);
 void RegisterTextFunctionKernels(KernelRegistry* registry);
 void RegisterNumericFunctionKernels(KernelRegistry* registry);
 void RegisterDatetimeFunctionKernels(KernelRegistry* registry);
+void RegisterArrayKernels(KernelRegistry* registry);
 
 }  // namespace shoal::exec
