@@ -236,7 +236,32 @@ bool IsStrictFunction(std::string_view name) {
                                                                 "least",
                                                                 "nullif",
                                                                 "concat",
-                                                                "concat_ws"};
+                                                                "concat_ws",
+                                                                // Arrays hold NULLs, NULL arrays
+                                                                // count as empty (array_cat), NULL
+                                                                // is searched for (array_position)
+                                                                // and x op ANY ('{}') is false.
+                                                                "make_array",
+                                                                "row",
+                                                                "map",
+                                                                "array_position",
+                                                                "array_cat",
+                                                                "array_append",
+                                                                "array_prepend",
+                                                                "array_to_string",
+                                                                "string_to_array",
+                                                                "= any",
+                                                                "<> any",
+                                                                "< any",
+                                                                "<= any",
+                                                                "> any",
+                                                                ">= any",
+                                                                "= all",
+                                                                "<> all",
+                                                                "< all",
+                                                                "<= all",
+                                                                "> all",
+                                                                ">= all"};
   return kNotStrict.count(name) == 0;
 }
 
