@@ -144,7 +144,7 @@ TEST(ArrayKernelsTest, ConcatenationTreatsNullAsEmpty) {
             (Strings{"{1,2,9}", "{9}", "{5,9}", "{9}", "{9}"}));
   EXPECT_EQ(Eval(Call("array_prepend", {Lit(Scalar::Int32(0)), B()}, kIntArray), batch),
             (Strings{"{0,3}", "{0,4}", "{0}", "{0}", "{0}"}));
-  EXPECT_EQ(Eval(Call("make_array", {Lit(Scalar::Int32(7)), Col(0, DataType::Utf8())},
+  EXPECT_EQ(Eval(Call("make_array", {Lit(Scalar::Utf8("7")), Col(0, DataType::Utf8())},
                       DataType::List(DataType::Utf8())),
                  TextBatch({{"x"}, {"NULL"}}, 1)),
             (Strings{"{7,x}", "{7,NULL}"}));

@@ -731,6 +731,50 @@ Result<KernelPtr> MapKernel(const KernelSignature& sig) {
 
 }  // namespace
 
+Result<KernelPtr> MakeArrayEqualityKernel(bool negate, bool distinct) {
+  // PostgreSQL's array_eq: equal lengths and every element pair equal, two NULL elements counting
+  // as equal; NULL only when an array is NULL (IS [NOT] DISTINCT FROM: never).
+  return MakeLambdaKernel([negate, distinct](const std::vector<Datum>& args, int64_t length,
+                                             KernelContext* ctx) -> Result<Datum> {
+    SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));
+    const Array& a = *e.arrays[0];
+    const Array& b = *e.arrays[1];
+    SHOAL_ASSIGN_OR_RETURN(Flat fa, Flatten(a, ctx->pool));
+    SHOAL_ASSIGN_OR_RETURN(Flat fb, Flatten(b, ctx->pool));
+    std::vector<int32_t> ia, ib;
+    auto len = [](const Flat& f, int64_t r) {
+      return f.begin[static_cast<size_t>(r) + 1] - f.begin[static_cast<size_t>(r)];
+    };
+    for (int64_t r = 0; r < e.n; ++r) {
+      if (!a.IsValid(r) || !b.IsValid(r) || len(fa, r) != len(fb, r))
+        continue;
+      for (int32_t k = 0; k < len(fa, r); ++k) {
+        ia.push_back(fa.begin[static_cast<size_t>(r)] + k);
+        ib.push_back(fb.begin[static_cast<size_t>(r)] + k);
+      }
+    }
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr eq,
+                           ComparePairs("is_not_distinct_from", *fa.items, ia, *fb.items, ib, ctx));
+    std::vector<uint8_t> values(static_cast<size_t>(e.n), 0);
+    std::vector<uint8_t> valid(static_cast<size_t>(e.n), 1);
+    int64_t pair = 0;
+    for (int64_t r = 0; r < e.n; ++r) {
+      bool equal = false;
+      if (!a.IsValid(r) || !b.IsValid(r)) {
+        equal = !a.IsValid(r) && !b.IsValid(r);
+        if (!distinct)
+          valid[static_cast<size_t>(r)] = 0;
+      } else if (len(fa, r) == len(fb, r)) {
+        equal = true;
+        for (int32_t k = 0; k < len(fa, r); ++k, ++pair)
+          equal = equal && eq->BoolValue(pair);
+      }
+      values[static_cast<size_t>(r)] = (equal != negate) ? 1 : 0;
+    }
+    return FixedResult<uint8_t>(DataType::Boolean(), values, valid, e.scalar, ctx);
+  });
+}
+
 void RegisterArrayKernels(KernelRegistry* registry) {
   registry->Register("make_array", MakeArrayKernel);
   registry->Register("array_subscript", SubscriptKernel);
