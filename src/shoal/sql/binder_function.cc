@@ -50,8 +50,7 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
                               "LATERAL FROM item."),
                 loc);
     if (std::string_view(ctx.clause) != "SELECT")
-      return At(Status::InvalidArgument("set-returning functions are not allowed in {}",
-                                        ctx.clause)
+      return At(Status::InvalidArgument("set-returning functions are not allowed in {}", ctx.clause)
                     .WithSqlState("0A000"),
                 loc);
   }
