@@ -95,7 +95,21 @@ void RegisterArrayBuiltins(FunctionRegistry& r) {
         return Res({args[0]}, kInt);
       },
       "cardinality(anyarray)");
-  scalar("array_position", ArrayAndElement(0, kInt), "array_position(anyarray, anyelement)");
+  scalar(
+      "array_position",
+      [kInt, element = ArrayAndElement(0, kInt)](
+          const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
+        if (args.size() == 3) {
+          if (!CanImplicitCast(args[2], kInt))
+            return std::nullopt;
+          auto r = element({args[0], args[1]});
+          if (r)
+            r->arg_types.push_back(kInt);
+          return r;
+        }
+        return element(args);
+      },
+      "array_position(anyarray, anyelement[, integer])");
   scalar("array_append", ArrayAndElement(0, std::nullopt), "array_append(anyarray, anyelement)");
   scalar("array_prepend", ArrayAndElement(1, std::nullopt), "array_prepend(anyelement, anyarray)");
   scalar("array_cat", TwoArrays(true), "array_cat(anyarray, anyarray)");

@@ -176,6 +176,24 @@ TEST(ArrayKernelsTest, ContainmentAndOverlap) {
   EXPECT_EQ(Eval(Call("&&", {A(), B()}, b), batch, true), (Strings{"f", "f", "NULL", "t"}));
 }
 
+TEST(ArrayKernelsTest, EqualityIsPostgresArrayEq) {
+  auto batch = TextBatch({{"{1,2}", "{1,2}"},
+                          {"{1,NULL}", "{1,NULL}"},
+                          {"{1}", "{1,2}"},
+                          {"NULL", "{1}"},
+                          {"NULL", "NULL"},
+                          {"{}", "{}"}},
+                         2);
+  const DataType b = DataType::Boolean();
+  EXPECT_EQ(Eval(Call("=", {A(), B()}, b), batch), (Strings{"t", "t", "f", "NULL", "NULL", "t"}));
+  EXPECT_EQ(Eval(Call("<>", {A(), B()}, b), batch, true), (Strings{"f", "t", "NULL", "NULL", "f"}));
+  EXPECT_EQ(Eval(Call("is_not_distinct_from", {A(), B()}, b), batch),
+            (Strings{"t", "t", "f", "f", "t", "t"}));
+  const DataType matrix = DataType::List(kIntArray);
+  auto nested = TextBatch({{"{{1},{2,NULL}}", "{{1},{2,NULL}}"}, {"{{1}}", "{{2}}"}}, 2);
+  EXPECT_EQ(Eval(Call("=", {A(matrix), B(matrix)}, b), nested), (Strings{"t", "f"}));
+}
+
 TEST(ArrayKernelsTest, TextConversions) {
   auto batch = TextBatch({{"{a,NULL,c}"}, {"NULL"}, {"{}"}}, 1);
   const DataType t = DataType::Utf8();

@@ -313,31 +313,39 @@ Result<KernelPtr> CardinalityKernel(const KernelSignature&) {
       });
 }
 
-// array_position(a, x): the first position of x (IS NOT DISTINCT FROM, so NULL is found).
+// array_position(a, x[, start]): the first position of x at or after `start` (IS NOT DISTINCT
+// FROM, so NULL is found); NULL when absent; a NULL start is an error (22004) as in PostgreSQL.
 Result<KernelPtr> ArrayPositionKernel(const KernelSignature&) {
-  return MakeLambdaKernel(
-      [](const std::vector<Datum>& args, int64_t length, KernelContext* ctx) -> Result<Datum> {
-        SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));
-        SHOAL_ASSIGN_OR_RETURN(Flat f, Flatten(*e.arrays[0], ctx->pool));
-        std::vector<int32_t> ia(f.row_of.size());
-        for (size_t k = 0; k < ia.size(); ++k)
-          ia[k] = static_cast<int32_t>(k);
-        SHOAL_ASSIGN_OR_RETURN(ArrayPtr eq, ComparePairs("is_not_distinct_from", *f.items, ia,
-                                                         *e.arrays[1], f.row_of, ctx));
-        std::vector<int32_t> values(static_cast<size_t>(e.n), 0);
-        std::vector<uint8_t> valid(static_cast<size_t>(e.n), 0);
-        for (int64_t r = 0; r < e.n; ++r) {
-          for (int32_t k = f.begin[static_cast<size_t>(r)]; k < f.begin[static_cast<size_t>(r) + 1];
-               ++k) {
-            if (eq->IsValid(k) && eq->BoolValue(k)) {
-              valid[static_cast<size_t>(r)] = 1;
-              values[static_cast<size_t>(r)] = k - f.begin[static_cast<size_t>(r)] + 1;
-              break;
-            }
-          }
+  return MakeLambdaKernel([](const std::vector<Datum>& args, int64_t length,
+                             KernelContext* ctx) -> Result<Datum> {
+    SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));
+    SHOAL_ASSIGN_OR_RETURN(Flat f, Flatten(*e.arrays[0], ctx->pool));
+    const Array* start = e.arrays.size() > 2 ? e.arrays[2].get() : nullptr;
+    std::vector<int32_t> ia(f.row_of.size());
+    for (size_t k = 0; k < ia.size(); ++k)
+      ia[k] = static_cast<int32_t>(k);
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr eq, ComparePairs("is_not_distinct_from", *f.items, ia,
+                                                     *e.arrays[1], f.row_of, ctx));
+    std::vector<int32_t> values(static_cast<size_t>(e.n), 0);
+    std::vector<uint8_t> valid(static_cast<size_t>(e.n), 0);
+    for (int64_t r = 0; r < e.n; ++r) {
+      const int32_t begin = f.begin[static_cast<size_t>(r)];
+      int32_t from = begin;
+      if (start != nullptr) {
+        if (start->IsNull(r))
+          return Status::InvalidArgument("initial position must not be null").WithSqlState("22004");
+        from = begin + std::max<int32_t>(start->Value<int32_t>(r), 1) - 1;
+      }
+      for (int32_t k = from; k < f.begin[static_cast<size_t>(r) + 1]; ++k) {
+        if (eq->IsValid(k) && eq->BoolValue(k)) {
+          valid[static_cast<size_t>(r)] = 1;
+          values[static_cast<size_t>(r)] = k - begin + 1;
+          break;
         }
-        return FixedResult<int32_t>(DataType::Int32(), values, valid, e.scalar, ctx);
-      });
+      }
+    }
+    return FixedResult<int32_t>(DataType::Int32(), values, valid, e.scalar, ctx);
+  });
 }
 
 // array_cat(a, b), array_append(a, x), array_prepend(x, a). A NULL array counts as empty;
