@@ -914,7 +914,8 @@ void SetColumnType(const DataType& type, char code, RowSet& rows) {
   std::string udt;
   for (const auto& t : SystemTypes()) {
     if (t.oid == oid) {
-      data_type = t.display;
+      // information_schema spells every array type ARRAY (udt_name tells which).
+      data_type = t.category == 'A' ? "ARRAY" : t.display;
       udt = t.typname;
     }
   }
