@@ -135,7 +135,9 @@ const queries = path.join(serverDir, 'client_queries');
   const r = spawnSync('/usr/bin/python3', [path.join(queries, 'psycopg_client.py'),
                                            `host=127.0.0.1 port=${port} dbname=shoal user=tester`],
                       { encoding: 'utf8', timeout: 60000 });
-  const expected = "psycopg 2\npsycopg tables ['big_orders', 'customers', 'orders']\n";
+  const expected = "psycopg 2\npsycopg tables ['big_orders', 'customers', 'orders']\n" +
+    "psycopg arrays ([1, None, 3], ['x', 'y z'], [[1], [2]])\n" +
+    "psycopg binary arrays ([1, None, 3], ['x', 'y z'], [[1], [2]])\n";
   if (r.stdout !== expected) Fail(`psycopg: ${r.stdout} ${r.stderr}`);
   else console.log('ok psycopg');
 }

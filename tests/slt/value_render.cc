@@ -98,7 +98,7 @@ bool TypeCharAccepts(char c, const DataType& type) {
     case 'R':
       return type.id() == TypeId::kFloat32 || type.id() == TypeId::kFloat64 ||
              type.id() == TypeId::kDecimal;
-    case 'T': return type.is_binary_like();
+    case 'T': return type.is_binary_like() || type.is_nested();
     case 'B': return type.id() == TypeId::kBoolean;
     case 'D':
       return type.id() == TypeId::kDate32 || type.id() == TypeId::kTimestamp ||

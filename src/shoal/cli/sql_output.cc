@@ -46,6 +46,37 @@ std::string JsonValue(const columnar::Array& array, int64_t i) {
     return "null";
   }
   const auto& type = array.type();
+  // Arrays are JSON arrays, records JSON objects of their fields, maps JSON objects keyed by the
+  // keys' text (DuckDB's JSON of a map).
+  if (type.id() == TypeId::kList || type.id() == TypeId::kLargeList ||
+      type.id() == TypeId::kFixedSizeList) {
+    const columnar::Array& items = *array.child(0);
+    std::string out = "[";
+    for (int64_t j = array.ListStart(i); j < array.ListEnd(i); ++j)
+      out += (j > array.ListStart(i) ? "," : "") + JsonValue(items, j);
+    return out + "]";
+  }
+  if (type.id() == TypeId::kStruct) {
+    std::string out = "{";
+    for (int f = 0; f < type.num_fields(); ++f) {
+      const columnar::Array& field = *array.child(f);
+      out += (f > 0 ? "," : "") + JsonString(type.field(f).name) + ":" +
+             JsonValue(field, array.ChildRow(i));
+    }
+    return out + "}";
+  }
+  if (type.id() == TypeId::kMap) {
+    const columnar::Array& entries = *array.child(0);
+    std::string out = "{";
+    for (int64_t j = array.ListStart(i); j < array.ListEnd(i); ++j) {
+      const int64_t row = entries.ChildRow(j);
+      const columnar::Array& keys = *entries.child(0);
+      const columnar::Array& values = *entries.child(1);
+      out += (j > array.ListStart(i) ? "," : "") + JsonString(columnar::FormatValue(keys, row)) +
+             ":" + JsonValue(values, row);
+    }
+    return out + "}";
+  }
   std::string text = columnar::FormatValue(array, i);
   if (type.id() == TypeId::kBoolean) {
     return text == "t" ? "true" : "false";

@@ -86,6 +86,7 @@ std::string_view PlanKindName(PlanKind kind) {
     case PlanKind::kTableFunction: return "TableFunctionExec";
     case PlanKind::kRecursiveCte: return "RecursiveCteExec";
     case PlanKind::kWorkingTableScan: return "WorkingTableScanExec";
+    case PlanKind::kUnnest: return "UnnestExec";
     case PlanKind::kNetworkExchange: return "NetworkExchangeExec";
     case PlanKind::kWorkUnitFeedScan: return "WorkUnitFeedScanExec";
     case PlanKind::kLoadSample: return "SampledExec";

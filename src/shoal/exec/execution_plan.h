@@ -74,6 +74,7 @@ enum class PlanKind : uint8_t {
   kTableFunction,
   kRecursiveCte,
   kWorkingTableScan,
+  kUnnest,
   // distributed/
   kNetworkExchange,   // planner/network_exchange_exec.h
   kWorkUnitFeedScan,  // feeds/work_unit_feed_scan_exec.h

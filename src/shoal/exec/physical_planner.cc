@@ -24,6 +24,7 @@
 #include "shoal/exec/operators/table_function_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
+#include "shoal/exec/operators/unnest_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 #include "shoal/exec/operators/window_exec.h"
 #include "shoal/exec/operators/working_table_scan_exec.h"
@@ -402,6 +403,15 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       const std::vector<ColumnInfo> none;
       const auto& input_columns = plan.children.empty() ? none : child_output(0);
       SHOAL_ASSIGN_OR_RETURN(auto args, ToPhysical(plan.exprs, input_columns));
+      if (plan.function_name == "unnest") {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < plan.exprs.size() + (plan.with_ordinality ? 1 : 0); ++i)
+          names.push_back(plan.output[i].name);
+        SHOAL_ASSIGN_OR_RETURN(
+            auto unnest, UnnestExec::Make(plan.children.empty() ? nullptr : inputs[0],
+                                          std::move(args), plan.with_ordinality, std::move(names)));
+        return ExecPlanPtr(unnest);
+      }
       std::vector<std::string> names = {plan.output[0].name};
       if (plan.with_ordinality)
         names.push_back(plan.output[1].name);

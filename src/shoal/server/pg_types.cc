@@ -65,9 +65,89 @@ const Array& Resolve(const Array& array, int64_t* i) {
   return array;
 }
 
+void AppendBinary(const Array& array, int64_t i, std::string* out);
+
+bool IsListId(TypeId id) {
+  return id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kFixedSizeList;
+}
+
+// The leaves of element i of a (nested) list, in order, as array_send writes its elements:
+// length (-1 for NULL) then the element's binary form.
+void AppendBinaryLeaves(const Array& list, int64_t i, std::string* out) {
+  const Array& items = *list.child(0);
+  for (int64_t j = list.ListStart(i); j < list.ListEnd(i); ++j) {
+    const int64_t k = j;
+    if (IsListId(items.type_id())) {
+      if (items.IsValid(k))
+        AppendBinaryLeaves(items, k, out);
+      continue;
+    }
+    if (items.IsNull(k)) {
+      PutInt32(out, -1);
+      continue;
+    }
+    const size_t at = out->size();
+    PutInt32(out, 0);
+    int64_t e = k;
+    AppendBinary(Resolve(items, &e), e, out);
+    const auto len = static_cast<uint32_t>(out->size() - at - 4);
+    for (int b = 0; b < 4; ++b)
+      (*out)[at + static_cast<size_t>(b)] = static_cast<char>((len >> (24 - 8 * b)) & 0xFF);
+  }
+}
+
+// array_send: dimensions (a list of lists is measured through its first elements, as the
+// rectangular arrays PostgreSQL has), a has-nulls flag, the element OID, then the elements.
+void AppendBinaryArray(const Array& array, int64_t i, std::string* out) {
+  std::vector<int32_t> dims;
+  const Array* level = &array;
+  int64_t row = i;
+  DataType leaf = array.type();
+  while (IsListId(leaf.id())) {
+    leaf = leaf.item_field().type;
+    const int64_t len = level != nullptr && level->IsValid(row) ? level->ListLength(row) : 0;
+    dims.push_back(static_cast<int32_t>(len));
+    if (level != nullptr && len > 0 && IsListId(level->child(0)->type_id())) {
+      const Array* child = level->child(0).get();
+      row = level->ListStart(row);
+      level = child;
+    } else {
+      level = nullptr;
+    }
+  }
+  if (dims.empty() || dims[0] == 0)
+    dims.clear();
+  std::string body;
+  AppendBinaryLeaves(array, i, &body);
+  bool has_null = false;
+  for (size_t p = 0; p + 4 <= body.size();) {
+    const auto len =
+        static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint8_t>(body[p])) << 24) |
+                             (static_cast<uint32_t>(static_cast<uint8_t>(body[p + 1])) << 16) |
+                             (static_cast<uint32_t>(static_cast<uint8_t>(body[p + 2])) << 8) |
+                             static_cast<uint32_t>(static_cast<uint8_t>(body[p + 3])));
+    p += 4;
+    if (len < 0)
+      has_null = true;
+    else
+      p += static_cast<size_t>(len);
+  }
+  PutInt32(out, static_cast<int32_t>(dims.size()));
+  PutInt32(out, has_null ? 1 : 0);
+  PutInt32(out, static_cast<int32_t>(PgTypeOf(leaf).oid));
+  for (int32_t d : dims) {
+    PutInt32(out, d);
+    PutInt32(out, 1);
+  }
+  out->append(body);
+}
+
 // Appends the binary form of valid element i of `array` (a non-dictionary array).
 void AppendBinary(const Array& array, int64_t i, std::string* out) {
   switch (array.type_id()) {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList: AppendBinaryArray(array, i, out); return;
     case TypeId::kBoolean: out->push_back(array.BoolValue(i) ? 1 : 0); return;
     case TypeId::kInt8: PutInt16(out, array.Value<int8_t>(i)); return;
     case TypeId::kUInt8: PutInt16(out, array.Value<uint8_t>(i)); return;

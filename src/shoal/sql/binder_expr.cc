@@ -233,27 +233,9 @@ Result<ExprPtr> StatementBinder::BindExpr(const PgNode& node, ExprContext& ctx) 
       unknown_literals_.emplace(e.get(), e);
       return e;
     }
-    case PgNode::kAIndirection: {
-      // arr[i] over a system catalog array (text): its i-th element, as an integer (the arrays
-      // clients subscript are of OIDs and column numbers).
-      const auto& ind = node.a_indirection();
-      if (ind.indirection_size() == 1 && ind.indirection(0).has_a_indices() &&
-          !ind.indirection(0).a_indices().is_slice() && ind.indirection(0).a_indices().has_uidx()) {
-        SHOAL_ASSIGN_OR_RETURN(ExprPtr arr, BindExpr(ind.arg(), ctx));
-        SHOAL_ASSIGN_OR_RETURN(ExprPtr index, BindExpr(ind.indirection(0).a_indices().uidx(), ctx));
-        if (arr->type.id() == TypeId::kUtf8)
-          return BindSqlExpression(kArrayTextElement, {arr, index}, ctx);
-      }
-      return At(Status::NotImplemented("arrays are not supported"), -1);
-    }
-    case PgNode::kAArrayExpr:
-      return At(Status::NotImplemented("arrays are not supported"), node.a_array_expr().location());
-    case PgNode::kRowExpr:
-      return At(Status::NotImplemented("row values are not supported: a row constructor may only "
-                                       "be compared with another row (=, <>, <, <=, >, >=, IS "
-                                       "DISTINCT FROM, IN) or tested with IS NULL")
-                    .WithSqlState("0A000"),
-                node.row_expr().location());
+    case PgNode::kAIndirection: return BindIndirection(node.a_indirection(), ctx);
+    case PgNode::kAArrayExpr: return BindArrayConstructor(node.a_array_expr(), ctx, nullptr);
+    case PgNode::kRowExpr: return BindRowConstructor(node.row_expr(), ctx);
     case PgNode::kCollateClause: {
       // Shoal compares text byte by byte, which is the "C" collation; other collations would
       // order differently, so they are refused rather than ignored.
@@ -376,6 +358,8 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
       }
       SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
       SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+      if (auto array_op = BindArrayOperator(op, l, r, loc))
+        return std::move(*array_op);
       if (op == "||") {
         for (auto* x : {&l, &r}) {
           if (IsUnknownLiteral(*x))
@@ -497,13 +481,15 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
     case pg_query::AEXPR_OP_ALL: {
       // The system catalogs' arrays are text ({a,b}, or "1 2" for int2vector): `x = ANY(arr)`
       // over one is a search of its elements. Shoal has no other arrays.
-      if (e.kind() == pg_query::AEXPR_OP_ANY && op == "=") {
-        SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
-        SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
-        if (r->type.id() == TypeId::kUtf8 || IsUnknownLiteral(r))
-          return BindSqlExpression(kArrayTextContains, {l, r}, ctx);
-      }
-      return At(Status::NotImplemented("ANY / ALL over arrays is not supported"), loc);
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr l, bind(e.lexpr()));
+      SHOAL_ASSIGN_OR_RETURN(ExprPtr r, bind(e.rexpr()));
+      if (e.kind() == pg_query::AEXPR_OP_ANY && op == "=" && r->type.id() == TypeId::kUtf8)
+        return BindSqlExpression(kArrayTextContains, {l, r}, ctx);
+      if (auto quantified = BindArrayQuantified(op, e.kind() == pg_query::AEXPR_OP_ALL, l, r, loc))
+        return std::move(*quantified);
+      return At(Status::NotImplemented("operator {} ANY / ALL (array) is not supported", op)
+                    .WithSqlState("0A000"),
+                loc);
     }
     case pg_query::AEXPR_SIMILAR: {
       // The parser wraps the pattern as similar_to_escape(pattern[, escape]); the kernel
@@ -534,11 +520,17 @@ Result<ExprPtr> StatementBinder::BindAExpr(const pg_query::A_Expr& e, ExprContex
 
 Result<ExprPtr> StatementBinder::BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx) {
   if (!c.type_name().array_bounds().empty()) {
-    // An array of the system catalogs stays its text form (`prattrs::int2[]`).
+    SHOAL_ASSIGN_OR_RETURN(DataType type, ResolveTypeName(c.type_name()));
+    if (c.arg().has_a_array_expr())
+      return BindArrayConstructor(c.arg().a_array_expr(), ctx, &type);
     SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(c.arg(), ctx));
-    if (arg->type.id() == TypeId::kUtf8 || IsUnknownLiteral(arg))
-      return Coerce(arg, DataType::Utf8(), c.location());
-    return At(Status::NotImplemented("array types are not supported"), c.type_name().location());
+    // An array of the system catalogs is text and stays so (`prattrs::int2[]`): a text
+    // expression (not a literal) cast to an array type keeps its text form.
+    if (arg->type.id() == TypeId::kUtf8 && !IsUnknownLiteral(arg))
+      return arg;
+    if (arg->type == type)
+      return arg;
+    return Coerce(arg, type, c.location());
   }
   {
     const std::string type = LastName(c.type_name().names());
@@ -658,30 +650,36 @@ Result<ExprPtr> StatementBinder::BindCase(const pg_query::CaseExpr& c, ExprConte
 Result<ExprPtr> StatementBinder::BindSubLink(const pg_query::SubLink& s, bool negated,
                                              ExprContext& ctx) {
   if (s.sub_link_type() == pg_query::ARRAY_SUBLINK) {
-    // ARRAY(SELECT ...): its text form, as the system catalogs' arrays are ({a,b}). An ORDER BY
-    // of its one column (psql writes `ORDER BY 1`) orders the aggregate, so the order holds
-    // however the plan is distributed; any other order is not kept.
+    // ARRAY(SELECT x ...): array_agg of the subquery's column, '{}' when it has no rows. Its
+    // ORDER BY becomes a row_number() column that orders the aggregate, so the order holds
+    // however the plan is distributed.
     PgNode subselect = s.subselect();
-    std::string order;
-    if (subselect.has_select_stmt() && subselect.select_stmt().sort_clause_size() == 1 &&
+    bool ordered = false;
+    if (subselect.has_select_stmt() && subselect.select_stmt().sort_clause_size() > 0 &&
+        subselect.select_stmt().distinct_clause_size() == 0 &&
         subselect.select_stmt().target_list_size() == 1) {
       auto* stmt = subselect.mutable_select_stmt();
-      const auto& by = stmt->sort_clause(0).sort_by();
-      const auto& target = stmt->target_list(0).res_target();
-      const bool ordinal_one = by.node().has_a_const() && by.node().a_const().has_ival() &&
-                               by.node().a_const().ival().ival() == 1;
-      const bool same_column =
-          by.node().has_column_ref() && target.val().has_column_ref() && target.name().empty() &&
-          by.node().column_ref().fields().size() == target.val().column_ref().fields().size() &&
-          Str(by.node().column_ref().fields(0)) == Str(target.val().column_ref().fields(0));
-      if ((ordinal_one || same_column) && by.sortby_dir() != pg_query::SORTBY_USING) {
-        order = by.sortby_dir() == pg_query::SORTBY_DESC ? " ORDER BY s.x DESC" : " ORDER BY s.x";
-        stmt->clear_sort_clause();
+      auto* target = stmt->add_target_list()->mutable_res_target();
+      target->set_name("n");
+      auto* call = target->mutable_val()->mutable_func_call();
+      call->add_funcname()->mutable_string()->set_sval("row_number");
+      auto* over = call->mutable_over();
+      for (const auto& key : stmt->sort_clause()) {
+        auto* copy = over->add_order_clause();
+        *copy = key;
+        // ORDER BY 1 names the select list's column; in OVER it would be a constant.
+        const auto& by = key.sort_by().node();
+        if (by.has_a_const() && by.a_const().has_ival() && by.a_const().ival().ival() == 1)
+          *copy->mutable_sort_by()->mutable_node() = stmt->target_list(0).res_target().val();
       }
+      if (!stmt->has_limit_count() && !stmt->has_limit_offset())
+        stmt->clear_sort_clause();
+      ordered = true;
     }
     SHOAL_ASSIGN_OR_RETURN(std::string sub, DeparseStatement(subselect));
-    return BindSqlExpression("(SELECT '{' || coalesce(string_agg(CAST(s.x AS text), ','" + order +
-                                 "), '') || '}' FROM (" + sub + ") AS s(x))",
+    return BindSqlExpression(std::string("(SELECT coalesce(array_agg(s.x") +
+                                 (ordered ? " ORDER BY s.n" : "") + "), '{}') FROM (" + sub +
+                                 ") AS s(x" + (ordered ? ", n" : "") + "))",
                              {}, ctx);
   }
   // The subquery may write aggregates of this query (PlaceAggregate): they are checked against

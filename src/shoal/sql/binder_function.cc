@@ -39,7 +39,29 @@ Result<ExprPtr> StatementBinder::BindFuncCall(const pg_query::FuncCall& f, ExprC
   if ((name == "now" || name == "transaction_timestamp" || name == "statement_timestamp") &&
       f.args().empty() && !f.has_over() && !f.agg_star())
     return MakeLiteral(StatementTimestamp(/*zoned=*/true));
-  if (!f.has_over() && !f.agg_star()) {
+  // unnest(array) is a set-returning function: only a select list (PlanSelectListUnnest) or FROM
+  // (BindUnnestFunction) may hold it.
+  if (name == "unnest" && !f.has_over()) {
+    if (ctx.in_aggregate)
+      return At(Status::InvalidArgument(
+                    "aggregate function calls cannot contain set-returning function calls")
+                    .WithSqlState("0A000")
+                    .WithHint("You might be able to move the set-returning function into a "
+                              "LATERAL FROM item."),
+                loc);
+    if (std::string_view(ctx.clause) != "SELECT")
+      return At(Status::InvalidArgument("set-returning functions are not allowed in {}", ctx.clause)
+                    .WithSqlState("0A000"),
+                loc);
+  }
+  // array_to_string and array_upper over the system catalogs' text arrays are rewritten below;
+  // over real arrays they are the array functions.
+  bool real_array = false;
+  if ((name == "array_to_string" || name == "array_upper") && f.args_size() >= 1) {
+    auto first = BindExpr(f.args(0), ctx);
+    real_array = first.ok() && (*first)->type.id() == TypeId::kList;
+  }
+  if (!f.has_over() && !f.agg_star() && !real_array) {
     auto catalog_call = BindCatalogFunction(name, f, ctx);
     if (catalog_call) {
       reusable_ = false;  // the session's or the catalog's state now

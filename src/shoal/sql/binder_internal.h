@@ -358,6 +358,26 @@ class StatementBinder {
   Result<ExprPtr> BindWindow(const pg_query::FuncCall& f, std::vector<ExprPtr> args,
                              ExprContext& ctx);
   Result<ExprPtr> BindTypeCast(const pg_query::TypeCast& c, ExprContext& ctx);
+  // Arrays and records (binder_arrays.cc).
+  /// ARRAY[...]; `target` (may be null) is the array type of an enclosing cast.
+  Result<ExprPtr> BindArrayConstructor(const pg_query::A_ArrayExpr& a, ExprContext& ctx,
+                                       const DataType* target);
+  /// a[i], a[i:j], m[k], (s).f, in sequence.
+  Result<ExprPtr> BindIndirection(const pg_query::A_Indirection& ind, ExprContext& ctx);
+  Result<ExprPtr> BindRowConstructor(const pg_query::RowExpr& row, ExprContext& ctx);
+  Result<BoundRelation> BindUnnestFunction(const pg_query::RangeFunction& rf,
+                                           const pg_query::FuncCall& f, ExprContext& ctx,
+                                           const std::string& qualifier);
+  /// unnest(...) calls of the select list: replaced by the columns of a TableFunction "unnest"
+  /// over `plan` (PostgreSQL's set-returning functions in the target list, zipped).
+  Status PlanSelectListUnnest(SelectState& st);
+  /// x op ANY / ALL (array); nullopt when `op` is not a comparison or `r` is catalog text.
+  std::optional<Result<ExprPtr>> BindArrayQuantified(const std::string& op, bool all,
+                                                     const ExprPtr& l, const ExprPtr& r,
+                                                     int location);
+  /// @>, <@, && and || when an operand is an array; nullopt otherwise.
+  std::optional<Result<ExprPtr>> BindArrayOperator(const std::string& op, const ExprPtr& l,
+                                                   const ExprPtr& r, int location);
   Result<ExprPtr> BindCase(const pg_query::CaseExpr& c, ExprContext& ctx);
   Result<ExprPtr> BindSubLink(const pg_query::SubLink& s, bool negated, ExprContext& ctx);
   Result<ExprPtr> BindRowSubLink(const pg_query::SubLink& s, const std::string& op,

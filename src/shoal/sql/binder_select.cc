@@ -426,6 +426,7 @@ Result<StatementBinder::QueryResult> StatementBinder::PlanOutput(SelectState& st
   const std::vector<std::string>& names = st.names;
   std::vector<OrderItem>& order = st.order;
   LogicalPlanPtr& plan = st.plan;
+  SHOAL_RETURN_IF_ERROR(PlanSelectListUnnest(st));
   // Projection: the select list, then hidden ORDER BY expressions.
   auto project = NewNode(LogicalKind::kProject);
   for (size_t i = 0; i < targets.size(); ++i) {

@@ -5,6 +5,7 @@
 // arguments are bound one level in, seeing those items at depth 1, and MakeFromJoin makes the
 // join a LATERAL one when they are read (the decorrelator then runs the function per row).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,8 @@ Result<BoundRelation> StatementBinder::BindRangeFunction(const pg_query::RangeFu
   // PostgreSQL names the value column after the alias when no column names are given.
   const std::string value_name =
       colnames != nullptr && !colnames->empty() ? Str((*colnames)[0]) : qualifier;
-  const int wanted = rf.ordinality() ? 2 : 1;
+  const int wanted =
+      (name == "unnest" ? std::max(f.args_size(), 1) : 1) + (rf.ordinality() ? 1 : 0);
   if (colnames != nullptr && colnames->size() > wanted)
     return At(Status::InvalidArgument("too many column aliases specified for function {}", name)
                   .WithSqlState("42P10"),
@@ -73,6 +75,8 @@ Result<BoundRelation> StatementBinder::BindRangeFunction(const pg_query::RangeFu
 
   BoundRelation rel;
   rel.lateral = true;
+  if (name == "unnest")
+    return BindUnnestFunction(rf, f, ctx, qualifier);
   if (name != "generate_series") {
     if (rf.ordinality())
       return At(Status::NotImplemented("WITH ORDINALITY is only supported for generate_series")
@@ -172,6 +176,63 @@ Result<BoundRelation> StatementBinder::BindRangeFunction(const pg_query::RangeFu
     node->output.push_back({ord_id, ordinality_name, qualifier, DataType::Int64(), false});
     rel.columns.push_back({qualifier, ordinality_name, ord_id, DataType::Int64(), false, false});
   }
+  rel.plan = node;
+  return rel;
+}
+
+// unnest(array [, array ...]) [WITH ORDINALITY] in FROM: a TableFunction "unnest" whose columns
+// are the arrays' elements, zipped (exec/operators/unnest_exec.h), then the ordinality.
+Result<BoundRelation> StatementBinder::BindUnnestFunction(const pg_query::RangeFunction& rf,
+                                                          const pg_query::FuncCall& f,
+                                                          ExprContext& ctx,
+                                                          const std::string& qualifier) {
+  const int loc = f.location();
+  if (f.agg_star() || f.agg_distinct() || f.has_over() || !f.agg_order().empty() ||
+      f.has_agg_filter() || f.args().empty())
+    return At(Status::NotFound("function unnest() does not exist").WithSqlState("42883"), loc);
+  std::vector<ExprPtr> args;
+  for (const auto& a : f.args()) {
+    SHOAL_ASSIGN_OR_RETURN(ExprPtr e, BindExpr(a, ctx));
+    if (IsUnknownLiteral(e))
+      return At(Status::InvalidArgument("function unnest(unknown) is not unique")
+                    .WithSqlState("42725")
+                    .WithHint("Could not choose a best candidate function. You might need to "
+                              "add explicit type casts."),
+                loc);
+    if (e->type.id() != TypeId::kList)
+      return At(Status::NotFound("function unnest({}) does not exist", SqlTypeName(e->type))
+                    .WithSqlState("42883")
+                    .WithHint("unnest takes arrays."),
+                loc);
+    args.push_back(std::move(e));
+  }
+  const NodeList* colnames = rf.has_alias() ? &rf.alias().colnames() : nullptr;
+  auto column_name = [&](size_t i, const std::string& fallback) {
+    return colnames != nullptr && static_cast<int>(i) < colnames->size()
+               ? Str((*colnames)[static_cast<int>(i)])
+               : fallback;
+  };
+  BoundRelation rel;
+  rel.lateral = true;
+  auto node = NewNode(LogicalKind::kTableFunction);
+  node->function_name = "unnest";
+  node->with_ordinality = rf.ordinality();
+  // PostgreSQL names a single array's column after the alias (or "unnest"), several "unnest".
+  const std::string single = rf.has_alias() ? qualifier : "unnest";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const DataType item = args[i]->type.item_field().type;
+    const std::string col = column_name(i, args.size() == 1 ? single : "unnest");
+    const ColumnId id = NewId();
+    node->output.push_back({id, col, qualifier, item, true});
+    rel.columns.push_back({qualifier, col, id, item, true, false});
+  }
+  if (rf.ordinality()) {
+    const std::string col = column_name(args.size(), "ordinality");
+    const ColumnId id = NewId();
+    node->output.push_back({id, col, qualifier, DataType::Int64(), false});
+    rel.columns.push_back({qualifier, col, id, DataType::Int64(), false, false});
+  }
+  node->exprs = std::move(args);
   rel.plan = node;
   return rel;
 }

@@ -17,8 +17,16 @@ Result<DataType> StatementBinder::ResolveTypeName(const pg_query::TypeName& t) {
     if (m.has_a_const() && m.a_const().has_ival())
       mods.push_back(m.a_const().ival().ival());
   }
-  if (!t.array_bounds().empty())
-    return At(Status::NotImplemented("array types are not supported"), t.location());
+  if (!t.array_bounds().empty()) {
+    // int[] is a list of int; each further [] nests a list (PostgreSQL's int[][] is the same
+    // type as int[], any number of dimensions, rectangular).
+    pg_query::TypeName element = t;
+    element.clear_array_bounds();
+    SHOAL_ASSIGN_OR_RETURN(DataType item, ResolveTypeName(element));
+    for (int i = 0; i < t.array_bounds_size(); ++i)
+      item = DataType::List(item);
+    return item;
+  }
   if (name == "int2" || name == "smallint")
     return DataType::Int16();
   if (name == "int4" || name == "int" || name == "integer")
@@ -69,6 +77,11 @@ Result<ExprPtr> StatementBinder::Coerce(const ExprPtr& e, const DataType& type, 
       return MakeLiteral(Scalar(type));
     if (IsUnknownLiteral(e)) {
       auto v = CastTextToType(e->value.string_value(), type);
+      if (!v.ok() && v.status().code() == StatusCode::kNotImplemented && type.is_nested()) {
+        // '{1,2}' as an array: parsed by the cast kernel (exec/expr/array_casts.h).
+        auto text = std::make_shared<Expr>(*e);
+        return MakeCast(text, type);
+      }
       if (!v.ok())
         return At(v.status(), location);
       return MakeLiteral(*v);
@@ -132,8 +145,15 @@ Result<ExprPtr> StatementBinder::MakeResolvedCall(const std::string& name,
   for (size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     bool position_is_text = (name == "extract" || name == "date_trunc") && i == 0;
-    if (IsUnknownLiteral(a) && hint && !position_is_text && name != "like" && name != "ilike" &&
-        name != "concat")
+    const bool element_position =
+        ((name == "array_append" || name == "array_position" || name == "map_extract_value") &&
+         i == 1) ||
+        (name == "array_prepend" && i == 0);
+    if (IsUnknownLiteral(a) && hint && element_position && hint->is_nested())
+      types.push_back(name == "map_extract_value" ? hint->key_field().type
+                                                  : hint->item_field().type);
+    else if (IsUnknownLiteral(a) && hint && !position_is_text && name != "like" &&
+             name != "ilike" && name != "concat")
       types.push_back(*hint);
     else if (IsUnknownLiteral(a))
       types.push_back(DataType::Utf8());

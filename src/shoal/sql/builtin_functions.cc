@@ -606,6 +606,7 @@ void RegisterBuiltins(FunctionRegistry& r) {
   for (const char* name : {"first_value", "last_value"}) {
     window(name, AnyOneArgumentRule, std::string(name) + "(any)");
   }
+  RegisterArrayBuiltins(r);
 }
 
 }  // namespace shoal::sql::internal

@@ -33,5 +33,7 @@ inline FunctionResolution Res(std::vector<DataType> args, DataType result, bool 
 
 /// Registers the built-in scalar, aggregate and window functions with their type rules.
 void RegisterBuiltins(FunctionRegistry& r);
+/// The array, record and map functions (array_functions.cc).
+void RegisterArrayBuiltins(FunctionRegistry& r);
 
 }  // namespace shoal::sql::internal

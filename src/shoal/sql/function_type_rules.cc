@@ -69,6 +69,13 @@ std::optional<DataType> CommonSuperType(const DataType& a, const DataType& b) {
     return CommonSuperType(a.value_type(), b);
   if (b.id() == TypeId::kDictionary)
     return CommonSuperType(a, b.value_type());
+  if (a.id() == TypeId::kList && b.id() == TypeId::kList) {
+    // Arrays join element-wise (int[] and bigint[] meet at bigint[]).
+    auto item = CommonSuperType(a.item_field().type, b.item_field().type);
+    if (!item)
+      return std::nullopt;
+    return DataType::List(*item);
+  }
   if (a.is_integer() && b.is_integer()) {
     int rank = std::max(IntegerRank(a.id()), IntegerRank(b.id()));
     if (rank == 5)

@@ -48,6 +48,20 @@ TEST_F(SqlCommandTest, Json) {
   EXPECT_EQ(out_.str(), "[]\n");
 }
 
+// Arrays: JSON arrays (nested for lists of lists), records JSON objects of their fields; csv
+// writes array_out's text as PostgreSQL's COPY ... CSV does.
+TEST_F(SqlCommandTest, ArraysAndRecords) {
+  const std::string query =
+      "SELECT ARRAY[1,2,NULL] AS a, ARRAY['x','y z'] AS t, ROW(1,'a') AS r, "
+      "ARRAY[[1],[2]] AS m, NULL::int[] AS n";
+  ASSERT_TRUE(Script(query, SqlOutputFormat::kJson).ok());
+  EXPECT_EQ(out_.str(),
+            "[\n{\"a\":[1,2,null],\"t\":[\"x\",\"y z\"],\"r\":{\"f1\":1,\"f2\":\"a\"},"
+            "\"m\":[[1],[2]],\"n\":null}\n]\n");
+  ASSERT_TRUE(Script(query, SqlOutputFormat::kCsv).ok());
+  EXPECT_EQ(out_.str(), "a,t,r,m,n\n\"{1,2,NULL}\",\"{x,\"\"y z\"\"}\",\"(1,a)\",\"{{1},{2}}\",\n");
+}
+
 TEST_F(SqlCommandTest, TableShowsTagsAndRows) {
   ASSERT_TRUE(Script("CREATE TABLE t (a int);\nINSERT INTO t VALUES (1), (2);\nSELECT a FROM t "
                      "ORDER BY a;")

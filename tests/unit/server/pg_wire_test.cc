@@ -196,5 +196,32 @@ TEST(PgWireTest, DataRowTextAndBinary) {
       std::string("T\0\0\0\x1a\0\x01i\0\0\0\0\0\0\0\0\0\0\x17\0\x04\xff\xff\xff\xff\0\x01", 27));
 }
 
+// Arrays: PostgreSQL's array OIDs in RowDescription, array_out's text and array_send's binary
+// form (ndim, has-nulls flag, element OID, length and lower bound per dimension, then each
+// element's length or -1 and bytes), as psycopg decodes them.
+TEST(PgWireTest, ArraysAsPostgresSendsThem) {
+  using columnar::DataType;
+  const DataType type = DataType::List(DataType::Int32());
+  columnar::ListBuilder lists(type, DefaultMemoryPool());
+  auto* items = static_cast<columnar::Int32Builder*>(lists.value_builder());
+  ASSERT_TRUE(lists.Append().ok());
+  ASSERT_TRUE(items->Append(1).ok());
+  ASSERT_TRUE(items->AppendNull().ok());
+  ASSERT_TRUE(lists.Append().ok());  // {}
+  auto array = lists.Finish();
+  ASSERT_TRUE(array.ok());
+  EXPECT_EQ(PgTypeOf(type).oid, 1007u);
+  EXPECT_EQ(PgTypeOf(DataType::List(DataType::Utf8())).oid, 1009u);
+  EXPECT_EQ(PgTypeOf(DataType::List(DataType::List(DataType::Int64()))).oid, 1016u);
+  EXPECT_EQ(PgTypeOf(DataType::Struct({columnar::Field("a", DataType::Int32())})).oid, 2249u);
+  std::string out;
+  AppendBinaryValue(**array, 0, &out);
+  EXPECT_EQ(out, Int32Bytes(1) + Int32Bytes(1) + Int32Bytes(23) + Int32Bytes(2) + Int32Bytes(1) +
+                     Int32Bytes(4) + Int32Bytes(1) + Int32Bytes(-1));
+  out.clear();
+  AppendBinaryValue(**array, 1, &out);
+  EXPECT_EQ(out, Int32Bytes(0) + Int32Bytes(0) + Int32Bytes(23));
+}
+
 }  // namespace
 }  // namespace shoal::server

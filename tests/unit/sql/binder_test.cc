@@ -349,5 +349,36 @@ TEST(IndexCatalogTest, NamesConstraintsAndDrops) {
   EXPECT_TRUE(session.catalog()->IndexesOf("public", "nation").empty());
 }
 
+// Arrays and records (binder_arrays.cc): PostgreSQL's array types are lists, ARRAY[...] takes
+// the common type of its elements, subscripts give the element type, unnest in the select list
+// becomes a TableFunction below the projection, and misuse is refused with PostgreSQL's SQLSTATE.
+TEST_F(BinderTest, ArrayTypes) {
+  using columnar::DataType;
+  ASSERT_OK_AND_ASSIGN(auto b, Bind("SELECT ARRAY[1, 2], ARRAY[1, 2.5], '{a}'::text[], "
+                                    "CAST(NULL AS int ARRAY), '{{1}}'::bigint[][], "
+                                    "(ARRAY[1, 2])[1], (ARRAY['a'])[1:1], ROW(1, 'x')"));
+  const auto& out = b.plan->output;
+  ASSERT_EQ(out.size(), 8u);
+  EXPECT_EQ(out[0].type, DataType::List(DataType::Int32()));
+  EXPECT_EQ(out[1].type.id(), columnar::TypeId::kList);
+  EXPECT_EQ(out[1].type.item_field().type.id(), columnar::TypeId::kDecimal);
+  EXPECT_EQ(out[2].type, DataType::List(DataType::Utf8()));
+  EXPECT_EQ(out[3].type, DataType::List(DataType::Int32()));
+  EXPECT_EQ(out[4].type, DataType::List(DataType::List(DataType::Int64())));
+  EXPECT_EQ(out[5].type, DataType::Int32());
+  EXPECT_EQ(out[6].type, DataType::List(DataType::Utf8()));
+  EXPECT_EQ(out[7].type, DataType::Struct({columnar::Field("f1", DataType::Int32()),
+                                           columnar::Field("f2", DataType::Utf8())}));
+  ASSERT_OK_AND_ASSIGN(auto agg, Bind("SELECT array_agg(n_name ORDER BY n_name) FROM nation"));
+  EXPECT_EQ(agg.plan->output[0].type, DataType::List(DataType::Utf8()));
+  EXPECT_NE(Plan("SELECT n_name, unnest(ARRAY[1, 2]) FROM nation").find("TableFunction"),
+            std::string::npos);
+  EXPECT_EQ(BindError("SELECT ARRAY[]").sqlstate(), "42P18");
+  EXPECT_EQ(BindError("SELECT (1)[1]").sqlstate(), "42804");
+  EXPECT_EQ(BindError("SELECT * FROM unnest(1)").sqlstate(), "42883");
+  EXPECT_EQ(BindError("SELECT (ROW(1)).nope").sqlstate(), "42703");
+  EXPECT_EQ(BindError("SELECT ARRAY[1] @> ARRAY['a']").sqlstate(), "42883");
+}
+
 }  // namespace
 }  // namespace shoal::sql

@@ -166,6 +166,7 @@ Result<AccPtr> MakeMinMaxAccumulator(bool max, const DataType& type);
 AccPtr MakeBoolAccumulator(bool is_and);
 Result<AccPtr> MakeVarianceAccumulator(const std::string& name, const DataType& in);
 AccPtr MakeStringAggAccumulator(const DataType& type);
+AccPtr MakeArrayAggAccumulator(const DataType& item);
 /// An aggregate that needs ordered input (sql::NeedsOrderedInput); `inner` is the plain
 /// accumulator of an order-sensitive aggregate (null for ordered-set aggregates).
 Result<AccPtr> MakeOrderedAccumulator(const sql::Expr& aggregate, AccPtr inner);

@@ -37,6 +37,7 @@ namespace {
 using columnar::DataType;
 using columnar::Field;
 using columnar::TypeId;
+using internal::MakeArrayAggAccumulator;
 using internal::MakeBoolAccumulator;
 using internal::MakeCountAccumulator;
 using internal::MakeMinMaxAccumulator;
@@ -109,6 +110,10 @@ Result<std::unique_ptr<Accumulator>> MakeAccumulator(const sql::Expr& agg) {
       return Status::Internal("string_agg of {}", agg.args[0]->type.ToString());
     return MakeStringAggAccumulator(agg.args[0]->type);
   }
+  if (name == "array_agg") {
+    SHOAL_RETURN_IF_ERROR(CheckArgs(agg, 1));
+    return MakeArrayAggAccumulator(agg.args[0]->type);
+  }
   return Status::NotImplemented("aggregate function {}", name);
 }
 
@@ -152,6 +157,8 @@ Result<std::vector<Field>> AggregateStateFields(const sql::Expr& agg, const std:
     return std::vector<Field>{f(name.c_str(), DataType::Boolean())};
   if (name == "string_agg")
     return std::vector<Field>{f("value", in), f("first_separator", in)};
+  if (name == "array_agg")
+    return std::vector<Field>{f("values", DataType::List(in))};
   return Status::NotImplemented("aggregate function {}", name);
 }
 

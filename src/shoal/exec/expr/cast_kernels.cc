@@ -9,6 +9,7 @@
 #include "shoal/columnar/sql_type_name.h"
 #include "shoal/common/date_text.h"
 #include "shoal/common/text.h"
+#include "shoal/exec/expr/array_casts.h"
 #include "shoal/exec/expr/kernel_util.h"
 
 namespace shoal::exec {
@@ -364,6 +365,10 @@ Result<KernelPtr> MakeCastKernel(const DataType& from, const DataType& to, bool 
   auto unsupported = [&]() -> Result<KernelPtr> {
     return Status::NotImplemented("cast from {} to {}", from.ToString(), to.ToString());
   };
+  if (to.id() == TypeId::kList && from.id() == TypeId::kUtf8)
+    return MakeTextToArrayCast(to, try_cast);
+  if (to.is_list_like() && from.is_list_like())
+    return MakeArrayToArrayCast(from, to, try_cast);
   const bool from_num = IsNumeric(from) || from.id() == TypeId::kDecimal;
   const bool to_num = IsNumeric(to) || to.id() == TypeId::kDecimal;
   if (from_num && to_num) {

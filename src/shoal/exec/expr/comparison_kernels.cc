@@ -155,6 +155,9 @@ Result<KernelPtr> MakeCompare(const KernelSignature& sig, bool distinct) {
   SHOAL_ASSIGN_OR_RETURN(DataType common, CommonType(sig.arg_types[0], sig.arg_types[1]));
   if (common.id() == TypeId::kDictionary)
     common = common.value_type();
+  if ((common.id() == TypeId::kList || common.id() == TypeId::kLargeList) &&
+      sig.arg_types[0] == sig.arg_types[1] && (kOp == CmpOp::kEq || kOp == CmpOp::kNe))
+    return MakeArrayEqualityKernel(kOp == CmpOp::kNe, distinct);
   DataType physical = common;
   if (common.id() == TypeId::kBoolean)
     physical = DataType::Int8();

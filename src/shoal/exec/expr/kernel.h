@@ -101,6 +101,9 @@ KernelPtr MakeLambdaKernel(F fn) {
 Result<KernelPtr> MakeCastKernel(const columnar::DataType& from, const columnar::DataType& to,
                                  bool try_cast = false);
 
+/// =, <> and IS [NOT] DISTINCT FROM between arrays of one type (array_kernels.cc).
+Result<KernelPtr> MakeArrayEqualityKernel(bool negate, bool distinct);
+
 /// "int32, utf8" for error messages.
 std::string TypeListText(const std::vector<columnar::DataType>& types);
 
@@ -115,5 +118,6 @@ void RegisterDateKernels(KernelRegistry* registry);
 void RegisterTextFunctionKernels(KernelRegistry* registry);
 void RegisterNumericFunctionKernels(KernelRegistry* registry);
 void RegisterDatetimeFunctionKernels(KernelRegistry* registry);
+void RegisterArrayKernels(KernelRegistry* registry);
 
 }  // namespace shoal::exec

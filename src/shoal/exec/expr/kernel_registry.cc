@@ -16,6 +16,7 @@ const KernelRegistry& KernelRegistry::Global() {
     RegisterTextFunctionKernels(r);
     RegisterNumericFunctionKernels(r);
     RegisterDatetimeFunctionKernels(r);
+    RegisterArrayKernels(r);
     return r;
   }();
   return *registry;

@@ -223,20 +223,14 @@ bool IsStrictFunction(std::string_view name) {
   // Every scalar function and operator is strict (NULL in, NULL out) except these, which look at
   // NULL arguments: three-valued logic, the NULL tests, the conditional functions and concat()
   // (which skips NULLs). "in" is strict in its left operand only: `1 IN (1, NULL)` is true.
-  static const std::set<std::string, std::less<>> kNotStrict = {"and",
-                                                                "or",
-                                                                "is_null",
-                                                                "is_not_null",
-                                                                "is_true",
-                                                                "is_false",
-                                                                "is_distinct_from",
-                                                                "is_not_distinct_from",
-                                                                "coalesce",
-                                                                "greatest",
-                                                                "least",
-                                                                "nullif",
-                                                                "concat",
-                                                                "concat_ws"};
+  static const std::set<std::string, std::less<>> kNotStrict = {
+      "and", "or", "is_null", "is_not_null", "is_true", "is_false", "is_distinct_from",
+      "is_not_distinct_from", "coalesce", "greatest", "least", "nullif", "concat", "concat_ws",
+      // Arrays hold NULLs, a NULL array is empty to array_cat, array_position searches for
+      // NULL and x op ANY ('{}') is false.
+      "make_array", "row", "map", "array_position", "array_cat", "array_append", "array_prepend",
+      "array_to_string", "string_to_array", "= any", "<> any", "< any", "<= any", "> any", ">= any",
+      "= all", "<> all", "< all", "<= all", "> all", ">= all"};
   return kNotStrict.count(name) == 0;
 }
 

@@ -471,7 +471,9 @@ class DomainUnnester {
     node->children = {input.plan};
     for (auto& e : node->exprs)
       e = Substitute(e, input.domain);
-    const size_t own = plan.with_ordinality ? 2 : 1;
+    // The function's own columns come first (unnest has one per array).
+    const size_t own =
+        plan.output.size() - (plan.children.empty() ? 0 : plan.children[0]->output.size());
     node->output.assign(plan.output.begin(), plan.output.begin() + static_cast<long>(own));
     node->output.insert(node->output.end(), input.plan->output.begin(), input.plan->output.end());
     return Finish(node, input.domain);

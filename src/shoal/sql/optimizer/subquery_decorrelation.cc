@@ -133,6 +133,16 @@ class Decorrelator {
       node->children[1] = DecrementPlanDepth(right, 0);
       return RewriteJoinCondition(node);
     }
+    if (join.join_type == JoinType::kInner && !join.predicate && join.left_keys.empty() &&
+        right->kind == LogicalKind::kTableFunction && right->function_name == "unnest" &&
+        right->children.empty()) {
+      // FROM t, unnest(t.a): the arrays are evaluated per row of t by the Unnest operator itself,
+      // which repeats t's columns for each element; no domain of distinct arrays is needed.
+      auto unnest = DecrementPlanDepth(right, 0)->Clone();
+      unnest->children = {left};
+      unnest->output.insert(unnest->output.end(), left->output.begin(), left->output.end());
+      return MakeIdentityProjection(unnest, join.output);
+    }
     if (join.join_type != JoinType::kInner && join.join_type != JoinType::kLeft)
       return Status::InvalidArgument(
                  "a LATERAL reference needs an INNER or LEFT join (the right side of a {} join "

@@ -914,7 +914,8 @@ void SetColumnType(const DataType& type, char code, RowSet& rows) {
   std::string udt;
   for (const auto& t : SystemTypes()) {
     if (t.oid == oid) {
-      data_type = t.display;
+      // information_schema spells every array type ARRAY (udt_name tells which).
+      data_type = t.category == 'A' ? "ARRAY" : t.display;
       udt = t.typname;
     }
   }
@@ -1025,6 +1026,22 @@ const std::vector<SystemType>& SystemTypes() {
       {2205, "regclass", "regclass", 4, 'N'},
       {2206, "regtype", "regtype", 4, 'N'},
       {4089, "regnamespace", "regnamespace", 4, 'N'},
+      // Records and the array types of Shoal's element types (columnar/pg_type.h).
+      {2249, "record", "record", -1, 'P'},
+      {1000, "_bool", "boolean[]", -1, 'A'},
+      {1001, "_bytea", "bytea[]", -1, 'A'},
+      {1005, "_int2", "smallint[]", -1, 'A'},
+      {1007, "_int4", "integer[]", -1, 'A'},
+      {1009, "_text", "text[]", -1, 'A'},
+      {1016, "_int8", "bigint[]", -1, 'A'},
+      {1021, "_float4", "real[]", -1, 'A'},
+      {1022, "_float8", "double precision[]", -1, 'A'},
+      {1115, "_timestamp", "timestamp without time zone[]", -1, 'A'},
+      {1182, "_date", "date[]", -1, 'A'},
+      {1185, "_timestamptz", "timestamp with time zone[]", -1, 'A'},
+      {1187, "_interval", "interval[]", -1, 'A'},
+      {1231, "_numeric", "numeric[]", -1, 'A'},
+      {2287, "_record", "record[]", -1, 'A'},
   };
   return kTypes;
 }
