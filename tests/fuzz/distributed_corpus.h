@@ -132,6 +132,13 @@ inline std::vector<std::pair<std::string, std::string>> CorpusQueries(const std:
   out.emplace_back("union",
                    "SELECT r_name FROM region UNION ALL SELECT n_name FROM nation "
                    "EXCEPT SELECT 'FRANCE' ORDER BY 1");
+  // Nested types and literals in plans: arrays built, grouped, unnested, with array literals.
+  out.emplace_back("arrays",
+                   "SELECT n_regionkey, array_agg(n_name ORDER BY n_name), "
+                   "ARRAY[n_regionkey, 2] || ARRAY[3], ROW(n_regionkey, 'x') IS NULL "
+                   "FROM nation, unnest(ARRAY[1, 2]) "
+                   "WITH ORDINALITY AS u(v, o) WHERE v = ANY(ARRAY[1, n_regionkey]) "
+                   "GROUP BY n_regionkey, ARRAY[n_regionkey] ORDER BY 1");
   return out;
 }
 

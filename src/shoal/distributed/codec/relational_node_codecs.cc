@@ -22,6 +22,7 @@
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_function_exec.h"
 #include "shoal/exec/operators/union_exec.h"
+#include "shoal/exec/operators/unnest_exec.h"
 #include "shoal/exec/operators/window_exec.h"
 #include "shoal/exec/operators/working_table_scan_exec.h"
 
@@ -243,6 +244,33 @@ Result<exec::ExecPlanPtr> DecodeTableFunction(const proto::PlanNodeProto& in, Ch
   return exec::ExecPlanPtr(std::move(node));
 }
 
+Status EncodeUnnest(const exec::ExecutionPlan& node, NodeEncoder&, proto::PlanNodeProto* out) {
+  const auto& x = node.As<exec::UnnestExec>();
+  auto* m = out->mutable_unnest();
+  SHOAL_RETURN_IF_ERROR(EncodeExprList(x.arrays(), m->mutable_arrays()));
+  m->set_with_ordinality(x.with_ordinality());
+  for (int i = 0; i < x.num_function_columns(); ++i)
+    m->add_names(x.schema()->field(i).name);
+  return Status::OK();
+}
+
+Result<exec::ExecPlanPtr> DecodeUnnest(const proto::PlanNodeProto& in, Children&& children,
+                                       NodeDecoder&) {
+  if (children.size() > 1)
+    return Status::InvalidData("encoded plan: Unnest with {} children", children.size());
+  const auto& m = in.unnest();
+  ExprDecoder exprs;
+  SHOAL_ASSIGN_OR_RETURN(auto arrays, exprs.DecodeList(m.arrays()));
+  SHOAL_RETURN_IF_ERROR(
+      exprs.CheckColumns(children.empty() ? 0 : InputColumns(children), "Unnest"));
+  std::vector<std::string> names(m.names().begin(), m.names().end());
+  // Make checks the rest against the types (arrays of list type, one name per column).
+  SHOAL_ASSIGN_OR_RETURN(
+      auto node, exec::UnnestExec::Make(children.empty() ? nullptr : children[0], std::move(arrays),
+                                        m.with_ordinality(), std::move(names)));
+  return exec::ExecPlanPtr(std::move(node));
+}
+
 Result<exec::ExecPlanPtr> DecodeExpand(const proto::PlanNodeProto& in, Children&& children,
                                        NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Expand"));
@@ -347,6 +375,7 @@ void AddRelationalNodeCodecs(NodeCodecRegistry* registry) {
   registry->Add({PlanKind::kExpand, P::kExpand, true, EncodeExpand, DecodeExpand});
   registry->Add({PlanKind::kTableFunction, P::kTableFunction, true, EncodeTableFunction,
                  DecodeTableFunction});
+  registry->Add({PlanKind::kUnnest, P::kUnnest, true, EncodeUnnest, DecodeUnnest});
   registry->Add({PlanKind::kCoalescePartitions, P::kCoalescePartitions, true,
                  EncodeCoalescePartitions, DecodeCoalescePartitions});
   registry->Add({PlanKind::kUnion, P::kUnionAll, true, EncodeUnion, DecodeUnion});
