@@ -18,6 +18,7 @@
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/kernel.h"
 #include "shoal/exec/expr/kernel_util.h"
+#include "shoal/exec/row_key/nested_key_encoder.h"
 
 namespace shoal::exec {
 
@@ -778,6 +779,31 @@ Result<KernelPtr> MakeArrayEqualityKernel(bool negate, bool distinct) {
           equal = equal && eq->BoolValue(pair);
       }
       values[static_cast<size_t>(r)] = (equal != negate) ? 1 : 0;
+    }
+    return FixedResult<uint8_t>(DataType::Boolean(), values, valid, e.scalar, ctx);
+  });
+}
+
+Result<KernelPtr> MakeArrayOrderingKernel(const std::string& op) {
+  // array_cmp's order (element by element, a NULL element above any value, a prefix below its
+  // extensions) is the memcmp order of the key encoding (row_key/nested_key_encoder.h): both
+  // sides are encoded once per batch and compared a row at a time. NULL when an array is NULL.
+  const bool less = op[0] == '<';
+  const bool or_equal = op.size() == 2;
+  return MakeLambdaKernel([less, or_equal](const std::vector<Datum>& args, int64_t length,
+                                           KernelContext* ctx) -> Result<Datum> {
+    SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr ka, EncodeNestedKeys(*e.arrays[0], ctx->pool));
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr kb, EncodeNestedKeys(*e.arrays[1], ctx->pool));
+    std::vector<uint8_t> values(static_cast<size_t>(e.n), 0);
+    std::vector<uint8_t> valid(static_cast<size_t>(e.n), 1);
+    for (int64_t r = 0; r < e.n; ++r) {
+      if (ka->IsNull(r) || kb->IsNull(r)) {
+        valid[static_cast<size_t>(r)] = 0;
+        continue;
+      }
+      const int c = ka->StringValue(r).compare(kb->StringValue(r));
+      values[static_cast<size_t>(r)] = (less ? c < 0 : c > 0) || (or_equal && c == 0);
     }
     return FixedResult<uint8_t>(DataType::Boolean(), values, valid, e.scalar, ctx);
   });

@@ -156,8 +156,16 @@ Result<KernelPtr> MakeCompare(const KernelSignature& sig, bool distinct) {
   if (common.id() == TypeId::kDictionary)
     common = common.value_type();
   if ((common.id() == TypeId::kList || common.id() == TypeId::kLargeList) &&
-      sig.arg_types[0] == sig.arg_types[1] && (kOp == CmpOp::kEq || kOp == CmpOp::kNe))
-    return MakeArrayEqualityKernel(kOp == CmpOp::kNe, distinct);
+      sig.arg_types[0] == sig.arg_types[1]) {
+    switch (kOp) {
+      case CmpOp::kEq:
+      case CmpOp::kNe: return MakeArrayEqualityKernel(kOp == CmpOp::kNe, distinct);
+      case CmpOp::kLt: return MakeArrayOrderingKernel("<");
+      case CmpOp::kLe: return MakeArrayOrderingKernel("<=");
+      case CmpOp::kGt: return MakeArrayOrderingKernel(">");
+      case CmpOp::kGe: return MakeArrayOrderingKernel(">=");
+    }
+  }
   DataType physical = common;
   if (common.id() == TypeId::kBoolean)
     physical = DataType::Int8();

@@ -103,6 +103,9 @@ Result<KernelPtr> MakeCastKernel(const columnar::DataType& from, const columnar:
 
 /// =, <> and IS [NOT] DISTINCT FROM between arrays of one type (array_kernels.cc).
 Result<KernelPtr> MakeArrayEqualityKernel(bool negate, bool distinct);
+/// <, <=, > and >= between arrays of one type, as PostgreSQL's array_cmp (array_kernels.cc):
+/// `op` is "<", "<=", ">" or ">=".
+Result<KernelPtr> MakeArrayOrderingKernel(const std::string& op);
 
 /// "int32, utf8" for error messages.
 std::string TypeListText(const std::vector<columnar::DataType>& types);
