@@ -23,6 +23,7 @@ bool QueryRetry::Again(const Status& error, int attempt, std::vector<std::string
       "a worker failed before any row was sent ({}); running the query again on the workers "
       "that answer (retry_policy = query, attempt {} of {})",
       why, attempt + 1, attempts_));
+  // NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): a counter is mutable
   static Counter& retries = ProcessMetrics().GetCounter(
       "shoal_query_retries_total", "Queries run again after a lost worker (retry_policy = query).");
   retries.Add();

@@ -48,7 +48,7 @@ TypeRule TwoArrays(bool result_is_array) {
 
 /// (array, element) or (element, array) -> the array (array_append, array_prepend) or int
 /// (array_position).
-TypeRule ArrayAndElement(size_t array_at, std::optional<DataType> result) {
+TypeRule ArrayAndElement(size_t array_at, const std::optional<DataType>& result) {
   return
       [array_at, result](const std::vector<DataType>& args) -> std::optional<FunctionResolution> {
         if (args.size() != 2)

@@ -57,7 +57,7 @@ class ArrayTextParser {
   struct Mark {
     std::vector<size_t> sizes;
     std::vector<int32_t> counts;
-    int64_t leaves;
+    int64_t leaves = 0;
   };
 
   Mark Save() const {

@@ -411,7 +411,7 @@ Result<KernelPtr> CatKernel(CatKind kind, const KernelSignature& sig) {
 
 // x op ANY (a) / x op ALL (a), with SQL's three-valued rules: ANY is true when one comparison is,
 // NULL when none is but one is NULL, false otherwise (false for an empty array); ALL the dual.
-Result<KernelPtr> QuantifiedKernel(std::string op, bool all) {
+Result<KernelPtr> QuantifiedKernel(const std::string& op, bool all) {
   return MakeLambdaKernel([op, all](const std::vector<Datum>& args, int64_t length,
                                     KernelContext* ctx) -> Result<Datum> {
     SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));

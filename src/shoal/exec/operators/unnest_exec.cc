@@ -193,6 +193,7 @@ Result<ExecPlanPtr> UnnestExec::WithNewChildren(std::vector<ExecPlanPtr> childre
   if (children.size() != (input_ ? 1u : 0u))
     return Status::Internal("Unnest takes {} children", input_ ? 1 : 0);
   std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(num_function_columns()));
   for (int i = 0; i < num_function_columns(); ++i)
     names.push_back(schema()->field(i).name);
   SHOAL_ASSIGN_OR_RETURN(
