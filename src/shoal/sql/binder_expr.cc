@@ -524,9 +524,10 @@ Result<ExprPtr> StatementBinder::BindTypeCast(const pg_query::TypeCast& c, ExprC
     if (c.arg().has_a_array_expr())
       return BindArrayConstructor(c.arg().a_array_expr(), ctx, &type);
     SHOAL_ASSIGN_OR_RETURN(ExprPtr arg, BindExpr(c.arg(), ctx));
-    // An array of the system catalogs is text and stays so (`prattrs::int2[]`): a text
-    // expression (not a literal) cast to an array type keeps its text form.
-    if (arg->type.id() == TypeId::kUtf8 && !IsUnknownLiteral(arg))
+    // An array of the system catalogs is text and stays so (`prattrs::int2[]`): in a statement
+    // that reads one, a text expression (not a literal) cast to an array type keeps its text
+    // form. Anywhere else the text is parsed as array_in does.
+    if (reads_system_catalog_ && arg->type.id() == TypeId::kUtf8 && !IsUnknownLiteral(arg))
       return arg;
     if (arg->type == type)
       return arg;

@@ -471,6 +471,9 @@ class StatementBinder {
   // snapshot of a table Shoal writes (later commits change it), a system catalog's rows, a
   // catalog function's value, a function in FROM (it may read files), a $n value.
   bool reusable_ = true;
+  // The statement reads a system catalog relation (pg_catalog, information_schema): their array
+  // columns are text, and psql's queries cast them to arrays (BindTypeCast keeps them text).
+  bool reads_system_catalog_ = false;
 };
 
 }  // namespace shoal::sql::internal

@@ -112,6 +112,7 @@ std::optional<Result<BoundRelation>> StatementBinder::BindSystemRelation(
   if (!IsSystemSchema(schema) && !(schema.empty() && IsSystemRelation("", rv.relname())))
     return std::nullopt;
   reusable_ = false;  // its rows are the catalog and the session as they are now
+  reads_system_catalog_ = true;
   auto table = BuildSystemRelation(CatalogContext(), schema, rv.relname());
   if (!table.ok())
     return At(table.status(), rv.location());
