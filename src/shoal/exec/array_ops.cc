@@ -79,6 +79,24 @@ Result<BufferPtr> AndValidity(const std::vector<const Array*>& arrays, int64_t l
   return out;
 }
 
+Result<BufferPtr> ConcatenateValidity(const std::vector<ArrayPtr>& arrays, int64_t length,
+                                      int64_t null_count, const std::shared_ptr<MemoryPool>& pool) {
+  if (null_count == 0)
+    return BufferPtr();
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, Allocate(length, pool));
+  int64_t pos = 0;
+  for (const ArrayPtr& a : arrays) {
+    if (a->validity() == nullptr) {
+      for (int64_t i = 0; i < a->length(); ++i)
+        bitmap::SetBit(validity->mutable_data(), pos + i);
+    } else {
+      bitmap::CopyBits(a->validity(), a->bit_offset(), a->length(), validity->mutable_data(), pos);
+    }
+    pos += a->length();
+  }
+  return validity;
+}
+
 void PackBytes(const uint8_t* bytes, int64_t length, uint8_t* dst) {
   int64_t whole = length / 8;
   for (int64_t k = 0; k < whole; ++k) {
@@ -93,6 +111,39 @@ void PackBytes(const uint8_t* bytes, int64_t length, uint8_t* dst) {
       last = static_cast<uint8_t>(last | ((bytes[i] != 0) << (i & 7)));
     dst[whole] = last;
   }
+}
+
+Result<BufferPtr> TakeValidity(const Array& array, const int32_t* indices, int64_t count,
+                               const std::shared_ptr<MemoryPool>& pool, bool allow_null_index,
+                               int64_t* null_count) {
+  const bool source_nulls = array.null_count() > 0;
+  bool any_negative = false;
+  if (allow_null_index) {
+    for (int64_t i = 0; i < count; ++i)
+      any_negative |= indices[i] < 0;
+  }
+  if (!source_nulls && !any_negative) {
+    *null_count = 0;
+    return BufferPtr();
+  }
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr out, Allocate(count, pool, /*zeroed=*/true));
+  uint8_t* dst = out->mutable_data();
+  int64_t valid = 0;
+  if (array.type_id() == TypeId::kNull) {
+    *null_count = count;
+    return out;
+  }
+  const uint8_t* src = array.validity();
+  const int64_t off = array.bit_offset();
+  for (int64_t i = 0; i < count; ++i) {
+    int32_t idx = indices[i];
+    bool v = idx >= 0 && (src == nullptr || bitmap::GetBit(src, off + idx));
+    valid += v;
+    if (v)
+      bitmap::SetBit(dst, i);
+  }
+  *null_count = count - valid;
+  return out;
 }
 
 }  // namespace bits
@@ -140,40 +191,6 @@ void TakeFixedWidth(const Array& array, const int32_t* indices, int64_t count, u
   }
 }
 
-// Validity of a take: null where the source is null or the index is negative.
-Result<BufferPtr> TakeValidity(const Array& array, const int32_t* indices, int64_t count,
-                               const std::shared_ptr<MemoryPool>& pool, bool allow_null_index,
-                               int64_t* null_count) {
-  const bool source_nulls = array.null_count() > 0;
-  bool any_negative = false;
-  if (allow_null_index) {
-    for (int64_t i = 0; i < count; ++i)
-      any_negative |= indices[i] < 0;
-  }
-  if (!source_nulls && !any_negative) {
-    *null_count = 0;
-    return BufferPtr();
-  }
-  SHOAL_ASSIGN_OR_RETURN(BufferPtr out, bits::Allocate(count, pool, /*zeroed=*/true));
-  uint8_t* dst = out->mutable_data();
-  int64_t valid = 0;
-  if (array.type_id() == TypeId::kNull) {
-    *null_count = count;
-    return out;
-  }
-  const uint8_t* src = array.validity();
-  const int64_t off = array.bit_offset();
-  for (int64_t i = 0; i < count; ++i) {
-    int32_t idx = indices[i];
-    bool v = idx >= 0 && (src == nullptr || bitmap::GetBit(src, off + idx));
-    valid += v;
-    if (v)
-      bitmap::SetBit(dst, i);
-  }
-  *null_count = count - valid;
-  return out;
-}
-
 }  // namespace
 
 Result<ArrayPtr> Take(const Array& array, const int32_t* indices, int64_t count,
@@ -184,8 +201,8 @@ Result<ArrayPtr> Take(const Array& array, const int32_t* indices, int64_t count,
   if (type.is_nested())
     return nested_internal::TakeNested(array, indices, count, pool, allow_null_index);
   int64_t null_count = 0;
-  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity,
-                         TakeValidity(array, indices, count, pool, allow_null_index, &null_count));
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, bits::TakeValidity(array, indices, count, pool,
+                                                                allow_null_index, &null_count));
   switch (type.id()) {
     case TypeId::kBoolean: {
       SHOAL_ASSIGN_OR_RETURN(BufferPtr values, bits::Allocate(count, pool, /*zeroed=*/true));
@@ -299,21 +316,8 @@ Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays,
       return Concatenate(decoded, pool);
     }
   }
-  BufferPtr validity;
-  if (null_count > 0) {
-    SHOAL_ASSIGN_OR_RETURN(validity, bits::Allocate(length, pool));
-    int64_t pos = 0;
-    for (const ArrayPtr& a : arrays) {
-      if (a->validity() == nullptr) {
-        for (int64_t i = 0; i < a->length(); ++i)
-          bitmap::SetBit(validity->mutable_data(), pos + i);
-      } else {
-        bitmap::CopyBits(a->validity(), a->bit_offset(), a->length(), validity->mutable_data(),
-                         pos);
-      }
-      pos += a->length();
-    }
-  }
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity,
+                         bits::ConcatenateValidity(arrays, length, null_count, pool));
   if (type.id() == TypeId::kBoolean) {
     SHOAL_ASSIGN_OR_RETURN(BufferPtr values, bits::Allocate(length, pool));
     int64_t pos = 0;

@@ -76,6 +76,15 @@ Result<BufferPtr> CopyValidity(const Array& array, const std::shared_ptr<MemoryP
 /// nulls.
 Result<BufferPtr> AndValidity(const std::vector<const Array*>& arrays, int64_t length,
                               const std::shared_ptr<MemoryPool>& pool);
+/// The validity of `arrays` laid end to end (`length` elements, `null_count` nulls in all) at
+/// offset 0; null when there are no nulls. Concatenate's, flat and nested alike.
+Result<BufferPtr> ConcatenateValidity(const std::vector<ArrayPtr>& arrays, int64_t length,
+                                      int64_t null_count, const std::shared_ptr<MemoryPool>& pool);
+/// The validity of Take(array, indices): null where the source is null or (with
+/// `allow_null_index`) the index is negative; null when nothing is null. Sets `*null_count`.
+Result<BufferPtr> TakeValidity(const Array& array, const int32_t* indices, int64_t count,
+                               const std::shared_ptr<MemoryPool>& pool, bool allow_null_index,
+                               int64_t* null_count);
 /// Packs one byte per value (nonzero = set) into a bitmap at offset 0.
 void PackBytes(const uint8_t* bytes, int64_t length, uint8_t* dst);
 

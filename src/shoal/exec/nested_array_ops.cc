@@ -1,45 +1,17 @@
 #include <cstring>
 #include <limits>
 
-#include "shoal/columnar/bitmap.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/nested_array_ops_internal.h"
 
 namespace shoal::exec::nested_internal {
 namespace {
 
-namespace bitmap = columnar::bitmap;
 using columnar::Array;
 using columnar::ArrayPtr;
-using columnar::Buffer;
 using columnar::BufferPtr;
 using columnar::DataType;
 using columnar::TypeId;
-
-// The parent's validity after the take: null where the source is null or the index negative.
-Result<BufferPtr> TakeValidity(const Array& array, const int32_t* indices, int64_t count,
-                               const std::shared_ptr<MemoryPool>& pool, int64_t* null_count) {
-  *null_count = 0;
-  const uint8_t* src = array.null_count() > 0 ? array.validity() : nullptr;
-  bool any_null = src != nullptr;
-  for (int64_t i = 0; i < count && !any_null; ++i)
-    any_null = indices[i] < 0;
-  if (!any_null)
-    return BufferPtr();
-  SHOAL_ASSIGN_OR_RETURN(BufferPtr out, bits::Allocate(count, pool, /*zeroed=*/true));
-  uint8_t* dst = out->mutable_data();
-  const int64_t off = array.bit_offset();
-  int64_t valid = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    const int32_t idx = indices[i];
-    const bool v = idx >= 0 && (src == nullptr || bitmap::GetBit(src, off + idx));
-    valid += v;
-    if (v)
-      bitmap::SetBit(dst, i);
-  }
-  *null_count = count - valid;
-  return out;
-}
 
 Status CheckChildRows(int64_t rows, const DataType& type) {
   if (rows > std::numeric_limits<int32_t>::max())
@@ -122,9 +94,8 @@ Result<ArrayPtr> TakeNested(const Array& array, const int32_t* indices, int64_t 
                             const std::shared_ptr<MemoryPool>& pool, bool allow_null_index) {
   const DataType& type = array.type();
   int64_t null_count = 0;
-  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity,
-                         TakeValidity(array, indices, count, pool, &null_count));
-  (void)allow_null_index;  // negative indices are null elements either way
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, bits::TakeValidity(array, indices, count, pool,
+                                                                allow_null_index, &null_count));
   switch (type.id()) {
     case TypeId::kList:
     case TypeId::kMap:
@@ -179,21 +150,8 @@ Result<ArrayPtr> ConcatenateNested(const std::vector<ArrayPtr>& arrays,
     length += a->length();
     null_count += a->null_count();
   }
-  BufferPtr validity;
-  if (null_count > 0) {
-    SHOAL_ASSIGN_OR_RETURN(validity, bits::Allocate(length, pool));
-    int64_t pos = 0;
-    for (const ArrayPtr& a : arrays) {
-      if (a->validity() == nullptr) {
-        for (int64_t i = 0; i < a->length(); ++i)
-          bitmap::SetBit(validity->mutable_data(), pos + i);
-      } else {
-        bitmap::CopyBits(a->validity(), a->bit_offset(), a->length(), validity->mutable_data(),
-                         pos);
-      }
-      pos += a->length();
-    }
-  }
+  SHOAL_ASSIGN_OR_RETURN(BufferPtr validity,
+                         bits::ConcatenateValidity(arrays, length, null_count, pool));
   switch (type.id()) {
     case TypeId::kList:
     case TypeId::kMap:
