@@ -9,8 +9,7 @@
 #include "shoal/exec/expr/calendar_arithmetic.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
-#include "shoal/exec/join/join_output.h"
-#include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/row_expanding_stream.h"
 
 namespace shoal::exec {
 namespace {
@@ -21,13 +20,13 @@ Status StepIsZero() {
   return Status::InvalidArgument("step size cannot equal zero").WithSqlState("22023");
 }
 
-class TableFunctionStream final : public OperatorStream {
+class TableFunctionStream final : public RowExpandingStream {
  public:
   TableFunctionStream(const TableFunctionExec* node, int partition,
                       std::shared_ptr<TaskContext> context, StreamPtr input)
-      : OperatorStream(node, partition, std::move(context)),
+      : RowExpandingStream(node, partition, std::move(context), std::move(input),
+                           node->input() != nullptr),
         node_(node),
-        input_(std::move(input)),
         type_(node->schema()->field(0).type) {}
 
   Status Init() {
@@ -40,44 +39,17 @@ class TableFunctionStream final : public OperatorStream {
   }
 
  protected:
-  Result<RecordBatchPtr> NextImpl() override {
-    for (;;) {
-      if (batch_) {
-        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr out, Produce());
-        if (out)
-          return out;
-        batch_.reset();
-        continue;
-      }
-      if (node_->input()) {
-        if (!input_)
-          return RecordBatchPtr();
-        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, input_->Next());
-        if (!batch) {
-          input_.reset();
-          return RecordBatchPtr();
-        }
-        if (batch->num_rows() == 0)
-          continue;
-        batch_ = std::move(batch);
-      } else {
-        if (constant_done_)
-          return RecordBatchPtr();
-        constant_done_ = true;
-        auto empty = std::make_shared<columnar::Schema>(std::vector<columnar::Field>{});
-        batch_ = RecordBatch::Make(empty, 1, {});
-      }
-      arrays_.clear();
-      for (auto& e : args_) {
-        SHOAL_ASSIGN_OR_RETURN(ArrayPtr a, e->Evaluate(*batch_));
-        arrays_.push_back(std::move(a));
-      }
-      row_ = -1;
-      active_ = false;
+  Status StartBatch() override {
+    arrays_.clear();
+    for (auto& e : args_) {
+      SHOAL_ASSIGN_OR_RETURN(ArrayPtr a, e->Evaluate(*batch()));
+      arrays_.push_back(std::move(a));
     }
+    row_ = -1;
+    active_ = false;
+    return Status::OK();
   }
 
- private:
   // Starts the series of input row `row`: false when it has no values (a NULL argument, or
   // start already beyond stop).
   Result<bool> StartRow(int64_t row) {
@@ -130,12 +102,12 @@ class TableFunctionStream final : public OperatorStream {
   }
 
   // Up to batch_size rows of the current input batch's series; null when the batch is done.
-  Result<RecordBatchPtr> Produce() {
+  Result<RecordBatchPtr> Produce() override {
     values_.clear();
     ordinals_.clear();
     rows_.clear();
     const auto limit = static_cast<size_t>(context()->batch_size());
-    const int64_t num_rows = batch_->num_rows();
+    const int64_t num_rows = batch()->num_rows();
     while (values_.size() < limit) {
       if (!active_) {
         if (++row_ >= num_rows)
@@ -166,26 +138,15 @@ class TableFunctionStream final : public OperatorStream {
       std::copy(values_.begin(), values_.end(), buffer->mutable_data_as<int64_t>());
       columns.push_back(Array::Make(type_, n, {BufferPtr(), std::move(buffer)}, 0));
     }
-    if (node_->with_ordinality()) {
-      SHOAL_ASSIGN_OR_RETURN(BufferPtr buffer, AllocateValues<int64_t>(n, pool()));
-      std::copy(ordinals_.begin(), ordinals_.end(), buffer->mutable_data_as<int64_t>());
-      columns.push_back(Array::Make(DataType::Int64(), n, {BufferPtr(), std::move(buffer)}, 0));
-    }
-    if (node_->input()) {
-      SHOAL_RETURN_IF_ERROR(
-          GatherColumns(batch_->columns(), rows_.data(), n, false, nullptr, pool(), &columns));
-    }
-    return RecordBatch::Make(schema(), n, std::move(columns));
+    return Assemble(std::move(columns), node_->with_ordinality() ? &ordinals_ : nullptr, rows_, n);
   }
 
+ private:
   const TableFunctionExec* node_;
-  StreamPtr input_;
   const DataType type_;
   int64_t per_second_ = 1000000;
   std::vector<std::unique_ptr<ExprEvaluator>> args_;
-  bool constant_done_ = false;
 
-  RecordBatchPtr batch_;
   std::vector<ArrayPtr> arrays_;
   int64_t row_ = -1;
   bool active_ = false;

@@ -6,19 +6,18 @@
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
-#include "shoal/exec/join/join_output.h"
-#include "shoal/exec/operator_stream.h"
+#include "shoal/exec/operators/row_expanding_stream.h"
 
 namespace shoal::exec {
 namespace {
 
-class UnnestStream final : public OperatorStream {
+class UnnestStream final : public RowExpandingStream {
  public:
   UnnestStream(const UnnestExec* node, int partition, std::shared_ptr<TaskContext> context,
                StreamPtr input)
-      : OperatorStream(node, partition, std::move(context)),
-        node_(node),
-        input_(std::move(input)) {}
+      : RowExpandingStream(node, partition, std::move(context), std::move(input),
+                           node->input() != nullptr),
+        node_(node) {}
 
   Status Init() {
     const columnar::Schema empty(std::vector<columnar::Field>{});
@@ -28,49 +27,17 @@ class UnnestStream final : public OperatorStream {
   }
 
  protected:
-  Result<RecordBatchPtr> NextImpl() override {
-    for (;;) {
-      if (batch_) {
-        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr out, Produce());
-        if (out)
-          return out;
-        batch_.reset();
-        continue;
-      }
-      if (node_->input()) {
-        if (!input_)
-          return RecordBatchPtr();
-        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, input_->Next());
-        if (!batch) {
-          input_.reset();
-          return RecordBatchPtr();
-        }
-        if (batch->num_rows() == 0)
-          continue;
-        batch_ = std::move(batch);
-      } else {
-        if (constant_done_)
-          return RecordBatchPtr();
-        constant_done_ = true;
-        auto empty = std::make_shared<columnar::Schema>(std::vector<columnar::Field>{});
-        batch_ = RecordBatch::Make(empty, 1, {});
-      }
-      SHOAL_RETURN_IF_ERROR(StartBatch());
-    }
-  }
-
- private:
   // Evaluates the arrays over the new batch and counts each row's output rows.
-  Status StartBatch() {
+  Status StartBatch() override {
     arrays_.clear();
     for (auto& e : evaluators_) {
-      SHOAL_ASSIGN_OR_RETURN(ArrayPtr a, e->Evaluate(*batch_));
+      SHOAL_ASSIGN_OR_RETURN(ArrayPtr a, e->Evaluate(*batch()));
       SHOAL_ASSIGN_OR_RETURN(a, DecodeDictionary(a, pool()));
       if (!a->type().is_list_like() || a->type().id() == TypeId::kMap)
         return Status::Internal("unnest over {}", a->type().ToString());
       arrays_.push_back(std::move(a));
     }
-    const int64_t n = batch_->num_rows();
+    const int64_t n = batch()->num_rows();
     counts_.assign(static_cast<size_t>(n), 0);
     for (const ArrayPtr& a : arrays_) {
       for (int64_t r = 0; r < n; ++r) {
@@ -85,9 +52,9 @@ class UnnestStream final : public OperatorStream {
   }
 
   // Up to batch_size rows of the current batch's elements; null when the batch is done.
-  Result<RecordBatchPtr> Produce() {
+  Result<RecordBatchPtr> Produce() override {
     const int64_t limit = context()->batch_size();
-    const int64_t n = batch_->num_rows();
+    const int64_t n = batch()->num_rows();
     rows_.clear();
     ordinals_.clear();
     takes_.resize(arrays_.size());
@@ -124,24 +91,14 @@ class UnnestStream final : public OperatorStream {
                              Take(*arrays_[i]->child(0), takes_[i].data(), out, pool(), true));
       columns.push_back(std::move(items));
     }
-    if (node_->with_ordinality()) {
-      SHOAL_ASSIGN_OR_RETURN(BufferPtr buffer, AllocateValues<int64_t>(out, pool()));
-      std::copy(ordinals_.begin(), ordinals_.end(), buffer->mutable_data_as<int64_t>());
-      columns.push_back(Array::Make(DataType::Int64(), out, {BufferPtr(), std::move(buffer)}, 0));
-    }
-    if (node_->input()) {
-      SHOAL_RETURN_IF_ERROR(
-          GatherColumns(batch_->columns(), rows_.data(), out, false, nullptr, pool(), &columns));
-    }
-    return RecordBatch::Make(schema(), out, std::move(columns));
+    return Assemble(std::move(columns), node_->with_ordinality() ? &ordinals_ : nullptr, rows_,
+                    out);
   }
 
+ private:
   const UnnestExec* node_;
-  StreamPtr input_;
   std::vector<std::unique_ptr<ExprEvaluator>> evaluators_;
-  bool constant_done_ = false;
 
-  RecordBatchPtr batch_;
   std::vector<ArrayPtr> arrays_;
   std::vector<int64_t> counts_;
   int64_t row_ = 0;
