@@ -34,6 +34,7 @@ struct WorkerArgs {
   std::string version = DefaultWorkerVersion();
   std::string task_ttl = "10m";
   std::string shuffle_dir;
+  bool shuffle_task_processes = false;
   // --tls-cert, --tls-key, --tls-ca, --cluster-secret-file, --insecure (node_security_flags.h).
   engine::NodeSecurityOptions node_security;
   // Confinement and resource caps (issue 15 items 3-5; docs/security.md).
@@ -131,6 +132,7 @@ Status RunWorker(const WorkerArgs& args) {
   options.version = args.version;
   options.task_ttl = task_ttl;
   options.shuffle_dir = args.shuffle_dir;
+  options.shuffle_task_processes = args.shuffle_task_processes;
   options.data_roots = args.data_roots;
   options.spill_dir = args.spill_dir;
   options.max_threads = args.max_threads;
@@ -196,6 +198,9 @@ void RegisterWorkerCommand(CLI::App& app) {
                   "Also run materialized-shuffle tasks (of `shoal sql --shuffle-workers` drivers, "
                   "and of sessions under retry_policy = task), keeping their stage files in this "
                   "directory (one subdirectory per query); without it, no task runs here");
+  cmd->add_flag("--shuffle-task-processes", args->shuffle_task_processes,
+                "Run each of those tasks as a `shoal task` child process (isolated from the "
+                "worker, but paying a process start per task) instead of on a worker thread");
   // Mutual TLS and request signing (docs/security.md).
   AddNodeSecurityFlags(cmd, &args->node_security);
   // Confinement and resource caps (docs/security.md).

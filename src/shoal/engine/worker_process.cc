@@ -44,6 +44,7 @@ Status WorkerProcess::Start() {
     distributed::shuffle::StageFileServiceOptions shuffle;
     shuffle.shuffle_dir = options_.shuffle_dir;
     shuffle.spill_dir = options_.spill_dir;
+    shuffle.task_processes = options_.shuffle_task_processes;
     SHOAL_ASSIGN_OR_RETURN(stage_files_,
                            distributed::shuffle::StageFileService::Make(std::move(shuffle)));
     server.extra_services.push_back(stage_files_->grpc_service());

@@ -36,6 +36,9 @@ struct WorkerProcessOptions {
   std::chrono::milliseconds task_ttl{std::chrono::minutes(10)};
   /// Also serve materialized-shuffle tasks, keeping their stage files here; empty: not.
   std::string shuffle_dir;
+  /// Run each of those tasks as a `shoal task` child process rather than on a thread of the
+  /// worker (shuffle/stage_file_service.h: isolation against the cost of a process per task).
+  bool shuffle_task_processes = false;
   /// Confinement and caps (worker_service.h, io/data_roots.h): the directories plans may read
   /// and write table files under (empty: anywhere), where tasks spill (empty: $TMPDIR or /tmp),
   /// the most threads a task may use (0: hardware threads), queries at once and tasks per query

@@ -116,7 +116,7 @@ Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path) {
   return envelope;
 }
 
-Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path) {
+Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path, ShuffleTaskHost host) {
   SHOAL_ASSIGN_OR_RETURN(proto::ShuffleTaskEnvelopeProto envelope, ReadEnvelope(path));
   const auto& spec = envelope.session();
   auto catalog = std::make_shared<sql::Catalog>();
@@ -139,7 +139,7 @@ Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path) {
                               envelope.partition_count() == 1 ? "partition" : "partitions");
 
   // The task process confines its table files as the process that started it does.
-  {
+  if (host == ShuffleTaskHost::kOwnProcess) {
     std::vector<std::string> roots(envelope.data_roots().begin(), envelope.data_roots().end());
     SHOAL_ASSIGN_OR_RETURN(io::DataRoots data_roots, io::DataRoots::Make(roots));
     io::SetProcessDataRoots(std::move(data_roots));
@@ -190,14 +190,22 @@ Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path) {
   return task;
 }
 
-Result<int64_t> RunShuffleTask(const std::string& path) {
+Result<int64_t> RunPreparedShuffleTask(const PreparedShuffleTask& task) {
   // Test hook: SHOAL_SHUFFLE_TEST_TASK_DELAY_MS holds every task back, so tests can interrupt a
-  // driver while its tasks run.
-  if (const char* delay = std::getenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(delay)));
-  SHOAL_ASSIGN_OR_RETURN(PreparedShuffleTask task, PrepareShuffleTask(path));
+  // driver while its tasks run (a cancelled task stops waiting).
+  if (const char* delay = std::getenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS")) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(std::atoll(delay));
+    while (std::chrono::steady_clock::now() < until && !task.context->cancelled())
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   const auto& stage = task.plan->As<StageFileExec>();
   return stage.RunTask(task.envelope.partition(), task.envelope.attempt(), task.context);
+}
+
+Result<int64_t> RunShuffleTask(const std::string& path) {
+  SHOAL_ASSIGN_OR_RETURN(PreparedShuffleTask task, PrepareShuffleTask(path));
+  return RunPreparedShuffleTask(task);
 }
 
 }  // namespace shoal::distributed::shuffle

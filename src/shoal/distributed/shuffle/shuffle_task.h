@@ -35,6 +35,12 @@ inline constexpr int64_t kMaxStagePlanBytes = 256LL << 20;
 Status WriteEnvelope(const std::string& path, const proto::ShuffleTaskEnvelopeProto& envelope);
 Result<proto::ShuffleTaskEnvelopeProto> ReadEnvelope(const std::string& path);
 
+/// Where a task runs. A `shoal task` process confines its table files to the envelope's data
+/// roots (it is the only task of its process); a task a worker runs on one of its own threads
+/// (stage_file_service.h) leaves the process's roots alone: the worker wrote its own roots into
+/// the envelope, and other tasks run beside it.
+enum class ShuffleTaskHost { kOwnProcess, kWorkerThread };
+
 /// A task envelope read, checked and decoded: the stage plan (its root a StageFileExec) and the
 /// context it runs in. Nothing has run yet.
 struct PreparedShuffleTask {
@@ -42,9 +48,14 @@ struct PreparedShuffleTask {
   exec::ExecPlanPtr plan;
   std::shared_ptr<exec::TaskContext> context;
 };
-Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path);
+Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path,
+                                               ShuffleTaskHost host = ShuffleTaskHost::kOwnProcess);
 
-/// Runs the task of the envelope at `path`: the rows it wrote (its output is committed after).
+/// Runs a prepared task: the rows it wrote (its output is committed after). Cancelling the
+/// task's context stops it between batches.
+Result<int64_t> RunPreparedShuffleTask(const PreparedShuffleTask& task);
+
+/// Runs the task of the envelope at `path` (a `shoal task` process).
 Result<int64_t> RunShuffleTask(const std::string& path);
 
 }  // namespace shoal::distributed::shuffle

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <random>
 #include <string>
@@ -123,6 +124,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
   std::mutex mutex;
   std::atomic<uint64_t> next_attempt{0};
   std::atomic<int64_t> tasks_run{0};
+  std::atomic<int64_t> tasks_running{0};
   std::string incarnation = NewIncarnation();  // guarded by `mutex`
   // The queries their drivers dropped, newest last (a bounded memory). A task call the driver sent
   // before it cancelled the query may arrive after the drop: it must not create the query's
@@ -218,8 +220,6 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     envelope.set_plan_path(plan_path);
     const std::string envelope_path = base + ".envelope";
     SHOAL_RETURN_IF_ERROR(WriteEnvelope(envelope_path, envelope));
-    SHOAL_ASSIGN_OR_RETURN(pid_t pid, SpawnTaskProcess(options.executable, envelope_path,
-                                                       base + ".stdout", base + ".stderr"));
     if (CountStageNodes(plan.root()) > 1) {
       DieIfTestHookFires("SHOAL_SHUFFLE_TEST_WORKER_DIE_IN_TASK_MARKER");
       // A worker that freezes mid-task (SIGSTOP, as a hung host or a swapped-out process looks
@@ -228,19 +228,50 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
       if (TestKillHookFires("SHOAL_SHUFFLE_TEST_WORKER_STOP_IN_TASK_MARKER"))
         ::raise(SIGSTOP);
     }
+    tasks_running.fetch_add(1);
+    auto rows = options.task_processes ? RunInProcess(call, envelope_path, base)
+                                       : RunOnThread(call, envelope_path);
+    tasks_running.fetch_sub(1);
+    if (!rows.ok())
+      return std::move(rows).status().WithContext(fmt::format(
+          "task {}-{} on worker {}", envelope.stage_id(), envelope.partition(), address()));
+    tasks_run.fetch_add(1);
+    SHOAL_LOG(kInfo, "shuffle query {}: stage {} partition {} wrote {} rows", request.query_id(),
+              envelope.stage_id(), envelope.partition(), *rows);
+    return rows;
+  }
+
+  // The task on a thread of this process: no process to start, no libraries to load again, the
+  // worker's table files and data roots already open. Cancelling the call cancels the task's
+  // context, which stops it between batches.
+  Result<int64_t> RunOnThread(grpc::ServerContext* call, const std::string& envelope_path) {
+    SHOAL_ASSIGN_OR_RETURN(PreparedShuffleTask task,
+                           PrepareShuffleTask(envelope_path, ShuffleTaskHost::kWorkerThread));
+    std::promise<Result<int64_t>> promise;
+    std::future<Result<int64_t>> outcome = promise.get_future();
+    std::thread runner([&task, &promise] { promise.set_value(RunPreparedShuffleTask(task)); });
+    while (outcome.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready) {
+      if (call->IsCancelled())
+        task.context->Cancel();
+    }
+    runner.join();
+    Result<int64_t> rows = outcome.get();
+    if (!rows.ok() && call->IsCancelled())
+      return Status::Cancelled("the driver cancelled the task");
+    return rows;
+  }
+
+  // The task as a `shoal task` child process of its own (StageFileServiceOptions::task_processes).
+  Result<int64_t> RunInProcess(grpc::ServerContext* call, const std::string& envelope_path,
+                               const std::string& base) {
+    SHOAL_ASSIGN_OR_RETURN(pid_t pid, SpawnTaskProcess(options.executable, envelope_path,
+                                                       base + ".stdout", base + ".stderr"));
     for (;;) {
       int status = 0;
       const pid_t r = ::waitpid(pid, &status, WNOHANG);
       if (r == pid) {
         ::kill(-pid, SIGKILL);  // anything the task started
-        auto rows = TaskOutcome(status, base + ".stdout", base + ".stderr");
-        if (!rows.ok())
-          return std::move(rows).status().WithContext(fmt::format(
-              "task {}-{} on worker {}", envelope.stage_id(), envelope.partition(), address()));
-        tasks_run.fetch_add(1);
-        SHOAL_LOG(kInfo, "shuffle query {}: stage {} partition {} wrote {} rows",
-                  request.query_id(), envelope.stage_id(), envelope.partition(), *rows);
-        return rows;
+        return TaskOutcome(status, base + ".stdout", base + ".stderr");
       }
       if (r < 0 && errno != EINTR) {
         KillTaskProcess(pid);
@@ -386,6 +417,10 @@ grpc::Service* StageFileService::grpc_service() {
 
 int64_t StageFileService::tasks_run() const {
   return impl_->tasks_run.load();
+}
+
+int64_t StageFileService::tasks_running() const {
+  return impl_->tasks_running.load();
 }
 
 void StageFileService::set_address(const std::string& address) {

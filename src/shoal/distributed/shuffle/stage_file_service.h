@@ -1,9 +1,10 @@
 // StageFileService: the server half of the materialized shuffle across machines
 // (proto/shuffle.proto), what `shoal worker --shuffle-dir WDIR` adds to its gRPC server.
 // RunShuffleTask writes the task's plan (its shuffle directories replaced by WDIR/q-<query id>, a
-// directory per query so one query never reads another's files) and envelope there and runs
-// `shoal task` as a child process, exactly as a local driver does; cancelling the call kills the
-// task's process group. DropShuffleQuery removes a query's directory once its driver is done with
+// directory per query so one query never reads another's files) and envelope there and runs the
+// task on a thread of the worker (cancelling the call cancels it), or, with `task_processes`, as
+// a `shoal task` child process exactly as a local driver does (cancelling the call kills the
+// task's process group). DropShuffleQuery removes a query's directory once its driver is done with
 // it (finished, failed or cancelled); a task call of that query arriving later is refused rather
 // than creating the directory again. FetchStageFile streams a published stage file in chunks of at
 // most kStageFileChunkBytes.
@@ -27,7 +28,13 @@ inline constexpr size_t kStageFileChunkBytes = size_t{1} << 20;
 struct StageFileServiceOptions {
   /// WDIR: created if missing.
   std::string shuffle_dir;
-  /// The `shoal` binary tasks run.
+  /// Run each task as a `shoal task` child process instead of on a thread of this one. A process
+  /// isolates the worker from a task's crash or runaway memory, but costs its start (loading the
+  /// binary's libraries, a new thread pool, reopening the table files: tens of milliseconds per
+  /// task, which a query of many short stages pays at every stage); a task on a thread shares the
+  /// worker's, and a crash that takes the worker down is recovered as a lost worker is.
+  bool task_processes = false;
+  /// The `shoal` binary tasks run when `task_processes` is set.
   std::string executable = "/proc/self/exe";
   /// This worker's HOST:PORT, for error messages.
   std::string address;
@@ -46,6 +53,8 @@ class StageFileService {
 
   /// Tasks that ran to completion here.
   int64_t tasks_run() const;
+  /// Tasks running here now.
+  int64_t tasks_running() const;
 
   /// `address` once the server is bound (messages name the worker).
   void set_address(const std::string& address);

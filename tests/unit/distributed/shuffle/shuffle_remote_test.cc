@@ -52,13 +52,16 @@ struct StageFileServer {
   std::string address;
 };
 
-// `executable` runs the tasks (another program than shoal makes every task fail).
+// Tasks run on the service's threads, or with `executable` as child processes of that program
+// (another program than shoal makes every task fail).
 Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir,
-                                                     const std::string& executable = SHOAL_BINARY) {
+                                                     const std::string& executable = "") {
   auto s = std::make_unique<StageFileServer>();
   StageFileServiceOptions options;
   options.shuffle_dir = dir.string();
-  options.executable = executable;
+  options.task_processes = !executable.empty();
+  if (options.task_processes)
+    options.executable = executable;
   SHOAL_ASSIGN_OR_RETURN(s->service, StageFileService::Make(std::move(options)));
   grpc::ServerBuilder builder;
   int port = 0;
@@ -109,9 +112,9 @@ class ShuffleRemoteTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  void StartServers(int n) {
+  void StartServers(int n, const std::string& executable = "") {
     for (int i = 0; i < n; ++i) {
-      ASSERT_OK_AND_ASSIGN(auto s, StartServer(root_ / ("worker" + std::to_string(i))));
+      ASSERT_OK_AND_ASSIGN(auto s, StartServer(root_ / ("worker" + std::to_string(i)), executable));
       servers_.push_back(std::move(s));
     }
   }
@@ -444,7 +447,7 @@ TEST_F(ShuffleRemoteTest, AFileOfSeveralChunksArrivesWhole) {
 }
 
 TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers) {
-  StartServers(2);
+  StartServers(2, SHOAL_BINARY);
   UseWorkers({servers_[0]->address, servers_[1]->address});
   ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + (root_ / "driver").string() + "'").status());
   ::setenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS", "60000", 1);
@@ -467,6 +470,31 @@ TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskProcessRunningOnTheWorkers
   EXPECT_EQ(CountQueryDirs(root_ / "driver"), 0);
   for (const char* dir : {"worker0", "worker1"})
     EXPECT_EQ(CountQueryDirs(root_ / dir), 0) << dir;
+}
+
+// The same with tasks on the workers' threads: cancelling the driver's calls cancels the tasks'
+// contexts, so the workers' task threads stop (they would hold their calls for a minute).
+TEST_F(ShuffleRemoteTest, ACancelledDriverLeavesNoTaskThreadRunningOnTheWorkers) {
+  StartServers(2);
+  UseWorkers({servers_[0]->address, servers_[1]->address});
+  ASSERT_OK(shuffled_.RunOne("SET shuffle_dir = '" + (root_ / "driver").string() + "'").status());
+  ::setenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS", "60000", 1);
+  Status status;
+  std::thread query([&] { status = shuffled_.RunOne(distributed_testing::TpchQuery(3)).status(); });
+  auto running = [&] {
+    return servers_[0]->service->tasks_running() + servers_[1]->service->tasks_running();
+  };
+  const bool started = shoal::testing::WaitFor([&] { return running() > 0; },
+                                               "a task to start on a worker's thread");
+  shuffled_.CancelRunning();
+  query.join();
+  EXPECT_TRUE(started);
+  EXPECT_EQ(status.code(), StatusCode::kCancelled) << status.ToString();
+  EXPECT_TRUE(shoal::testing::WaitFor([&] { return running() == 0; },
+                                      "the workers' task threads to stop",
+                                      std::chrono::seconds(10)));
+  ::unsetenv("SHOAL_SHUFFLE_TEST_TASK_DELAY_MS");
+  EXPECT_EQ(servers_[0]->service->tasks_run() + servers_[1]->service->tasks_run(), 0);
 }
 
 // Regression: only the workers holding a published stage file dropped a query that succeeded, so
