@@ -3,19 +3,27 @@
 #include <fmt/format.h>
 
 #include "shoal/common/prometheus_registry.h"
+#include "shoal/distributed/coordinator/worker_health.h"
+#include "shoal/distributed/transport/worker_channel.h"
 
 namespace shoal::engine {
 
-QueryRetry::QueryRetry(const Settings& settings, ExecutionMode::Kind mode)
+QueryRetry::QueryRetry(const Settings& settings, ExecutionMode::Kind mode,
+                       std::shared_ptr<distributed::WorkerHealth> health)
     : enabled_(mode == ExecutionMode::Kind::kWorkers &&
                settings.GetString("retry_policy") == "query"),
-      attempts_(static_cast<int>(settings.GetInt("query_retry_attempts"))) {}
+      attempts_(static_cast<int>(settings.GetInt("query_retry_attempts"))),
+      health_(std::move(health)) {}
 
 bool QueryRetry::Again(const Status& error, int attempt, std::vector<std::string>* notices) const {
   // Unavailable is what a lost worker gives (transport_errors: a closed stream, a refused
   // connection); every deterministic error has another code, and a cancel is kCancelled.
   if (!enabled_ || attempt >= attempts_ || error.code() != StatusCode::kUnavailable)
     return false;
+  if (health_) {
+    for (const std::string& worker : distributed::UnreachableWorkers(error))
+      health_->Penalize(worker, error);
+  }
   std::string why = error.UserMessage();
   if (const size_t end = why.find('\n'); end != std::string::npos)
     why.resize(end);

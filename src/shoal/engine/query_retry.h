@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,12 +26,19 @@
 #include "shoal/common/status.h"
 #include "shoal/engine/execution_mode.h"
 
+namespace shoal::distributed {
+class WorkerHealth;
+}
+
 namespace shoal::engine {
 
 class QueryRetry {
  public:
-  /// The policy of a session's `settings` for queries running in `mode`.
-  QueryRetry(const Settings& settings, ExecutionMode::Kind mode);
+  /// The policy of a session's `settings` for queries running in `mode`. A retry penalizes the
+  /// workers the error says are unreachable in `health` (the coordinator's; may be null), so that
+  /// the next attempt does not land on a worker that froze a moment ago and answers again now.
+  QueryRetry(const Settings& settings, ExecutionMode::Kind mode,
+             std::shared_ptr<distributed::WorkerHealth> health = nullptr);
 
   /// Whether a query whose attempt `attempt` (from 1) failed with `error` runs again; when it
   /// does, the NOTICE for the client is appended to `notices`.
@@ -53,6 +61,7 @@ class QueryRetry {
  private:
   bool enabled_ = false;
   int attempts_ = 1;
+  std::shared_ptr<distributed::WorkerHealth> health_;
 };
 
 }  // namespace shoal::engine

@@ -11,6 +11,7 @@
 
 #include "shoal/columnar/builder.h"
 #include "shoal/common/stack_depth.h"
+#include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/engine/query_retry.h"
 #include "shoal/engine/table_constraints.h"
 #include "shoal/exec/execution_plan.h"
@@ -332,13 +333,18 @@ Result<std::unique_ptr<ResultCursor>> QueryRunner::Open(const sql::BoundStatemen
     return started;
   };
   // Starting sends the tasks to the workers: a worker lost then is retried like one lost later.
-  const QueryRetry retry(session_->settings(), mode_.kind());
+  const QueryRetry retry = MakeQueryRetry();
   int attempt = 1;
   std::vector<std::string> notices;
   SHOAL_ASSIGN_OR_RETURN(StartedQuery started, retry.Run<StartedQuery>(start, &attempt, &notices));
   return std::unique_ptr<ResultCursor>(
       std::make_unique<StreamCursor>(SchemaOf(plan->output), std::move(started), retry,
                                      std::move(start), attempt, std::move(notices)));
+}
+
+QueryRetry QueryRunner::MakeQueryRetry() const {
+  return QueryRetry(session_->settings(), mode_.kind(),
+                    mode_.coordinator() ? mode_.coordinator()->health() : nullptr);
 }
 
 void QueryRunner::CancelRunning() {
@@ -458,7 +464,7 @@ Result<QueryResult> QueryRunner::ExecuteQuery(const sql::LogicalPlanPtr& plan, c
                                               bool optimized) {
   QueryResult result;
   // The whole result is collected before the caller sees a row, so any attempt may be retried.
-  const QueryRetry retry(session_->settings(), mode_.kind());
+  const QueryRetry retry = MakeQueryRetry();
   // Planning health-checks the workers, so a lost one can fail an attempt there too.
   const auto attempt_once = [&]() -> Result<std::vector<columnar::RecordBatchPtr>> {
     SHOAL_ASSIGN_OR_RETURN(auto planned, PlanQuery(plan, rescan, optimized));
@@ -557,7 +563,7 @@ Status QueryRunner::RewritePart(const sql::BoundStatement& statement, io::TableR
   const columnar::SchemaPtr& schema = rows->schema();
   const std::string& name = statement.target.name;
   const Rescan rescan{statement.target.provider, rows};
-  const QueryRetry retry(session_->settings(), mode_.kind());
+  const QueryRetry retry = MakeQueryRetry();
   for (int attempt = 1;; ++attempt) {
     std::vector<columnar::RecordBatchPtr> held;
     int64_t held_rows = 0;

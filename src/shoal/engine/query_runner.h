@@ -21,6 +21,7 @@
 #include "shoal/columnar/record_batch.h"
 #include "shoal/common/result.h"
 #include "shoal/engine/execution_mode.h"
+#include "shoal/engine/query_retry.h"
 #include "shoal/exec/query_progress.h"
 #include "shoal/sql/bound_statement.h"
 #include "shoal/sql/session.h"
@@ -135,6 +136,9 @@ class QueryRunner {
   Result<QueryResult> RunOne(std::string_view sql);
 
  private:
+  // The session's retry_policy = query rule in this runner's mode (penalizing lost workers in
+  // the coordinator's health, when there is a coordinator).
+  QueryRetry MakeQueryRetry() const;
   // Parses `sql` and binds its statements one at a time, handing each to `run_one` (a long one
   // on a thread with a stack that fits it).
   Status RunEach(std::string_view sql,

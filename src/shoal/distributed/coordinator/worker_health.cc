@@ -132,6 +132,18 @@ void WorkerHealth::Quarantine(const std::string& worker, const Status& why) {
     SHOAL_LOG(kWarning, "skipping worker {} until it answers again: {}", worker, why.UserMessage());
 }
 
+void WorkerHealth::Penalize(const std::string& worker, const Status& why) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& until = quarantined_[worker];
+    until = std::max(until, std::chrono::steady_clock::now() +
+                                std::max(options_.failure_quarantine, options_.quarantine));
+  }
+  cv_.notify_all();
+  SHOAL_LOG(kWarning, "not using worker {} for {} ms after it failed a query: {}", worker,
+            std::max(options_.failure_quarantine, options_.quarantine).count(), why.UserMessage());
+}
+
 void WorkerHealth::Release(const std::string& worker) {
   bool was = false;
   {

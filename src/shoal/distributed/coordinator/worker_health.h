@@ -39,6 +39,10 @@ namespace shoal::distributed {
 struct WorkerHealthOptions {
   /// How long after a failed check a quarantined worker is checked again.
   std::chrono::milliseconds quarantine{2000};
+  /// How long a worker that failed a query (Penalize) stays out of use, even if it answers checks
+  /// meanwhile: a worker that froze or crashed once is likely to again (a swapping host, a
+  /// flapping link), and a retry must not land on it the moment it answers a ping.
+  std::chrono::milliseconds failure_quarantine{30000};
   /// The version workers must report (empty: not checked).
   std::string version;
 };
@@ -65,6 +69,11 @@ class WorkerHealth {
 
   /// A worker that failed (lost, unreachable): skipped until it answers a check again.
   void Quarantine(const std::string& worker, const Status& why);
+
+  /// A worker that failed a query: skipped for `failure_quarantine` whether or not it answers
+  /// checks meanwhile, then checked again (Usable still falls back to it when no other worker
+  /// answers: a penalty never fails a query that could run).
+  void Penalize(const std::string& worker, const Status& why);
 
   bool IsQuarantined(const std::string& worker) const;
 

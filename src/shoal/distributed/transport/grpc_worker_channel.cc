@@ -91,8 +91,7 @@ Status FromGrpc(const grpc::Status& status, const std::string& address) {
   }
   StatusCode code = FromGrpcCode(status.error_code());
   if (code == StatusCode::kUnavailable) {
-    return Status::Unavailable("worker {} is unreachable: {}", address, status.error_message())
-        .WithHint(kUnreachableHint);
+    return UnreachableWorkerError(address, status.error_message()).WithHint(kUnreachableHint);
   }
   if (code == StatusCode::kDeadlineExceeded)
     return Status::DeadlineExceeded("worker {} did not answer in time: {}", address,
@@ -610,14 +609,13 @@ class GrpcWorkerChannel final : public WorkerChannel {
     while (state != GRPC_CHANNEL_READY) {
       // A failure left from an earlier attempt gets one more try (the worker may be back).
       if (!channel_->WaitForStateChange(state, deadline)) {
-        return Status::Unavailable("worker {} is unreachable: no connection within {} ms", address_,
-                                   options_.connect_timeout_ms)
+        return UnreachableWorkerError(
+                   address_, fmt::format("no connection within {} ms", options_.connect_timeout_ms))
             .WithHint(kUnreachableHint);
       }
       state = channel_->GetState(/*try_to_connect=*/true);
       if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
-        return Status::Unavailable("worker {} is unreachable: the connection failed", address_)
-            .WithHint(kUnreachableHint);
+        return UnreachableWorkerError(address_, "the connection failed").WithHint(kUnreachableHint);
       }
     }
     return Status::OK();

@@ -271,4 +271,13 @@ class ChannelResolver {
 
 using ChannelResolverPtr = std::shared_ptr<ChannelResolver>;
 
+/// How a transport words a lost worker in its errors: "worker HOST:PORT is unreachable: why".
+/// The error travels through other tasks' errors as text (a consumer reports that its producer's
+/// worker is unreachable), so the words are the one place its address survives.
+Status UnreachableWorkerError(const std::string& address, const std::string& why);
+
+/// The workers `status` says are unreachable (UnreachableWorkerError's words, anywhere in its
+/// message and context), in order of mention, each once.
+std::vector<std::string> UnreachableWorkers(const Status& status);
+
 }  // namespace shoal::distributed

@@ -162,5 +162,54 @@ TEST(WorkerHealthTest, CheckNowQuarantinesAWorkerThatDoesNotAnswerAndReleasesOne
   EXPECT_FALSE(health.IsQuarantined("b"));
 }
 
+// Regression (chaos test, seed 1019399011): a worker frozen twice in a row failed all three
+// attempts of a retry_policy = query query, because it answered its health check between the
+// freezes and the next attempt went straight back to it. A worker that failed a query now stays
+// out of use for failure_quarantine although it answers, unless no other worker answers.
+TEST(WorkerHealthTest, APenalizedWorkerIsSkippedThoughItAnswersUnlessItIsTheOnlyOne) {
+  auto cluster = std::make_shared<FakeCluster>();
+  cluster->Add("a:1");
+  auto b = cluster->Add("b:1");
+  WorkerHealthOptions options;
+  options.quarantine = std::chrono::milliseconds(10);
+  options.failure_quarantine = std::chrono::hours(1);
+  WorkerHealth health(cluster, options);
+  health.Penalize("b:1", Status::Unavailable("worker b:1 is unreachable: keepalive watchdog"));
+  ASSERT_OK_AND_ASSIGN(auto usable, health.Usable({"a:1", "b:1"}));
+  EXPECT_EQ(usable, std::vector<std::string>{"a:1"});
+  // Its background re-check waits for the penalty (an hour), not the usual quarantine.
+  const int calls = [&] {
+    std::lock_guard<std::mutex> lock(b->mutex);
+    return b->calls;
+  }();
+  ASSERT_OK_AND_ASSIGN(usable, health.Usable({"a:1", "b:1"}));
+  EXPECT_EQ(usable, std::vector<std::string>{"a:1"});
+  EXPECT_TRUE(health.IsQuarantined("b:1"));
+  {
+    std::lock_guard<std::mutex> lock(b->mutex);
+    EXPECT_EQ(b->calls, calls);
+  }
+  // Alone, it is used: a penalty never fails a query that could run.
+  ASSERT_OK_AND_ASSIGN(usable, health.Usable({"b:1"}));
+  EXPECT_EQ(usable, std::vector<std::string>{"b:1"});
+}
+
+TEST(WorkerHealthTest, UnreachableWorkersAreReadOffTheTransportsWords) {
+  EXPECT_EQ(UnreachableWorkers(UnreachableWorkerError("10.0.0.7:7001", "connection refused")),
+            std::vector<std::string>{"10.0.0.7:7001"});
+  // A consumer's error naming its producer's worker, inside another task's context.
+  Status nested =
+      Status::Unavailable("stage 10 task 1 on worker b:2 failed: {}",
+                          UnreachableWorkerError("b:2", "keepalive watchdog timeout").ToString())
+          .WithContext("stage 10 task 0 on worker a:1");
+  EXPECT_EQ(UnreachableWorkers(nested), std::vector<std::string>{"b:2"});
+  Status two = Status::Unavailable("{}; {}; {}", UnreachableWorkerError("a:1", "x").ToString(),
+                                   UnreachableWorkerError("c:3", "y").ToString(),
+                                   UnreachableWorkerError("a:1", "z").ToString());
+  EXPECT_EQ(UnreachableWorkers(two), (std::vector<std::string>{"a:1", "c:3"}));
+  EXPECT_TRUE(UnreachableWorkers(Status::InvalidArgument("division by zero")).empty());
+  EXPECT_TRUE(UnreachableWorkers(Status::Unavailable("the worker is unreachable")).empty());
+}
+
 }  // namespace
 }  // namespace shoal::distributed
