@@ -6,7 +6,7 @@
 //  2. the page asks for a login; a wrong password is refused, the right one shows the cluster
 //     (2 workers, alive);
 //  3. a distributed TPC-H query run through the server by node-postgres shows in the running list
-//     with its progress;
+//     with its progress, overall and per stage (in the page and in /api/queries);
 //  4. another query (a long cross join) shows in pg_stat_activity through the PostgreSQL door, and
 //     is cancelled with its Cancel button: its client gets 57014;
 //  5. the finished TPC-H query's view has a stage graph and a timeline whose stage and task counts
@@ -73,7 +73,9 @@ fs.writeFileSync(path.join(dataDir, 'hba.conf'), 'host all all all scram-sha-256
 async function Start(name, args, pattern) {
   const log = path.join(tmp, `${name}.log`);
   const fd = fs.openSync(log, 'w');
-  const child = spawn(shoal, args, { stdio: ['ignore', fd, fd] });
+  // JSON log lines at info: one grep of a query id must find it on every node (step 5).
+  const child = spawn(shoal, [...args, '--log-format', 'json'],
+                      { stdio: ['ignore', fd, fd], env: { ...process.env, SHOAL_LOG_LEVEL: 'info' } });
   fs.closeSync(fd);
   children.push(child);
   return WaitFor(() => {
@@ -145,7 +147,17 @@ await page.waitForFunction(() => document.querySelectorAll('#cluster tr.worker')
 const cookies = await page.cookies();
 const session = cookies.find((c) => c.name === 'shoal_session');
 Check(session && session.httpOnly && session.sameSite === 'Strict', `session cookie: ${JSON.stringify(session)}`);
-console.log('login: wrong password refused, cluster shows 2 alive workers');
+// Each worker tells its memory used and limit and its running tasks (numbers, not "n/a").
+const clusterShown = await page.$$eval('#cluster tr.worker', (rows) => rows.map((r) => ({
+  memory: r.querySelector('td.memory').textContent, tasks: r.querySelector('td.running-tasks').textContent })));
+const clusterApi = await page.evaluate(async () => (await (await fetch('/api/cluster')).json()).workers);
+Check(clusterApi.every((w) => Number.isInteger(w.memory_used) && Number.isInteger(w.memory_limit) &&
+                              Number.isInteger(w.running_tasks) && w.memory_limit > 0),
+      `cluster API: ${JSON.stringify(clusterApi)}`);
+Check(clusterShown.every((w) => !w.memory.includes('n/a') && /^\d+$/.test(w.tasks)),
+      `cluster view: ${JSON.stringify(clusterShown)}`);
+console.log('login: wrong password refused, cluster shows 2 alive workers, ' +
+            `memory ${clusterShown.map((w) => w.memory).join(', ')}, running tasks ${clusterShown.map((w) => w.tasks).join(', ')}`);
 
 // ---- 3. a distributed TPC-H query, seen running with progress ---------------------------------------
 async function Client() {
@@ -161,12 +173,37 @@ await tpchClient.query('set batch_size = 1');
 const q1 = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries', 'q01.sql'), 'utf8').trim()
                .replace(/;$/, '');
 const tpch = tpchClient.query(q1).then((r) => r.rows.length, (e) => `error ${e.code} ${e.message}`);
+// Its progress per stage: a line per stage in the list, and in the API each stage's numbers, some
+// of which move while it runs (a scan stage's bytes or a stage's rows).
 await page.waitForFunction(() => [...document.querySelectorAll('#running tr.query')].some(
-    (tr) => tr.textContent.includes('lineitem') && tr.querySelector('.percent') !== null),
+    (tr) => tr.textContent.includes('lineitem') && tr.querySelector('.percent') !== null &&
+            tr.querySelectorAll('.stage-progress').length >= 2),
                            { timeout: 120000 });
-await page.screenshot({ path: path.join(artifacts, 'console-running.png') });
 const percent = await page.$eval('#running tr.query .percent', (e) => e.textContent);
-console.log(`TPC-H q01 seen running, progress ${percent}`);
+// While it runs, its tasks are on the workers: the cluster view counts them (watched at the
+// same time as the stages, both before the query ends).
+const busyPromise = page.waitForFunction(async () => {
+  const workers = (await (await fetch('/api/cluster')).json()).workers;
+  return workers.some((w) => w.running_tasks > 0) ? workers.map((w) => w.running_tasks) : false;
+}, { timeout: 60000, polling: 250 }).then((h) => h.jsonValue(), (e) => `not seen: ${e.message}`);
+const stagesMoving = await page.waitForFunction(async () => {
+  const r = await fetch('/api/queries');
+  const q = (await r.json()).queries.find((x) => x.sql.includes('lineitem'));
+  if (!q || !q.progress) return false;
+  const stages = q.progress.stages;
+  const numbers = stages.every((s) => ['stage', 'bytes_read', 'bytes_total', 'rows', 'tasks_done', 'tasks_total']
+      .every((k) => Number.isInteger(s[k])));
+  const moving = stages.some((s) => s.bytes_total > 0 && s.bytes_read > 0 && s.percent > 0) &&
+                 stages.some((s) => s.tasks_total > 0);
+  return numbers && moving && stages.length >= 2 ? stages : false;
+}, { timeout: 120000, polling: 250 }).then((h) => h.jsonValue());
+await page.screenshot({ path: path.join(artifacts, 'console-running.png') });
+const shownStages = await page.$$eval('#running tr.query .stage-progress', (els) => els.map((e) => e.textContent));
+console.log(`TPC-H q01 seen running, progress ${percent}; stages ${shownStages.join(' | ')}`);
+Check(stagesMoving.length >= 2, `stages: ${JSON.stringify(stagesMoving)}`);
+const busy = await busyPromise;
+Check(Array.isArray(busy), `running tasks on the workers while q01 ran: ${busy}`);
+console.log(`running tasks per worker while it runs: ${busy.join(', ')}`);
 const q1rows = await tpch;
 Check(q1rows === 4, `q01 gave ${q1rows}`);
 
@@ -230,6 +267,74 @@ Check(shown.taskStages === explainStages, `timeline colours ${shown.taskStages} 
 Check(shown.workers === 2, `timeline rows: ${shown.workers} workers`);
 Check(/NetworkShuffle|NetworkCoalesce/.test(shown.explain), 'no EXPLAIN ANALYZE text beside');
 console.log(`timeline: ${shown.stages} stages, ${shown.tasks} tasks on ${shown.workers} workers, as EXPLAIN ANALYZE`);
+
+// The bars are where the tasks ran: each task's span is recorded (not all at 0), and a stage
+// cannot end before the stages it reads have. With adaptive task counts the stages are dispatched
+// one after another, producers first, so there a consumer stage's bars also start later.
+// The newest finished q01 (not its EXPLAIN) newer than `after`, or null.
+async function FinishedQ01(after) {
+  return page.evaluate(async (after) => {
+    const list = (await (await fetch('/api/history')).json()).queries;
+    const q = list.find((x) => x.sql.includes('l_returnflag') && !x.sql.includes('explain') && x.id > after);
+    return q ? (await fetch(`/api/history/${q.id}`)).json() : null;
+  }, after);
+}
+function Spans(detail) {
+  const by = new Map();
+  for (const t of detail.tasks) {
+    const s = by.get(t.stage) ?? { start: Infinity, end: 0 };
+    s.start = Math.min(s.start, t.start_ms);
+    s.end = Math.max(s.end, t.end_ms);
+    by.set(t.stage, s);
+  }
+  return by;
+}
+function CheckTimeline(detail, label, startsOrdered) {
+  Check(detail && detail.tasks.length > 0, `${label}: no finished query with tasks`);
+  Check(detail.tasks.every((t) => t.start_ms >= 0 && t.end_ms >= t.start_ms), `${label} spans: ${JSON.stringify(detail.tasks)}`);
+  Check(detail.tasks.some((t) => t.start_ms > 0), `${label}: every bar starts at 0: ${JSON.stringify(detail.tasks)}`);
+  const spans = Spans(detail);
+  const edges = detail.stages.filter((s) => s.consumer_stage !== 0 && spans.has(s.consumer_stage) && spans.has(s.stage));
+  Check(edges.length > 0, `${label}: no stage reads another: ${JSON.stringify(detail.stages)}`);
+  for (const e of edges) {
+    const producer = spans.get(e.stage);
+    const consumer = spans.get(e.consumer_stage);
+    Check(consumer.end >= producer.end,
+          `${label}: stage ${e.consumer_stage} ended (${consumer.end} ms) before stage ${e.stage} it reads (${producer.end} ms)`);
+    if (startsOrdered) {
+      Check(consumer.start > producer.start,
+            `${label}: stage ${e.consumer_stage} started (${consumer.start} ms) no later than stage ${e.stage} (${producer.start} ms)`);
+    }
+  }
+  return [...spans].map(([stage, s]) => `s${stage} ${s.start.toFixed(1)}-${s.end.toFixed(1)} ms`).join(', ');
+}
+const staticQ01 = await FinishedQ01(0);
+const staticSpans = CheckTimeline(staticQ01, 'q01', false);
+
+// One grep of its query id follows it across the coordinator and both workers: JSON lines with
+// the id (and on the workers a task key too: lines logged for its tasks, operator threads
+// included, carry both).
+Check(/^[0-9a-f-]+$/.test(staticQ01.query_id), `query id ${staticQ01.query_id}`);
+for (const name of ['server', 'worker0', 'worker1']) {
+  const lines = fs.readFileSync(path.join(tmp, `${name}.log`), 'utf8').split('\n')
+      .filter((l) => l.includes(staticQ01.query_id));
+  Check(lines.length > 0, `${name}.log has no line of query ${staticQ01.query_id}`);
+  const parsed = lines.map((l) => { try { return JSON.parse(l); } catch { return null; } })
+      .filter((j) => j && j.query_id === staticQ01.query_id);
+  Check(parsed.length > 0, `${name}.log: no JSON line whose query_id is ${staticQ01.query_id}: ${lines.slice(0, 3)}`);
+  if (name !== 'server') {
+    Check(parsed.some((j) => typeof j.task === 'string' && /^stage \d+ task \d+$/.test(j.task)),
+          `${name}.log: no line of query ${staticQ01.query_id} names a task: ${JSON.stringify(parsed.slice(0, 3))}`);
+  }
+}
+console.log(`query id ${staticQ01.query_id} found in the JSON logs of the server and both workers`);
+const bars = await page.$$eval('#timeline rect.task', (rects) => rects.map((r) => Number(r.getAttribute('x'))));
+Check(new Set(bars).size > 1, `every timeline bar starts at the same x: ${bars}`);
+await tpchClient.query('set dist_adaptive_task_counts = true');
+await tpchClient.query(q1);
+await tpchClient.query('reset dist_adaptive_task_counts');
+const adaptiveSpans = CheckTimeline(await FinishedQ01(staticQ01.id), 'q01 adaptive', true);
+console.log(`timeline spans: static ${staticSpans}; adaptive ${adaptiveSpans}`);
 
 // ---- 6. the counters moved --------------------------------------------------------------------------
 const after = await Metrics(`${consoleUrl}/metrics`);

@@ -64,18 +64,35 @@ void ProgressLine::EraseLocked() {
   shown_ = false;
 }
 
+std::string ProgressLine::RenderStages(const engine::QueryProgressSnapshot& progress) {
+  std::string text;
+  for (const auto& stage : progress.stages) {
+    if (stage.bytes_total > 0) {
+      const double share = std::min(
+          1.0, static_cast<double>(stage.bytes_read) / static_cast<double>(stage.bytes_total));
+      text += fmt::format(" s{} {:.0f}%", stage.stage_id, share * 100);
+    } else if (stage.tasks_total > 0) {
+      // It reads other stages: how many of its tasks have finished.
+      text += fmt::format(" s{} {}/{}", stage.stage_id, stage.tasks_done, stage.tasks_total);
+    }
+  }
+  return text.empty() ? text : " |" + text;
+}
+
 std::string ProgressLine::Render(std::chrono::duration<double> elapsed,
                                  const std::optional<engine::QueryProgressSnapshot>& progress) {
   const double seconds = elapsed.count();
-  if (!progress || progress->bytes_total <= 0)
+  if (!progress)
     return fmt::format("running, {:.1f} s", seconds);
+  if (progress->bytes_total <= 0)
+    return fmt::format("running, {:.1f} s", seconds) + RenderStages(*progress);
   const double share = std::min(
       1.0, static_cast<double>(progress->bytes_read) / static_cast<double>(progress->bytes_total));
   std::string text = fmt::format("{:3.0f}% of {} read, {:.1f} s", share * 100,
                                  Bytes(progress->bytes_total), seconds);
   if (share >= 0.02 && share < 1.0)
     text += fmt::format(", about {:.0f} s left", seconds * (1 - share) / share);
-  return text;
+  return text + RenderStages(*progress);
 }
 
 void ProgressLine::Loop() {

@@ -1,6 +1,8 @@
 // ProgressLine: the line the shell keeps on a terminal's stderr while a statement runs longer
 // than a second: the share of its input read, the bytes, the time so far and, once enough is
-// read to tell, the time left at the rate so far.
+// read to tell, the time left at the rate so far; for a distributed query, then each stage
+// (" | s1 40% s2 1/4": the share of its scans' input read, or, for a stage that reads only other
+// stages, its tasks done out of its tasks).
 //
 // A thread of its own redraws it every 200 ms with "\r"; it is erased ("\r\033[K") before the
 // statement prints anything (its first rows, a NOTICE, its end) and stays off until the next
@@ -42,6 +44,8 @@ class ProgressLine {
   /// The text for a query `elapsed` into its run that read `progress` (empty: nothing to show).
   static std::string Render(std::chrono::duration<double> elapsed,
                             const std::optional<engine::QueryProgressSnapshot>& progress);
+  /// The per-stage part of Render (empty: no stages).
+  static std::string RenderStages(const engine::QueryProgressSnapshot& progress);
 
  private:
   void Loop();

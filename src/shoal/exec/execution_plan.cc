@@ -2,6 +2,7 @@
 
 #include <future>
 
+#include "shoal/common/log_context.h"
 #include "shoal/exec/expr/expr_text.h"
 #include "shoal/exec/task_context.h"
 
@@ -130,6 +131,7 @@ Result<std::vector<columnar::RecordBatchPtr>> CollectAll(
     // By reference: the task must not own the context, or a worker could drop the last reference
     // and destroy the pool it runs on. Both outlive the futures awaited below.
     futures.push_back(context->thread_pool().Submit([&plan, &context, p]() -> Result<Batches> {
+      const ScopedLogContext log_context(context->query_id(), context->task_key());
       auto run = [&]() -> Result<Batches> {
         Batches batches;
         SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, plan->Execute(p, context));

@@ -80,6 +80,7 @@ TaskContext::TaskContext(Options options)
       threads_(std::move(options.threads)),
       spill_directory_(std::move(options.spill_directory)),
       query_id_(std::move(options.query_id)),
+      task_key_(std::move(options.task_key)),
       metrics_(std::make_unique<MetricsRegistry>()),
       runtime_filters_(std::make_unique<RuntimeFilterRegistry>()) {
   batch_size_ = settings_.GetInt("batch_size");

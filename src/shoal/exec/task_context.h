@@ -89,6 +89,7 @@ class TaskContext {
     std::shared_ptr<ThreadPool> threads;  // null: a pool of `threads` setting size
     std::string spill_directory;          // empty: the `spill_dir` setting or $TMPDIR
     std::string query_id;
+    std::string task_key;  // a worker's task ("stage 1 task 0"); empty on the coordinator
   };
 
   explicit TaskContext(Options options);
@@ -105,6 +106,8 @@ class TaskContext {
   const std::string& spill_directory() const { return spill_directory_; }
 
   const std::string& query_id() const { return query_id_; }
+  /// Operator threads log under the query id and this (common/log_context.h).
+  const std::string& task_key() const { return task_key_; }
 
   MetricsRegistry& metrics() const { return *metrics_; }
 
@@ -132,6 +135,7 @@ class TaskContext {
   std::shared_ptr<ThreadPool> threads_;
   std::string spill_directory_;
   std::string query_id_;
+  std::string task_key_;
   std::unique_ptr<MetricsRegistry> metrics_;
   std::unique_ptr<RuntimeFilterRegistry> runtime_filters_;
   std::atomic<bool> cancelled_{false};

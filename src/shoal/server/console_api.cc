@@ -274,10 +274,15 @@ HttpResponse ConsoleApi::Cluster() const {
                 {"version", w.version},
                 {"threads", w.threads},
                 {"last_contact_unix_ms", w.last_contact_unix_ms},
-                // Not reported by a worker's GetWorkerInfo: its own /metrics has them.
                 {"memory_used", nullptr},
                 {"memory_limit", nullptr},
                 {"running_tasks", nullptr}};
+      // null when the worker did not tell (it did not answer this time).
+      if (w.running_tasks >= 0) {
+        j["memory_used"] = w.memory_used;
+        j["memory_limit"] = w.memory_limit;
+        j["running_tasks"] = w.running_tasks;
+      }
       if (!w.error.empty())
         j["error"] = w.error;
       workers.push_back(std::move(j));
@@ -299,6 +304,20 @@ HttpResponse ConsoleApi::Queries() const {
       } else {
         progress["percent"] = nullptr;
       }
+      json stages = json::array();
+      for (const auto& s : p.stages) {
+        json stage = {{"stage", s.stage_id},          {"bytes_read", s.bytes_read},
+                      {"bytes_total", s.bytes_total}, {"rows", s.rows},
+                      {"tasks_done", s.tasks_done},   {"tasks_total", s.tasks_total}};
+        if (s.bytes_total > 0) {
+          stage["percent"] = std::min(100.0, 100.0 * static_cast<double>(s.bytes_read) /
+                                                 static_cast<double>(s.bytes_total));
+        } else {
+          stage["percent"] = nullptr;
+        }
+        stages.push_back(std::move(stage));
+      }
+      progress["stages"] = std::move(stages);
       j["progress"] = std::move(progress);
     } else {
       j["progress"] = nullptr;

@@ -64,6 +64,10 @@ struct WorkerStatus {
   int threads = 0;
   int64_t last_contact_unix_ms = 0;  // 0: never answered
   std::string error;                 // why the last check failed
+  /// As the worker last told; -1: not told (it did not answer, or does not report them).
+  int64_t memory_used = -1;
+  int64_t memory_limit = -1;  // 0: unlimited
+  int running_tasks = -1;
 };
 
 struct ConsoleOptions {

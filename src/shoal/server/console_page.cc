@@ -42,6 +42,8 @@ constexpr std::string_view kPage = R"html(<!DOCTYPE html>
   .bar { width: 160px; height: 10px; background: #e5e9ee; border-radius: 5px; overflow: hidden;
          display: inline-block; vertical-align: middle; }
   .bar > div { height: 100%; background: var(--accent); }
+  .stages { margin-top: 4px; font-size: 12px; color: #4b5563; }
+  .stage-progress .bar { width: 80px; height: 6px; }
   button.cancel { background: #b91c1c; color: #fff; border: 0; border-radius: 4px; padding: 3px 10px;
                   cursor: pointer; }
   .empty { color: var(--muted); font-style: italic; }
@@ -164,8 +166,9 @@ async function refreshOverview() {
       w.map((x) => `<tr class="worker"><td>${esc(x.address)}</td>` +
         `<td><span class="state ${esc(x.state)}">${esc(x.state)}</span></td>` +
         `<td>${esc(x.version)}</td><td>${x.threads || ""}</td>` +
-        `<td>${x.memory_used == null ? "n/a" : bytes(x.memory_used) + " / " + bytes(x.memory_limit)}</td>` +
-        `<td>${x.running_tasks == null ? "n/a" : x.running_tasks}</td>` +
+        `<td class="memory">${x.memory_used == null ? "n/a" : bytes(x.memory_used) + " / " +
+          (x.memory_limit > 0 ? bytes(x.memory_limit) : "unlimited")}</td>` +
+        `<td class="running-tasks">${x.running_tasks == null ? "n/a" : x.running_tasks}</td>` +
         `<td title="${esc(x.error)}">${when(x.last_contact_unix_ms)}</td></tr>`).join("") +
       "</table>";
   const q = running.queries;
@@ -180,13 +183,28 @@ async function refreshOverview() {
           `<td>${ms(x.elapsed_ms)}</td><td>` +
           (p == null ? "n/a" : `<span class="bar"><div style="width:${p.toFixed(1)}%"></div></span>` +
             ` <span class="percent">${p.toFixed(0)}%</span> of ${bytes(x.progress.bytes_total)}`) +
-          `</td><td><button class="cancel" data-id="${x.id}">Cancel</button></td></tr>`;
+          stageProgress(x.progress) + `</td><td><button class="cancel" data-id="${x.id}">Cancel</button></td></tr>`;
       }).join("") + "</table>";
   document.querySelectorAll("button.cancel").forEach((b) => b.onclick = async () => {
     b.disabled = true;
     try { await api(`/api/queries/${b.dataset.id}/cancel`, {method: "POST"}); }
     catch (e) { alert(e.message); }
   });
+}
+
+// One line per stage of a distributed query: its scans' share read, or (a stage that reads
+// only other stages) its tasks done; rows served and tasks on each.
+function stageProgress(progress) {
+  if (!progress || !progress.stages || progress.stages.length === 0) return "";
+  return '<div class="stages">' + progress.stages.map((s) => {
+    const share = s.percent != null ? s.percent : (s.tasks_total > 0 ? 100 * s.tasks_done / s.tasks_total : 0);
+    const what = s.percent != null ? `${s.percent.toFixed(0)}% of ${bytes(s.bytes_total)}`
+                                   : `${s.tasks_done}/${s.tasks_total} tasks done`;
+    return `<div class="stage-progress" data-stage="${s.stage}" title="${s.rows} rows served, ` +
+      `${s.tasks_done}/${s.tasks_total} tasks done"><span class="stage-name">s${s.stage}</span> ` +
+      `<span class="bar"><div style="width:${share.toFixed(1)}%"></div></span> ` +
+      `<span class="stage-what">${what}, ${s.rows} rows</span></div>`;
+  }).join("") + "</div>";
 }
 
 async function refreshHistory() {

@@ -260,14 +260,21 @@ void QueryMonitor::QueryEnded(int64_t id, const Status& status, int64_t rows, st
   }
   if (verbose.find("stage=") != std::string::npos) {
     // Task spans from EXPLAIN ANALYZE VERBOSE's per-task lines: "stage S task T on W: served
-    // rows=.., batches=.., elapsed=X". Workers report how long a task ran, not when it began;
-    // the static dispatch sends every stage's tasks when the query starts, so a bar starts at 0.
+    // rows=.., batches=.., elapsed=X[, sent=..][, ran from A to B]". A and B (from the query's
+    // start) say when the task computed; a task without them (it never ran) spans its lifetime.
     static const std::regex kTaskLine(
-        R"(stage (\d+) task (\d+) on (\S+): served rows=\d+, batches=\d+, elapsed=([0-9.]+)([a-z]+))");
+        R"(stage (\d+) task (\d+) on (\S+): served rows=\d+, batches=\d+, elapsed=([0-9.]+)([a-z]+)[^\n]*)");
+    static const std::regex kRan(R"(, ran from ([0-9.]+)([a-z]+) to ([0-9.]+)([a-z]+))");
     for (std::sregex_iterator it(verbose.begin(), verbose.end(), kTaskLine), end; it != end; ++it) {
       const auto& m = *it;
-      record.tasks.push_back({std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].str(), 0.0,
-                              ParseDurationMs(m[4].str(), m[5].str())});
+      TaskSpan span{std::stoi(m[1].str()), std::stoi(m[2].str()), m[3].str(), 0.0,
+                    ParseDurationMs(m[4].str(), m[5].str())};
+      const std::string line = m[0].str();
+      if (std::smatch ran; std::regex_search(line, ran, kRan)) {
+        span.start_ms = ParseDurationMs(ran[1].str(), ran[2].str());
+        span.end_ms = ParseDurationMs(ran[3].str(), ran[4].str());
+      }
+      record.tasks.push_back(std::move(span));
     }
   }
   record.explain_analyze = std::move(explain);

@@ -415,6 +415,9 @@ std::vector<WorkerStatus> Server::ClusterStatus() {
         if (auto info = (*channel)->GetWorkerInfo(); info.ok()) {
           w.version = info->version;
           w.threads = info->threads;
+          w.memory_used = info->memory_used;
+          w.memory_limit = info->memory_limit;
+          w.running_tasks = info->running_tasks;
           last_contact_[address] = UnixMillisNow();
         } else {
           st = info.status();

@@ -42,11 +42,13 @@ constexpr const char* kExplain =
     "   NetworkCoalesce: stage=2, tasks=1, partitions_per_task=2 (rows=3, batches=2, "
     "time=24.9ms, network_wait=24.9ms, sent_bytes=2048)\n"
     "     * stage 2: 1 task: #0 on w1:7001 (rows=3)\n"
-    "     * stage 2 task 0 on w1:7001: served rows=3, batches=2, elapsed=20.0ms\n"
+    "     * stage 2 task 0 on w1:7001: served rows=3, batches=2, elapsed=20.0ms, ran from "
+    "12.000ms to 32.500ms\n"
     "     HashAggregate: mode=final, keys=[#0] (rows=3, batches=2, time=24.9ms)\n"
     "       NetworkShuffle: stage=1, tasks=2, Hash([#0], 2) (rows=6, batches=4, time=24.9ms)\n"
     "         * stage 1: 2 tasks: #0 on w1:7001 (rows=3), #1 on w2:7001 (rows=3)\n"
-    "         * stage 1 task 0 on w1:7001: served rows=3, batches=2, elapsed=10.5ms\n"
+    "         * stage 1 task 0 on w1:7001: served rows=3, batches=2, elapsed=10.5ms, sent=1.0 KiB "
+    "in 2 messages, head Repartition (rows=3), ran from 1.000ms to 11.500ms\n"
     "         * stage 1 task 1 on w2:7001: served rows=3, batches=2, elapsed=1.250s\n"
     "         TableScan: lineitem (memory) (rows=60175, batches=8, time=0.029ms)\n"
     " Rows: 3\n";
@@ -83,6 +85,13 @@ TEST(QueryMonitorTest, FinishedQueriesKeepTasksAndABoundedHistoryInTheDataDir) {
     EXPECT_EQ(history[0].sql, "select 2");
     ASSERT_EQ(history[0].tasks.size(), 3u);
     EXPECT_EQ(history[0].tasks[2].worker, "w2:7001");
+    // A task the worker said when it ran is drawn there; one it did not, from 0 for its time.
+    EXPECT_DOUBLE_EQ(history[0].tasks[0].start_ms, 12);
+    EXPECT_DOUBLE_EQ(history[0].tasks[0].end_ms, 32.5);
+    EXPECT_EQ(history[0].tasks[1].worker, "w1:7001");
+    EXPECT_DOUBLE_EQ(history[0].tasks[1].start_ms, 1);
+    EXPECT_DOUBLE_EQ(history[0].tasks[1].end_ms, 11.5);
+    EXPECT_DOUBLE_EQ(history[0].tasks[2].start_ms, 0);
     EXPECT_DOUBLE_EQ(history[0].tasks[2].end_ms, 1250);
     EXPECT_EQ(history[0].explain_analyze, kExplain);
   }
@@ -103,7 +112,8 @@ TEST(ConsoleApiTest, WithoutAuthenticationListsCancelsAndShowsQueries) {
   ConsoleOptions options;
   options.cancel = [&](int32_t pid) { cancelled.push_back(pid); };
   options.cluster = [] {
-    return std::vector<WorkerStatus>{{"w1:7001", "alive", "1.0", 4, 1000, ""}};
+    return std::vector<WorkerStatus>{{"w1:7001", "alive", "1.0", 4, 1000, "", 2048, 1 << 30, 3},
+                                     {"w2:7001", "quarantined", "", 0, 0, "refused", -1, -1, -1}};
   };
   ConsoleApi api(&monitor, nullptr, options);
 
@@ -135,9 +145,15 @@ TEST(ConsoleApiTest, WithoutAuthenticationListsCancelsAndShowsQueries) {
   EXPECT_EQ(api.Handle(Get("/api/history/12345")).status, 404);
 
   json cluster = Body(api.Handle(Get("/api/cluster")));
-  ASSERT_EQ(cluster["workers"].size(), 1u);
+  ASSERT_EQ(cluster["workers"].size(), 2u);
   EXPECT_EQ(cluster["workers"][0]["state"], "alive");
   EXPECT_EQ(cluster["workers"][0]["threads"], 4);
+  // What the worker told of its memory and tasks; null for one that did not answer.
+  EXPECT_EQ(cluster["workers"][0]["memory_used"], 2048);
+  EXPECT_EQ(cluster["workers"][0]["memory_limit"], 1 << 30);
+  EXPECT_EQ(cluster["workers"][0]["running_tasks"], 3);
+  EXPECT_TRUE(cluster["workers"][1]["memory_used"].is_null());
+  EXPECT_TRUE(cluster["workers"][1]["running_tasks"].is_null());
 
   HttpResponse page = api.Handle(Get("/"));
   EXPECT_EQ(page.content_type, "text/html; charset=utf-8");

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/common/log_context.h"
 #include "shoal/common/settings.h"
 #include "shoal/distributed/planner/network_exchange_exec.h"
 #include "shoal/exec/hash.h"
@@ -179,6 +180,7 @@ struct LoadSampler::State {
 };
 
 void LoadSampler::State::Sample(int p) {
+  const ScopedLogContext log_context(context->query_id(), context->task_key());
   SampledPartition& part = *partitions[static_cast<size_t>(p)];
   SampleStats stats(plan->schema()->num_fields());
   bool eos = false;

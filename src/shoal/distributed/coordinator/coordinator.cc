@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "shoal/common/log_context.h"
 #include "shoal/common/logging.h"
 #include "shoal/distributed/adaptive/adaptive_dispatch.h"
 #include "shoal/distributed/adaptive/load_sampler.h"
@@ -292,9 +293,13 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
   // Only workers that answer now: the router never places a task on a worker known dead, and a
   // connection a worker restart broke is re-established before any task is sent.
   SHOAL_ASSIGN_OR_RETURN(planner.workers, health_->Usable(*workers));
-  // Head exchanges and coordinator channels alike carry the passthrough headers.
-  ChannelResolverPtr channels = WithHeaders(options_.channels, options_.headers);
   planner.query_id = context->query_id().empty() ? NewQueryId() : context->query_id();
+  // Head exchanges and coordinator channels alike carry the passthrough headers, and the query
+  // id among them ("shoal-query-id" on the wire; a client's own query-id header wins), which
+  // workers forward on their calls to producers: every call of the query names it.
+  Headers headers = options_.headers;
+  headers.emplace(std::string(kQueryIdHeader), planner.query_id);
+  ChannelResolverPtr channels = WithHeaders(options_.channels, std::move(headers));
   planner.max_tasks = static_cast<int>(settings.GetInt("dist_max_tasks"));
   planner.bytes_per_task = settings.GetInt("dist_bytes_per_task");
   planner.broadcast_max_bytes = settings.GetInt("dist_broadcast_max_bytes");
@@ -303,10 +308,17 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
   auto deferred = std::make_shared<DeferredDispatch>();
   SHOAL_ASSIGN_OR_RETURN(DistributedPlanPtr distributed,
                          PlanDistributed(plan, planner, channels, deferred));
+  {
+    // Under the query's id, so that the coordinator's log has a line of every distributed query
+    // (a statement on the server already logs under it; the shell's queries get it here).
+    const ScopedLogContext log_context(distributed->query_id(), "");
+    SHOAL_LOG(kInfo, "query {}: {} stages on {} workers", distributed->query_id(),
+              distributed->stages().size(), planner.workers.size());
+  }
   // The scans run on the workers: progress readers ask them (remote_progress.h).
   auto remote_progress =
       std::make_shared<RemoteProgress>(channels, planner.workers, distributed->query_id());
-  context->progress().SetRemoteRead([remote_progress] { return remote_progress->BytesRead(); });
+  context->progress().SetRemoteRead([remote_progress] { return remote_progress->Read(); });
   const int64_t start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
@@ -316,9 +328,16 @@ Result<exec::ExecPlanPtr> Coordinator::Distribute(
   auto filters = std::make_shared<RuntimeFilterHub>(distributed->head(), context);
   MakeTasks make_tasks =
       [query_id = distributed->query_id(), start_ns, overrides = settings.overrides(),
-       use_feeds = settings.GetBool("dist_work_unit_feeds"), codecs = query_codecs,
-       filters](const Stage& stage) -> Result<std::vector<TaskToSend>> {
+       use_feeds = settings.GetBool("dist_work_unit_feeds"), codecs = query_codecs, filters,
+       remote_progress](const Stage& stage) -> Result<std::vector<TaskToSend>> {
     std::vector<TaskToSend> tasks;
+    {
+      // Before the feeds take the scans' units out of the plans.
+      int64_t scan_bytes = 0;
+      for (const auto& task_plan : stage.task_plans)
+        scan_bytes += RemoteProgress::ScanBytes(*task_plan);
+      remote_progress->AddStage(stage.id, stage.task_count, scan_bytes);
+    }
     if (!stage.task_plans.empty())
       filters->AddStage(stage.id, stage.task_count, *stage.task_plans.front());
     const std::vector<int> exports = filters->ExportsOf(stage.id);

@@ -1,6 +1,10 @@
 #include "shoal/distributed/coordinator/remote_progress.h"
 
 #include <algorithm>
+#include <set>
+
+#include "shoal/distributed/planner/network_exchange_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
 
 namespace shoal::distributed {
 
@@ -10,28 +14,70 @@ RemoteProgress::RemoteProgress(ChannelResolverPtr channels, std::vector<std::str
       workers_(std::move(workers)),
       query_id_(std::move(query_id)) {}
 
-int64_t RemoteProgress::BytesRead() {
+void RemoteProgress::AddStage(int stage_id, int task_count, int64_t bytes_total) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stages_[stage_id] = StageFigures{task_count, bytes_total};
+}
+
+int64_t RemoteProgress::ScanBytes(const exec::ExecutionPlan& plan) {
+  int64_t bytes = 0;
+  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan)) {
+    for (const auto& group : scan->unit_groups()) {
+      for (const io::ScanUnit& unit : group)
+        bytes += unit.bytes;
+    }
+  }
+  if (plan.Is<NetworkExchangeExec>())
+    return bytes;
+  for (const auto& child : plan.children())
+    bytes += ScanBytes(*child);
+  return bytes;
+}
+
+exec::QueryProgress::Remote RemoteProgress::Read() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (std::chrono::steady_clock::now() - last_poll_ < kPollInterval)
-      return total_.load(std::memory_order_relaxed);
+      return SnapshotLocked();
   }
   std::unique_lock<std::mutex> poller(poll_mutex_, std::try_to_lock);
   if (poller.owns_lock())
     Poll();
-  return total_.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return SnapshotLocked();
 }
 
-std::map<int, int64_t> RemoteProgress::BytesReadByStage() const {
-  std::map<int, int64_t> out;
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [task, bytes] : per_task_)
-    out[task.first] += bytes;
+exec::QueryProgress::Remote RemoteProgress::SnapshotLocked() const {
+  exec::QueryProgress::Remote out;
+  std::map<int, exec::QueryProgress::StageProgress> stages;
+  for (const auto& [id, stage] : stages_) {
+    exec::QueryProgress::StageProgress& s = stages[id];
+    s.stage_id = id;
+    s.tasks_total = stage.task_count;
+    s.bytes_total = stage.bytes_total;
+  }
+  for (const auto& [key, task] : per_task_) {
+    out.bytes_read += task.bytes_read;
+    exec::QueryProgress::StageProgress& s = stages[key.first];
+    s.stage_id = key.first;
+    s.bytes_read += task.bytes_read;
+    s.rows += task.rows;
+    s.tasks_done += task.done ? 1 : 0;
+  }
+  for (auto& [id, s] : stages) {
+    // A task seen that the coordinator did not announce (a stage retried with more tasks).
+    s.tasks_total = std::max(s.tasks_total, s.tasks_done);
+    out.stages.push_back(s);
+  }
   return out;
 }
 
 void RemoteProgress::Poll() {
-  std::vector<TaskProgress> seen;
+  struct Answer {
+    const std::string* worker;
+    std::vector<TaskProgress> tasks;
+  };
+  std::vector<Answer> answers;
   for (const std::string& worker : workers_) {
     Result<WorkerChannelPtr> channel = channels_->Connect(worker);
     if (!channel.ok())
@@ -39,17 +85,28 @@ void RemoteProgress::Poll() {
     // A worker that does not answer keeps its last figures: progress never goes back.
     Result<std::vector<TaskProgress>> tasks = (*channel)->GetTaskProgress(query_id_);
     if (tasks.ok())
-      seen.insert(seen.end(), tasks->begin(), tasks->end());
+      answers.push_back({&worker, std::move(tasks).MoveValueUnsafe()});
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const TaskProgress& t : seen) {
-    int64_t& bytes = per_task_[{t.stage_id, t.task_number}];
-    bytes = std::max(bytes, t.bytes_read);
+  for (const Answer& answer : answers) {
+    std::set<std::pair<int, int>> listed;
+    for (const TaskProgress& t : answer.tasks) {
+      const std::pair<int, int> key{t.stage_id, t.task_number};
+      listed.insert(key);
+      TaskFigures& task = per_task_[key];
+      task.worker = *answer.worker;
+      task.bytes_read = std::max(task.bytes_read, t.bytes_read);
+      task.rows = std::max(task.rows, t.output_rows);
+      // As the worker says now: a consumer that reads its partitions one after another leaves
+      // the task with no open stream for a moment.
+      task.done = t.done;
+    }
+    // Gone from the worker that held it: the coordinator closed it, so it has ended.
+    for (auto& [key, task] : per_task_) {
+      if (task.worker == *answer.worker && listed.count(key) == 0)
+        task.done = true;
+    }
   }
-  int64_t total = 0;
-  for (const auto& [task, bytes] : per_task_)
-    total += bytes;
-  total_.store(total, std::memory_order_relaxed);
   last_poll_ = std::chrono::steady_clock::now();
 }
 

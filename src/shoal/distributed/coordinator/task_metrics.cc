@@ -133,6 +133,8 @@ void EncodeTaskMetrics(const TaskMetrics& metrics, proto::TaskMetricsProto* out)
   out->set_worker(metrics.worker);
   out->set_bytes_sent(metrics.bytes_sent);
   out->set_messages_sent(metrics.messages_sent);
+  out->set_start_offset_ns(metrics.start_offset_ns);
+  out->set_end_offset_ns(metrics.end_offset_ns);
   for (const auto& m : metrics.operators)
     EncodeOperator(m, out->add_operators());
   for (const auto& m : metrics.heads)
@@ -147,6 +149,8 @@ TaskMetrics DecodeTaskMetrics(const proto::TaskMetricsProto& in) {
   out.worker = in.worker();
   out.bytes_sent = in.bytes_sent();
   out.messages_sent = in.messages_sent();
+  out.start_offset_ns = in.start_offset_ns();
+  out.end_offset_ns = in.end_offset_ns();
   for (const auto& m : in.operators())
     out.operators.push_back(DecodeOperator(m));
   for (const auto& m : in.heads())
@@ -177,6 +181,11 @@ void FoldStageMetrics(const StageDisplay& stage, const std::vector<TaskReport>& 
     std::string verbose_line =
         fmt::format("{}: served rows={}, batches={}, elapsed={}", label, m.output_rows,
                     m.output_batches, FormatNanos(m.elapsed_ns));
+    if (m.end_offset_ns > 0) {
+      // From the query's start (the console draws its timeline from these).
+      verbose_line += fmt::format(", ran from {} to {}", FormatNanos(m.start_offset_ns),
+                                  FormatNanos(m.end_offset_ns));
+    }
     if (m.messages_sent > 0) {
       verbose_line +=
           fmt::format(", sent={} in {} messages", FormatBytes(m.bytes_sent), m.messages_sent);

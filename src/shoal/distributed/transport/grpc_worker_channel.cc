@@ -577,6 +577,11 @@ class GrpcWorkerChannel final : public WorkerChannel {
     WorkerInfo info;
     info.version = response.version();
     info.codec_ids.assign(response.codec_ids().begin(), response.codec_ids().end());
+    if (response.reports_usage()) {
+      info.memory_used = response.memory_used();
+      info.memory_limit = response.memory_limit();
+      info.running_tasks = response.running_tasks();
+    }
     info.threads = response.threads();
     max_message_bytes_->store(response.max_message_bytes(), std::memory_order_relaxed);
     return info;
@@ -594,7 +599,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
     std::vector<TaskProgress> out;
     out.reserve(static_cast<size_t>(response.tasks_size()));
     for (const auto& t : response.tasks())
-      out.push_back({t.stage_id(), t.task_number(), t.bytes_read(), t.output_rows()});
+      out.push_back({t.stage_id(), t.task_number(), t.bytes_read(), t.output_rows(), t.done()});
     return out;
   }
 

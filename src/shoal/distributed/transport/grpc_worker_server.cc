@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 #include <grpcpp/grpcpp.h>
 
+#include "shoal/common/log_context.h"
 #include "shoal/common/memory_pool.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/task_metrics.h"
@@ -156,7 +158,10 @@ class SendQueue {
 };
 
 void ProducePartition(exec::RecordBatchStream* stream, int partition,
-                      columnar::ipc::Compression compression, SendQueue* queue) {
+                      columnar::ipc::Compression compression, SendQueue* queue,
+                      const TaskKey& key) {
+  // The partition's operators run on this thread: their lines name the query and the task.
+  const ScopedLogContext log_context(key.query_id, key.ToString());
   Status status = [&]() -> Status {
     SHOAL_ASSIGN_OR_RETURN(auto encoder, PartitionEncoder::Make(stream->schema(), compression));
     for (;;) {
@@ -317,7 +322,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
     std::vector<std::thread> producers;
     for (size_t p = 0; p < streams->size(); ++p) {
       producers.emplace_back(ProducePartition, (*streams)[p].get(), static_cast<int>(p),
-                             compression, &queue);
+                             compression, &queue, std::cref(r.task_key));
     }
     proto::BatchChunkProto chunk;
     std::shared_ptr<NetworkSendCounters> sent = service->SendCounters(r.task_key);
@@ -355,6 +360,12 @@ class WorkerGrpcService final : public proto::Worker::Service {
       response->add_codec_ids(id);
     response->set_threads(info.threads);
     response->set_max_message_bytes(max_receive_bytes_);
+    if (info.running_tasks >= 0) {
+      response->set_reports_usage(true);
+      response->set_memory_used(info.memory_used);
+      response->set_memory_limit(info.memory_limit);
+      response->set_running_tasks(info.running_tasks);
+    }
     return grpc::Status::OK;
   }
 
@@ -377,6 +388,7 @@ class WorkerGrpcService final : public proto::Worker::Service {
       t->set_task_number(p.task_number);
       t->set_bytes_read(p.bytes_read);
       t->set_output_rows(p.output_rows);
+      t->set_done(p.done);
     }
     return grpc::Status::OK;
   }

@@ -18,6 +18,9 @@ namespace shoal::distributed {
 /// The prefix of passthrough headers in gRPC metadata (other metadata is not forwarded).
 inline constexpr std::string_view kHeaderMetadataPrefix = "shoal-";
 
+/// The passthrough header the coordinator adds to every call of a query: its id.
+inline constexpr std::string_view kQueryIdHeader = "query-id";
+
 /// Keys: 1..64 characters of [a-z0-9_.-] (gRPC metadata keys are lowercase ASCII), not ending in
 /// "-bin"; values: printable ASCII, at most 4096 bytes.
 Status CheckHeader(std::string_view key, std::string_view value);

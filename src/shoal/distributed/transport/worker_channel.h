@@ -125,6 +125,10 @@ struct TaskMetrics {
   int64_t output_rows = 0;
   int64_t output_batches = 0;
   int64_t elapsed_ns = 0;
+  /// When the task computed, from the query's start (query_start_time_ns; the worker's clock):
+  /// its first stream opened, its last ended. Both 0 when it never ran.
+  int64_t start_offset_ns = 0;
+  int64_t end_offset_ns = 0;
   /// The worker that ran the task, as it names itself.
   std::string worker;
   /// The task plan's operators in pre-order, not entering network exchanges (task_metrics.h).
@@ -193,6 +197,10 @@ struct WorkerInfo {
   std::string version;
   std::vector<std::string> codec_ids;
   int threads = 0;
+  /// What it holds now (the console's cluster view); -1: not told.
+  int64_t memory_used = -1;
+  int64_t memory_limit = -1;  // 0: unlimited
+  int running_tasks = -1;
 };
 
 /// How far one task of a running query is (WorkerChannel::GetTaskProgress).
@@ -201,6 +209,7 @@ struct TaskProgress {
   int task_number = 0;
   int64_t bytes_read = 0;  // of its scans' input (exec/query_progress.h)
   int64_t output_rows = 0;
+  bool done = false;  // every stream consumers opened on it has ended
 };
 
 /// The coordinator's end of one task's coordinator channel.

@@ -69,6 +69,13 @@ int64_t NowNs() {
       .count();
 }
 
+// Wall-clock nanoseconds: comparable with the coordinator's query_start_time_ns.
+int64_t UnixNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // One partition of a broadcast head: computed by the first consumer that asks, replayed to all.
 struct BroadcastPartition {
   std::mutex mutex;
@@ -98,6 +105,15 @@ struct WorkerService::Task {
   Headers headers;  // of the coordinator channel; forwarded on calls to producers
   std::atomic<int64_t> output_rows{0};
   std::atomic<int64_t> output_batches{0};
+  // When the task began computing (its first stream opened, or its plan arrived when it is
+  // sampled from then on) and when its last open stream ended, in wall-clock ns, and how many
+  // streams consumers opened and ended: the task is done when every opened one has ended.
+  // The console's timeline and the per-stage progress read them.
+  int64_t query_start_ns = 0;  // the coordinator's, from the plan request
+  std::atomic<int64_t> first_open_unix_ns{0};
+  std::atomic<int64_t> last_end_unix_ns{0};
+  std::atomic<int> streams_opened{0};
+  std::atomic<int> streams_ended{0};
   WorkUnitFeedsPtr feeds;  // the plan's work-unit feeds (work_unit_feed.h); null if refused
   // What the transport wrote for this task's ExecuteTask calls (task_metrics.h).
   std::shared_ptr<NetworkSendCounters> sent = std::make_shared<NetworkSendCounters>();
@@ -113,6 +129,22 @@ struct WorkerService::Task {
 
 namespace {
 
+void StreamOpened(WorkerService::Task& task) {
+  int64_t expected = 0;
+  task.first_open_unix_ns.compare_exchange_strong(expected, UnixNowNs());
+  task.streams_opened.fetch_add(1);
+}
+
+void StreamEnded(WorkerService::Task& task) {
+  task.last_end_unix_ns.store(UnixNowNs());
+  task.streams_ended.fetch_add(1);
+}
+
+bool TaskDone(const WorkerService::Task& task) {
+  const int ended = task.streams_ended.load();
+  return ended > 0 && ended >= task.streams_opened.load();
+}
+
 // A task the TTL ended fails its consumers with the reason, not with the cancellation it caused.
 Status ExpiryOr(const WorkerService::Task& task, Status status) {
   if (task.expired.load(std::memory_order_acquire) && status.code() == StatusCode::kCancelled)
@@ -124,25 +156,41 @@ Status ExpiryOr(const WorkerService::Task& task, Status status) {
 class TaskStream final : public exec::RecordBatchStream {
  public:
   TaskStream(std::shared_ptr<WorkerService::Task> task, exec::StreamPtr input)
-      : task_(std::move(task)), input_(std::move(input)) {}
+      : task_(std::move(task)), input_(std::move(input)) {
+    StreamOpened(*task_);
+  }
+  ~TaskStream() override { End(); }
+  TaskStream(const TaskStream&) = delete;
+  TaskStream& operator=(const TaskStream&) = delete;
 
   const columnar::SchemaPtr& schema() const override { return input_->schema(); }
 
   Result<columnar::RecordBatchPtr> Next() override {
     Result<columnar::RecordBatchPtr> next = input_->Next();
-    if (!next.ok())
+    if (!next.ok()) {
+      End();
       return ExpiryOr(*task_, std::move(next).status());
+    }
     columnar::RecordBatchPtr batch = std::move(next).MoveValueUnsafe();
     if (batch) {
       task_->output_rows += batch->num_rows();
       task_->output_batches += 1;
+    } else {
+      End();
     }
     return batch;
   }
 
  private:
+  void End() {
+    if (!ended_)
+      StreamEnded(*task_);
+    ended_ = true;
+  }
+
   std::shared_ptr<WorkerService::Task> task_;
   exec::StreamPtr input_;
+  bool ended_ = false;
 };
 
 // Replays one broadcast partition, computing it first if no consumer has yet.
@@ -150,7 +198,12 @@ class BroadcastStream final : public exec::RecordBatchStream {
  public:
   BroadcastStream(std::shared_ptr<WorkerService::Task> task, int partition,
                   std::shared_ptr<BroadcastPartition> cache)
-      : task_(std::move(task)), partition_(partition), cache_(std::move(cache)) {}
+      : task_(std::move(task)), partition_(partition), cache_(std::move(cache)) {
+    StreamOpened(*task_);
+  }
+  ~BroadcastStream() override { End(); }
+  BroadcastStream(const BroadcastStream&) = delete;
+  BroadcastStream& operator=(const BroadcastStream&) = delete;
 
   const columnar::SchemaPtr& schema() const override { return task_->plan->schema(); }
 
@@ -163,14 +216,24 @@ class BroadcastStream final : public exec::RecordBatchStream {
       }
       filled_ = true;
     }
-    if (!cache_->status.ok())
+    if (!cache_->status.ok()) {
+      End();
       return ExpiryOr(*task_, cache_->status);
-    if (next_ >= cache_->batches.size())
+    }
+    if (next_ >= cache_->batches.size()) {
+      End();
       return columnar::RecordBatchPtr();
+    }
     return cache_->batches[next_++];
   }
 
  private:
+  void End() {
+    if (!ended_)
+      StreamEnded(*task_);
+    ended_ = true;
+  }
+
   Status Fill() {
     SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream,
                            task_->source()->Execute(partition_, task_->context));
@@ -188,6 +251,7 @@ class BroadcastStream final : public exec::RecordBatchStream {
   int partition_;
   std::shared_ptr<BroadcastPartition> cache_;
   bool filled_ = false;
+  bool ended_ = false;
   size_t next_ = 0;
 };
 
@@ -304,6 +368,7 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   auto task = std::make_shared<Task>();
   task->key = request.task_key;
   task->headers = headers;
+  task->query_start_ns = request.query_start_time_ns;
   task->refused = [&]() -> Status {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -329,6 +394,7 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
             ->MakeChild(fmt::format("task {}/{}/{}", request.task_key.query_id,
                                     request.task_key.stage_id, request.task_key.task_number));
     options.query_id = request.task_key.query_id;
+    options.task_key = request.task_key.ToString();
     task->context = std::make_shared<exec::TaskContext>(std::move(options));
     task->context->runtime_filters().Expect(
         std::set<int>(request.await_runtime_filters.begin(), request.await_runtime_filters.end()));
@@ -360,9 +426,11 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   }
   if (load_info && !task->refused.ok())
     load_info(nullptr);
-  else if (load_info && AdaptiveTaskCounts(task->context->settings()))
+  else if (load_info && AdaptiveTaskCounts(task->context->settings())) {
+    task->first_open_unix_ns.store(UnixNowNs());  // sampled from now on
     task->sampler = LoadSampler::Start(task->plan, task->context,
                                        SampleLimitsFrom(task->context->settings()), load_info);
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_[request.task_key] = task;
@@ -475,6 +543,13 @@ TaskMetrics WorkerService::EndTask(const TaskKey& key) {
   metrics.elapsed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now() - task->started)
                            .count();
+  if (const int64_t opened = task->first_open_unix_ns.load();
+      opened > 0 && task->query_start_ns > 0) {
+    // A task whose streams did not all end ran until now (it was cut off).
+    const int64_t ended = TaskDone(*task) ? task->last_end_unix_ns.load() : UnixNowNs();
+    metrics.start_offset_ns = std::max<int64_t>(0, opened - task->query_start_ns);
+    metrics.end_offset_ns = std::max(metrics.start_offset_ns, ended - task->query_start_ns);
+  }
   AddTaskDetails(*task, &metrics);
   WorkerCounters& counters = WorkerServiceCounters();
   counters.tasks_running.Add(-1);
@@ -589,6 +664,7 @@ std::vector<TaskProgress> WorkerService::Progress(const std::string& query_id) c
     if (task.context)
       p.bytes_read = task.context->progress().Read().bytes_read;
     p.output_rows = task.output_rows.load(std::memory_order_relaxed);
+    p.done = TaskDone(task);
     out.push_back(p);
   }
   return out;
@@ -599,6 +675,12 @@ WorkerInfo WorkerService::GetWorkerInfo() const {
   info.version = options_.version;
   info.codec_ids = codecs_->ids();
   info.threads = options_.threads;
+  if (pool_ != nullptr) {
+    info.memory_used = pool_->bytes_used();
+    info.memory_limit = pool_->limit() != MemoryPool::kUnlimited ? pool_->limit() : 0;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  info.running_tasks = static_cast<int>(tasks_.size());
   return info;
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "shoal/common/log_context.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/operator_stream.h"
 
@@ -57,6 +58,8 @@ class CoalesceStream final : public OperatorStream {
 
  private:
   void Produce(int partition) {
+    // A thread of its own: its log lines name the query and task as the caller's do.
+    const ScopedLogContext log_context(context()->query_id(), context()->task_key());
     Status status = [&]() -> Status {
       SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, input_->Execute(partition, context()));
       for (;;) {

@@ -5,6 +5,7 @@
 #include <deque>
 #include <thread>
 
+#include "shoal/common/log_context.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
@@ -70,6 +71,8 @@ struct RepartitionExec::State {
   }
 
   void Produce(const ExecPlanPtr& input, int partition) {
+    // A thread of its own: its log lines name the query and task as the caller's do.
+    const ScopedLogContext log_context(context->query_id(), context->task_key());
     Status status = [&]() -> Status {
       SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, input->Execute(partition, context));
       const Partitioning& out = plan->output_partitioning();

@@ -38,7 +38,8 @@ TEST(PassthroughHeadersTest, HeadersAreCheckedAndParsed) {
   EXPECT_STATUS_CODE(StatusCode::kInvalidArgument, Coordinator::Make(std::move(options)));
 }
 
-// Stages read by other stages' tasks (not only by the coordinator) must have seen the header.
+// Stages read by other stages' tasks (not only by the coordinator) must have seen the header,
+// and the query id the coordinator adds.
 void ExpectHeadersEverywhere(const std::vector<std::shared_ptr<WorkerService>>& workers) {
   std::set<int> stages;
   int calls = 0;
@@ -49,6 +50,10 @@ void ExpectHeadersEverywhere(const std::vector<std::shared_ptr<WorkerService>>& 
       auto it = headers.find("trace-id");
       EXPECT_TRUE(it != headers.end() && it->second == "t-42")
           << key.ToString() << " on " << w->address() << " lacks the header";
+      // The coordinator adds the query id: one grep of it follows the query across nodes.
+      auto id = headers.find(std::string(kQueryIdHeader));
+      EXPECT_TRUE(id != headers.end() && id->second == key.query_id)
+          << key.ToString() << " on " << w->address() << " lacks the query id header";
     }
   }
   EXPECT_GT(calls, 2);

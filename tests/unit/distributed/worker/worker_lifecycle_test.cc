@@ -63,6 +63,10 @@ TEST_F(LifecycleTest, VersionsAreReportedAndChecked) {
   ASSERT_OK_AND_ASSIGN(WorkerInfo info, channel->GetWorkerInfo());
   EXPECT_EQ(info.version, "1.2.3-test");
   EXPECT_FALSE(info.codec_ids.empty());
+  // Over gRPC too: what it holds now (nothing: no query ran), for the console's cluster view.
+  EXPECT_EQ(info.memory_used, 0);
+  EXPECT_GE(info.memory_limit, 0);
+  EXPECT_EQ(info.running_tasks, 0);
   ASSERT_OK_AND_ASSIGN(auto same, MakeCoordinator("1.2.3-test"));
   EXPECT_OK(same->CheckWorkers());
   ASSERT_OK_AND_ASSIGN(auto unchecked, MakeCoordinator(""));

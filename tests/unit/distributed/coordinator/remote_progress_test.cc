@@ -1,0 +1,125 @@
+// RemoteProgress: the workers' task figures summed per stage against what the coordinator noted
+// at dispatch, a task done when its worker says so or once it is gone from the worker that
+// listed it, and figures that never go back.
+#include "shoal/distributed/coordinator/remote_progress.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/wait.h"
+
+namespace shoal::distributed {
+namespace {
+
+// Answers GetTaskProgress with what its test put there, counting the calls.
+struct WorkerState {
+  std::mutex mutex;
+  std::vector<TaskProgress> tasks;
+  bool up = true;
+  int calls = 0;
+};
+
+class FakeChannel final : public WorkerChannel {
+ public:
+  FakeChannel(std::string address, std::shared_ptr<WorkerState> state)
+      : address_(std::move(address)), state_(std::move(state)) {}
+
+  const std::string& address() const override { return address_; }
+  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(const Headers&) override {
+    return Status::NotImplemented("fake");
+  }
+  Result<std::vector<exec::StreamPtr>> ExecuteTask(
+      const Headers&, const ExecuteTaskRequest&,
+      const std::shared_ptr<exec::TaskContext>&) override {
+    return Status::NotImplemented("fake");
+  }
+  Result<WorkerInfo> GetWorkerInfo() override { return WorkerInfo{}; }
+  Result<std::vector<TaskProgress>> GetTaskProgress(const std::string& query_id) override {
+    EXPECT_EQ(query_id, "q1");
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->calls;
+    if (!state_->up)
+      return Status::Unavailable("worker {} is unreachable", address_);
+    return state_->tasks;
+  }
+
+ private:
+  std::string address_;
+  std::shared_ptr<WorkerState> state_;
+};
+
+class FakeCluster final : public ChannelResolver {
+ public:
+  std::shared_ptr<WorkerState> Add(const std::string& address) {
+    return states_[address] = std::make_shared<WorkerState>();
+  }
+  Result<WorkerChannelPtr> Connect(const std::string& address) override {
+    return WorkerChannelPtr(std::make_shared<FakeChannel>(address, states_.at(address)));
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<WorkerState>> states_;
+};
+
+void Set(WorkerState& w, std::vector<TaskProgress> tasks) {
+  std::lock_guard<std::mutex> lock(w.mutex);
+  w.tasks = std::move(tasks);
+}
+
+int Calls(WorkerState& w) {
+  std::lock_guard<std::mutex> lock(w.mutex);
+  return w.calls;
+}
+
+TEST(RemoteProgressTest, SumsEachStageAndCountsItsDoneTasks) {
+  auto cluster = std::make_shared<FakeCluster>();
+  auto a = cluster->Add("a:1");
+  auto b = cluster->Add("b:1");
+  RemoteProgress progress(cluster, {"a:1", "b:1"}, "q1");
+  // Stage 1 scans 1000 bytes in two tasks; stage 2 reads stage 1 in three; stage 3 is not
+  // dispatched yet (adaptive): not listed until a worker shows one of its tasks.
+  progress.AddStage(1, 2, 1000);
+  progress.AddStage(2, 3, 0);
+  Set(*a, {{1, 0, 300, 10, false}, {2, 0, 0, 4, true}});
+  Set(*b, {{1, 1, 200, 20, true}, {2, 1, 0, 5, false}});
+
+  exec::QueryProgress::Remote r = progress.Read();
+  EXPECT_EQ(r.bytes_read, 500);
+  ASSERT_EQ(r.stages.size(), 2u);
+  EXPECT_EQ(r.stages[0].stage_id, 1);
+  EXPECT_EQ(r.stages[0].bytes_total, 1000);
+  EXPECT_EQ(r.stages[0].bytes_read, 500);
+  EXPECT_EQ(r.stages[0].rows, 30);
+  EXPECT_EQ(r.stages[0].tasks_done, 1);
+  EXPECT_EQ(r.stages[0].tasks_total, 2);
+  EXPECT_EQ(r.stages[1].stage_id, 2);
+  EXPECT_EQ(r.stages[1].bytes_total, 0);
+  EXPECT_EQ(r.stages[1].rows, 9);
+  EXPECT_EQ(r.stages[1].tasks_done, 1);
+  EXPECT_EQ(r.stages[1].tasks_total, 3);
+  // A reader within the poll interval gets the last figures without asking again.
+  const int calls = Calls(*a);
+  EXPECT_EQ(progress.Read().bytes_read, 500);
+  EXPECT_EQ(Calls(*a), calls);
+
+  // Task 1/0 ended and left worker a; worker b does not answer: its figures stay.
+  Set(*a, {{2, 0, 0, 4, true}});
+  {
+    std::lock_guard<std::mutex> lock(b->mutex);
+    b->up = false;
+  }
+  ASSERT_TRUE(shoal::testing::WaitFor([&] { return progress.Read().stages[0].tasks_done == 2; },
+                                      "the next poll to see task 1/0 gone"));
+  r = progress.Read();
+  EXPECT_EQ(r.bytes_read, 500);
+  EXPECT_EQ(r.stages[0].rows, 30);
+  EXPECT_EQ(r.stages[1].tasks_done, 1);  // b's task 2/1 was not done, and b did not answer
+}
+
+}  // namespace
+}  // namespace shoal::distributed
