@@ -389,6 +389,7 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
     case LogicalKind::kScan: {
       io::ScanRequest request;
       request.projection = plan.projection;
+      request.field_paths = plan.field_paths;
       request.predicates = plan.pushed_predicates;
       request.batch_size = options_.batch_size;
       SHOAL_ASSIGN_OR_RETURN(auto scan,

@@ -59,6 +59,22 @@ Result<columnar::SchemaPtr> ProjectSchema(const columnar::Schema& schema,
   return std::make_shared<const columnar::Schema>(std::move(fields), schema.metadata());
 }
 
+Result<columnar::SchemaPtr> ProjectSchema(const columnar::Schema& schema,
+                                          const ScanRequest& request) {
+  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr projected, ProjectSchema(schema, request.projection));
+  if (request.field_paths.empty())
+    return projected;
+  if (request.field_paths.size() != request.projection.size())
+    return Status::InvalidArgument("a scan has {} field path lists for {} columns",
+                                   request.field_paths.size(), request.projection.size());
+  std::vector<columnar::Field> fields = projected->fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    SHOAL_ASSIGN_OR_RETURN(fields[i].type,
+                           SelectStructFields(fields[i].type, request.field_paths[i]));
+  }
+  return std::make_shared<const columnar::Schema>(std::move(fields), projected->metadata());
+}
+
 Result<std::shared_ptr<MemoryTable>> MemoryTable::Make(columnar::SchemaPtr schema,
                                                        std::vector<RecordBatchPtr> batches) {
   std::shared_ptr<MemoryTable> table(new MemoryTable(std::move(schema)));

@@ -48,5 +48,8 @@ class MemoryTable : public io::TableProvider {
 /// The schema of `schema` restricted to `projection` (indices, in order).
 Result<columnar::SchemaPtr> ProjectSchema(const columnar::Schema& schema,
                                           const std::vector<int>& projection);
+/// The schema a scan with `request` produces: its projection, and its field_paths applied.
+Result<columnar::SchemaPtr> ProjectSchema(const columnar::Schema& schema,
+                                          const ScanRequest& request);
 
 }  // namespace shoal::io

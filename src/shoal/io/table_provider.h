@@ -25,6 +25,7 @@
 
 #include "shoal/columnar/record_batch_reader.h"
 #include "shoal/columnar/scalar.h"
+#include "shoal/io/struct_field_selection.h"
 
 namespace shoal::io {
 
@@ -71,6 +72,10 @@ struct ScanRequest {
   int64_t limit = -1;
   /// Runtime join filters on columns of this scan (may drop rows whose key matches no build row).
   std::vector<RuntimeFilterTarget> runtime_filters;
+  /// Empty, or one entry per projection entry: the fields of a struct column the consumer reads
+  /// (empty: the whole column). The column then has the type SelectStructFields gives
+  /// (struct_field_selection.h); only providers that ReadsStructFieldsAlone() get such requests.
+  std::vector<std::vector<FieldPath>> field_paths;
 };
 
 /// A piece of scan work. `payload` is provider-specific and opaque to everyone else; `bytes` is
@@ -130,7 +135,10 @@ class TableProvider {
   /// statistics and dropping rows right after decoding the filter's columns); otherwise the
   /// engine filters the batches they return.
   virtual bool AppliesRowFilter() const { return false; }
-  /// Batches of one unit, with the request's projection applied.
+  /// Whether OpenUnit honours ScanRequest::field_paths by reading only those fields of a struct
+  /// column (the optimizer prunes struct columns only of such tables).
+  virtual bool ReadsStructFieldsAlone() const { return false; }
+  /// Batches of one unit, with the request's projection (and field_paths) applied.
   virtual Result<columnar::RecordBatchReaderPtr> OpenUnit(const ScanUnit& unit,
                                                           const ScanRequest& request,
                                                           const ScanContext& context) const = 0;

@@ -79,6 +79,10 @@ std::string NodeLine(const LogicalPlan& plan, bool verbose) {
         if (i > 0)
           line += ", ";
         line += ScanColumnName(plan, plan.projection[i]);
+        if (i < plan.field_paths.size() && plan.table && plan.projection[i] >= 0 &&
+            plan.projection[i] < plan.table->schema()->num_fields())
+          line += io::FormatFieldPaths(plan.table->schema()->field(plan.projection[i]).type,
+                                       plan.field_paths[i]);
       }
       line += "]";
       if (!plan.pushed_predicates.empty()) {

@@ -79,6 +79,9 @@ class LogicalPlan {
   std::string table_name;
   std::vector<int> projection;
   std::vector<io::ColumnPredicate> pushed_predicates;
+  // kScan: empty, or parallel to `projection`: the fields of a struct column the plan reads
+  // (empty: all); `output` then has the pruned type (optimizer/struct_field_pruning.cc).
+  std::vector<std::vector<io::FieldPath>> field_paths;
 
   // kValues: rows of constant expressions (one vector per row, one expr per output column).
   std::vector<std::vector<ExprPtr>> rows;

@@ -18,6 +18,9 @@
 //   time_of_day.parquet         a TIME column: Shoal refuses it with a clear NotImplemented error
 //                               naming the column
 //   sorted.parquet              10000 rows sorted by k, row groups of 2048 rows (v2: delta encoded, so small), for pruning
+//   struct_fields.parquet       100 rows of a struct with a nested struct, a list and NULLs at
+//                               every level, row groups of 32 rows, for reading some fields of a
+//                               struct alone (tests/sql/parquet_struct_fields.slt)
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +30,14 @@ const require = createRequire(path.join(here, '../../tpch/package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
 const kRows = 100;
+const kStructFields = `SELECT i::INTEGER AS id,
+    CASE WHEN i % 9 = 0 THEN NULL ELSE {
+      'a': CASE WHEN i % 4 = 0 THEN NULL ELSE i::INTEGER END,
+      'b': CASE WHEN i % 7 = 0 THEN NULL ELSE {
+        'c': 'c' || (i % 5), 'd': CASE WHEN i % 3 = 0 THEN NULL ELSE (i * 10)::BIGINT END} END,
+      'e': list_transform(range(i % 3), lambda k: (i + k)::INTEGER),
+      'f': (i / 2)::DOUBLE} END AS s
+    FROM range(100) t(i)`;
 const kNull = (expr) => `CASE WHEN i % 10 = 3 THEN NULL ELSE ${expr} END`;
 const kColumns = [
   ['id', 'i::INTEGER'],
@@ -96,6 +107,8 @@ async function main() {
                 'FROM range(10000) t(i) ORDER BY i');
   await con.run(`COPY sorted TO '${path.join(here, 'sorted.parquet')}' ` +
                 '(FORMAT parquet, ROW_GROUP_SIZE 2048, PARQUET_VERSION v2)');
+  await con.run(`COPY (${kStructFields}) TO '${path.join(here, 'struct_fields.parquet')}' ` +
+                '(FORMAT parquet, ROW_GROUP_SIZE 32)');
 }
 
 await main();

@@ -184,5 +184,42 @@ TEST_F(PhysicalPlannerTest, RuntimeFilterPrunesParquetRowGroups) {
   std::filesystem::remove_all(dir);
 }
 
+// A Parquet struct column read through field accesses only is scanned with just those fields
+// (optimizer/struct_field_pruning.cc): EXPLAIN names them after the column, both in the logical
+// and in the physical plan, and the answers equal those of a plan that reads the whole column.
+TEST_F(PhysicalPlannerTest, ParquetScanReadsOnlyTheStructFieldsUsed) {
+  Run("CREATE EXTERNAL TABLE sf STORED AS PARQUET LOCATION '" +
+      std::string(SHOAL_PARQUET_TEST_DATA_DIR) + "/struct_fields.parquet'");
+  const std::string grouped = Explain("SELECT (s).b.c, count(*) FROM sf GROUP BY 1");
+  EXPECT_NE(grouped.find("s.{b.c}"), std::string::npos) << grouped;
+  const std::string filtered = Explain("SELECT (s).b.c, (s).e FROM sf WHERE (s).a > 3");
+  EXPECT_NE(filtered.find("s.{a,b.c,e}"), std::string::npos) << filtered;
+  const std::string nested = Explain("SELECT (s).b.c, (s).b.d FROM sf WHERE (s).a > 3");
+  // Common subexpression elimination computes (s).b once, so b is read whole.
+  EXPECT_NE(nested.find("s.{a,b}"), std::string::npos) << nested;
+  const std::string deeper = Explain("SELECT sum((s).b.d) FROM sf WHERE (s).b.c = 'c1'");
+  EXPECT_NE(deeper.find("s.{b.{c,d}}"), std::string::npos) << deeper;
+  // The whole column used anywhere: read whole.
+  const std::string whole = Explain("SELECT (s).a FROM sf WHERE s IS NOT NULL");
+  EXPECT_EQ(whole.find("s.{"), std::string::npos) << whole;
+  EXPECT_EQ(Explain("SELECT s FROM sf").find("s.{"), std::string::npos);
+  // Every field used: nothing to prune.
+  EXPECT_EQ(Explain("SELECT (s).a, (s).b, (s).e, (s).f FROM sf").find("s.{"), std::string::npos);
+  for (const auto& [pruned, unpruned] : std::vector<std::pair<std::string, std::string>>{
+           {"SELECT (s).b.c, count(*) FROM sf GROUP BY 1 ORDER BY 1",
+            "SELECT (s).b.c, count(*) FROM sf WHERE s IS NULL OR s IS NOT NULL GROUP BY 1 "
+            "ORDER BY 1"},
+           {"SELECT id, (s).b.d, (s).e FROM sf WHERE (s).a > 3 ORDER BY id",
+            "SELECT id, (s).b.d, (s).e FROM sf WHERE (s).a > 3 AND (s IS NULL) IS NOT TRUE "
+            "ORDER BY id"},
+           {"SELECT id, (s).b FROM sf ORDER BY id",
+            "SELECT id, (s).b FROM sf WHERE s IS NULL OR s IS NOT NULL ORDER BY id"}}) {
+    const auto a = testutil::Rows(Run(pruned).batches);
+    EXPECT_EQ(a.size() > 0, true) << pruned;
+    EXPECT_EQ(a, testutil::Rows(Run(unpruned).batches)) << pruned;
+  }
+  Run("DROP TABLE sf");
+}
+
 }  // namespace
 }  // namespace shoal::exec

@@ -18,6 +18,7 @@
 #include "shoal/columnar/pretty_print.h"
 #include "shoal/columnar/record_batch.h"
 #include "shoal/io/parquet/column_assembler_internal.h"
+#include "shoal/io/parquet/column_chunk_reader.h"
 #include "shoal/io/parquet/format/parquet_types.h"
 #include "shoal/io/parquet/parquet_table.h"
 #include "shoal/io/parquet/parquet_writer.h"
@@ -539,6 +540,160 @@ TEST_F(ParquetNestedTest, ReadsARepeatedFieldOutsideAListAsARequiredList) {
   EXPECT_EQ(schema->field(0).type.ToString(), "int64[]");
   EXPECT_FALSE(schema->field(0).nullable);
   EXPECT_EQ(Texts(back), Texts({batch}));
+}
+
+// A struct read in part (ScanRequest::field_paths) reads only the chosen fields' leaf column
+// chunks: the chunks of the other fields are overwritten with garbage, which a whole read trips
+// over and the projected read never touches; the unit's cost counts only the chosen chunks.
+TEST_F(ParquetNestedTest, ReadsOnlyTheLeavesOfTheChosenStructFields) {
+  const DataType inner =
+      DataType::Struct({Field("c", DataType::Utf8()), Field("d", DataType::Int64())});
+  const DataType s_type = DataType::Struct({Field("a", DataType::Int32()), Field("b", inner),
+                                            Field("e", DataType::List(DataType::Int32()))});
+  auto batch = MakeNestedBatch(
+      {{"id", DataType::Int32(), false, {"1", "2", "3", "4"}},
+       {"s",
+        s_type,
+        true,
+        {"[1, [\"x\", 10], [1, 2]]", "null", "[null, null, []]", "[4, [\"w\", null], null]"}}});
+  Write("wide.parquet", {batch});
+  // Leaves: id, s.a, s.b.c, s.b.d, s.e.list.element.
+  auto footer = ReadParquetFooter(
+      Path("wide.parquet"), static_cast<int64_t>(std::filesystem::file_size(Path("wide.parquet"))));
+  ASSERT_OK(footer.status());
+  ASSERT_EQ(footer->leaves.size(), 5U);
+  const auto& rg = footer->metadata->row_groups[0];
+  int64_t chosen_bytes = 0;
+  for (int l : {1, 2})
+    chosen_bytes += rg.columns[static_cast<size_t>(l)].meta_data.total_compressed_size;
+  {
+    std::fstream f(Path("wide.parquet"), std::ios::binary | std::ios::in | std::ios::out);
+    for (int l : {3, 4}) {
+      auto range = LocateColumnChunk(rg.columns[static_cast<size_t>(l)], footer->size, "test");
+      ASSERT_OK(range.status());
+      f.seekp(range->offset);
+      const std::string garbage(static_cast<size_t>(range->size), '\xff');
+      f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+    }
+  }
+  auto table = ParquetTable::Make(Path("wide.parquet"), nullptr, {});
+  ASSERT_OK(table.status());
+  EXPECT_TRUE((*table)->ReadsStructFieldsAlone());
+  auto read = [&](const ScanRequest& request) -> Result<std::vector<RecordBatchPtr>> {
+    SHOAL_ASSIGN_OR_RETURN(auto units, (*table)->PlanScan(request));
+    std::vector<RecordBatchPtr> out;
+    for (const auto& unit : units) {
+      SHOAL_ASSIGN_OR_RETURN(auto reader, (*table)->OpenUnit(unit, request, ScanContext{}));
+      while (true) {
+        SHOAL_ASSIGN_OR_RETURN(auto b, reader->Next());
+        if (b == nullptr)
+          break;
+        for (int c = 0; c < b->num_columns(); ++c)
+          SHOAL_RETURN_IF_ERROR(b->column(c)->Validate());
+        out.push_back(b);
+      }
+    }
+    return out;
+  };
+  ScanRequest whole;
+  whole.projection = {1};
+  EXPECT_FALSE(read(whole).ok());  // the garbage is where a whole read looks
+
+  ScanRequest part;
+  part.projection = {0, 1};
+  part.field_paths = {{}, {{0}, {1, 0}}};  // s.{a,b.c}
+  auto units = (*table)->PlanScan(part);
+  ASSERT_OK(units.status());
+  ASSERT_EQ(units->size(), 1U);
+  EXPECT_EQ((*units)[0].bytes, chosen_bytes + rg.columns[0].meta_data.total_compressed_size);
+  auto back = read(part);
+  ASSERT_OK(back.status());
+  ASSERT_EQ(back->size(), 1U);
+  const DataType pruned =
+      DataType::Struct({Field("a", DataType::Int32()),
+                        Field("b", DataType::Struct({Field("c", DataType::Utf8())}))});
+  EXPECT_EQ((*back)[0]->schema()->field(1).type, pruned)
+      << (*back)[0]->schema()->field(1).type.ToString();
+  EXPECT_EQ((*back)[0]->column(1)->type(), pruned);
+  auto expected = MakeNestedBatch(
+      {{"id", DataType::Int32(), false, {"1", "2", "3", "4"}},
+       {"s", pruned, true, {"[1, [\"x\"]]", "null", "[null, null]", "[4, [\"w\"]]"}}});
+  EXPECT_EQ(Texts(*back), Texts({expected}));
+  // The array form cuts the column read whole down to the same values.
+  auto pruned_array = SelectStructFields(batch->column(1), part.field_paths[1]);
+  ASSERT_OK(pruned_array.status());
+  EXPECT_EQ((*pruned_array)->type(), pruned);
+  ASSERT_OK((*pruned_array)->Validate());
+  EXPECT_EQ(Texts({RecordBatch::Make(
+                std::make_shared<const Schema>(std::vector<Field>{Field("s", pruned, true)}), 4,
+                {*pruned_array})}),
+            Texts({RecordBatch::Make(
+                std::make_shared<const Schema>(std::vector<Field>{Field("s", pruned, true)}), 4,
+                {expected->column(1)})}));
+
+  // A path that names no field is refused.
+  ScanRequest bad;
+  bad.projection = {1};
+  bad.field_paths = {{{7}}};
+  auto bad_units = (*table)->PlanScan(bad);
+  EXPECT_FALSE(bad_units.ok());
+}
+
+// LogicalTypes.md: "The value field can be ... omitted"; such a map reads with all values NULL.
+TEST_F(ParquetNestedTest, ReadsAMapWithoutValueFieldAsAllNullValues) {
+  auto batch = MakeNestedBatch({{"m",
+                                 DataType::Map(DataType::Int32(), DataType::Int32()),
+                                 true,
+                                 {"[[1, 10], [2, 20]]", "null", "[]", "[[3, 30]]"}}});
+  Write("keys.parquet", {batch});
+  // optional group m (MAP) { repeated group key_value { required int32 key; } }
+  EditFooter("keys.parquet", [](format::FileMetaData* meta) {
+    auto& s = meta->schema;
+    ASSERT_EQ(s.size(), 5U);  // root, m, key_value, key, value
+    s[2].__set_num_children(1);
+    s.erase(s.begin() + 4);
+    for (auto& rg : meta->row_groups) {
+      ASSERT_EQ(rg.columns.size(), 2U);
+      rg.total_byte_size -= rg.columns[1].meta_data.total_uncompressed_size;
+      rg.columns.erase(rg.columns.begin() + 1);
+    }
+    if (meta->__isset.column_orders && meta->column_orders.size() == 2)
+      meta->column_orders.pop_back();
+  });
+  columnar::SchemaPtr schema;
+  auto back = Read("keys.parquet", &schema);
+  EXPECT_EQ(schema->field(0).type, DataType::Map(DataType::Int32(), DataType::Null()))
+      << schema->field(0).type.ToString();
+  ASSERT_EQ(back.size(), 1U);
+  const auto& m = back[0]->column(0);
+  ASSERT_EQ(m->length(), 4);
+  EXPECT_FALSE(m->IsNull(0));
+  EXPECT_TRUE(m->IsNull(1));
+  EXPECT_FALSE(m->IsNull(2));
+  const auto& entries = m->child(0);
+  ASSERT_EQ(entries->length(), 3);
+  EXPECT_EQ(entries->child(1)->null_count(), 3);
+  EXPECT_EQ(columnar::FormatValue(*entries->child(0), 2), "3");
+}
+
+// A key_value group of three fields is not a map.
+TEST_F(ParquetNestedTest, RefusesAMapKeyValueGroupOfThreeFields) {
+  auto batch = MakeNestedBatch(
+      {{"m", DataType::Map(DataType::Int32(), DataType::Int32()), true, {"[[1, 10]]"}}});
+  Write("three.parquet", {batch});
+  EditFooter("three.parquet", [](format::FileMetaData* meta) {
+    auto& s = meta->schema;
+    ASSERT_EQ(s.size(), 5U);
+    s[2].__set_num_children(3);
+    format::SchemaElement extra = s[4];
+    extra.__set_name("extra");
+    s.push_back(extra);
+    for (auto& rg : meta->row_groups)
+      rg.columns.push_back(rg.columns[1]);
+  });
+  auto table = ParquetTable::Make(Path("three.parquet"), nullptr, {});
+  ASSERT_FALSE(table.ok());
+  EXPECT_EQ(table.status().code(), StatusCode::kInvalidData) << table.status().ToString();
 }
 
 TEST_F(ParquetNestedTest, LevelsThatDisagreeWithTheSchemaAreInvalidData) {

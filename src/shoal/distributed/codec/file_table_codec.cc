@@ -49,8 +49,12 @@ class ShippedFileTable final : public io::TableProvider {
     return paths;
   }
 
-  // The file's ParquetTable applies runtime filters itself (OpenUnit hands it the context).
+  // The file's ParquetTable applies runtime filters itself (OpenUnit hands it the context)...
   bool AppliesRowFilter() const override { return format_ == FileTableCodec::Format::kParquet; }
+  // ... and reads a struct column's fields alone.
+  bool ReadsStructFieldsAlone() const override {
+    return format_ == FileTableCodec::Format::kParquet;
+  }
 
   FileTableCodec::Format format() const { return format_; }
   const std::vector<io::ListedFile>& files() const { return files_; }

@@ -45,6 +45,14 @@ Status EncodeTableScan(const exec::ExecutionPlan& node, NodeEncoder& encoder,
     rf->set_id(t.id);
     rf->set_column(t.column);
   }
+  for (const auto& paths : r.field_paths) {
+    auto* list = m->add_field_paths();
+    for (const auto& path : paths) {
+      auto* pp = list->add_paths();
+      for (int step : path)
+        pp->add_steps(step);
+    }
+  }
   for (const auto& group : x.unit_groups()) {
     auto* g = m->add_groups();
     for (const auto& u : group) {
@@ -97,6 +105,24 @@ Result<exec::ExecPlanPtr> DecodeTableScan(const proto::PlanNodeProto& in,
       return Status::InvalidData("encoded plan: scan runtime filter on column {} of {}",
                                  rf.column(), fields);
     request.runtime_filters.push_back({rf.id(), rf.column()});
+  }
+  if (m.field_paths_size() > 0 &&
+      static_cast<size_t>(m.field_paths_size()) != request.projection.size())
+    return Status::InvalidData("encoded plan: scan of {} has {} field path lists for {} columns",
+                               m.table_name(), m.field_paths_size(), request.projection.size());
+  if (m.field_paths_size() > 0 && !table->ReadsStructFieldsAlone())
+    return Status::InvalidData("encoded plan: scan of {} names struct fields of a {} table",
+                               m.table_name(), table->kind());
+  for (int i = 0; i < m.field_paths_size(); ++i) {
+    std::vector<io::FieldPath> paths;
+    for (const auto& p : m.field_paths(i).paths())
+      paths.emplace_back(p.steps().begin(), p.steps().end());
+    const auto& column = table->schema()->field(request.projection[static_cast<size_t>(i)]);
+    Result<columnar::DataType> pruned = io::SelectStructFields(column.type, paths);
+    if (!pruned.ok())
+      return Status::InvalidData("encoded plan: scan of {} column {}: {}", m.table_name(),
+                                 column.name, pruned.status().message());
+    request.field_paths.push_back(std::move(paths));
   }
   std::vector<std::vector<io::ScanUnit>> groups;
   for (const auto& g : m.groups()) {

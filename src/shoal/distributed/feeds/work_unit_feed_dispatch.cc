@@ -66,6 +66,7 @@ bool SameScans(const std::vector<std::vector<const exec::TableScanExec*>>& scans
       if (a.table() != b.table() || a.table_name() != b.table_name() ||
           a.num_partitions() != b.num_partitions() || a.request().limit != b.request().limit ||
           a.request().projection != b.request().projection ||
+          a.request().field_paths != b.request().field_paths ||
           a.request().predicates.size() != b.request().predicates.size())
         return false;
     }

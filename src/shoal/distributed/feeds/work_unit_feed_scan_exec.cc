@@ -123,7 +123,7 @@ Result<exec::StreamPtr> WorkUnitFeedScanExec::Execute(
 std::string WorkUnitFeedScanExec::Describe(bool) const {
   std::string out = fmt::format("{} ({}), feed={}, partitions={}", table_name_, table_->kind(),
                                 feed_id_, partitions_);
-  out += exec::DescribeScanRequest(*schema(), request_);
+  out += exec::DescribeScanRequest(*schema(), request_, table_->schema().get());
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/kernel.h"
 #include "shoal/exec/expr/kernel_util.h"
+#include "shoal/exec/hash.h"
 #include "shoal/exec/row_key/nested_key_encoder.h"
 
 namespace shoal::exec {
@@ -651,6 +652,10 @@ Result<KernelPtr> StructFieldKernel(const KernelSignature& sig) {
   return MakeLambdaKernel([field](const std::vector<Datum>& args, int64_t length,
                                   KernelContext* ctx) -> Result<Datum> {
     const Array& s = *args[0].array;
+    // The plan's field number and the record's fields must agree (struct field pruning
+    // renumbers both); a disagreement is a planning bug, never a read out of bounds.
+    if (field < 0 || field >= s.num_children())
+      return Status::Internal("struct_field {} of a record of {} fields", field, s.num_children());
     const int64_t n = args[0].is_scalar ? 1 : length;
     std::vector<int32_t> take(static_cast<size_t>(n));
     for (int64_t r = 0; r < n; ++r)
@@ -711,31 +716,108 @@ Result<KernelPtr> MapPartKernel(int part, const KernelSignature& sig) {
 }
 
 // map(keys, values): a map from two arrays of equal length (DuckDB's map([k...], [v...])).
+// Fails with DuckDB's "Map keys must be unique" when a row of `keys` (rows [begin[r],
+// begin[r + 1]) of non-null items) holds one key twice: keys are hashed, and only the pairs of a
+// row with equal hashes are compared, in one kernel call.
+Status CheckUniqueKeys(const Array& keys, const std::vector<int32_t>& begin, KernelContext* ctx) {
+  const auto total = static_cast<size_t>(keys.length());
+  if (total < 2)
+    return Status::OK();
+  std::vector<uint64_t> hashes(total, 0);
+  SHOAL_RETURN_IF_ERROR(HashArray(keys, hashes.data()));
+  std::vector<int32_t> order(total);
+  for (size_t i = 0; i < total; ++i)
+    order[i] = static_cast<int32_t>(i);
+  std::vector<int32_t> ia, ib;
+  for (size_t r = 0; r + 1 < begin.size(); ++r) {
+    auto* first = order.data() + begin[r];
+    auto* last = order.data() + begin[r + 1];
+    if (last - first < 2)
+      continue;
+    std::sort(first, last, [&](int32_t a, int32_t b) {
+      return hashes[static_cast<size_t>(a)] < hashes[static_cast<size_t>(b)];
+    });
+    for (auto* g = first; g < last;) {
+      auto* end = g + 1;
+      while (end < last && hashes[static_cast<size_t>(*end)] == hashes[static_cast<size_t>(*g)])
+        ++end;
+      for (auto* a = g; a < end; ++a) {
+        for (auto* b = a + 1; b < end; ++b) {
+          ia.push_back(*a);
+          ib.push_back(*b);
+        }
+      }
+      g = end;
+    }
+  }
+  if (ia.empty())
+    return Status::OK();
+  SHOAL_ASSIGN_OR_RETURN(ArrayPtr equal,
+                         ComparePairs("is_not_distinct_from", keys, ia, keys, ib, ctx));
+  for (int64_t k = 0; k < equal->length(); ++k) {
+    if (equal->IsValid(k) && equal->BoolValue(k))
+      return Status::InvalidArgument("map keys must be unique (key {} appears twice)",
+                                     columnar::FormatValue(keys, ia[static_cast<size_t>(k)]))
+          .WithSqlState("22023");
+  }
+  return Status::OK();
+}
+
+// map(keys, values): NULL when either list is NULL; the lists must have equal lengths, and the
+// keys be non-NULL and distinct (DuckDB's rules).
 Result<KernelPtr> MapKernel(const KernelSignature& sig) {
   DataType type = sig.result_type;
-  return MakeLambdaKernel(
-      [type](const std::vector<Datum>& args, int64_t length, KernelContext* ctx) -> Result<Datum> {
-        SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));
-        SHOAL_ASSIGN_OR_RETURN(Flat fk, Flatten(*e.arrays[0], ctx->pool));
-        SHOAL_ASSIGN_OR_RETURN(Flat fv, Flatten(*e.arrays[1], ctx->pool));
-        std::vector<uint8_t> valid(static_cast<size_t>(e.n));
-        for (int64_t r = 0; r < e.n; ++r) {
-          const size_t i = static_cast<size_t>(r);
-          if (fk.begin[i + 1] - fk.begin[i] != fv.begin[i + 1] - fv.begin[i])
-            return Status::InvalidArgument("map keys and values must have the same length")
-                .WithSqlState("22023");
-          valid[i] = e.arrays[0]->IsValid(r) && e.arrays[1]->IsValid(r) ? 1 : 0;
-        }
-        if (fk.items->null_count() > 0)
-          return Status::InvalidArgument("map keys can not be NULL").WithSqlState("22004");
-        const DataType& entries_type = type.item_field().type;
-        ArrayPtr entries =
-            Array::MakeNested(entries_type, fk.items->length(), {nullptr}, {fk.items, fv.items});
-        SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, ValidityFromBytes(valid, ctx->pool));
-        SHOAL_ASSIGN_OR_RETURN(
-            ArrayPtr out, MakeList(type, e.n, std::move(validity), fk.begin, entries, ctx->pool));
-        return Datum{out, e.scalar};
-      });
+  return MakeLambdaKernel([type](const std::vector<Datum>& args, int64_t length,
+                                 KernelContext* ctx) -> Result<Datum> {
+    SHOAL_ASSIGN_OR_RETURN(Expanded e, Expand(args, length, ctx));
+    SHOAL_ASSIGN_OR_RETURN(Flat fk, Flatten(*e.arrays[0], ctx->pool));
+    SHOAL_ASSIGN_OR_RETURN(Flat fv, Flatten(*e.arrays[1], ctx->pool));
+    std::vector<uint8_t> valid(static_cast<size_t>(e.n));
+    bool realign = false;
+    for (int64_t r = 0; r < e.n; ++r) {
+      const size_t i = static_cast<size_t>(r);
+      const int32_t keys = fk.begin[i + 1] - fk.begin[i];
+      const int32_t values = fv.begin[i + 1] - fv.begin[i];
+      valid[i] = e.arrays[0]->IsValid(r) && e.arrays[1]->IsValid(r) ? 1 : 0;
+      if (valid[i] == 0) {
+        realign = realign || keys != 0 || values != 0;
+        continue;
+      }
+      if (keys != values)
+        return Status::InvalidArgument("map keys and values must have the same length")
+            .WithSqlState("22023");
+    }
+    if (realign) {
+      // A NULL list on one side: the other side's items of that row are dropped.
+      std::vector<int32_t> keep_k, keep_v, begin(static_cast<size_t>(e.n) + 1, 0);
+      for (int64_t r = 0; r < e.n; ++r) {
+        const size_t i = static_cast<size_t>(r);
+        begin[i] = static_cast<int32_t>(keep_k.size());
+        if (valid[i] == 0)
+          continue;
+        for (int32_t k = fk.begin[i]; k < fk.begin[i + 1]; ++k)
+          keep_k.push_back(k);
+        for (int32_t k = fv.begin[i]; k < fv.begin[i + 1]; ++k)
+          keep_v.push_back(k);
+      }
+      begin[static_cast<size_t>(e.n)] = static_cast<int32_t>(keep_k.size());
+      SHOAL_ASSIGN_OR_RETURN(
+          fk.items, Take(*fk.items, keep_k.data(), static_cast<int64_t>(keep_k.size()), ctx->pool));
+      SHOAL_ASSIGN_OR_RETURN(
+          fv.items, Take(*fv.items, keep_v.data(), static_cast<int64_t>(keep_v.size()), ctx->pool));
+      fk.begin = std::move(begin);
+    }
+    if (fk.items->null_count() > 0)
+      return Status::InvalidArgument("map keys can not be NULL").WithSqlState("22004");
+    SHOAL_RETURN_IF_ERROR(CheckUniqueKeys(*fk.items, fk.begin, ctx));
+    const DataType& entries_type = type.item_field().type;
+    ArrayPtr entries =
+        Array::MakeNested(entries_type, fk.items->length(), {nullptr}, {fk.items, fv.items});
+    SHOAL_ASSIGN_OR_RETURN(BufferPtr validity, ValidityFromBytes(valid, ctx->pool));
+    SHOAL_ASSIGN_OR_RETURN(ArrayPtr out,
+                           MakeList(type, e.n, std::move(validity), fk.begin, entries, ctx->pool));
+    return Datum{out, e.scalar};
+  });
 }
 
 }  // namespace

@@ -9,10 +9,19 @@
 
 namespace shoal::exec {
 
-std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRequest& request) {
+std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRequest& request,
+                                const columnar::Schema* table_schema) {
   std::string columns;
-  for (int i = 0; i < schema.num_fields(); ++i)
+  for (int i = 0; i < schema.num_fields(); ++i) {
     columns += (i > 0 ? ", " : "") + schema.field(i).name;
+    // A struct read in part: "s.{a,b.c}".
+    const auto at = static_cast<size_t>(i);
+    if (table_schema != nullptr && at < request.field_paths.size() &&
+        at < request.projection.size() && request.projection[at] >= 0 &&
+        request.projection[at] < table_schema->num_fields())
+      columns += io::FormatFieldPaths(table_schema->field(request.projection[at]).type,
+                                      request.field_paths[at]);
+  }
   std::string out = ", columns=[" + columns + "]";
   if (!request.predicates.empty())
     out += fmt::format(", pruning_predicates={}", request.predicates.size());
@@ -34,6 +43,19 @@ std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRe
   return out;
 }
 
+namespace {
+
+// The scan's output schema; field paths only for providers that read fields alone.
+Result<columnar::SchemaPtr> ProjectScanSchema(const io::TableProvider& table,
+                                              const io::ScanRequest& request) {
+  if (!request.field_paths.empty() && !table.ReadsStructFieldsAlone())
+    return Status::InvalidArgument("{} tables read struct columns whole (a scan names fields)",
+                                   table.kind());
+  return io::ProjectSchema(*table.schema(), request);
+}
+
+}  // namespace
+
 TableScanExec::TableScanExec(columnar::SchemaPtr schema, io::TableProviderPtr table,
                              std::string table_name, io::ScanRequest request,
                              std::vector<std::vector<io::ScanUnit>> groups)
@@ -47,8 +69,7 @@ Result<std::shared_ptr<TableScanExec>> TableScanExec::Make(io::TableProviderPtr 
                                                            std::string table_name,
                                                            io::ScanRequest request,
                                                            int target_partitions) {
-  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema,
-                         io::ProjectSchema(*table->schema(), request.projection));
+  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema, ProjectScanSchema(*table, request));
   SHOAL_ASSIGN_OR_RETURN(std::vector<io::ScanUnit> units, table->PlanScan(request));
   const size_t n = std::max<size_t>(
       1, std::min(units.size(), static_cast<size_t>(std::max(1, target_partitions))));
@@ -73,8 +94,7 @@ Result<std::shared_ptr<TableScanExec>> TableScanExec::Make(io::TableProviderPtr 
 Result<std::shared_ptr<TableScanExec>> TableScanExec::FromUnitGroups(
     io::TableProviderPtr table, std::string table_name, io::ScanRequest request,
     std::vector<std::vector<io::ScanUnit>> groups) {
-  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema,
-                         io::ProjectSchema(*table->schema(), request.projection));
+  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema, ProjectScanSchema(*table, request));
   if (groups.empty())
     groups.emplace_back();
   return std::shared_ptr<TableScanExec>(new TableScanExec(std::move(schema), std::move(table),
@@ -108,7 +128,7 @@ std::string TableScanExec::Describe(bool verbose) const {
   for (const auto& g : groups_)
     units += g.size();
   std::string out = fmt::format("{} ({}), units={}", table_name_, table_->kind(), units);
-  out += DescribeScanRequest(*schema(), request_);
+  out += DescribeScanRequest(*schema(), request_, table_->schema().get());
   // Which files the table reads: a directory or glob may leave files out (file_listing.h).
   const std::vector<std::string> files = table_->source_files();
   if (!files.empty())

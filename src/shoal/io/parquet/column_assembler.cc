@@ -95,8 +95,16 @@ class Assembler {
       const columnar::DataType& entries = node.field.type.item_type();
       if (child->child(0)->null_count() > 0)
         return Status::InvalidData("map '{}' has a null key", node.field.name);
-      // The key_value group's struct with the map's entries type (its key is non-null).
-      child = Array::MakeNested(entries, child->length(), {child->buffers()[0]}, child->children(),
+      // The key_value group's struct with the map's entries type (its key is non-null); a
+      // group without a value field (LogicalTypes.md allows it) gets all-NULL values.
+      std::vector<ArrayPtr> fields = child->children();
+      if (fields.size() == 1) {
+        SHOAL_ASSIGN_OR_RETURN(
+            ArrayPtr values,
+            columnar::Scalar(node.field.type.value_field().type).MakeArray(child->length(), pool_));
+        fields.push_back(std::move(values));
+      }
+      child = Array::MakeNested(entries, child->length(), {child->buffers()[0]}, std::move(fields),
                                 child->null_count());
     }
     SHOAL_RETURN_IF_ERROR(offsets_buffer->Resize((slots + 1) * 4));

@@ -329,18 +329,21 @@ class SchemaBuilder {
       const bool r_group = r.__isset.num_children && r.num_children > 0;
       SchemaNode element;
       if (is_map) {
-        if (!r_group || r.num_children != 2)
-          return Status::NotImplemented(
-              "{}: a MAP whose key_value group has {} fields (Shoal reads maps of a key and a "
-              "value)",
-              where, r_group ? r.num_children : 0);
+        // LogicalTypes.md: the key_value group holds the key and, optionally, the value; a map
+        // without one reads as a map whose values are all NULL.
+        if (!r_group || r.num_children > 2)
+          return Status::InvalidData(
+              "{}: a MAP whose key_value group has {} fields instead of a key and a value", where,
+              r_group ? r.num_children : 0);
         SHOAL_RETURN_IF_ERROR(Build(i, depth + 1, node->element_def, node->rep, node->rep,
                                     node->element_def, true, true, name, &element));
         if (element.kind != SchemaNode::Kind::kStruct)
           return Status::InvalidData("{}: the key_value group is not a group", where);
         columnar::Field key = element.children[0].field;
         key.nullable = false;
-        const columnar::Field& value = element.children[1].field;
+        const columnar::Field value = element.children.size() > 1
+                                          ? element.children[1].field
+                                          : columnar::Field("value", DataType::Null(), true);
         node->field = columnar::Field(e.name, DataType::Map(key, value), optional);
       } else {
         // LogicalTypes.md's backward-compatibility rules: the repeated field is the element

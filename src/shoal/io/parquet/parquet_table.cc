@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "shoal/columnar/record_batch.h"
+#include "shoal/io/memory_table.h"
 #include "shoal/io/parquet/column_assembler_internal.h"
 #include "shoal/io/parquet/column_chunk_reader.h"
 #include "shoal/io/parquet/rle_decoder.h"
@@ -58,16 +59,75 @@ bool SameColumns(const std::vector<ColumnDescriptor>& a, const std::vector<Colum
   return true;
 }
 
+// `node` cut down to the struct fields `paths` name (all sharing their first `depth` steps; one
+// of exactly `depth` steps keeps the node whole), with the type SelectStructFields gives.
+Result<SchemaNode> PruneNode(const SchemaNode& node, const std::vector<FieldPath>& paths,
+                             size_t depth) {
+  std::map<int, std::vector<FieldPath>> by_field;
+  for (const FieldPath& path : paths) {
+    if (path.size() <= depth)
+      return node;
+    by_field[path[depth]].push_back(path);
+  }
+  if (node.kind != SchemaNode::Kind::kStruct)
+    return Status::InvalidArgument("column '{}' is not a struct but a scan names its fields",
+                                   node.field.name);
+  SchemaNode out = node;
+  out.children.clear();
+  std::vector<columnar::Field> fields;
+  for (const auto& [index, sub] : by_field) {
+    if (index < 0 || static_cast<size_t>(index) >= node.children.size())
+      return Status::InvalidArgument("struct '{}' has no field {}", node.field.name, index);
+    SHOAL_ASSIGN_OR_RETURN(SchemaNode child,
+                           PruneNode(node.children[static_cast<size_t>(index)], sub, depth + 1));
+    fields.push_back(child.field);
+    out.children.push_back(std::move(child));
+  }
+  out.field.type = columnar::DataType::Struct(std::move(fields));
+  // The struct's rows and validity come from its first leaf: any leaf under it has them.
+  const SchemaNode& last = out.children.back();
+  out.first_leaf = out.children.front().first_leaf;
+  out.num_leaves = last.first_leaf + last.num_leaves - out.first_leaf;
+  return out;
+}
+
+// The leaves the (pruned) tree of `node` reads, in file order.
+void CollectLeaves(const SchemaNode& node, std::vector<int>* leaves) {
+  if (node.kind == SchemaNode::Kind::kStruct) {
+    for (const SchemaNode& child : node.children)
+      CollectLeaves(child, leaves);
+    return;
+  }
+  for (int l = node.first_leaf; l < node.first_leaf + node.num_leaves; ++l)
+    leaves->push_back(l);
+}
+
+// The leaves a scan of `column` of `file` with `paths` reads.
+Result<std::vector<int>> ProjectedLeaves(const ParquetFileInfo& file, int column,
+                                         const std::vector<FieldPath>& paths) {
+  std::vector<int> leaves;
+  const SchemaNode& node = file.nodes[static_cast<size_t>(column)];
+  if (paths.empty()) {
+    CollectLeaves(node, &leaves);
+    return leaves;
+  }
+  SHOAL_ASSIGN_OR_RETURN(SchemaNode pruned, PruneNode(node, paths, 0));
+  CollectLeaves(pruned, &leaves);
+  return leaves;
+}
+
 // Reads one row group of a unit and hands it out in slices of batch_size rows.
 class RowGroupReader final : public columnar::RecordBatchReader {
  public:
   RowGroupReader(const ParquetFileInfo* file, const std::vector<Scalar>* missing, int64_t row_group,
-                 std::vector<int> projection, columnar::SchemaPtr schema, int64_t batch_size,
-                 std::shared_ptr<MemoryPool> pool, ScanRowFilter* row_filter)
+                 std::vector<int> projection, std::vector<std::vector<FieldPath>> field_paths,
+                 columnar::SchemaPtr schema, int64_t batch_size, std::shared_ptr<MemoryPool> pool,
+                 ScanRowFilter* row_filter)
       : file_(file),
         missing_(missing),
         row_group_(row_group),
         projection_(std::move(projection)),
+        field_paths_(std::move(field_paths)),
         schema_(std::move(schema)),
         batch_size_(std::max<int64_t>(1, batch_size)),
         pool_(std::move(pool)),
@@ -111,8 +171,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
           return Status::Internal("runtime filter column {} of {}", position, projection_.size());
         auto& slot = columns[static_cast<size_t>(position)];
         if (slot == nullptr) {
-          SHOAL_ASSIGN_OR_RETURN(
-              slot, DecodeColumn(rg, projection_[static_cast<size_t>(position)], num_rows, &file));
+          SHOAL_ASSIGN_OR_RETURN(slot,
+                                 DecodeColumn(rg, static_cast<size_t>(position), num_rows, &file));
         }
         keys.push_back(slot);
       }
@@ -122,7 +182,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     }
     for (size_t i = 0; i < projection_.size(); ++i) {
       if (columns[i] == nullptr) {
-        SHOAL_ASSIGN_OR_RETURN(columns[i], DecodeColumn(rg, projection_[i], num_rows, &file));
+        SHOAL_ASSIGN_OR_RETURN(columns[i], DecodeColumn(rg, i, num_rows, &file));
       }
     }
     batch_ = columnar::RecordBatch::Make(schema_, num_rows, std::move(columns));
@@ -132,23 +192,42 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     return Status::OK();
   }
 
-  Result<columnar::ArrayPtr> DecodeColumn(const format::RowGroup& rg, int column, int64_t num_rows,
+  // The column at `position` of the projection.
+  Result<columnar::ArrayPtr> DecodeColumn(const format::RowGroup& rg, size_t position,
+                                          int64_t num_rows,
                                           std::unique_ptr<RandomAccessFile>* file) {
+    const int column = projection_[position];
+    static const std::vector<FieldPath> kWhole;
+    const std::vector<FieldPath>& paths =
+        position < field_paths_.size() ? field_paths_[position] : kWhole;
     if (static_cast<size_t>(column) >= file_->columns.size()) {  // added after the file
       if (static_cast<size_t>(column) >= missing_->size())
         return Status::InvalidData("{} has no column {}", file_->path, column + 1);
-      return (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_);
+      SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr constant,
+                             (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_));
+      return SelectStructFields(constant, paths);
     }
-    const SchemaNode& node = file_->nodes[static_cast<size_t>(column)];
-    if (node.kind == SchemaNode::Kind::kLeaf &&
-        !file_->leaves[static_cast<size_t>(node.first_leaf)].nested) {
+    const SchemaNode& whole = file_->nodes[static_cast<size_t>(column)];
+    if (whole.kind == SchemaNode::Kind::kLeaf &&
+        !file_->leaves[static_cast<size_t>(whole.first_leaf)].nested) {
+      if (!paths.empty())
+        return Status::InvalidArgument("column '{}' is not a struct but a scan names its fields",
+                                       whole.field.name);
       SHOAL_ASSIGN_OR_RETURN(internal::DecodedLeaf leaf,
-                             DecodeLeaf(rg, node.first_leaf, num_rows, file));
+                             DecodeLeaf(rg, whole.first_leaf, num_rows, file));
       return leaf.values;
     }
-    // A nested column: every leaf under it, then the assembly of their levels.
+    // A nested column: the leaves of the fields read (all of them without field paths), then
+    // the assembly of their levels.
+    SchemaNode pruned;
+    if (!paths.empty()) {
+      SHOAL_ASSIGN_OR_RETURN(pruned, PruneNode(whole, paths, 0));
+    }
+    const SchemaNode& node = paths.empty() ? whole : pruned;
+    std::vector<int> read;
+    CollectLeaves(node, &read);
     std::vector<internal::DecodedLeaf> leaves(file_->leaves.size());
-    for (int l = node.first_leaf; l < node.first_leaf + node.num_leaves; ++l) {
+    for (int l : read) {
       SHOAL_ASSIGN_OR_RETURN(leaves[static_cast<size_t>(l)], DecodeLeaf(rg, l, num_rows, file));
     }
     Result<columnar::ArrayPtr> array = internal::AssembleColumn(node, leaves, num_rows, pool_);
@@ -181,6 +260,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   const std::vector<Scalar>* missing_;
   int64_t row_group_;
   std::vector<int> projection_;
+  std::vector<std::vector<FieldPath>> field_paths_;  // empty or one per projection entry
   columnar::SchemaPtr schema_;
   int64_t batch_size_;
   std::shared_ptr<MemoryPool> pool_;
@@ -480,11 +560,16 @@ Result<std::vector<ScanUnit>> ParquetTable::PlanScan(const ScanRequest& request)
       }
       // Bytes of the projected chunks only: what reading the unit costs.
       int64_t bytes = 0;
-      for (int c : request.projection) {
+      for (size_t i = 0; i < request.projection.size(); ++i) {
+        const int c = request.projection[i];
         if (c < 0 || static_cast<size_t>(c) >= file.nodes.size())
           continue;  // a column added after the file was written
-        const SchemaNode& node = file.nodes[static_cast<size_t>(c)];
-        for (int l = node.first_leaf; l < node.first_leaf + node.num_leaves; ++l) {
+        SHOAL_ASSIGN_OR_RETURN(
+            std::vector<int> leaves,
+            ProjectedLeaves(file, c,
+                            i < request.field_paths.size() ? request.field_paths[i]
+                                                           : std::vector<FieldPath>{}));
+        for (int l : leaves) {
           const auto& chunk = groups[g].columns[static_cast<size_t>(l)];
           if (chunk.__isset.meta_data)
             bytes += chunk.meta_data.total_compressed_size;
@@ -530,13 +615,11 @@ Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& un
     context.add_metric("row_groups_total", total);
     context.add_metric("row_groups_pruned", pruned);
   }
-  std::vector<columnar::Field> fields;
   for (int c : request.projection) {
     if (c < 0 || c >= schema_->num_fields())
       return Status::InvalidArgument("projection column {} out of range", c);
-    fields.push_back(schema_->field(c));
   }
-  auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
+  SHOAL_ASSIGN_OR_RETURN(columnar::SchemaPtr schema, ProjectSchema(*schema_, request));
   // A row group whose statistics rule out a runtime filter's range is not read at all.
   if (row_group >= 0 && context.row_filter != nullptr &&
       context.row_filter->BlockRuledOut([&](const ColumnPredicate& p) {
@@ -544,8 +627,8 @@ Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& un
       }))
     row_group = -1;
   return columnar::RecordBatchReaderPtr(new RowGroupReader(
-      &file, &missing_, row_group, request.projection, std::move(schema), request.batch_size,
-      context.pool ? context.pool : DefaultMemoryPool(), context.row_filter));
+      &file, &missing_, row_group, request.projection, request.field_paths, std::move(schema),
+      request.batch_size, context.pool ? context.pool : DefaultMemoryPool(), context.row_filter));
 }
 
 }  // namespace shoal::io::parquet

@@ -13,8 +13,9 @@
 // first unit (an empty unit carries them when every row group is pruned). Page-level pruning with
 // the page index (ColumnIndex / OffsetIndex) is not implemented. OpenUnit reads only the leaf
 // column chunks of the projected columns (a nested column's are assembled by
-// column_assembler_internal.h; a projection names top-level columns, so a struct is read whole),
-// one pread per chunk, and slices the decoded row group into request.batch_size rows. With runtime
+// column_assembler_internal.h; of a struct column read in part, ScanRequest::field_paths, only
+// the chunks of the fields named, and the struct's validity comes from the first of them), one
+// pread per chunk, and slices the decoded row group into request.batch_size rows. With runtime
 // join filters (ScanContext::row_filter) a unit whose row-group statistics lie outside a filter's
 // range is not read; otherwise the filter's columns are decoded first, a row group with no
 // surviving row stops there, and the rest are decoded and cut to the survivors.
@@ -101,6 +102,9 @@ class ParquetTable : public TableProvider {
   /// Row groups are skipped by their statistics and rows dropped right after the runtime filter's
   /// columns are decoded, before the other columns are.
   bool AppliesRowFilter() const override { return true; }
+  /// A struct column read in part (ScanRequest::field_paths) reads only its fields' leaf column
+  /// chunks.
+  bool ReadsStructFieldsAlone() const override { return true; }
 
   const std::vector<ParquetFileInfo>& files() const { return files_; }
   const std::vector<columnar::Scalar>& missing() const { return missing_; }

@@ -20,6 +20,8 @@ Optimizer Optimizer::Default() {
   o.AddRule(MakeJoinReorderingRule());
   o.AddRule(MakeCommonSubexpressionRule());
   o.AddRule(MakeProjectionPruningRule());
+  // After projection pruning: the struct columns left are those the plan reads.
+  o.AddRule(MakeStructFieldPruningRule());
   o.AddRule(MakeCardinalityEstimationRule());
   return o;
 }

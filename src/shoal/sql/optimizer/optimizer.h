@@ -45,6 +45,7 @@ std::unique_ptr<OptimizerRule> MakeConstantFoldingRule();
 bool IsStrictFunction(std::string_view name);
 std::unique_ptr<OptimizerRule> MakePredicatePushdownRule();
 std::unique_ptr<OptimizerRule> MakeProjectionPruningRule();
+std::unique_ptr<OptimizerRule> MakeStructFieldPruningRule();
 std::unique_ptr<OptimizerRule> MakeSubqueryDecorrelationRule();
 std::unique_ptr<OptimizerRule> MakeDisjunctionFactoringRule();
 std::unique_ptr<OptimizerRule> MakeOuterJoinSimplificationRule();

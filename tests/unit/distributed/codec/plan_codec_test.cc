@@ -204,3 +204,67 @@ TEST_F(PlanCodecTest, MalformedBytesAreInvalidDataNotACrash) {
 
 }  // namespace
 }  // namespace shoal::distributed
+
+namespace shoal::distributed {
+namespace {
+
+// A scan that reads some fields of a Parquet struct column carries them to the worker (the
+// decoded plan's EXPLAIN, which names them, is the same); paths naming no field are refused.
+TEST_F(PlanCodecTest, StructFieldPathsOfAParquetScanRoundTrip) {
+  const std::string create = "CREATE EXTERNAL TABLE sf STORED AS PARQUET LOCATION '" +
+                             std::string(SHOAL_PARQUET_TEST_DATA_DIR) + "/struct_fields.parquet'";
+  ASSERT_OK(plain_.RunOne(create).status());
+  ASSERT_OK(coded_.RunOne(create).status());
+  for (const char* sql : {"SELECT (s).b.c, count(*), sum((s).a) FROM sf GROUP BY 1",
+                          "SELECT id, (s).b FROM sf WHERE (s).a > 50"}) {
+    SCOPED_TRACE(sql);
+    ASSERT_OK_AND_ASSIGN(auto expected, plain_.RunOne(sql));
+    ASSERT_OK_AND_ASSIGN(auto actual, coded_.RunOne(sql));
+    EXPECT_EQ(distributed_testing::SortedRows(expected), distributed_testing::SortedRows(actual));
+  }
+  EXPECT_GE(round_trips_, 2);
+  exec::ExecPlanPtr captured;
+  engine_testing::RewritePlans(
+      plain_, [&](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+        captured = plan;
+        return Result<exec::ExecPlanPtr>(plan);
+      });
+  ASSERT_OK(plain_.RunOne("SELECT sum((s).b.d) FROM sf").status());
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlan(captured, *codecs_));
+  EXPECT_NE(exec::FormatExecutionPlan(*captured, true).find("s.{b.d}"), std::string::npos)
+      << exec::FormatExecutionPlan(*captured, true);
+  ASSERT_OK(DecodePlan(bytes, {codecs_, nullptr}).status());
+  std::function<proto::TableScanProto*(proto::PlanNodeProto*)> find_scan =
+      [&](proto::PlanNodeProto* node) -> proto::TableScanProto* {
+    if (node->has_table_scan())
+      return node->mutable_table_scan();
+    for (auto& c : *node->mutable_children()) {
+      if (auto* scan = find_scan(&c))
+        return scan;
+    }
+    return nullptr;
+  };
+  auto corrupted = [&](const std::function<void(proto::TableScanProto*)>& edit) {
+    proto::EncodedPlan encoded;
+    EXPECT_TRUE(encoded.ParseFromString(bytes));
+    proto::TableScanProto* scan = find_scan(encoded.mutable_root());
+    EXPECT_NE(scan, nullptr);
+    if (scan == nullptr)
+      return Status::Internal("no scan");
+    EXPECT_EQ(scan->field_paths_size(), 1);
+    edit(scan);
+    return DecodePlan(encoded.SerializeAsString(), {codecs_, nullptr}).status();
+  };
+  EXPECT_STATUS_CODE(StatusCode::kInvalidData, corrupted([](proto::TableScanProto* scan) {
+                       scan->mutable_field_paths(0)->mutable_paths(0)->set_steps(0, 99);
+                     }));
+  EXPECT_STATUS_CODE(StatusCode::kInvalidData, corrupted([](proto::TableScanProto* scan) {
+                       scan->mutable_field_paths(0)->mutable_paths(0)->add_steps(0);
+                       scan->mutable_field_paths(0)->mutable_paths(0)->add_steps(0);
+                     }));
+  EXPECT_STATUS_CODE(StatusCode::kInvalidData,
+                     corrupted([](proto::TableScanProto* scan) { scan->add_field_paths(); }));
+}
+
+}  // namespace
+}  // namespace shoal::distributed
