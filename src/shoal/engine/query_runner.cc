@@ -227,7 +227,7 @@ class StreamCursor final : public ResultCursor {
         context_(std::move(started.context)),
         root_(std::move(started.root)),
         stream_(std::move(started.stream)),
-        retry_(retry),
+        retry_(std::move(retry)),
         restart_(std::move(restart)),
         attempt_(attempt),
         notices_(std::move(notices)) {}
