@@ -97,13 +97,13 @@ function TaskProcesses(needle) {
   return pids;
 }
 
-// Starts a `shoal worker --shuffle-dir`; resolves once it listens.
-async function StartWorker(name, env = {}) {
+// Starts a `shoal worker --shuffle-dir` (with `args` added); resolves once it listens.
+async function StartWorker(name, env = {}, args = []) {
   const dir = path.join(root, name);
   const log = path.join(root, `${name}.log`);
   const fd = fs.openSync(log, 'w');
   const child = spawn(shoal, ['worker', '--insecure', '--listen', '127.0.0.1:0', '--shuffle-dir',
-                              dir],
+                              dir, ...args],
                       { stdio: ['ignore', fd, fd],
                         env: { ...process.env, SHOAL_LOG_LEVEL: 'info', ...env } });
   fs.closeSync(fd);
@@ -180,7 +180,10 @@ if (e1.code !== 0 || e2.code !== 0 || !e1.stdout || !e2.stdout) {
 // workers. Worker c delays every task, so that the query is still running when it is cancelled.
 {
   const [a, b, c] = await Promise.all([StartWorker('worker-a'), StartWorker('worker-b'),
-                                       StartWorker('worker-c', slow)]);
+                                       // Tasks as processes, which this test sees in /proc (tasks
+                                       // on threads: shuffle_remote_test.cc's
+                                       // ACancelledDriverLeavesNoTaskThreadRunningOnTheWorkers).
+                                       StartWorker('worker-c', slow, ['--shuffle-task-processes'])]);
   const dir = path.join(root, 'driver');
   const both = ['--shuffle-dir', dir, '--shuffle-workers', `${a.address},${b.address}`];
   const leftOn = (...ws) => ws.flatMap((w) => Left(w.dir).map((f) => `${w.name}/${f}`))
