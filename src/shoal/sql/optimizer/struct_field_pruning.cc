@@ -59,18 +59,6 @@ void LeafPaths(const Selection& s, io::FieldPath* prefix, std::vector<io::FieldP
   }
 }
 
-DataType PrunedType(const DataType& type, const Selection& s) {
-  if (s.whole)
-    return type;
-  std::vector<columnar::Field> fields;
-  for (const auto& [index, child] : s.fields) {
-    columnar::Field f = type.field(index);
-    f.type = PrunedType(f.type, child);
-    fields.push_back(std::move(f));
-  }
-  return DataType::Struct(std::move(fields));
-}
-
 bool IsFieldAccess(const Expr& e) {
   return e.kind == ExprKind::kCall && e.name == "struct_field" && e.args.size() == 2 &&
          e.args[0] != nullptr && e.args[0]->type.id() == TypeId::kStruct && IsLiteral(e.args[1]) &&
@@ -227,8 +215,9 @@ class StructFieldPruning {
           auto field = at->fields.find(index);
           const int renumbered = static_cast<int>(std::distance(at->fields.begin(), field));
           at = &field->second;
+          // The field's type in the pruned struct (itself pruned below when `at` is not whole).
+          copy->type = value->type.field(renumbered).type;
           copy->args = {value, MakeLiteral(Scalar::Int32(renumbered))};
-          copy->type = PrunedType(call.type, *at);
         } else {
           at = nullptr;
           copy->args = {value, call.args[1]};
