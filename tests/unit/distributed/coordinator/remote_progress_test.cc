@@ -3,81 +3,35 @@
 // listed it, and figures that never go back.
 #include "shoal/distributed/coordinator/remote_progress.h"
 
-#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "tests/support/fake_worker_cluster.h"
 #include "tests/support/wait.h"
 
 namespace shoal::distributed {
 namespace {
 
-// Answers GetTaskProgress with what its test put there, counting the calls.
-struct WorkerState {
-  std::mutex mutex;
-  std::vector<TaskProgress> tasks;
-  bool up = true;
-  int calls = 0;
-};
+using shoal::testing::FakeWorkerCluster;
+using shoal::testing::FakeWorkerState;
 
-class FakeChannel final : public WorkerChannel {
- public:
-  FakeChannel(std::string address, std::shared_ptr<WorkerState> state)
-      : address_(std::move(address)), state_(std::move(state)) {}
-
-  const std::string& address() const override { return address_; }
-  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(const Headers&) override {
-    return Status::NotImplemented("fake");
-  }
-  Result<std::vector<exec::StreamPtr>> ExecuteTask(
-      const Headers&, const ExecuteTaskRequest&,
-      const std::shared_ptr<exec::TaskContext>&) override {
-    return Status::NotImplemented("fake");
-  }
-  Result<WorkerInfo> GetWorkerInfo() override { return WorkerInfo{}; }
-  Result<std::vector<TaskProgress>> GetTaskProgress(const std::string& query_id) override {
-    EXPECT_EQ(query_id, "q1");
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    ++state_->calls;
-    if (!state_->up)
-      return Status::Unavailable("worker {} is unreachable", address_);
-    return state_->tasks;
-  }
-
- private:
-  std::string address_;
-  std::shared_ptr<WorkerState> state_;
-};
-
-class FakeCluster final : public ChannelResolver {
- public:
-  std::shared_ptr<WorkerState> Add(const std::string& address) {
-    return states_[address] = std::make_shared<WorkerState>();
-  }
-  Result<WorkerChannelPtr> Connect(const std::string& address) override {
-    return WorkerChannelPtr(std::make_shared<FakeChannel>(address, states_.at(address)));
-  }
-
- private:
-  std::map<std::string, std::shared_ptr<WorkerState>> states_;
-};
-
-void Set(WorkerState& w, std::vector<TaskProgress> tasks) {
+void Set(FakeWorkerState& w, std::vector<TaskProgress> tasks) {
   std::lock_guard<std::mutex> lock(w.mutex);
   w.tasks = std::move(tasks);
 }
 
-int Calls(WorkerState& w) {
+int Calls(FakeWorkerState& w) {
   std::lock_guard<std::mutex> lock(w.mutex);
-  return w.calls;
+  return w.progress_calls;
 }
 
 TEST(RemoteProgressTest, SumsEachStageAndCountsItsDoneTasks) {
-  auto cluster = std::make_shared<FakeCluster>();
+  auto cluster = std::make_shared<FakeWorkerCluster>();
   auto a = cluster->Add("a:1");
   auto b = cluster->Add("b:1");
   RemoteProgress progress(cluster, {"a:1", "b:1"}, "q1");
@@ -119,6 +73,10 @@ TEST(RemoteProgressTest, SumsEachStageAndCountsItsDoneTasks) {
   EXPECT_EQ(r.bytes_read, 500);
   EXPECT_EQ(r.stages[0].rows, 30);
   EXPECT_EQ(r.stages[1].tasks_done, 1);  // b's task 2/1 was not done, and b did not answer
+  for (const auto& w : {a, b}) {
+    std::lock_guard<std::mutex> lock(w->mutex);
+    EXPECT_EQ(w->progress_queries, std::set<std::string>{"q1"});
+  }
 }
 
 }  // namespace

@@ -12,71 +12,19 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/fake_worker_cluster.h"
 #include "tests/support/gtest_util.h"
 #include "tests/support/wait.h"
 
 namespace shoal::distributed {
 namespace {
 
-// Answers GetWorkerInfo as its test says: up or down, with a version.
-class FakeChannel final : public WorkerChannel {
- public:
-  struct State {
-    std::mutex mutex;
-    bool up = true;
-    std::string version = "v1";
-    int calls = 0;
-  };
-
-  FakeChannel(std::string address, std::shared_ptr<State> state)
-      : address_(std::move(address)), state_(std::move(state)) {}
-
-  const std::string& address() const override { return address_; }
-  Result<std::unique_ptr<CoordinatorStream>> OpenCoordinatorChannel(const Headers&) override {
-    return Status::NotImplemented("fake");
-  }
-  Result<std::vector<exec::StreamPtr>> ExecuteTask(
-      const Headers&, const ExecuteTaskRequest&,
-      const std::shared_ptr<exec::TaskContext>&) override {
-    return Status::NotImplemented("fake");
-  }
-  Result<WorkerInfo> GetWorkerInfo() override {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    ++state_->calls;
-    if (!state_->up)
-      return Status::Unavailable("worker {} is unreachable: connection refused", address_);
-    WorkerInfo info;
-    info.version = state_->version;
-    return info;
-  }
-
- private:
-  std::string address_;
-  std::shared_ptr<State> state_;
-};
-
-class FakeCluster final : public ChannelResolver {
- public:
-  std::shared_ptr<FakeChannel::State> Add(const std::string& address) {
-    auto state = std::make_shared<FakeChannel::State>();
-    states_[address] = state;
-    return state;
-  }
-  Result<WorkerChannelPtr> Connect(const std::string& address) override {
-    auto it = states_.find(address);
-    if (it == states_.end())
-      return Status::Unavailable("no worker {}", address);
-    return WorkerChannelPtr(std::make_shared<FakeChannel>(address, it->second));
-  }
-
- private:
-  std::map<std::string, std::shared_ptr<FakeChannel::State>> states_;
-};
+using shoal::testing::FakeWorkerCluster;
 
 // Regression: one unreachable worker stopped the session; now it is skipped, checked again in
 // the background, and back in use once it answers.
 TEST(WorkerHealthTest, AWorkerThatDoesNotAnswerIsQuarantinedUntilItAnswers) {
-  auto cluster = std::make_shared<FakeCluster>();
+  auto cluster = std::make_shared<FakeWorkerCluster>();
   cluster->Add("a:1");
   auto b = cluster->Add("b:1");
   WorkerHealthOptions options;
@@ -89,12 +37,12 @@ TEST(WorkerHealthTest, AWorkerThatDoesNotAnswerIsQuarantinedUntilItAnswers) {
   // Queries skip it without waiting for it while it is quarantined.
   const int calls = [&] {
     std::lock_guard<std::mutex> lock(b->mutex);
-    return b->calls;
+    return b->info_calls;
   }();
   ASSERT_TRUE(shoal::testing::WaitFor(
       [&] {
         std::lock_guard<std::mutex> lock(b->mutex);
-        return b->calls > calls;
+        return b->info_calls > calls;
       },
       "a background check of b"));
   EXPECT_TRUE(health.IsQuarantined("b:1"));
@@ -109,7 +57,7 @@ TEST(WorkerHealthTest, AWorkerThatDoesNotAnswerIsQuarantinedUntilItAnswers) {
 }
 
 TEST(WorkerHealthTest, NoWorkerAnsweringNamesThemAllAndAVersionMismatchIsAnError) {
-  auto cluster = std::make_shared<FakeCluster>();
+  auto cluster = std::make_shared<FakeWorkerCluster>();
   auto a = cluster->Add("a:1");
   WorkerHealthOptions options;
   options.version = "v1";
@@ -167,7 +115,7 @@ TEST(WorkerHealthTest, CheckNowQuarantinesAWorkerThatDoesNotAnswerAndReleasesOne
 // freezes and the next attempt went straight back to it. A worker that failed a query now stays
 // out of use for failure_quarantine although it answers, unless no other worker answers.
 TEST(WorkerHealthTest, APenalizedWorkerIsSkippedThoughItAnswersUnlessItIsTheOnlyOne) {
-  auto cluster = std::make_shared<FakeCluster>();
+  auto cluster = std::make_shared<FakeWorkerCluster>();
   cluster->Add("a:1");
   auto b = cluster->Add("b:1");
   WorkerHealthOptions options;
@@ -180,14 +128,14 @@ TEST(WorkerHealthTest, APenalizedWorkerIsSkippedThoughItAnswersUnlessItIsTheOnly
   // Its background re-check waits for the penalty (an hour), not the usual quarantine.
   const int calls = [&] {
     std::lock_guard<std::mutex> lock(b->mutex);
-    return b->calls;
+    return b->info_calls;
   }();
   ASSERT_OK_AND_ASSIGN(usable, health.Usable({"a:1", "b:1"}));
   EXPECT_EQ(usable, std::vector<std::string>{"a:1"});
   EXPECT_TRUE(health.IsQuarantined("b:1"));
   {
     std::lock_guard<std::mutex> lock(b->mutex);
-    EXPECT_EQ(b->calls, calls);
+    EXPECT_EQ(b->info_calls, calls);
   }
   // Alone, it is used: a penalty never fails a query that could run.
   ASSERT_OK_AND_ASSIGN(usable, health.Usable({"b:1"}));
