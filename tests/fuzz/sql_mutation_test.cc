@@ -231,12 +231,17 @@ bool LoadCorpus(const std::vector<std::string>& paths, std::vector<Target>* targ
 }
 
 // A mutant of a WITH RECURSIVE query may lose its stop condition (n < 5 becomes n <> 5): a
-// bounded number of rounds makes it fail instead of running forever.
+// bounded number of rounds makes it fail instead of running forever. A mutant may also ask for
+// an endless result (generate_series(1, 9223372036854775807) from a series whose start was
+// dropped), which the runner collects: a memory limit well below the machine's makes it fail with
+// "memory limit exceeded" rather than grow to the default limit (half the machine's memory),
+// which under ASan's allocation overhead is more than the machine has.
 std::unique_ptr<engine::QueryRunner> MakeRunner(bool tpch) {
   auto runner = tpch ? std::make_unique<engine::QueryRunner>(
                            std::make_shared<sql::Session>(sql::testing::MakeTpchCatalog()))
                      : std::make_unique<engine::QueryRunner>();
   (void)runner->RunAll("SET max_recursion_rounds = 1000");
+  (void)runner->RunAll("SET memory_limit = '1GB'");
   return runner;
 }
 
