@@ -4,9 +4,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include "shoal/common/process_allocator.h"
 #include "shoal/engine/settings_catalog.h"
 
 int main(int argc, char** argv) {
+  shoal::TuneProcessAllocator();  // as shoal's main does: benchmarks measure the same process
   if (shoal::Status st = shoal::engine::RegisterSettings(); !st.ok()) {
     std::fprintf(stderr, "settings: %s\n", st.ToString().c_str());
     return 1;

@@ -5,6 +5,7 @@
 // (exit_cleanup.h).
 #include <cstdio>
 
+#include "shoal/common/process_allocator.h"
 #include "shoal/engine/settings_catalog.h"
 #include "tests/slt/exit_cleanup.h"
 #include "tests/slt/shoal_engine.h"
@@ -12,6 +13,7 @@
 
 int main(int argc, char** argv) {
   shoal::slt::InstallSignalCleanup();  // first: before any thread exists
+  shoal::TuneProcessAllocator();       // as shoal's main does
   if (shoal::Status st = shoal::engine::RegisterSettings(); !st.ok()) {
     std::fprintf(stderr, "settings: %s\n", st.ToString().c_str());
     return 1;

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "shoal/common/process_allocator.h"
 #include "shoal/engine/settings_catalog.h"
 
 int main(int argc, char** argv) {
+  shoal::TuneProcessAllocator();  // as shoal's main does
   ::testing::InitGoogleTest(&argc, argv);
   if (shoal::Status st = shoal::engine::RegisterSettings(); !st.ok()) {
     std::fprintf(stderr, "settings: %s\n", st.ToString().c_str());

@@ -14,10 +14,12 @@
 #include "shoal/cli/task_command.h"
 #include "shoal/cli/tpchgen_command.h"
 #include "shoal/cli/worker_command.h"
+#include "shoal/common/process_allocator.h"
 #include "shoal/common/version.h"
 #include "shoal/engine/settings_catalog.h"
 
 int main(int argc, char** argv) {
+  shoal::TuneProcessAllocator();  // first: before any thread exists
   if (shoal::Status st = shoal::engine::RegisterSettings(); !st.ok()) {
     std::fprintf(stderr, "shoal: %s\n", st.ToString().c_str());
     return 1;
