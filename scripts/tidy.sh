@@ -10,7 +10,7 @@
 # Batches (the default). clang-tidy's matchers walk the whole AST of a translation unit, the
 # standard library, gRPC and fmt headers included, and that walk, not our code, is most of its
 # time: coordinator.cc takes 15 s to check against 2.5 s to parse. So sources are checked in
-# CMake's unity batches (CMAKE_UNITY_BUILD, 8 sources of one library per translation unit), where
+# CMake's unity batches (CMAKE_UNITY_BUILD, 16 sources of one library per translation unit), where
 # the headers are walked once per batch: all of src/ in about a fifth of the per-file time, and
 # the same findings, since a finding in a batched .cc is reported like one in a header. Two
 # things differ, both covered elsewhere: the checks that only look at the main file
@@ -30,7 +30,7 @@
 #
 # Environment: SHOAL_BUILD_ROOT (default build), SHOAL_TIDY_BUILD_DIR (--per-file: an existing
 # clang++-14 build tree to take compile_commands.json from), SHOAL_TIDY_BATCH (sources per batch,
-# default 8), SHOAL_JOBS (default nproc), CLANG_TIDY (binary), CLANG_TIDY_EXTRA (more clang-tidy
+# default 16), SHOAL_JOBS (default nproc), CLANG_TIDY (binary), CLANG_TIDY_EXTRA (more clang-tidy
 # arguments, e.g. '-checks=clang-analyzer-*').
 set -euo pipefail
 
@@ -75,7 +75,7 @@ fi
   echo "tidy: warning: $tidy is not version 14; .clang-tidy is written for 14" >&2
 
 build_root=${SHOAL_BUILD_ROOT:-build}
-batch=${SHOAL_TIDY_BATCH:-8}
+batch=${SHOAL_TIDY_BATCH:-16}
 if [ "$per_file" = 1 ]; then
   build_dir=${SHOAL_TIDY_BUILD_DIR:-$build_root/tidy}
   unity=(-DCMAKE_UNITY_BUILD=OFF)

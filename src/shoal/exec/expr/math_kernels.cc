@@ -134,7 +134,7 @@ Out Narrow(int128_t v, const FixedPointInfo& info, uint8_t& flags) {
   return static_cast<Out>(v);
 }
 
-Status FlagsToStatus(uint8_t flags, const DataType& type) {
+Status RoundingOverflowToStatus(uint8_t flags, const DataType& type) {
   if (flags & kOverflowFlag) {
     return Status::OutOfRange("value out of range for type {}", type.ToString())
         .WithSqlState("22003");
@@ -214,7 +214,7 @@ Result<KernelPtr> MakeRounding(const KernelSignature& sig, RoundMode mode) {
           Status::NotImplemented("rounding of {}", in.ToString()));
       if (!r.ok())
         return r;
-      SHOAL_RETURN_IF_ERROR(FlagsToStatus(flags, out));
+      SHOAL_RETURN_IF_ERROR(RoundingOverflowToStatus(flags, out));
       return r;
     });
   }
@@ -288,7 +288,7 @@ Result<KernelPtr> MakeAbs(const KernelSignature& sig) {
         Status::NotImplemented("abs({})", out.ToString()));
     if (!r.ok())
       return r;
-    SHOAL_RETURN_IF_ERROR(FlagsToStatus(flags, out));
+    SHOAL_RETURN_IF_ERROR(RoundingOverflowToStatus(flags, out));
     return r;
   });
 }

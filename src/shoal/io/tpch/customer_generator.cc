@@ -5,9 +5,7 @@
 namespace shoal::io::tpch {
 namespace {
 
-constexpr LengthRange kAddressLength = VariableLength(25);
 constexpr LengthRange kCustomerCommentLength = VariableLength(73);
-constexpr int64_t kNationCount = 25;
 
 }  // namespace
 

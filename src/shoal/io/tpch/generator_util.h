@@ -20,6 +20,10 @@ constexpr LengthRange VariableLength(int average) {
   return {static_cast<int>(average * 0.4), static_cast<int>(average * 1.6)};
 }
 
+/// Customers and suppliers: an address of 25 characters on average, and a nation among the 25.
+inline constexpr LengthRange kAddressLength = VariableLength(25);
+inline constexpr int64_t kNationCount = 25;
+
 /// A random string of [min, max] characters from 64 symbols: one draw for the length, then one
 /// draw per five characters, six bits per character (the draw's two's-complement low bits; see
 /// RandomStream::NextAlphaNumBits). Returns the length written to `out`.

@@ -7,9 +7,7 @@
 namespace shoal::io::tpch {
 namespace {
 
-constexpr LengthRange kAddressLength = VariableLength(25);
 constexpr LengthRange kSupplierCommentLength = VariableLength(63);
-constexpr int64_t kNationCount = 25;
 
 // Clause 4.2.3: per 10000 suppliers, about 10 get a complaint or recommendation, half each.
 constexpr int64_t kBbbPer10000 = 10;
