@@ -46,23 +46,19 @@
 // runAndReadAll (which also materialises the result, as Shoal's timing includes printing it).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 import {
-  Compare, CsvField, FormatValue, kTblColumns, OrderKeys, ParseCsv, PostgresName,
+  Compare, CsvField, FormatValue, OrderKeys, ParseCsv, PostgresName,
 } from '../../tests/tpch/tpch_common.mjs';
 import { CpuSeconds, ListeningAddress } from '../../tests/integration/wait.mjs';
+import { DuckDBConnection, ShoalTableStatements } from './tpch_engines.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 
-// DuckDB comes from the test peers' node_modules (scripts/install-deps.sh runs npm ci there).
-const requireFromTests = createRequire(path.join(repo, 'tests', 'tpch', 'package.json'));
-const { DuckDBInstance } = await import(
-    pathToFileURL(requireFromTests.resolve('@duckdb/node-api')).href);
 
 function ParseArgs(argv) {
   const options = {
@@ -175,35 +171,6 @@ function EnsureData(options) {
                                         options.data, '--format', options.format],
                         { stdio: ['ignore', 'ignore', 'inherit'] });
   if (gen.status !== 0) throw new Error('shoal tpchgen failed');
-}
-
-function ShoalTableStatements(options) {
-  return Object.entries(kTblColumns).map(([table, columns]) => {
-    const location = path.join(options.data, `${table}.${options.format}`);
-    const list = options.format === 'tbl' ? ` (${columns})` : '';
-    return `CREATE EXTERNAL TABLE ${table}${list} STORED AS ${options.format.toUpperCase()} ` +
-           `LOCATION '${location}';`;
-  });
-}
-
-async function DuckDBConnection(options) {
-  const instance = await DuckDBInstance.create(':memory:');
-  const con = await instance.connect();
-  await con.run(`SET threads = ${options.threads}`);
-  for (const [table, columns] of Object.entries(kTblColumns)) {
-    const file = path.join(options.data, `${table}.${options.format}`);
-    if (options.format === 'parquet') {
-      await con.run(`CREATE VIEW ${table} AS SELECT * FROM read_parquet('${file}')`);
-    } else {
-      const names = columns.split(', ').map((c) => c.split(' ')[0]);
-      const types = Object.fromEntries(columns.split(', ').map((c) => c.split(' ')));
-      const all = { ...types, trailing: 'VARCHAR' };
-      await con.run(`CREATE VIEW ${table} AS SELECT ${names.join(', ')} FROM read_csv('${file}', ` +
-                    `delim = '|', header = false, quote = '', ` +
-                    `columns = ${JSON.stringify(all).replaceAll('"', "'")})`);
-    }
-  }
-  return con;
 }
 
 async function RunDuckDB(con, sql, runs) {
