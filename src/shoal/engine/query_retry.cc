@@ -15,10 +15,14 @@ QueryRetry::QueryRetry(const Settings& settings, ExecutionMode::Kind mode,
       attempts_(static_cast<int>(settings.GetInt("query_retry_attempts"))),
       health_(std::move(health)) {}
 
-bool QueryRetry::Again(const Status& error, int attempt, std::vector<std::string>* notices) const {
+bool QueryRetry::Again(const Status& error, int attempt, std::vector<std::string>* notices,
+                       bool cancelled_here) const {
   // Unavailable is what a lost worker gives (transport_errors: a closed stream, a refused
-  // connection); every deterministic error has another code, and a cancel is kCancelled.
-  if (!enabled_ || attempt >= attempts_ || error.code() != StatusCode::kUnavailable)
+  // connection); every deterministic error has another code, and a cancel is kCancelled: retried
+  // only when this side did not ask for it.
+  const bool lost = error.code() == StatusCode::kUnavailable ||
+                    (error.code() == StatusCode::kCancelled && !cancelled_here);
+  if (!enabled_ || attempt >= attempts_ || !lost)
     return false;
   if (health_) {
     for (const std::string& worker : distributed::UnreachableWorkers(error))

@@ -41,8 +41,13 @@ class QueryRetry {
              std::shared_ptr<distributed::WorkerHealth> health = nullptr);
 
   /// Whether a query whose attempt `attempt` (from 1) failed with `error` runs again; when it
-  /// does, the NOTICE for the client is appended to `notices`.
-  bool Again(const Status& error, int attempt, std::vector<std::string>* notices) const;
+  /// does, the NOTICE for the client is appended to `notices`. `cancelled_here`: the attempt's
+  /// own context was cancelled (by its user, a statement timeout or the session). A cancellation
+  /// error without it came from a worker whose task something else stopped: when one consumer
+  /// of a task loses a frozen peer and drops its stream, the task stops and its other consumers
+  /// read "canceling statement" — a lost worker's symptom, retried like one.
+  bool Again(const Status& error, int attempt, std::vector<std::string>* notices,
+             bool cancelled_here = true) const;
 
   /// Calls `attempt_fn` (an attempt of the query, from its planning on) until it succeeds or
   /// Again() says no, counting the attempts in `*attempt` (the number of the first call on entry)

@@ -244,7 +244,7 @@ class StreamCursor final : public ResultCursor {
     while (stream_ != nullptr) {
       Result<columnar::RecordBatchPtr> next = stream_->Next();
       if (!next.ok()) {
-        if (rows_ > 0 || !retry_.Again(next.status(), attempt_, &notices_))
+        if (rows_ > 0 || !retry_.Again(next.status(), attempt_, &notices_, context_->cancelled()))
           return next.status();
         ++attempt_;
         context_->Cancel();  // what still runs of the failed attempt stops

@@ -46,6 +46,22 @@ TEST(QueryRetryTest, ErrorsEveryAttemptWouldRepeatAreNeverRetried) {
   EXPECT_TRUE(notices.empty());
 }
 
+// A worker's task stopped although this query was not cancelled (the chaos test, seed 76106253:
+// a consumer of the task lost a frozen worker and dropped its stream, and another consumer of the
+// same task then read "canceling statement"): a lost worker's symptom, retried. The same error
+// after the query's own context was cancelled (its user, a statement timeout) stands.
+TEST(QueryRetryTest, ACancellationThisQueryDidNotAskForIsRetried) {
+  const QueryRetry retry(Policy("query"), ExecutionMode::Kind::kWorkers);
+  const Status stopped = Status::Cancelled("canceling statement due to user request")
+                             .WithContext("stage 3 task 1 on worker 127.0.0.1:7002 failed");
+  std::vector<std::string> notices;
+  EXPECT_FALSE(retry.Again(stopped, 1, &notices, /*cancelled_here=*/true));
+  EXPECT_TRUE(notices.empty());
+  EXPECT_TRUE(retry.Again(stopped, 1, &notices, /*cancelled_here=*/false));
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("retry_policy = query, attempt 2"), std::string::npos) << notices[0];
+}
+
 // Run(): an attempt that fails while it starts (the tasks sent to a worker frozen or killed at
 // that moment: "sending stage 10 task 1 to worker ...: unreachable") is retried like one that fails
 // while its rows are pulled. The chaos test (tests/integration/chaos.mjs) found the first attempt
