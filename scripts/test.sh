@@ -33,8 +33,9 @@
 #  - Both CI presets build the libraries in unity batches of 16 sources (CMAKE_UNITY_BUILD): the
 #    large headers are parsed once per batch. The ASan build of src/: 570 CPU s against 1,010 in
 #    batches of 8 (GCC's whole build in batches of 8: some 800 CPU s against 1,400 file by file).
-#  - Every process tunes glibc's malloc first (common/process_allocator.h); without it a third of
-#    the tests' CPU time was the kernel faulting in freed-and-reallocated column buffers.
+#  - Every process tunes glibc's malloc first (common/process_allocator.h): a quarter of CI's CPU
+#    time was in the kernel (35 of 142 minutes), and in the test measured (DistributedTest's TPC-H
+#    run) most of it was faulting in column buffers freed and allocated again.
 #  - The mutation tests (label fuzz) run once, under the sanitizers; ctest starts the longest
 #    tests first from times a CI run recorded (tests/ci/ctest_costs_*.txt).
 #  - Test code compiles at -O0 (tests/CMakeLists.txt): optimising GoogleTest's large functions was
