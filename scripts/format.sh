@@ -59,12 +59,19 @@ if [ "$mode" = --fix ]; then
   exit 0
 fi
 
-bad=()
-for f in "${files[@]}"; do
-  if ! "$clang_format" --style=file --dry-run --Werror "$f" >/dev/null 2>&1; then
-    bad+=("$f")
-  fi
-done
+# One clang-format process checks many files: starting it loads LLVM's libraries, which cost
+# more than formatting a file (795 files: 115 s one process per file, some 5 s in batches). A file
+# that differs gets "FILE:LINE:COL: error: code should be clang-formatted" lines on stderr.
+report=$(printf '%s\0' "${files[@]}" |
+  xargs -0 -n 200 "$clang_format" --style=file --dry-run --Werror 2>&1 >/dev/null) && status=0 || status=$?
+mapfile -t bad < <(sed -n 's/^\(.*\):[0-9][0-9]*:[0-9][0-9]*: error: code should be clang-formatted.*/\1/p' \
+  <<<"$report" | sort -u)
+if [ "$status" -ne 0 ] && [ ${#bad[@]} -eq 0 ]; then
+  # clang-format failed for another reason (a file it cannot read or parse): say so, never "OK".
+  echo "format: $clang_format failed (exit $status):" >&2
+  head -20 <<<"$report" >&2
+  exit 1
+fi
 if [ ${#bad[@]} -gt 0 ]; then
   echo "format: ${#bad[@]} of ${#files[@]} files are not formatted with $clang_format:"
   shown=0

@@ -55,6 +55,15 @@ Result<std::unique_ptr<columnar::ipc::StreamReader>> OpenStageFile(
     const std::shared_ptr<MemoryPool>& pool) {
   auto label = [&] { return fmt::format("reading shuffle stage file {}", path); };
   auto input = columnar::ipc::FileInputStream::Open(path);
+  // A committed stage file that is not there was lost with its worker's directory (a restart with
+  // an empty --shuffle-dir, a cleaned disk): a transient failure that the driver answers by
+  // computing the file again, not an error of the query that every attempt would repeat.
+  if (!input.ok() && input.status().code() == StatusCode::kNotFound)
+    return Status::Unavailable("shuffle stage file {} is gone: {}", path,
+                               input.status().UserMessage())
+        .WithHint(
+            "its worker restarted or its directory was cleaned; the task that wrote it "
+            "runs again");
   if (!input.ok())
     return std::move(input).status().WithContext(label());
   columnar::ipc::ReadOptions options;

@@ -15,6 +15,7 @@
 #include "shoal/distributed/shuffle/map_output.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/task_error.h"
 #include "shoal/engine/query_runner.h"
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/exec/operators/table_scan_exec.h"
@@ -222,6 +223,23 @@ TEST_F(StageFileTest, ReducersReadOnlyTheCommittedAttempt) {
   ASSERT_FALSE(stream.ok());
   EXPECT_EQ(stream.status().code(), StatusCode::kInvalidData) << stream.status().ToString();
   EXPECT_NE(stream.status().UserMessage().find(MapCommitPath(dir_, 4, 0)), std::string::npos);
+}
+
+// A worker restarted with an empty directory loses its committed files while the driver still
+// points readers at them: the read fails as the transient loss it is (retryable, so the driver
+// computes the file again), never as a deterministic error that fails the query (CI saw a task
+// fail with "No such file or directory" after the driver had noticed the restart).
+TEST_F(StageFileTest, ACommittedFileThatIsGoneIsARetryableLoss) {
+  ASSERT_OK_AND_ASSIGN(auto stage,
+                       StageFileExec::Make(Values(), dir_, 4, HashOnK(2), "lz4", /*map_tasks=*/1));
+  ASSERT_OK(stage->RunTask(0, 1, Context()).status());
+  const std::string gone = MapOutputPath(dir_, 4, 0, 1, 0);
+  ASSERT_TRUE(fs::remove(gone));
+  auto keys = Keys(*stage, 0);
+  ASSERT_FALSE(keys.ok());
+  EXPECT_EQ(keys.status().code(), StatusCode::kUnavailable) << keys.status().ToString();
+  EXPECT_TRUE(IsRetryableTaskError(keys.status())) << keys.status().ToString();
+  EXPECT_NE(keys.status().UserMessage().find(gone), std::string::npos) << keys.status().ToString();
 }
 
 TEST_F(StageFileTest, AMapCommitWithAnotherPartitionCountIsRefused) {
