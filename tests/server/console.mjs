@@ -195,11 +195,17 @@ const stagesMoving = await page.waitForFunction(async () => {
       .every((k) => Number.isInteger(s[k])));
   const moving = stages.some((s) => s.bytes_total > 0 && s.bytes_read > 0 && s.percent > 0) &&
                  stages.some((s) => s.tasks_total > 0);
-  return numbers && moving && stages.length >= 2 ? stages : false;
+  // Each stage's tasks per worker: in the API, and on the page beside the stage's bar.
+  const perWorker = stages.every((s) => Array.isArray(s.workers) && s.workers.every(
+      (w) => typeof w.worker === 'string' && Number.isInteger(w.running) && Number.isInteger(w.done))) &&
+      stages.some((s) => s.workers.length > 0) &&
+      document.querySelectorAll('#running tr.query .stage-worker').length > 0;
+  return numbers && moving && perWorker && stages.length >= 2 ? stages : false;
 }, { timeout: 120000, polling: 250 }).then((h) => h.jsonValue());
 await page.screenshot({ path: path.join(artifacts, 'console-running.png') });
 const shownStages = await page.$$eval('#running tr.query .stage-progress', (els) => els.map((e) => e.textContent));
 console.log(`TPC-H q01 seen running, progress ${percent}; stages ${shownStages.join(' | ')}`);
+console.log(`tasks per worker and stage: ${JSON.stringify(stagesMoving.map((s) => [s.stage, s.workers]))}`);
 Check(stagesMoving.length >= 2, `stages: ${JSON.stringify(stagesMoving)}`);
 const busy = await busyPromise;
 Check(Array.isArray(busy), `running tasks on the workers while q01 ran: ${busy}`);

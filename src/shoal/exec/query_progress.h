@@ -16,12 +16,20 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace shoal::exec {
 
 class QueryProgress {
  public:
+  /// The tasks of one stage that one worker holds (as its last answer listed them).
+  struct WorkerTasks {
+    std::string worker;  // HOST:PORT
+    int running = 0;
+    int done = 0;
+  };
+
   /// One stage of a distributed query, as its workers last told.
   struct StageProgress {
     int stage_id = 0;
@@ -30,6 +38,7 @@ class QueryProgress {
     int64_t rows = 0;  // served to its consumers so far
     int tasks_done = 0;
     int tasks_total = 0;  // 0: not dispatched yet (adaptive task counts)
+    std::vector<WorkerTasks> workers;  // by worker address; tasks not yet seen are in no entry
   };
 
   struct Snapshot {

@@ -315,6 +315,10 @@ HttpResponse ConsoleApi::Queries() const {
         } else {
           stage["percent"] = nullptr;
         }
+        json workers = json::array();
+        for (const auto& w : s.workers)
+          workers.push_back({{"worker", w.worker}, {"running", w.running}, {"done", w.done}});
+        stage["workers"] = std::move(workers);
         stages.push_back(std::move(stage));
       }
       progress["stages"] = std::move(stages);

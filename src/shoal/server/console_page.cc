@@ -193,17 +193,21 @@ async function refreshOverview() {
 }
 
 // One line per stage of a distributed query: its scans' share read, or (a stage that reads
-// only other stages) its tasks done; rows served and tasks on each.
+// only other stages) its tasks done; rows served, and its tasks running and done on each worker.
 function stageProgress(progress) {
   if (!progress || !progress.stages || progress.stages.length === 0) return "";
   return '<div class="stages">' + progress.stages.map((s) => {
     const share = s.percent != null ? s.percent : (s.tasks_total > 0 ? 100 * s.tasks_done / s.tasks_total : 0);
     const what = s.percent != null ? `${s.percent.toFixed(0)}% of ${bytes(s.bytes_total)}`
                                    : `${s.tasks_done}/${s.tasks_total} tasks done`;
+    const perWorker = (s.workers || []).map((w) =>
+      `<span class="stage-worker" data-worker="${esc(w.worker)}">${esc(w.worker)}: ` +
+      `${w.running} running, ${w.done} done</span>`).join("; ");
     return `<div class="stage-progress" data-stage="${s.stage}" title="${s.rows} rows served, ` +
       `${s.tasks_done}/${s.tasks_total} tasks done"><span class="stage-name">s${s.stage}</span> ` +
       `<span class="bar"><div style="width:${share.toFixed(1)}%"></div></span> ` +
-      `<span class="stage-what">${what}, ${s.rows} rows</span></div>`;
+      `<span class="stage-what">${what}, ${s.rows} rows</span>` +
+      (perWorker ? ` <span class="stage-workers">(${perWorker})</span>` : "") + `</div>`;
   }).join("") + "</div>";
 }
 

@@ -1,7 +1,10 @@
 #include "shoal/distributed/coordinator/remote_progress.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "shoal/distributed/planner/network_exchange_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
@@ -56,6 +59,8 @@ exec::QueryProgress::Remote RemoteProgress::SnapshotLocked() const {
     s.tasks_total = stage.task_count;
     s.bytes_total = stage.bytes_total;
   }
+  // (stage, worker): ordered by address, so the console lists workers the same way every poll.
+  std::map<std::pair<int, std::string>, exec::QueryProgress::WorkerTasks> by_worker;
   for (const auto& [key, task] : per_task_) {
     out.bytes_read += task.bytes_read;
     exec::QueryProgress::StageProgress& s = stages[key.first];
@@ -63,11 +68,16 @@ exec::QueryProgress::Remote RemoteProgress::SnapshotLocked() const {
     s.bytes_read += task.bytes_read;
     s.rows += task.rows;
     s.tasks_done += task.done ? 1 : 0;
+    exec::QueryProgress::WorkerTasks& w = by_worker[{key.first, task.worker}];
+    w.worker = task.worker;
+    (task.done ? w.done : w.running) += 1;
   }
+  for (auto& [key, w] : by_worker)
+    stages[key.first].workers.push_back(std::move(w));
   for (auto& [id, s] : stages) {
     // A task seen that the coordinator did not announce (a stage retried with more tasks).
     s.tasks_total = std::max(s.tasks_total, s.tasks_done);
-    out.stages.push_back(s);
+    out.stages.push_back(std::move(s));
   }
   return out;
 }

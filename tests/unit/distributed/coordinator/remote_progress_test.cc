@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/support/fake_worker_cluster.h"
@@ -56,6 +57,15 @@ TEST(RemoteProgressTest, SumsEachStageAndCountsItsDoneTasks) {
   EXPECT_EQ(r.stages[1].rows, 9);
   EXPECT_EQ(r.stages[1].tasks_done, 1);
   EXPECT_EQ(r.stages[1].tasks_total, 3);
+  // Per worker, by address: stage 1 runs one task on a and finished one on b.
+  auto workers = [](const exec::QueryProgress::StageProgress& s) {
+    std::vector<std::string> out;
+    for (const auto& w : s.workers)
+      out.push_back(fmt::format("{} {}/{}", w.worker, w.running, w.done));
+    return out;
+  };
+  EXPECT_EQ(workers(r.stages[0]), (std::vector<std::string>{"a:1 1/0", "b:1 0/1"}));
+  EXPECT_EQ(workers(r.stages[1]), (std::vector<std::string>{"a:1 0/1", "b:1 1/0"}));
   // A reader within the poll interval gets the last figures without asking again.
   const int calls = Calls(*a);
   EXPECT_EQ(progress.Read().bytes_read, 500);
@@ -73,6 +83,7 @@ TEST(RemoteProgressTest, SumsEachStageAndCountsItsDoneTasks) {
   EXPECT_EQ(r.bytes_read, 500);
   EXPECT_EQ(r.stages[0].rows, 30);
   EXPECT_EQ(r.stages[1].tasks_done, 1);  // b's task 2/1 was not done, and b did not answer
+  EXPECT_EQ(workers(r.stages[0]), (std::vector<std::string>{"a:1 0/1", "b:1 0/1"}));
   for (const auto& w : {a, b}) {
     std::lock_guard<std::mutex> lock(w->mutex);
     EXPECT_EQ(w->progress_queries, std::set<std::string>{"q1"});
