@@ -37,7 +37,7 @@ class QueryProgress {
     int64_t bytes_read = 0;
     int64_t rows = 0;  // served to its consumers so far
     int tasks_done = 0;
-    int tasks_total = 0;  // 0: not dispatched yet (adaptive task counts)
+    int tasks_total = 0;               // 0: not dispatched yet (adaptive task counts)
     std::vector<WorkerTasks> workers;  // by worker address; tasks not yet seen are in no entry
   };
 
