@@ -35,7 +35,8 @@ TEST(ProgressLineTest, RendersEachStageOfADistributedQuery) {
   engine::QueryProgressSnapshot s = Snap(1'000'000, 400'000);
   // A scan stage 40% through, a stage of 3 that reads other stages with 1 done, and a stage
   // not yet told anything (adaptive dispatch): left out.
-  s.stages = {{1, 1'000'000, 400'000, 1200, 0, 4}, {2, 0, 0, 10, 1, 3}, {3, 0, 0, 0, 0, 0}};
+  s.stages = {
+      {1, 1'000'000, 400'000, 1200, 0, 4, {}}, {2, 0, 0, 10, 1, 3, {}}, {3, 0, 0, 0, 0, 0, {}}};
   EXPECT_EQ(ProgressLine::Render(duration<double>(2), s),
             " 40% of 1.0 MB read, 2.0 s, about 3 s left | s1 40% s2 1/3");
   // Stages without a known total still show.
