@@ -1,9 +1,11 @@
 #include "shoal/io/random_access_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shoal/io/data_roots.h"
@@ -54,6 +56,12 @@ Status RandomAccessFile::ReadExactly(int64_t offset, int64_t length, uint8_t* ou
 
 Result<int64_t> RandomAccessFile::ReadAppend(int64_t offset, int64_t length,
                                              std::string* out) const {
+  // Grow `out` only by what the file still holds: readers ask for fixed chunks (1 MiB for CSV),
+  // and a small file would otherwise cost a zero-filled chunk per read (under ASan a fresh
+  // mapping each time: the CSV mutation test spent 99% of its two minutes there).
+  struct stat info {};
+  if (::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode))
+    length = std::clamp<int64_t>(static_cast<int64_t>(info.st_size) - offset, 0, length);
   const size_t old_size = out->size();
   out->resize(old_size + static_cast<size_t>(length));
   auto n = ReadAtMost(offset, length, reinterpret_cast<uint8_t*>(out->data() + old_size));

@@ -45,6 +45,21 @@ TEST_F(RandomAccessFileTest, ReadsAtOffsets) {
   EXPECT_EQ(text, "x789");
 }
 
+// Readers ask for fixed chunks (1 MiB); a small file must not cost a zero-filled chunk per read.
+TEST_F(RandomAccessFileTest, AppendingGrowsTheStringOnlyByWhatTheFileHolds) {
+  auto file = RandomAccessFile::Open(path_);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  std::string text;
+  auto appended = (*file)->ReadAppend(0, 1 << 20, &text);
+  ASSERT_TRUE(appended.ok());
+  EXPECT_EQ(text, "0123456789");
+  EXPECT_LT(text.capacity(), 4096U);
+  appended = (*file)->ReadAppend(20, 1 << 20, &text);  // past the end
+  ASSERT_TRUE(appended.ok());
+  EXPECT_EQ(*appended, 0);
+  EXPECT_LT(text.capacity(), 4096U);
+}
+
 TEST_F(RandomAccessFileTest, ErrorsNameTheFileAndOffset) {
   auto missing = RandomAccessFile::Open(path_ + ".missing");
   ASSERT_FALSE(missing.ok());
