@@ -70,7 +70,7 @@ const char* EncodingName(Encoding::type e) {
   return "unknown encoding";
 }
 
-Status ChunkDecoder::Init() {
+Status ChunkDecoder::Init(bool allocate_all) {
   if (num_rows_ < 0 || num_rows_ > INT32_MAX)
     return Status::InvalidData("{} of {} {} (Shoal reads at most 2^31-1 per group)",
                                c_.nested ? "column chunk" : "row group", num_rows_,
@@ -83,28 +83,54 @@ Status ChunkDecoder::Init() {
   }
   if (c_.type.id() == TypeId::kBoolean) {
     target_ = Target::kBool;
-    SHOAL_ASSIGN_OR_RETURN(
-        values_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(num_rows_), pool_));
   } else if (c_.type.is_binary_like()) {
     target_ = Target::kVar;
-    SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate((num_rows_ + 1) * 4, pool_));
-    values_->mutable_data_as<int32_t>()[0] = 0;
-    SHOAL_ASSIGN_OR_RETURN(data_, Buffer::Allocate(0, pool_));
   } else {
     target_ = Target::kFixed;
     width_ = c_.type.byte_width();
-    SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate(num_rows_ * width_, pool_));
-  }
-  if (c_.optional) {
-    SHOAL_ASSIGN_OR_RETURN(
-        validity_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(num_rows_), pool_));
   }
   SHOAL_ASSIGN_OR_RETURN(page_, Buffer::Allocate(0, pool_));
   SHOAL_ASSIGN_OR_RETURN(dict_page_, Buffer::Allocate(0, pool_));
+  if (allocate_all)
+    return BeginOutput(num_rows_);
+  return Status::OK();
+}
+
+Status ChunkDecoder::BeginOutput(int64_t capacity) {
+  rows_ = 0;
+  null_count_ = 0;
+  capacity_ = capacity;
+  switch (target_) {
+    case Target::kBool: {
+      SHOAL_ASSIGN_OR_RETURN(
+          values_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(capacity), pool_));
+      break;
+    }
+    case Target::kVar: {
+      SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate((capacity + 1) * 4, pool_));
+      values_->mutable_data_as<int32_t>()[0] = 0;
+      // The previous output's size is the best guess of this one's.
+      SHOAL_ASSIGN_OR_RETURN(data_, Buffer::Allocate(data_size_, pool_));
+      data_size_ = 0;
+      break;
+    }
+    case Target::kFixed: {
+      SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate(capacity * width_, pool_));
+      break;
+    }
+  }
+  if (c_.optional) {
+    SHOAL_ASSIGN_OR_RETURN(
+        validity_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(capacity), pool_));
+  }
   return Status::OK();
 }
 
 Status ChunkDecoder::Run(const uint8_t* chunk, int64_t size, int64_t file_offset) {
+  if (!c_.nested) {
+    Open(chunk, size, file_offset);
+    return ReadRows(num_rows_);
+  }
   int64_t pos = 0;
   int page = 0;
   while (levels_ < num_rows_ && pos < size) {
@@ -117,6 +143,259 @@ Status ChunkDecoder::Run(const uint8_t* chunk, int64_t size, int64_t file_offset
   if (levels_ != num_rows_)
     return Status::InvalidData("the column chunk holds {} values but {} {} expected", levels_,
                                num_rows_, c_.nested ? "the metadata says" : "the row group has");
+  return Status::OK();
+}
+
+void ChunkDecoder::Open(const uint8_t* chunk, int64_t size, int64_t file_offset) {
+  chunk_ = chunk;
+  chunk_size_ = size;
+  chunk_offset_ = file_offset;
+  pos_ = 0;
+  page_number_ = -1;
+  page_left_ = 0;
+}
+
+Status ChunkDecoder::PageContext(Status st) const {
+  return std::move(st).WithContext(
+      fmt::format("page {} at file offset {}", page_number_, page_offset_));
+}
+
+Status ChunkDecoder::ReadRows(int64_t n) {
+  if (n < 0 || rows_ + n > capacity_ || levels_ + n > num_rows_)
+    return Status::Internal("reading {} rows at row {} of {} into an output of {} of {}", n,
+                            levels_, num_rows_, rows_, capacity_);
+  while (n > 0) {
+    if (page_left_ == 0) {
+      int64_t skipped = 0;
+      SHOAL_RETURN_IF_ERROR(NextDataPage(0, &skipped));
+    }
+    const int64_t k = std::min(n, page_left_);
+    Status st = DecodeRows(k);
+    if (!st.ok())
+      return PageContext(std::move(st));
+    n -= k;
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::SkipRows(int64_t n) {
+  if (n < 0 || levels_ + n > num_rows_)
+    return Status::Internal("skipping {} rows at row {} of {}", n, levels_, num_rows_);
+  while (n > 0) {
+    if (page_left_ == 0) {
+      int64_t skipped = 0;
+      SHOAL_RETURN_IF_ERROR(NextDataPage(n, &skipped));
+      n -= skipped;
+      if (skipped > 0)
+        continue;
+    }
+    const int64_t k = std::min(n, page_left_);
+    int64_t dense = k;
+    Status st;
+    if (c_.optional) {
+      Result<int64_t> present = NextLevels(k);
+      if (present.ok())
+        dense = *present;
+      else
+        st = std::move(present).status();
+    }
+    if (st.ok())
+      st = NextValues(dense, nullptr, &views_, true);
+    if (!st.ok())
+      return PageContext(std::move(st));
+    page_left_ -= k;
+    levels_ += k;
+    n -= k;
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::NextDataPage(int64_t skip_up_to, int64_t* skipped) {
+  *skipped = 0;
+  for (;;) {
+    if (pos_ >= chunk_size_)
+      return Status::InvalidData("the column chunk holds {} values but {} the row group has expected",
+                                 levels_, num_rows_);
+    ++page_number_;
+    page_offset_ = chunk_offset_ + pos_;
+    format::PageHeader h;
+    const uint8_t* src = nullptr;
+    Status st = ReadPageHeader(chunk_, chunk_size_, &pos_, &h, &src);
+    if (st.ok() && skip_up_to > 0 &&
+        (h.type == PageType::DATA_PAGE || h.type == PageType::DATA_PAGE_V2)) {
+      // A page of rows all passed over is not decompressed or decoded (nor its checksum checked:
+      // its bytes are not used).
+      const bool v1 = h.type == PageType::DATA_PAGE;
+      if (v1 ? h.__isset.data_page_header : h.__isset.data_page_header_v2) {
+        const int64_t n = v1 ? h.data_page_header.num_values : h.data_page_header_v2.num_values;
+        if (n >= 0 && n <= skip_up_to) {
+          st = CheckValueCount(n);
+          if (!st.ok())
+            return PageContext(std::move(st));
+          levels_ += n;
+          *skipped = n;
+          if (n > 0)
+            return Status::OK();
+          continue;
+        }
+      }
+    }
+    if (st.ok())
+      st = CheckCrc(h, src);
+    if (st.ok()) {
+      switch (h.type) {
+        case PageType::DICTIONARY_PAGE: st = DictionaryPage(h, src); break;
+        case PageType::DATA_PAGE:
+        case PageType::DATA_PAGE_V2: st = StartDataPage(h, src); break;
+        default: break;  // index pages and unknown page types carry no values
+      }
+    }
+    if (!st.ok())
+      return PageContext(std::move(st));
+    if (page_left_ > 0)
+      return Status::OK();
+  }
+}
+
+Status ChunkDecoder::StartDataPage(const format::PageHeader& h, const uint8_t* src) {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+  int64_t n = 0;
+  levels_bits_ = nullptr;
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.__isset.data_page_header)
+      return Status::InvalidData("data page without a data page header");
+    const auto& dp = h.data_page_header;
+    SHOAL_RETURN_IF_ERROR(CheckValueCount(dp.num_values));
+    SHOAL_RETURN_IF_ERROR(
+        Body(src, h.compressed_page_size, h.uncompressed_page_size, true, page_, &data, &size));
+    n = dp.num_values;
+    if (c_.optional) {
+      if (dp.definition_level_encoding == Encoding::RLE) {
+        if (size < 4)
+          return Status::InvalidData("definition levels cut off");
+        uint32_t len;
+        std::memcpy(&len, data, 4);
+        if (len > static_cast<uint64_t>(size - 4))
+          return Status::InvalidData("definition levels claim {} bytes, the page has {}", len,
+                                     size - 4);
+        levels_rle_ = RleBitPackedDecoder(data + 4, len, 1);
+        data += 4 + len;
+        size -= 4 + static_cast<int64_t>(len);
+      } else if (dp.definition_level_encoding == Encoding::BIT_PACKED) {
+        // Deprecated: most significant bit first, no length prefix.
+        const int64_t bytes = (n + 7) / 8;
+        if (bytes > size)
+          return Status::InvalidData("BIT_PACKED definition levels cut off");
+        levels_bits_ = data;
+        levels_bit_ = 0;
+        data += bytes;
+        size -= bytes;
+      } else {
+        return Status::InvalidData("definition levels encoded as {}",
+                                   EncodingName(dp.definition_level_encoding));
+      }
+    }
+    SHOAL_RETURN_IF_ERROR(StartValues(dp.encoding, data, size, n));
+  } else {
+    if (!h.__isset.data_page_header_v2)
+      return Status::InvalidData("data page v2 without its header");
+    const auto& dp = h.data_page_header_v2;
+    SHOAL_RETURN_IF_ERROR(CheckValueCount(dp.num_values));
+    const int64_t rep_len = dp.repetition_levels_byte_length;
+    const int64_t def_len = dp.definition_levels_byte_length;
+    if (rep_len < 0 || def_len < 0 || rep_len + def_len > h.compressed_page_size ||
+        rep_len + def_len > h.uncompressed_page_size)
+      return Status::InvalidData("level lengths {} and {} do not fit the page", rep_len, def_len);
+    n = dp.num_values;
+    if (c_.optional)
+      levels_rle_ = RleBitPackedDecoder(src + rep_len, static_cast<size_t>(def_len), 1);
+    SHOAL_RETURN_IF_ERROR(Body(src + rep_len + def_len,
+                               h.compressed_page_size - rep_len - def_len,
+                               h.uncompressed_page_size - rep_len - def_len, dp.is_compressed,
+                               page_, &data, &size));
+    SHOAL_RETURN_IF_ERROR(StartValues(dp.encoding, data, size, n));
+  }
+  page_left_ = n;
+  return Status::OK();
+}
+
+Result<int64_t> ChunkDecoder::NextLevels(int64_t n) {
+  if (static_cast<int64_t>(defs_.size()) < n)
+    defs_.resize(static_cast<size_t>(n));
+  uint8_t* defs = defs_.data();
+  if (levels_bits_ != nullptr) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t b = levels_bit_ + i;
+      defs[i] = (levels_bits_[b / 8] >> (7 - b % 8)) & 1;
+    }
+    levels_bit_ += n;
+  } else {
+    SHOAL_RETURN_IF_ERROR(levels_rle_.Decode(defs, n));
+  }
+  int64_t dense = 0;
+  for (int64_t i = 0; i < n; ++i)
+    dense += defs[i];
+  return dense;
+}
+
+Status ChunkDecoder::DecodeRows(int64_t n) {
+  int64_t dense = n;
+  const uint8_t* defs = nullptr;
+  if (c_.optional) {
+    SHOAL_ASSIGN_OR_RETURN(dense, NextLevels(n));
+    defs = defs_.data();
+  }
+  switch (target_) {
+    case Target::kFixed: {
+      uint8_t* dst = values_->mutable_data() + rows_ * width_;
+      SHOAL_RETURN_IF_ERROR(NextValues(dense, dst, &views_, false));
+      if (dense != n) {
+        switch (width_) {
+          case 1: ScatterFixed<1>(defs, n, dense, dst); break;
+          case 2: ScatterFixed<2>(defs, n, dense, dst); break;
+          case 4: ScatterFixed<4>(defs, n, dense, dst); break;
+          case 8: ScatterFixed<8>(defs, n, dense, dst); break;
+          case 16: ScatterFixed<16>(defs, n, dense, dst); break;
+          default: return Status::Internal("unexpected value width {}", width_);
+        }
+      }
+      break;
+    }
+    case Target::kBool: {
+      bools_.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
+      SHOAL_RETURN_IF_ERROR(NextValues(dense, bools_.data(), &views_, false));
+      if (dense != n)
+        ScatterFixed<1>(defs, n, dense, bools_.data());
+      uint8_t* bits = values_->mutable_data();
+      for (int64_t i = 0; i < n; ++i)
+        if (bools_[static_cast<size_t>(i)])
+          columnar::bitmap::SetBit(bits, rows_ + i);
+      break;
+    }
+    case Target::kVar: {
+      SHOAL_RETURN_IF_ERROR(NextValues(dense, nullptr, &views_, false));
+      // Dictionary values were checked once; a page of ASCII bytes needs no check.
+      if (!page_ascii_ && source_ != Source::kDictionary)
+        SHOAL_RETURN_IF_ERROR(CheckUtf8Views(views_, "value"));
+      SHOAL_RETURN_IF_ERROR(AppendViews(defs, n));
+      break;
+    }
+  }
+  if (c_.optional) {
+    uint8_t* valid = validity_->mutable_data();
+    if (dense == n) {
+      SetBitRange(valid, rows_, n);  // the common case: a nullable column without nulls
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        if (defs[i])
+          columnar::bitmap::SetBit(valid, rows_ + i);
+    }
+    null_count_ += n - dense;
+  }
+  rows_ += n;
+  levels_ += n;
+  page_left_ -= n;
   return Status::OK();
 }
 
@@ -152,19 +431,23 @@ Status ChunkDecoder::Body(const uint8_t* src, int64_t src_size, int64_t raw_size
   return Status::OK();
 }
 
-Status ChunkDecoder::DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos) {
-  format::PageHeader h;
+Status ChunkDecoder::ReadPageHeader(const uint8_t* chunk, int64_t size, int64_t* pos,
+                                format::PageHeader* h, const uint8_t** src) {
   SHOAL_ASSIGN_OR_RETURN(size_t header_bytes,
-                         DeserializeThrift(chunk + *pos, static_cast<size_t>(size - *pos), &h));
-  SHOAL_RETURN_IF_ERROR(CheckEnumRanges(h));
+                         DeserializeThrift(chunk + *pos, static_cast<size_t>(size - *pos), h));
+  SHOAL_RETURN_IF_ERROR(CheckEnumRanges(*h));
   const int64_t body = *pos + static_cast<int64_t>(header_bytes);
-  if (h.compressed_page_size < 0 || h.compressed_page_size > size - body)
+  if (h->compressed_page_size < 0 || h->compressed_page_size > size - body)
     return Status::InvalidData("the page claims {} bytes but only {} remain in the column chunk",
-                               h.compressed_page_size, size - body);
-  if (h.uncompressed_page_size < 0)
-    return Status::InvalidData("negative uncompressed page size {}", h.uncompressed_page_size);
-  *pos = body + h.compressed_page_size;
-  const uint8_t* src = chunk + body;
+                               h->compressed_page_size, size - body);
+  if (h->uncompressed_page_size < 0)
+    return Status::InvalidData("negative uncompressed page size {}", h->uncompressed_page_size);
+  *pos = body + h->compressed_page_size;
+  *src = chunk + body;
+  return Status::OK();
+}
+
+Status ChunkDecoder::CheckCrc(const format::PageHeader& h, const uint8_t* src) {
   if (h.__isset.crc) {
     // CRC-32 (zlib's polynomial) of the page bytes as stored, when the writer recorded one.
     const uLong crc = crc32(crc32(0L, Z_NULL, 0), src, static_cast<uInt>(h.compressed_page_size));
@@ -174,6 +457,14 @@ Status ChunkDecoder::DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos
           "is corrupted",
           static_cast<uint32_t>(h.crc), h.compressed_page_size, static_cast<uint32_t>(crc));
   }
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos) {
+  format::PageHeader h;
+  const uint8_t* src = nullptr;
+  SHOAL_RETURN_IF_ERROR(ReadPageHeader(chunk, size, pos, &h, &src));
+  SHOAL_RETURN_IF_ERROR(CheckCrc(h, src));
   switch (h.type) {
     case PageType::DICTIONARY_PAGE: return DictionaryPage(h, src);
     case PageType::DATA_PAGE: return DataPageV1(h, src);
@@ -298,35 +589,7 @@ Status ChunkDecoder::DataPageV1(const format::PageHeader& h, const uint8_t* src)
     levels_ += n;
     return Values(dp.encoding, data, size, slots);
   }
-  if (c_.optional) {
-    defs_.resize(static_cast<size_t>(n));
-    if (dp.definition_level_encoding == Encoding::RLE) {
-      if (size < 4)
-        return Status::InvalidData("definition levels cut off");
-      uint32_t len;
-      std::memcpy(&len, data, 4);
-      if (len > static_cast<uint64_t>(size - 4))
-        return Status::InvalidData("definition levels claim {} bytes, the page has {}", len,
-                                   size - 4);
-      RleBitPackedDecoder levels(data + 4, len, 1);
-      SHOAL_RETURN_IF_ERROR(levels.Decode(defs_.data(), n));
-      data += 4 + len;
-      size -= 4 + static_cast<int64_t>(len);
-    } else if (dp.definition_level_encoding == Encoding::BIT_PACKED) {
-      // Deprecated: most significant bit first, no length prefix.
-      const int64_t bytes = (n + 7) / 8;
-      if (bytes > size)
-        return Status::InvalidData("BIT_PACKED definition levels cut off");
-      for (int64_t i = 0; i < n; ++i)
-        defs_[static_cast<size_t>(i)] = (data[i / 8] >> (7 - i % 8)) & 1;
-      data += bytes;
-      size -= bytes;
-    } else {
-      return Status::InvalidData("definition levels encoded as {}",
-                                 EncodingName(dp.definition_level_encoding));
-    }
-  }
-  return Values(dp.encoding, data, size, n);
+  return Status::Internal("whole-page decoding of a flat column");
 }
 
 Status ChunkDecoder::DataPageV2(const format::PageHeader& h, const uint8_t* src) {
@@ -341,23 +604,16 @@ Status ChunkDecoder::DataPageV2(const format::PageHeader& h, const uint8_t* src)
     return Status::InvalidData("level lengths {} and {} do not fit the page", rep_len, def_len);
   const int64_t n = dp.num_values;
   int64_t slots = n;
-  if (c_.nested) {
-    SHOAL_RETURN_IF_ERROR(NestedLevels(src, rep_len, src + rep_len, def_len, n, &slots));
-  } else if (c_.optional) {
-    defs_.resize(static_cast<size_t>(n));
-    RleBitPackedDecoder levels(src + rep_len, static_cast<size_t>(def_len), 1);
-    SHOAL_RETURN_IF_ERROR(levels.Decode(defs_.data(), n));
-  }
+  if (!c_.nested)
+    return Status::Internal("whole-page decoding of a flat column");
+  SHOAL_RETURN_IF_ERROR(NestedLevels(src, rep_len, src + rep_len, def_len, n, &slots));
   const uint8_t* data = nullptr;
   int64_t size = 0;
   SHOAL_RETURN_IF_ERROR(Body(src + rep_len + def_len, h.compressed_page_size - rep_len - def_len,
                              h.uncompressed_page_size - rep_len - def_len, dp.is_compressed, page_,
                              &data, &size));
-  if (c_.nested) {
-    levels_ += n;
-    return Values(dp.encoding, data, size, slots);
-  }
-  return Values(dp.encoding, data, size, n);
+  levels_ += n;
+  return Values(dp.encoding, data, size, slots);
 }
 
 Status ChunkDecoder::Values(Encoding::type encoding, const uint8_t* data, int64_t size, int64_t n) {
@@ -421,10 +677,7 @@ Status ChunkDecoder::Values(Encoding::type encoding, const uint8_t* data, int64_
   return Status::OK();
 }
 
-Status ChunkDecoder::CheckUtf8(const std::vector<ByteView>& views, const uint8_t* page,
-                               int64_t page_size, const char* what) const {
-  if (c_.type.id() != TypeId::kUtf8)
-    return Status::OK();
+bool ChunkDecoder::AllAscii(const uint8_t* page, int64_t page_size) {
   uint64_t high = 0;
   int64_t i = 0;
   for (; i + 8 <= page_size; i += 8) {
@@ -434,7 +687,11 @@ Status ChunkDecoder::CheckUtf8(const std::vector<ByteView>& views, const uint8_t
   }
   for (; i < page_size; ++i)
     high |= page[i];
-  if ((high & 0x8080808080808080ULL) == 0)
+  return (high & 0x8080808080808080ULL) == 0;
+}
+
+Status ChunkDecoder::CheckUtf8Views(const std::vector<ByteView>& views, const char* what) const {
+  if (c_.type.id() != TypeId::kUtf8)
     return Status::OK();
   for (size_t i = 0; i < views.size(); ++i) {
     if (!columnar::IsValidUtf8(reinterpret_cast<const uint8_t*>(views[i].data()),
@@ -442,6 +699,13 @@ Status ChunkDecoder::CheckUtf8(const std::vector<ByteView>& views, const uint8_t
       return Status::InvalidData("{} {} of a string column is not valid UTF-8", what, i);
   }
   return Status::OK();
+}
+
+Status ChunkDecoder::CheckUtf8(const std::vector<ByteView>& views, const uint8_t* page,
+                               int64_t page_size, const char* what) const {
+  if (c_.type.id() != TypeId::kUtf8 || AllAscii(page, page_size))
+    return Status::OK();
+  return CheckUtf8Views(views, what);
 }
 
 Status ChunkDecoder::AppendViews(const uint8_t* defs, int64_t n) {

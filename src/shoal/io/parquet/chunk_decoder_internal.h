@@ -40,10 +40,26 @@ class ChunkDecoder {
         num_rows_(column.nested ? meta.num_values : num_rows),
         pool_(std::move(pool)) {}
 
-  Status Init();
+  /// Checks the row count and, with `allocate_all`, allocates the output for every row of the
+  /// chunk (whole-chunk decoding); without it, outputs come from BeginOutput.
+  Status Init(bool allocate_all = true);
 
+  /// Decodes the whole chunk into the output Init allocated.
   Status Run(const uint8_t* chunk, int64_t size, int64_t file_offset);
 
+  /// Streaming (flat leaves): the chunk's bytes, which must stay alive and extend kDecodePadding
+  /// readable bytes past `size`.
+  void Open(const uint8_t* chunk, int64_t size, int64_t file_offset);
+  /// A fresh output for up to `capacity` rows (the previous one belongs to the array Finish gave).
+  Status BeginOutput(int64_t capacity);
+  /// Decodes the next `n` rows of the chunk into the output.
+  Status ReadRows(int64_t n);
+  /// Passes over the next `n` rows of the chunk.
+  Status SkipRows(int64_t n);
+  /// Rows of the chunk read or skipped so far.
+  int64_t position() const { return levels_; }
+
+  /// The output so far as an array.
   Result<ArrayPtr> Finish();
 
   /// Nested leaves: the definition and repetition levels of every entry of the chunk (one byte
@@ -59,6 +75,13 @@ class ChunkDecoder {
   // range (always followed by kDecodePadding readable bytes).
   Status Body(const uint8_t* src, int64_t src_size, int64_t raw_size, bool compressed,
               const BufferPtr& out, const uint8_t** data, int64_t* size);
+
+  // Parses the page header at *pos of the chunk and checks its sizes; *pos moves past the page,
+  // *src is its body.
+  static Status ReadPageHeader(const uint8_t* chunk, int64_t size, int64_t* pos,
+                               format::PageHeader* h,
+                               const uint8_t** src);
+  static Status CheckCrc(const format::PageHeader& h, const uint8_t* src);
 
   Status DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos);
 
@@ -76,6 +99,25 @@ class ChunkDecoder {
 
   Status DataPageV2(const format::PageHeader& h, const uint8_t* src);
 
+  // Streaming: the value source of the current data page.
+  enum class Source { kPlainFixed, kPlainBool, kPlainBytes, kDictionary, kRleBool, kDelta, kPage };
+
+  // Reads page headers until a data page with rows (decoding dictionary pages on the way) and
+  // sets up its level and value sources; with `skip_up_to` > 0, a data page of at most that
+  // many rows is passed over undecoded and its row count added to *skipped instead.
+  Status NextDataPage(int64_t skip_up_to, int64_t* skipped);
+  Status StartDataPage(const format::PageHeader& h, const uint8_t* src);
+  Status StartValues(Encoding::type encoding, const uint8_t* data, int64_t size, int64_t n);
+  // The next `n` definition levels of the page (0 or 1) into defs_; returns the number of 1s.
+  Result<int64_t> NextLevels(int64_t n);
+  // The next `dense` values of the page: fixed and boolean columns to `dst`, byte arrays to
+  // `views`; with `skip`, only passed over.
+  Status NextValues(int64_t dense, uint8_t* dst, std::vector<ByteView>* views, bool skip);
+  // Decodes the next `n` rows of the current page (`n` <= its rows left) into the output.
+  Status DecodeRows(int64_t n);
+  // The error context of the current page.
+  Status PageContext(Status st) const;
+
   // Decodes the values of a data page of `n` rows (definition levels in defs_ when optional) and
   // appends them to the output.
   Status Values(Encoding::type encoding, const uint8_t* data, int64_t size, int64_t n);
@@ -85,6 +127,8 @@ class ChunkDecoder {
   // check per value, which is the common case.
   Status CheckUtf8(const std::vector<ByteView>& views, const uint8_t* page, int64_t page_size,
                    const char* what) const;
+  static bool AllAscii(const uint8_t* page, int64_t page_size);
+  Status CheckUtf8Views(const std::vector<ByteView>& views, const char* what) const;
 
   Status AppendViews(const uint8_t* defs, int64_t n);
 
@@ -101,6 +145,11 @@ class ChunkDecoder {
 
   Status Plain(const uint8_t* data, int64_t size, int64_t n, uint8_t* dst,
                std::vector<ByteView>* views);
+
+  // Dictionary values of indices_[0, n): to `dst` (fixed, booleans) or `views`.
+  Status GatherDictionary(int64_t n, uint8_t* dst, std::vector<ByteView>* views);
+  // DELTA_BINARY_PACKED values in ints_[0, n) to the column type at `dst`.
+  Status ConvertInts(int64_t n, uint8_t* dst);
 
   const ColumnDescriptor& c_;
   CompressionCodec::type codec_;
@@ -119,6 +168,32 @@ class ChunkDecoder {
   int64_t null_count_ = 0;
   BufferPtr def_levels_;  // nested leaves only
   BufferPtr rep_levels_;
+
+  // Streaming state.
+  const uint8_t* chunk_ = nullptr;
+  int64_t chunk_size_ = 0;
+  int64_t chunk_offset_ = 0;
+  int64_t pos_ = 0;          // next page header in the chunk
+  int page_number_ = -1;     // of the current page, for messages
+  int64_t page_offset_ = 0;  // file offset of the current page
+  int64_t capacity_ = 0;     // rows the output has room for
+  int64_t page_left_ = 0;    // rows of the current data page not yet read
+  // Definition levels of the current page: an RLE run decoder, or the deprecated BIT_PACKED bits.
+  RleBitPackedDecoder levels_rle_{nullptr, 0, 1};
+  const uint8_t* levels_bits_ = nullptr;
+  int64_t levels_bit_ = 0;
+  // Values of the current page.
+  Source source_ = Source::kPlainFixed;
+  const uint8_t* vdata_ = nullptr;
+  int64_t vsize_ = 0;
+  int64_t vpos_ = 0;  // bytes, bits (PLAIN booleans) or values (kPage, kDelta) consumed
+  RleBitPackedDecoder values_rle_{nullptr, 0, 1};
+  int index_width_ = -1;  // dictionary pages: the index bit width (-1: the page has no data)
+  DeltaBinaryPackedDecoder delta_{nullptr, 0};
+  bool page_ascii_ = false;  // every byte of the page's values is < 0x80 (UTF-8 check skipped)
+  // kPage: the page's values, decoded at its start (fixed bytes, or views).
+  std::vector<uint8_t> page_fixed_;
+  std::vector<ByteView> page_views_;
 
   BufferPtr page_;       // decompressed data page
   BufferPtr dict_page_;  // decompressed dictionary page, alive for the whole chunk

@@ -65,4 +65,23 @@ Result<internal::DecodedLeaf> DecodeLeafChunk(const ColumnDescriptor& column,
   return leaf;
 }
 
+Result<std::unique_ptr<ChunkDecoder>> OpenLeafChunk(const ColumnDescriptor& column,
+                                                    const format::ColumnMetaData& meta,
+                                                    int64_t num_rows, const uint8_t* chunk,
+                                                    int64_t chunk_size, int64_t chunk_offset,
+                                                    const std::shared_ptr<MemoryPool>& pool,
+                                                    const std::string& where) {
+  if (column.nested)
+    return Status::Internal("{}: a nested leaf cannot be streamed", where);
+  if (meta.type != column.physical)
+    return Status::InvalidData("{}: the column chunk's type {} differs from the schema's {}", where,
+                               static_cast<int>(meta.type), static_cast<int>(column.physical));
+  auto decoder = std::make_unique<ChunkDecoder>(column, meta, num_rows, pool);
+  Status st = decoder->Init(/*allocate_all=*/false);
+  if (!st.ok())
+    return std::move(st).WithContext(where);
+  decoder->Open(chunk, chunk_size, chunk_offset);
+  return decoder;
+}
+
 }  // namespace shoal::io::parquet

@@ -1,5 +1,6 @@
 // Decoding of one Parquet column chunk (all pages of one column in one row group) into one Shoal
-// Array of the column's mapped type (see parquet_schema.h).
+// Array of the column's mapped type (see parquet_schema.h), or, for a flat column, into a stream
+// of arrays of a few rows each (OpenLeafChunk).
 //
 // The chunk's bytes are read by the caller in one piece; this walks its pages (dictionary page,
 // data pages v1 and v2, index pages skipped), decompresses each page body, decodes definition
@@ -24,6 +25,10 @@
 #include "shoal/io/parquet/parquet_schema.h"
 
 namespace shoal::io::parquet {
+
+namespace internal {
+class ChunkDecoder;
+}  // namespace internal
 
 /// The file byte range [offset, offset + size) of a column chunk, checked against the file size.
 struct ChunkRange {
@@ -51,5 +56,13 @@ Result<internal::DecodedLeaf> DecodeLeafChunk(const ColumnDescriptor& column,
                                               int64_t chunk_offset,
                                               const std::shared_ptr<MemoryPool>& pool,
                                               const std::string& where);
+
+/// A streaming decoder of a flat leaf's chunk (ChunkDecoder in chunk_decoder_internal.h: batches
+/// of rows by BeginOutput / ReadRows / Finish, SkipRows), opened over `chunk`, which must stay
+/// alive and readable kDecodePadding bytes past `chunk_size`. Its errors do not name `where`.
+Result<std::unique_ptr<internal::ChunkDecoder>> OpenLeafChunk(
+    const ColumnDescriptor& column, const format::ColumnMetaData& meta, int64_t num_rows,
+    const uint8_t* chunk, int64_t chunk_size, int64_t chunk_offset,
+    const std::shared_ptr<MemoryPool>& pool, const std::string& where);
 
 }  // namespace shoal::io::parquet

@@ -143,29 +143,7 @@ Status ChunkDecoder::DecodeValues(Encoding::type encoding, const uint8_t* data, 
       indices_.resize(static_cast<size_t>(n));
       RleBitPackedDecoder decoder(data + 1, static_cast<size_t>(size - 1), bit_width);
       SHOAL_RETURN_IF_ERROR(decoder.Decode(indices_.data(), n));
-      uint32_t max_index = 0;
-      for (int64_t i = 0; i < n; ++i)
-        max_index = std::max(max_index, indices_[static_cast<size_t>(i)]);
-      if (static_cast<int64_t>(max_index) >= dict_size_)
-        return Status::InvalidData(
-            "dictionary index {} out of range (the dictionary has {} values)", max_index,
-            dict_size_);
-      if (var) {
-        views->resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i)
-          (*views)[static_cast<size_t>(i)] = dict_views_[indices_[static_cast<size_t>(i)]];
-        return Status::OK();
-      }
-      const int w = target_ == Target::kBool ? 1 : width_;
-      switch (w) {
-        case 1: GatherFixed<1>(dict_fixed_.data(), indices_.data(), n, dst); break;
-        case 2: GatherFixed<2>(dict_fixed_.data(), indices_.data(), n, dst); break;
-        case 4: GatherFixed<4>(dict_fixed_.data(), indices_.data(), n, dst); break;
-        case 8: GatherFixed<8>(dict_fixed_.data(), indices_.data(), n, dst); break;
-        case 16: GatherFixed<16>(dict_fixed_.data(), indices_.data(), n, dst); break;
-        default: return Status::Internal("unexpected value width {}", w);
-      }
-      return Status::OK();
+      return GatherDictionary(n, dst, views);
     }
     case Encoding::RLE: {
       if (c_.physical != Type::BOOLEAN)
@@ -191,13 +169,7 @@ Status ChunkDecoder::DecodeValues(Encoding::type encoding, const uint8_t* data, 
                                    decoder.total_values(), n);
       ints_.resize(static_cast<size_t>(n));
       SHOAL_RETURN_IF_ERROR(decoder.Decode(ints_.data(), n));
-      if (c_.physical == Type::INT32) {
-        ints32_.resize(static_cast<size_t>(n));
-        for (int64_t i = 0; i < n; ++i)
-          ints32_[static_cast<size_t>(i)] = static_cast<int32_t>(ints_[static_cast<size_t>(i)]);
-        return ConvertFixed(reinterpret_cast<const uint8_t*>(ints32_.data()), n, dst);
-      }
-      return ConvertFixed(reinterpret_cast<const uint8_t*>(ints_.data()), n, dst);
+      return ConvertInts(n, dst);
     }
     case Encoding::DELTA_LENGTH_BYTE_ARRAY:
     case Encoding::DELTA_BYTE_ARRAY: {
@@ -252,6 +224,231 @@ Status ChunkDecoder::DecodeValues(Encoding::type encoding, const uint8_t* data, 
       return Status::NotImplemented("Parquet value encoding {} is not supported",
                                     EncodingName(encoding));
   }
+}
+
+Status ChunkDecoder::GatherDictionary(int64_t n, uint8_t* dst, std::vector<ByteView>* views) {
+  uint32_t max_index = 0;
+  for (int64_t i = 0; i < n; ++i)
+    max_index = std::max(max_index, indices_[static_cast<size_t>(i)]);
+  if (static_cast<int64_t>(max_index) >= dict_size_)
+    return Status::InvalidData("dictionary index {} out of range (the dictionary has {} values)",
+                               max_index, dict_size_);
+  if (target_ == Target::kVar) {
+    views->resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      (*views)[static_cast<size_t>(i)] = dict_views_[indices_[static_cast<size_t>(i)]];
+    return Status::OK();
+  }
+  const int w = target_ == Target::kBool ? 1 : width_;
+  switch (w) {
+    case 1: GatherFixed<1>(dict_fixed_.data(), indices_.data(), n, dst); break;
+    case 2: GatherFixed<2>(dict_fixed_.data(), indices_.data(), n, dst); break;
+    case 4: GatherFixed<4>(dict_fixed_.data(), indices_.data(), n, dst); break;
+    case 8: GatherFixed<8>(dict_fixed_.data(), indices_.data(), n, dst); break;
+    case 16: GatherFixed<16>(dict_fixed_.data(), indices_.data(), n, dst); break;
+    default: return Status::Internal("unexpected value width {}", w);
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::ConvertInts(int64_t n, uint8_t* dst) {
+  if (c_.physical == Type::INT32) {
+    ints32_.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      ints32_[static_cast<size_t>(i)] = static_cast<int32_t>(ints_[static_cast<size_t>(i)]);
+    return ConvertFixed(reinterpret_cast<const uint8_t*>(ints32_.data()), n, dst);
+  }
+  return ConvertFixed(reinterpret_cast<const uint8_t*>(ints_.data()), n, dst);
+}
+
+Status ChunkDecoder::StartValues(Encoding::type encoding, const uint8_t* data, int64_t size,
+                                 int64_t n) {
+  vdata_ = data;
+  vsize_ = size;
+  vpos_ = 0;
+  page_ascii_ = true;
+  switch (encoding) {
+    case Encoding::PLAIN:
+      if (c_.physical == Type::BOOLEAN) {
+        source_ = Source::kPlainBool;
+      } else if (c_.physical == Type::BYTE_ARRAY) {
+        source_ = Source::kPlainBytes;
+      } else {
+        source_ = Source::kPlainFixed;
+        if (PhysicalSize(c_) <= 0)
+          return Status::InvalidData("bad value width {}", PhysicalSize(c_));
+      }
+      if (target_ == Target::kVar && c_.type.id() == TypeId::kUtf8)
+        page_ascii_ = AllAscii(data, size);
+      return Status::OK();
+    case Encoding::PLAIN_DICTIONARY:
+    case Encoding::RLE_DICTIONARY:
+      if (!have_dictionary_)
+        return Status::InvalidData("dictionary-encoded page without a dictionary page");
+      source_ = Source::kDictionary;
+      index_width_ = -1;
+      if (size >= 1) {
+        index_width_ = data[0];
+        if (index_width_ > 32)
+          return Status::InvalidData("dictionary index width {} over 32", index_width_);
+        values_rle_ = RleBitPackedDecoder(data + 1, static_cast<size_t>(size - 1), index_width_);
+      }
+      return Status::OK();
+    case Encoding::RLE: {
+      if (c_.physical != Type::BOOLEAN)
+        return Status::InvalidData("RLE values for a non-boolean column");
+      if (size < 4)
+        return Status::InvalidData("RLE boolean values cut off");
+      uint32_t len;
+      std::memcpy(&len, data, 4);
+      if (len > static_cast<uint64_t>(size - 4))
+        return Status::InvalidData("RLE boolean values claim {} bytes, the page has {}", len,
+                                   size - 4);
+      source_ = Source::kRleBool;
+      values_rle_ = RleBitPackedDecoder(data + 4, len, 1);
+      return Status::OK();
+    }
+    case Encoding::DELTA_BINARY_PACKED:
+      if (c_.physical != Type::INT32 && c_.physical != Type::INT64)
+        return Status::InvalidData("DELTA_BINARY_PACKED values for a {} column",
+                                   c_.type.ToString());
+      source_ = Source::kDelta;
+      delta_ = DeltaBinaryPackedDecoder(data, static_cast<size_t>(size));
+      return delta_.Init();
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+    case Encoding::DELTA_BYTE_ARRAY:
+    case Encoding::BYTE_STREAM_SPLIT: {
+      // These layouts need the page's count of values up front (the streams' lengths, the
+      // lengths block before the data): the page's values are decoded at once, and batches copy
+      // their share. The definition levels are read twice, once here to count.
+      int64_t dense = n;
+      if (c_.optional) {
+        std::vector<uint8_t>& defs = bools_;
+        defs.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
+        if (levels_bits_ != nullptr) {
+          for (int64_t i = 0; i < n; ++i)
+            defs[static_cast<size_t>(i)] = (levels_bits_[i / 8] >> (7 - i % 8)) & 1;
+        } else {
+          RleBitPackedDecoder levels = levels_rle_;
+          SHOAL_RETURN_IF_ERROR(levels.Decode(defs.data(), n));
+        }
+        dense = 0;
+        for (int64_t i = 0; i < n; ++i)
+          dense += defs[static_cast<size_t>(i)];
+      }
+      source_ = Source::kPage;
+      if (target_ == Target::kVar) {
+        SHOAL_RETURN_IF_ERROR(DecodeValues(encoding, data, size, dense, nullptr, &page_views_));
+        page_views_.resize(static_cast<size_t>(dense));
+        return CheckUtf8(page_views_, data, size, "value");
+      }
+      page_fixed_.resize(static_cast<size_t>(dense * width_) + 1);
+      return DecodeValues(encoding, data, size, dense, page_fixed_.data(), &views_);
+    }
+    default:
+      return Status::NotImplemented("Parquet value encoding {} is not supported",
+                                    EncodingName(encoding));
+  }
+}
+
+Status ChunkDecoder::NextValues(int64_t dense, uint8_t* dst, std::vector<ByteView>* views,
+                                bool skip) {
+  switch (source_) {
+    case Source::kPlainFixed: {
+      const int k = PhysicalSize(c_);
+      const int64_t left = vsize_ - vpos_;
+      if (dense > left / k)
+        return Status::InvalidData("PLAIN page holds {} bytes, {} more values need {}", left,
+                                   dense, dense * k);
+      if (!skip)
+        SHOAL_RETURN_IF_ERROR(Plain(vdata_ + vpos_, left, dense, dst, views));
+      vpos_ += dense * k;
+      return Status::OK();
+    }
+    case Source::kPlainBool: {
+      if ((vpos_ + dense + 7) / 8 > vsize_)
+        return Status::InvalidData("PLAIN page holds {} bytes, {} booleans need {}", vsize_,
+                                   vpos_ + dense, (vpos_ + dense + 7) / 8);
+      if (!skip) {
+        for (int64_t i = 0; i < dense; ++i) {
+          const int64_t b = vpos_ + i;
+          dst[i] = (vdata_[b >> 3] >> (b & 7)) & 1;
+        }
+      }
+      vpos_ += dense;
+      return Status::OK();
+    }
+    case Source::kPlainBytes: {
+      if (!skip) {
+        SHOAL_RETURN_IF_ERROR(Plain(vdata_ + vpos_, vsize_ - vpos_, dense, dst, &views_));
+        if (dense > 0) {
+          const ByteView& last = views_[static_cast<size_t>(dense - 1)];
+          vpos_ = reinterpret_cast<const uint8_t*>(last.data()) + last.size() - vdata_;
+        }
+        if (views != &views_)
+          *views = views_;
+        return Status::OK();
+      }
+      for (int64_t i = 0; i < dense; ++i) {
+        if (vsize_ - vpos_ < 4)
+          return Status::InvalidData("PLAIN byte array {} cut off", i);
+        uint32_t len;
+        std::memcpy(&len, vdata_ + vpos_, 4);
+        vpos_ += 4;
+        if (len > static_cast<uint64_t>(vsize_ - vpos_))
+          return Status::InvalidData("PLAIN byte array {} claims {} bytes, {} remain", i, len,
+                                     vsize_ - vpos_);
+        vpos_ += len;
+      }
+      return Status::OK();
+    }
+    case Source::kDictionary:
+      if (dense == 0) {
+        views->clear();  // no stale views for AppendViews
+        return Status::OK();
+      }
+      if (index_width_ < 0)
+        return Status::InvalidData("dictionary page data is empty");
+      indices_.resize(static_cast<size_t>(dense));
+      SHOAL_RETURN_IF_ERROR(values_rle_.Decode(indices_.data(), dense));
+      if (skip)
+        return Status::OK();
+      return GatherDictionary(dense, dst, views);
+    case Source::kRleBool:
+      if (skip) {
+        indices_.resize(static_cast<size_t>(dense));
+        return values_rle_.Decode(indices_.data(), dense);
+      }
+      return values_rle_.Decode(dst, dense);
+    case Source::kDelta:
+      if (dense > delta_.total_values() - vpos_)
+        return Status::InvalidData("DELTA_BINARY_PACKED holds {} values, the page needs more",
+                                   delta_.total_values());
+      ints_.resize(static_cast<size_t>(dense));
+      SHOAL_RETURN_IF_ERROR(delta_.Decode(ints_.data(), dense));
+      vpos_ += dense;
+      if (skip)
+        return Status::OK();
+      return ConvertInts(dense, dst);
+    case Source::kPage: {
+      const int64_t have = target_ == Target::kVar
+                               ? static_cast<int64_t>(page_views_.size())
+                               : static_cast<int64_t>(page_fixed_.size() - 1) / width_;
+      if (dense > have - vpos_)
+        return Status::Internal("page values overrun: {} of {} at {}", dense, have, vpos_);
+      if (!skip) {
+        if (target_ == Target::kVar) {
+          views->assign(page_views_.begin() + vpos_, page_views_.begin() + vpos_ + dense);
+        } else if (dense > 0) {
+          std::memcpy(dst, page_fixed_.data() + vpos_ * width_,
+                      static_cast<size_t>(dense * width_));
+        }
+      }
+      vpos_ += dense;
+      return Status::OK();
+    }
+  }
+  return Status::Internal("unknown value source");
 }
 
 Status ChunkDecoder::Plain(const uint8_t* data, int64_t size, int64_t n, uint8_t* dst,

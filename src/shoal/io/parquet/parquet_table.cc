@@ -7,6 +7,7 @@
 #include "shoal/columnar/record_batch.h"
 #include "shoal/io/memory_table.h"
 #include "shoal/io/parquet/column_assembler_internal.h"
+#include "shoal/io/parquet/chunk_decoder_internal.h"
 #include "shoal/io/parquet/column_chunk_reader.h"
 #include "shoal/io/parquet/rle_decoder.h"
 #include "shoal/io/parquet/thrift_codec.h"
@@ -116,7 +117,12 @@ Result<std::vector<int>> ProjectedLeaves(const ParquetFileInfo& file, int column
   return leaves;
 }
 
-// Reads one row group of a unit and hands it out in slices of batch_size rows.
+// Reads one row group of a unit as a stream of batches of batch_size rows. Each projected column
+// has a cursor: a flat leaf's is a streaming ChunkDecoder over the chunk's bytes (read in one
+// pread at its first batch), which decodes only the pages a batch's rows lie in, straight into
+// the batch's buffers; so a partition holds its compressed chunks, a page and about one batch of
+// values, not the decoded row group. A nested column (its leaves' levels assemble only as a
+// whole) is decoded whole at its first batch and sliced; a column the file lacks is a constant.
 class RowGroupReader final : public columnar::RecordBatchReader {
  public:
   RowGroupReader(const ParquetFileInfo* file, const std::vector<Scalar>* missing, int64_t row_group,
@@ -138,87 +144,214 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   Result<columnar::RecordBatchPtr> Next() override {
     if (row_group_ < 0)
       return columnar::RecordBatchPtr();
-    if (!loaded_) {
-      SHOAL_RETURN_IF_ERROR(Load());
-      loaded_ = true;
+    if (!opened_) {
+      SHOAL_RETURN_IF_ERROR(Open());
+      opened_ = true;
     }
-    if (batch_ == nullptr || offset_ >= batch_->num_rows()) {
-      batch_.reset();
-      return columnar::RecordBatchPtr();
+    while (next_row_ < num_rows_) {
+      const int64_t n = std::min(batch_size_, num_rows_ - next_row_);
+      SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, ReadBatch(n));
+      next_row_ += n;
+      if (batch != nullptr)
+        return batch;
     }
-    const int64_t n = std::min(batch_size_, batch_->num_rows() - offset_);
-    columnar::RecordBatchPtr out =
-        (offset_ == 0 && n == batch_->num_rows()) ? batch_ : batch_->Slice(offset_, n);
-    offset_ += n;
-    return out;
+    cursors_.clear();  // the chunks' bytes and decoders
+    file_handle_.reset();
+    return columnar::RecordBatchPtr();
   }
 
  private:
-  // Runtime filters: the filter's columns are decoded first; a row group none of whose rows
-  // survive is never decoded further, and the others are cut to the surviving rows.
-  Status Load() {
+  struct Cursor {
+    enum class Kind { kFlat, kNested, kConstant };
+    Kind kind = Kind::kFlat;
+    int leaf = -1;                                   // kFlat
+    BufferPtr bytes;                                 // kFlat: the chunk, once read
+    std::unique_ptr<internal::ChunkDecoder> decoder;  // kFlat, once opened
+    columnar::ArrayPtr array;  // kNested: the column, once decoded; kConstant: batch_size rows
+    int64_t position = 0;      // rows of the row group read or passed over
+  };
+
+  Status Open() {
     const format::RowGroup& rg = file_->metadata->row_groups[static_cast<size_t>(row_group_)];
-    const int64_t num_rows = rg.num_rows;
+    num_rows_ = rg.num_rows;
+    cursors_.resize(projection_.size());
+    for (size_t i = 0; i < projection_.size(); ++i) {
+      Cursor& cursor = cursors_[i];
+      const int column = projection_[i];
+      const std::vector<FieldPath>& paths = PathsOf(i);
+      if (static_cast<size_t>(column) >= file_->columns.size()) {  // added after the file
+        if (static_cast<size_t>(column) >= missing_->size())
+          return Status::InvalidData("{} has no column {}", file_->path, column + 1);
+        cursor.kind = Cursor::Kind::kConstant;
+        SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr constant,
+                               (*missing_)[static_cast<size_t>(column)].MakeArray(
+                                   std::min(batch_size_, num_rows_), pool_));
+        SHOAL_ASSIGN_OR_RETURN(cursor.array, SelectStructFields(constant, paths));
+        continue;
+      }
+      const SchemaNode& node = file_->nodes[static_cast<size_t>(column)];
+      if (node.kind == SchemaNode::Kind::kLeaf &&
+          !file_->leaves[static_cast<size_t>(node.first_leaf)].nested) {
+        if (!paths.empty())
+          return Status::InvalidArgument("column '{}' is not a struct but a scan names its fields",
+                                         node.field.name);
+        cursor.kind = Cursor::Kind::kFlat;
+        cursor.leaf = node.first_leaf;
+      } else {
+        cursor.kind = Cursor::Kind::kNested;
+      }
+    }
+    return Status::OK();
+  }
+
+  const std::vector<FieldPath>& PathsOf(size_t position) const {
+    static const std::vector<FieldPath> kWhole;
+    return position < field_paths_.size() ? field_paths_[position] : kWhole;
+  }
+
+  // The next `n` rows of the row group. Runtime filters: the filters' columns are read first; a
+  // batch none of whose rows survive only moves the other columns' cursors on (their pages of
+  // only such rows are never decoded), the others are cut to the surviving rows. Null when no row
+  // survives.
+  Result<columnar::RecordBatchPtr> ReadBatch(int64_t n) {
     std::vector<columnar::ArrayPtr> columns(projection_.size());
-    std::unique_ptr<RandomAccessFile> file;
-    std::vector<int32_t> selection;
     int64_t kept = -1;
     if (row_filter_ != nullptr && !row_filter_->columns().empty()) {
       const std::vector<int> positions = row_filter_->columns();
       std::vector<columnar::ArrayPtr> keys;
+      keys.reserve(positions.size());
       for (int position : positions) {
         if (position < 0 || static_cast<size_t>(position) >= projection_.size())
           return Status::Internal("runtime filter column {} of {}", position, projection_.size());
         auto& slot = columns[static_cast<size_t>(position)];
         if (slot == nullptr) {
-          SHOAL_ASSIGN_OR_RETURN(slot,
-                                 DecodeColumn(rg, static_cast<size_t>(position), num_rows, &file));
+          SHOAL_ASSIGN_OR_RETURN(slot, Read(static_cast<size_t>(position), n));
         }
         keys.push_back(slot);
       }
-      SHOAL_ASSIGN_OR_RETURN(kept, row_filter_->Select(keys, num_rows, &selection));
-      if (kept == 0)
-        return Status::OK();  // batch_ stays null: nothing to return
+      SHOAL_ASSIGN_OR_RETURN(kept, row_filter_->Select(keys, n, &selection_));
+      if (kept == 0) {
+        for (size_t i = 0; i < projection_.size(); ++i)
+          if (columns[i] == nullptr)
+            SHOAL_RETURN_IF_ERROR(Skip(i, n));
+        return columnar::RecordBatchPtr();
+      }
     }
     for (size_t i = 0; i < projection_.size(); ++i) {
       if (columns[i] == nullptr) {
-        SHOAL_ASSIGN_OR_RETURN(columns[i], DecodeColumn(rg, i, num_rows, &file));
+        SHOAL_ASSIGN_OR_RETURN(columns[i], Read(i, n));
       }
     }
-    batch_ = columnar::RecordBatch::Make(schema_, num_rows, std::move(columns));
-    if (kept >= 0 && kept < num_rows) {
-      SHOAL_ASSIGN_OR_RETURN(batch_, row_filter_->Take(*batch_, selection));
+    columnar::RecordBatchPtr batch = columnar::RecordBatch::Make(schema_, n, std::move(columns));
+    if (kept >= 0 && kept < n) {
+      SHOAL_ASSIGN_OR_RETURN(batch, row_filter_->Take(*batch, selection_));
+    }
+    return batch;
+  }
+
+  std::string Where(int leaf) const {
+    return fmt::format("{} row group {} column '{}'", file_->path, row_group_,
+                       file_->leaves[static_cast<size_t>(leaf)].name);
+  }
+
+  // The next `n` rows of the column at `position` of the projection.
+  Result<columnar::ArrayPtr> Read(size_t position, int64_t n) {
+    Cursor& cursor = cursors_[position];
+    columnar::ArrayPtr out;
+    switch (cursor.kind) {
+      case Cursor::Kind::kConstant:
+        out = n == cursor.array->length() ? cursor.array : cursor.array->Slice(0, n);
+        break;
+      case Cursor::Kind::kNested:
+        if (cursor.array == nullptr) {
+          const format::RowGroup& rg =
+              file_->metadata->row_groups[static_cast<size_t>(row_group_)];
+          SHOAL_ASSIGN_OR_RETURN(cursor.array, DecodeNested(rg, position));
+        }
+        out = (cursor.position == 0 && n == cursor.array->length())
+                  ? cursor.array
+                  : cursor.array->Slice(cursor.position, n);
+        break;
+      case Cursor::Kind::kFlat: {
+        if (cursor.decoder == nullptr)
+          SHOAL_RETURN_IF_ERROR(OpenFlat(&cursor));
+        internal::ChunkDecoder& decoder = *cursor.decoder;
+        Status st = decoder.BeginOutput(n);
+        if (st.ok())
+          st = decoder.ReadRows(n);
+        if (!st.ok())
+          return std::move(st).WithContext(Where(cursor.leaf));
+        Result<columnar::ArrayPtr> array = decoder.Finish();
+        if (!array.ok())
+          return std::move(array).status().WithContext(Where(cursor.leaf));
+        out = *std::move(array);
+        if (decoder.position() == num_rows_) {  // the chunk is done: its bytes can go
+          cursor.decoder.reset();
+          cursor.bytes.reset();
+        }
+        break;
+      }
+    }
+    cursor.position += n;
+    return out;
+  }
+
+  // Moves the cursor of the column at `position` over `n` rows.
+  Status Skip(size_t position, int64_t n) {
+    Cursor& cursor = cursors_[position];
+    // A flat column not opened yet passes over its first rows when it is.
+    if (cursor.kind == Cursor::Kind::kFlat && cursor.decoder != nullptr) {
+      Status st = cursor.decoder->SkipRows(n);
+      if (!st.ok())
+        return std::move(st).WithContext(Where(cursor.leaf));
+    }
+    cursor.position += n;
+    return Status::OK();
+  }
+
+  // Reads a flat column's chunk and opens its decoder at the cursor's position.
+  Status OpenFlat(Cursor* cursor) {
+    const format::RowGroup& rg = file_->metadata->row_groups[static_cast<size_t>(row_group_)];
+    const int leaf = cursor->leaf;
+    const ColumnDescriptor& descriptor = file_->leaves[static_cast<size_t>(leaf)];
+    const std::string where = Where(leaf);
+    const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(leaf)];
+    ChunkRange range;
+    SHOAL_ASSIGN_OR_RETURN(cursor->bytes, ReadChunk(chunk, where, &range));
+    SHOAL_ASSIGN_OR_RETURN(cursor->decoder,
+                           OpenLeafChunk(descriptor, chunk.meta_data, num_rows_,
+                                         cursor->bytes->data(), range.size, range.offset, pool_,
+                                         where));
+    if (cursor->position > 0) {
+      Status st = cursor->decoder->SkipRows(cursor->position);
+      if (!st.ok())
+        return std::move(st).WithContext(where);
     }
     return Status::OK();
   }
 
-  // The column at `position` of the projection.
-  Result<columnar::ArrayPtr> DecodeColumn(const format::RowGroup& rg, size_t position,
-                                          int64_t num_rows,
-                                          std::unique_ptr<RandomAccessFile>* file) {
+  // The bytes of a column chunk, followed by kDecodePadding zero bytes.
+  Result<BufferPtr> ReadChunk(const format::ColumnChunk& chunk, const std::string& where,
+                              ChunkRange* range_out) {
+    SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
+    *range_out = range;
+    if (file_handle_ == nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(file_handle_, RandomAccessFile::Open(file_->path));
+    }
+    SHOAL_ASSIGN_OR_RETURN(
+        BufferPtr bytes,
+        Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
+    std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
+    SHOAL_RETURN_IF_ERROR(file_handle_->ReadExactly(range.offset, range.size, bytes->mutable_data()));
+    return bytes;
+  }
+
+  // A nested column at `position` of the projection, whole: the leaves of the fields read (all
+  // of them without field paths), then the assembly of their levels.
+  Result<columnar::ArrayPtr> DecodeNested(const format::RowGroup& rg, size_t position) {
     const int column = projection_[position];
-    static const std::vector<FieldPath> kWhole;
-    const std::vector<FieldPath>& paths =
-        position < field_paths_.size() ? field_paths_[position] : kWhole;
-    if (static_cast<size_t>(column) >= file_->columns.size()) {  // added after the file
-      if (static_cast<size_t>(column) >= missing_->size())
-        return Status::InvalidData("{} has no column {}", file_->path, column + 1);
-      SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr constant,
-                             (*missing_)[static_cast<size_t>(column)].MakeArray(num_rows, pool_));
-      return SelectStructFields(constant, paths);
-    }
+    const std::vector<FieldPath>& paths = PathsOf(position);
     const SchemaNode& whole = file_->nodes[static_cast<size_t>(column)];
-    if (whole.kind == SchemaNode::Kind::kLeaf &&
-        !file_->leaves[static_cast<size_t>(whole.first_leaf)].nested) {
-      if (!paths.empty())
-        return Status::InvalidArgument("column '{}' is not a struct but a scan names its fields",
-                                       whole.field.name);
-      SHOAL_ASSIGN_OR_RETURN(internal::DecodedLeaf leaf,
-                             DecodeLeaf(rg, whole.first_leaf, num_rows, file));
-      return leaf.values;
-    }
-    // A nested column: the leaves of the fields read (all of them without field paths), then
-    // the assembly of their levels.
     SchemaNode pruned;
     if (!paths.empty()) {
       SHOAL_ASSIGN_OR_RETURN(pruned, PruneNode(whole, paths, 0));
@@ -228,32 +361,20 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     CollectLeaves(node, &read);
     std::vector<internal::DecodedLeaf> leaves(file_->leaves.size());
     for (int l : read) {
-      SHOAL_ASSIGN_OR_RETURN(leaves[static_cast<size_t>(l)], DecodeLeaf(rg, l, num_rows, file));
+      const std::string where = Where(l);
+      const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(l)];
+      ChunkRange range;
+      SHOAL_ASSIGN_OR_RETURN(BufferPtr bytes, ReadChunk(chunk, where, &range));
+      SHOAL_ASSIGN_OR_RETURN(
+          leaves[static_cast<size_t>(l)],
+          DecodeLeafChunk(file_->leaves[static_cast<size_t>(l)], chunk.meta_data, num_rows_,
+                          bytes->data(), range.size, range.offset, pool_, where));
     }
-    Result<columnar::ArrayPtr> array = internal::AssembleColumn(node, leaves, num_rows, pool_);
+    Result<columnar::ArrayPtr> array = internal::AssembleColumn(node, leaves, num_rows_, pool_);
     if (!array.ok())
       return std::move(array).status().WithContext(
           fmt::format("{} row group {} column '{}'", file_->path, row_group_, node.field.name));
     return array;
-  }
-
-  Result<internal::DecodedLeaf> DecodeLeaf(const format::RowGroup& rg, int leaf, int64_t num_rows,
-                                           std::unique_ptr<RandomAccessFile>* file) {
-    const ColumnDescriptor& descriptor = file_->leaves[static_cast<size_t>(leaf)];
-    const std::string where =
-        fmt::format("{} row group {} column '{}'", file_->path, row_group_, descriptor.name);
-    const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(leaf)];
-    SHOAL_ASSIGN_OR_RETURN(ChunkRange range, LocateColumnChunk(chunk, file_->size, where));
-    if (*file == nullptr) {
-      SHOAL_ASSIGN_OR_RETURN(*file, RandomAccessFile::Open(file_->path));
-    }
-    SHOAL_ASSIGN_OR_RETURN(
-        BufferPtr bytes,
-        Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
-    std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
-    SHOAL_RETURN_IF_ERROR((*file)->ReadExactly(range.offset, range.size, bytes->mutable_data()));
-    return DecodeLeafChunk(descriptor, chunk.meta_data, num_rows, bytes->data(), range.size,
-                           range.offset, pool_, where);
   }
 
   const ParquetFileInfo* file_;
@@ -265,9 +386,12 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   int64_t batch_size_;
   std::shared_ptr<MemoryPool> pool_;
   ScanRowFilter* row_filter_;  // null: no runtime filter
-  bool loaded_ = false;
-  columnar::RecordBatchPtr batch_;
-  int64_t offset_ = 0;
+  bool opened_ = false;
+  int64_t num_rows_ = 0;
+  int64_t next_row_ = 0;  // rows of the row group returned or filtered out
+  std::vector<Cursor> cursors_;
+  std::unique_ptr<RandomAccessFile> file_handle_;
+  std::vector<int32_t> selection_;
 };
 
 }  // namespace

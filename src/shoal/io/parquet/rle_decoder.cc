@@ -125,14 +125,16 @@ Status RleBitPackedDecoder::Decode(uint32_t* out, int64_t count) {
     } else {
       const int64_t n = std::min(count, packed_left_);
       const uint64_t bit = static_cast<uint64_t>(packed_index_) * static_cast<uint64_t>(bit_width_);
-      // Runs start byte-aligned and consume whole groups of 8; a partial read resumes mid-run.
-      if ((bit & 7) == 0) {
-        UnpackBits32(packed_ + (bit >> 3), bit_width_, n, out);
-      } else {
-        for (int64_t i = 0; i < n; ++i)
-          out[i] = static_cast<uint32_t>(
-              ReadBits(packed_, bit + static_cast<uint64_t>(i * bit_width_), bit_width_));
-      }
+      // Runs start byte-aligned and hold whole groups of 8 values, each group whole bytes. A read
+      // that resumes mid-group (a batch of the streaming scan ending there) finishes the group
+      // bit by bit, so the rest unpacks from a byte boundary.
+      const int64_t head = std::min<int64_t>(n, (8 - (packed_index_ & 7)) & 7);
+      for (int64_t i = 0; i < head; ++i)
+        out[i] = static_cast<uint32_t>(
+            ReadBits(packed_, bit + static_cast<uint64_t>(i * bit_width_), bit_width_));
+      if (n > head)
+        UnpackBits32(packed_ + ((bit + static_cast<uint64_t>(head * bit_width_)) >> 3), bit_width_,
+                     n - head, out + head);
       out += n;
       count -= n;
       packed_left_ -= n;
