@@ -94,10 +94,6 @@ const peak = () => {
 if (!await WaitFor(() => fs.existsSync(countFile), 'the counter to start')) Fail('no counter');
 type(`create external table lineitem stored as parquet location '${path.join(data, 'lineitem.parquet')}';`);
 type("set memory_limit = '64MB';");
-// One scan thread: with two, each Parquet scan partition holds a row group's column chunk
-// (~32 MB at SF1) and the two together pass 64 MB ("memory limit exceeded" in TableScan, in the
-// Parquet reader, not in the shell). What this test checks is the shell: it holds no result.
-type('set threads = 1;');
 const queryStart = Date.now();
 type('select * from lineitem;');
 const done = await WaitFor(() => {

@@ -501,6 +501,9 @@ TEST(ParquetStreamingTest, PeakMemoryIsAboutOneBatchPlusTheCompressedChunks) {
   auto pool = MemoryPool::MakeRoot("scan", bound);
   ASSERT_OK_AND_ASSIGN(auto rows, ReadRows(*table, batch, pool));
   EXPECT_EQ(rows.size(), static_cast<size_t>(kRows));
+  RecordProperty("compressed_bytes", std::to_string(compressed));
+  RecordProperty("decoded_bytes", std::to_string(decoded));
+  RecordProperty("peak_bytes", std::to_string(pool->peak_bytes()));
   EXPECT_LE(pool->peak_bytes(), bound);
   EXPECT_LT(pool->peak_bytes(), decoded / 2);
   // The whole row group at once does not fit.

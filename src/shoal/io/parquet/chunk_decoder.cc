@@ -109,8 +109,9 @@ Status ChunkDecoder::BeginOutput(int64_t capacity) {
     case Target::kVar: {
       SHOAL_ASSIGN_OR_RETURN(values_, Buffer::Allocate((capacity + 1) * 4, pool_));
       values_->mutable_data_as<int32_t>()[0] = 0;
-      // The previous output's size is the best guess of this one's.
-      SHOAL_ASSIGN_OR_RETURN(data_, Buffer::Allocate(data_size_, pool_));
+      // Sized by the first page's share of the rows (AppendViews): exactly, when one page holds
+      // them all.
+      SHOAL_ASSIGN_OR_RETURN(data_, Buffer::Allocate(0, pool_));
       data_size_ = 0;
       break;
     }
@@ -120,8 +121,8 @@ Status ChunkDecoder::BeginOutput(int64_t capacity) {
     }
   }
   if (c_.optional) {
-    SHOAL_ASSIGN_OR_RETURN(
-        validity_, Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(capacity), pool_));
+    SHOAL_ASSIGN_OR_RETURN(validity_,
+                           Buffer::AllocateZeroed(columnar::bitmap::BytesForBits(capacity), pool_));
   }
   return Status::OK();
 }
@@ -214,8 +215,8 @@ Status ChunkDecoder::NextDataPage(int64_t skip_up_to, int64_t* skipped) {
   *skipped = 0;
   for (;;) {
     if (pos_ >= chunk_size_)
-      return Status::InvalidData("the column chunk holds {} values but {} the row group has expected",
-                                 levels_, num_rows_);
+      return Status::InvalidData(
+          "the column chunk holds {} values but {} the row group has expected", levels_, num_rows_);
     ++page_number_;
     page_offset_ = chunk_offset_ + pos_;
     format::PageHeader h;
@@ -310,8 +311,7 @@ Status ChunkDecoder::StartDataPage(const format::PageHeader& h, const uint8_t* s
     n = dp.num_values;
     if (c_.optional)
       levels_rle_ = RleBitPackedDecoder(src + rep_len, static_cast<size_t>(def_len), 1);
-    SHOAL_RETURN_IF_ERROR(Body(src + rep_len + def_len,
-                               h.compressed_page_size - rep_len - def_len,
+    SHOAL_RETURN_IF_ERROR(Body(src + rep_len + def_len, h.compressed_page_size - rep_len - def_len,
                                h.uncompressed_page_size - rep_len - def_len, dp.is_compressed,
                                page_, &data, &size));
     SHOAL_RETURN_IF_ERROR(StartValues(dp.encoding, data, size, n));
@@ -432,7 +432,7 @@ Status ChunkDecoder::Body(const uint8_t* src, int64_t src_size, int64_t raw_size
 }
 
 Status ChunkDecoder::ReadPageHeader(const uint8_t* chunk, int64_t size, int64_t* pos,
-                                format::PageHeader* h, const uint8_t** src) {
+                                    format::PageHeader* h, const uint8_t** src) {
   SHOAL_ASSIGN_OR_RETURN(size_t header_bytes,
                          DeserializeThrift(chunk + *pos, static_cast<size_t>(size - *pos), h));
   SHOAL_RETURN_IF_ERROR(CheckEnumRanges(*h));

@@ -79,8 +79,7 @@ class ChunkDecoder {
   // Parses the page header at *pos of the chunk and checks its sizes; *pos moves past the page,
   // *src is its body.
   static Status ReadPageHeader(const uint8_t* chunk, int64_t size, int64_t* pos,
-                               format::PageHeader* h,
-                               const uint8_t** src);
+                               format::PageHeader* h, const uint8_t** src);
   static Status CheckCrc(const format::PageHeader& h, const uint8_t* src);
 
   Status DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos);

@@ -358,8 +358,8 @@ Status ChunkDecoder::NextValues(int64_t dense, uint8_t* dst, std::vector<ByteVie
       const int k = PhysicalSize(c_);
       const int64_t left = vsize_ - vpos_;
       if (dense > left / k)
-        return Status::InvalidData("PLAIN page holds {} bytes, {} more values need {}", left,
-                                   dense, dense * k);
+        return Status::InvalidData("PLAIN page holds {} bytes, {} more values need {}", left, dense,
+                                   dense * k);
       if (!skip)
         SHOAL_RETURN_IF_ERROR(Plain(vdata_ + vpos_, left, dense, dst, views));
       vpos_ += dense * k;

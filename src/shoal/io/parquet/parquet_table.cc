@@ -6,8 +6,8 @@
 
 #include "shoal/columnar/record_batch.h"
 #include "shoal/io/memory_table.h"
-#include "shoal/io/parquet/column_assembler_internal.h"
 #include "shoal/io/parquet/chunk_decoder_internal.h"
+#include "shoal/io/parquet/column_assembler_internal.h"
 #include "shoal/io/parquet/column_chunk_reader.h"
 #include "shoal/io/parquet/rle_decoder.h"
 #include "shoal/io/parquet/thrift_codec.h"
@@ -164,8 +164,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   struct Cursor {
     enum class Kind { kFlat, kNested, kConstant };
     Kind kind = Kind::kFlat;
-    int leaf = -1;                                   // kFlat
-    BufferPtr bytes;                                 // kFlat: the chunk, once read
+    int leaf = -1;                                    // kFlat
+    BufferPtr bytes;                                  // kFlat: the chunk, once read
     std::unique_ptr<internal::ChunkDecoder> decoder;  // kFlat, once opened
     columnar::ArrayPtr array;  // kNested: the column, once decoded; kConstant: batch_size rows
     int64_t position = 0;      // rows of the row group read or passed over
@@ -216,10 +216,13 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   Result<columnar::RecordBatchPtr> ReadBatch(int64_t n) {
     std::vector<columnar::ArrayPtr> columns(projection_.size());
     int64_t kept = -1;
-    if (row_filter_ != nullptr && !row_filter_->columns().empty()) {
-      const std::vector<int> positions = row_filter_->columns();
-      std::vector<columnar::ArrayPtr> keys;
-      keys.reserve(positions.size());
+    // Filters may arrive between batches: columns() looks them up, once per batch.
+    if (row_filter_ != nullptr)
+      filter_columns_ = row_filter_->columns();
+    if (row_filter_ != nullptr && !filter_columns_.empty()) {
+      const std::vector<int>& positions = filter_columns_;
+      std::vector<columnar::ArrayPtr>& keys = keys_;
+      keys.clear();
       for (int position : positions) {
         if (position < 0 || static_cast<size_t>(position) >= projection_.size())
           return Status::Internal("runtime filter column {} of {}", position, projection_.size());
@@ -230,6 +233,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         keys.push_back(slot);
       }
       SHOAL_ASSIGN_OR_RETURN(kept, row_filter_->Select(keys, n, &selection_));
+      keys.clear();
       if (kept == 0) {
         for (size_t i = 0; i < projection_.size(); ++i)
           if (columns[i] == nullptr)
@@ -264,8 +268,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         break;
       case Cursor::Kind::kNested:
         if (cursor.array == nullptr) {
-          const format::RowGroup& rg =
-              file_->metadata->row_groups[static_cast<size_t>(row_group_)];
+          const format::RowGroup& rg = file_->metadata->row_groups[static_cast<size_t>(row_group_)];
           SHOAL_ASSIGN_OR_RETURN(cursor.array, DecodeNested(rg, position));
         }
         out = (cursor.position == 0 && n == cursor.array->length())
@@ -318,10 +321,9 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     const format::ColumnChunk& chunk = rg.columns[static_cast<size_t>(leaf)];
     ChunkRange range;
     SHOAL_ASSIGN_OR_RETURN(cursor->bytes, ReadChunk(chunk, where, &range));
-    SHOAL_ASSIGN_OR_RETURN(cursor->decoder,
-                           OpenLeafChunk(descriptor, chunk.meta_data, num_rows_,
-                                         cursor->bytes->data(), range.size, range.offset, pool_,
-                                         where));
+    SHOAL_ASSIGN_OR_RETURN(cursor->decoder, OpenLeafChunk(descriptor, chunk.meta_data, num_rows_,
+                                                          cursor->bytes->data(), range.size,
+                                                          range.offset, pool_, where));
     if (cursor->position > 0) {
       Status st = cursor->decoder->SkipRows(cursor->position);
       if (!st.ok())
@@ -342,7 +344,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         BufferPtr bytes,
         Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
     std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
-    SHOAL_RETURN_IF_ERROR(file_handle_->ReadExactly(range.offset, range.size, bytes->mutable_data()));
+    SHOAL_RETURN_IF_ERROR(
+        file_handle_->ReadExactly(range.offset, range.size, bytes->mutable_data()));
     return bytes;
   }
 
@@ -391,6 +394,9 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   int64_t next_row_ = 0;  // rows of the row group returned or filtered out
   std::vector<Cursor> cursors_;
   std::unique_ptr<RandomAccessFile> file_handle_;
+  // Per-batch scratch of the runtime filters.
+  std::vector<int> filter_columns_;
+  std::vector<columnar::ArrayPtr> keys_;
   std::vector<int32_t> selection_;
 };
 

@@ -15,10 +15,14 @@
 // column chunks of the projected columns (a nested column's are assembled by
 // column_assembler_internal.h; of a struct column read in part, ScanRequest::field_paths, only
 // the chunks of the fields named, and the struct's validity comes from the first of them), one
-// pread per chunk, and slices the decoded row group into request.batch_size rows. With runtime
-// join filters (ScanContext::row_filter) a unit whose row-group statistics lie outside a filter's
-// range is not read; otherwise the filter's columns are decoded first, a row group with no
-// surviving row stops there, and the rest are decoded and cut to the survivors.
+// pread per chunk, and streams the row group in batches of request.batch_size rows: a flat
+// column decodes only the pages a batch's rows lie in, straight into the batch (so a scan holds
+// its compressed chunks, a page per column and about one batch, not the decoded row group); a
+// nested column is decoded whole and sliced. With runtime join filters (ScanContext::row_filter)
+// a unit whose row-group statistics lie outside a filter's range is not read; otherwise each
+// batch decodes the filter's columns first, a batch with no surviving row only moves the other
+// columns past its rows (pages of only such rows are not decoded), and the others are decoded and
+// cut to the survivors.
 //
 // A table Shoal writes (parquet_directory_storage.h) may have files with fewer columns than the
 // table: those written before ALTER TABLE ... ADD COLUMN. Its columns match the files' by
