@@ -68,8 +68,9 @@ class ChunkBuilder {
     dictionary_ = values;
   }
 
-  // A data page of `rows`, PLAIN or with indices into the dictionary.
-  void Page(const std::vector<Row>& rows, bool dictionary) {
+  // A data page of `rows`, PLAIN or with indices into the dictionary; its definition levels RLE
+  // or (deprecated) BIT_PACKED.
+  void Page(const std::vector<Row>& rows, bool dictionary, bool bit_packed_levels = false) {
     std::string values;
     std::vector<uint32_t> indices;
     for (const Row& r : rows) {
@@ -88,7 +89,13 @@ class ChunkBuilder {
       RleEncoder::Encode(indices.data(), static_cast<int64_t>(indices.size()), width, &values);
     }
     std::string body;
-    if (optional_) {
+    if (optional_ && bit_packed_levels) {
+      std::string levels((rows.size() + 7) / 8, '\0');
+      for (size_t i = 0; i < rows.size(); ++i)
+        if (rows[i])
+          levels[i / 8] = static_cast<char>(levels[i / 8] | (0x80 >> (i % 8)));
+      body += levels;
+    } else if (optional_) {
       std::vector<uint32_t> defs;
       for (const Row& r : rows)
         defs.push_back(r ? 1 : 0);
@@ -105,7 +112,8 @@ class ChunkBuilder {
     h.data_page_header.num_values = static_cast<int32_t>(rows.size());
     h.data_page_header.encoding =
         dictionary ? format::Encoding::RLE_DICTIONARY : format::Encoding::PLAIN;
-    h.data_page_header.definition_level_encoding = format::Encoding::RLE;
+    h.data_page_header.definition_level_encoding =
+        bit_packed_levels ? format::Encoding::BIT_PACKED : format::Encoding::RLE;
     h.data_page_header.repetition_level_encoding = format::Encoding::RLE;
     Append(h, body);
     rows_.insert(rows_.end(), rows.begin(), rows.end());
@@ -189,7 +197,8 @@ void CheckStreamed(const ChunkBuilder& b, int64_t batch) {
 }
 
 // Pages of 5, 1, 17, 3 and 10 rows; NULLs at page edges; dictionary and PLAIN pages mixed (a
-// writer that gives up its dictionary mid-chunk writes both).
+// writer that gives up its dictionary mid-chunk writes both); the 17-row page's definition levels
+// in the deprecated BIT_PACKED form.
 ChunkBuilder MixedChunk(bool strings) {
   ChunkBuilder b(strings, /*optional=*/true);
   auto v = [&](int i) -> Row { return strings ? "s" + std::to_string(i) : std::to_string(i); };
@@ -202,7 +211,7 @@ ChunkBuilder MixedChunk(bool strings) {
   std::vector<Row> plain;
   for (int i = 0; i < 17; ++i)
     plain.push_back(i % 4 == 0 ? std::nullopt : v(1000 + i));
-  b.Page(plain, false);
+  b.Page(plain, false, /*bit_packed_levels=*/true);
   b.Page({std::nullopt, v(21), v(28)}, true);
   std::vector<Row> dense;
   for (int i = 0; i < 10; ++i)
