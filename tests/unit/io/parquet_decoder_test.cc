@@ -1,6 +1,7 @@
 // The Parquet integer and byte-array decoders against byte vectors built by hand from the examples
 // of the format's Encodings.md, plus their error cases. Every input gets kDecodePadding zero bytes
 // appended, as the reader's page buffers have.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +40,41 @@ TEST(ParquetRleDecoderTest, RleRunThenBitPackedAcrossCalls) {
   ASSERT_OK(decoder.Decode(b.data(), 11));
   EXPECT_EQ(a, std::vector<uint32_t>(7, 5));
   EXPECT_EQ(b, (std::vector<uint32_t>{5, 5, 5, 0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+// The streaming scan resumes a bit-packed run wherever a batch ended, mid-group included: every
+// split of the run decodes the same values, at widths whose groups end mid-byte and on bytes.
+TEST(ParquetRleDecoderTest, BitPackedRunResumedAtAnyValue) {
+  for (int width : {1, 3, 5, 8, 13, 32}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    std::vector<uint32_t> values(200);
+    const uint64_t mask = width == 32 ? 0xFFFFFFFFu : (uint64_t{1} << width) - 1;
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = static_cast<uint32_t>((i * 2654435761u) & mask);
+    std::vector<uint8_t> bytes = {static_cast<uint8_t>((values.size() / 8) << 1 | 1)};
+    uint64_t acc = 0;
+    int bits = 0;
+    for (uint32_t v : values) {
+      acc |= static_cast<uint64_t>(v) << bits;
+      bits += width;
+      while (bits >= 8) {
+        bytes.push_back(static_cast<uint8_t>(acc & 0xFF));
+        acc >>= 8;
+        bits -= 8;
+      }
+    }
+    size_t size = 0;
+    auto in = Padded(bytes, &size);
+    for (int64_t step : {1, 3, 7, 9, 13, 64}) {
+      RleBitPackedDecoder decoder(in.data(), size, width);
+      std::vector<uint32_t> out(values.size());
+      for (int64_t at = 0; at < static_cast<int64_t>(values.size()); at += step) {
+        const int64_t n = std::min<int64_t>(step, static_cast<int64_t>(values.size()) - at);
+        ASSERT_OK(decoder.Decode(out.data() + at, n));
+      }
+      ASSERT_EQ(out, values) << "step " << step;
+    }
+  }
 }
 
 TEST(ParquetRleDecoderTest, WideValuesAndBytes) {
