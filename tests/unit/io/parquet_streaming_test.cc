@@ -424,6 +424,30 @@ TEST(ParquetStreamingTest, OurFilesReadTheSameAtEveryBatchSize) {
   std::filesystem::remove(path);
 }
 
+// Columns added after a file was written (ALTER TABLE ... ADD COLUMN on a table Shoal stores) read
+// as constants, batch by batch like the others.
+TEST(ParquetStreamingTest, MissingColumnsAreConstantsPerBatch) {
+  const std::string path = WriteFile("stream_missing", 5000, 3000, 512, false);
+  ASSERT_OK_AND_ASSIGN(auto written, ParquetTable::Make(path, nullptr, {}));
+  ASSERT_OK_AND_ASSIGN(auto whole, ReadRows(*written, int64_t{1} << 30));
+  std::vector<columnar::Field> fields = written->schema()->fields();
+  fields.emplace_back("seven", DataType::Int64(), true);
+  fields.emplace_back("nothing", DataType::Utf8(), true);
+  std::vector<columnar::Scalar> missing;
+  for (const auto& f : written->schema()->fields())
+    missing.emplace_back(f.type);
+  missing.push_back(columnar::Scalar::Int64(7));
+  missing.emplace_back(DataType::Utf8());
+  ParquetTable table(written->files(), std::make_shared<const columnar::Schema>(fields), missing);
+  for (int64_t batch : {1, 37, 2999, 3001, 8192}) {
+    ASSERT_OK_AND_ASSIGN(auto rows, ReadRows(table, batch));
+    ASSERT_EQ(rows.size(), whole.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      ASSERT_EQ(rows[i], whole[i] + "7|NULL|") << "batch " << batch << " row " << i;
+  }
+  std::filesystem::remove(path);
+}
+
 // A runtime filter on column 0 keeping ids that are multiples of `keep_every` (none in some
 // batches), with the projection's other columns taken for the survivors.
 class EveryNthFilter final : public ScanRowFilter {
