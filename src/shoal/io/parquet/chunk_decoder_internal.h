@@ -82,6 +82,7 @@ class ChunkDecoder {
                                format::PageHeader* h, const uint8_t** src);
   static Status CheckCrc(const format::PageHeader& h, const uint8_t* src);
 
+  // Whole-page decoding of a nested leaf's pages (a flat leaf's stream through NextDataPage).
   Status DecodePage(const uint8_t* chunk, int64_t size, int64_t* pos);
 
   Status DictionaryPage(const format::PageHeader& h, const uint8_t* src);
@@ -117,8 +118,8 @@ class ChunkDecoder {
   // The error context of the current page.
   Status PageContext(Status st) const;
 
-  // Decodes the values of a data page of `n` rows (definition levels in defs_ when optional) and
-  // appends them to the output.
+  // Nested leaves: decodes the values of a data page of `n` slots (1 / 0 for present / null in
+  // defs_ when optional) and appends them to the output.
   Status Values(Encoding::type encoding, const uint8_t* data, int64_t size, int64_t n);
 
   // Values decoded from a page are built only from the page's bytes, so a page without a byte
