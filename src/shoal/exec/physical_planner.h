@@ -24,7 +24,8 @@ struct PhysicalPlannerOptions {
   // Plan runtime join filters (runtime_filter_planner.h; setting runtime_filters).
   bool runtime_filters = true;
   // Partitioned joins publish runtime filters too (distributed execution:
-  // runtime_filter_planner.h).
+  // runtime_filter_planner.h). Distributed plans also get partitioned right semi and anti joins:
+  // a collect-build one emits its build rows once and so runs its probe side in one task.
   bool partitioned_runtime_filters = false;
 };
 
