@@ -553,7 +553,7 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       const bool needs_whole_build =
           plan.join_type == JoinType::kNullAwareAnti || plan.join_type == JoinType::kMark;
       const bool small_build = right_rows >= 0 && right_rows <= options_.collect_build_max_rows &&
-                               !(build_on_left && options_.partitioned_runtime_filters);
+                               !(build_on_left && options_.distributed);
       if (partitions == 1 || needs_whole_build || small_build) {
         SHOAL_ASSIGN_OR_RETURN(auto join, HashJoinExec::Make(inputs[0], inputs[1], left_keys,
                                                              right_keys, join_type, residual,

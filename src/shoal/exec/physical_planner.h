@@ -24,9 +24,12 @@ struct PhysicalPlannerOptions {
   // Plan runtime join filters (runtime_filter_planner.h; setting runtime_filters).
   bool runtime_filters = true;
   // Partitioned joins publish runtime filters too (distributed execution:
-  // runtime_filter_planner.h). Distributed plans also get partitioned right semi and anti joins:
-  // a collect-build one emits its build rows once and so runs its probe side in one task.
+  // runtime_filter_planner.h).
   bool partitioned_runtime_filters = false;
+  // The plan's partitions run as tasks of other processes (workers, the file shuffle, a test's
+  // distributing rewrite): right semi and anti joins are partitioned, since a collect-build one
+  // emits its build rows once and so would run its whole probe side in one task.
+  bool distributed = false;
 };
 
 class PhysicalPlanner {
