@@ -532,13 +532,31 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       }
       SHOAL_ASSIGN_OR_RETURN(auto left_keys, ToPhysical(plan.left_keys, child_output(0)));
       SHOAL_ASSIGN_OR_RETURN(auto right_keys, ToPhysical(plan.right_keys, child_output(1)));
-      const double right_rows = plan.children[1]->estimated_rows;
+      const double left_rows = plan.children[0]->estimated_rows;
+      double right_rows = plan.children[1]->estimated_rows;
+      // A semi or anti join whose preserved left side is the smaller builds on it instead (a
+      // right semi / anti join): the hash table holds the few rows, the many only probe, and
+      // the table's keys reach the many rows' scans as a runtime filter (TPC-H Q4, Q21: EXISTS
+      // over lineitem for a quarter's orders).
+      const bool build_on_left =
+          (plan.join_type == JoinType::kSemi || plan.join_type == JoinType::kAnti) &&
+          left_rows >= 0 && right_rows >= 0 && left_rows * 2 <= right_rows;
+      JoinType join_type = plan.join_type;
+      if (build_on_left) {
+        join_type = join_type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
+        SHOAL_ASSIGN_OR_RETURN(residual,
+                               ToPhysical(plan.predicate, Concat(child_output(1), child_output(0))));
+        std::swap(inputs[0], inputs[1]);
+        std::swap(left_keys, right_keys);
+        right_rows = left_rows;
+      }
       const bool needs_whole_build =
           plan.join_type == JoinType::kNullAwareAnti || plan.join_type == JoinType::kMark;
-      const bool small_build = right_rows >= 0 && right_rows <= options_.collect_build_max_rows;
+      const bool small_build = right_rows >= 0 && right_rows <= options_.collect_build_max_rows &&
+                               !(build_on_left && options_.distributed);
       if (partitions == 1 || needs_whole_build || small_build) {
         SHOAL_ASSIGN_OR_RETURN(auto join, HashJoinExec::Make(inputs[0], inputs[1], left_keys,
-                                                             right_keys, plan.join_type, residual,
+                                                             right_keys, join_type, residual,
                                                              HashJoinExec::Mode::kCollectBuild));
         return ExecPlanPtr(join);
       }
@@ -547,7 +565,7 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       SHOAL_ASSIGN_OR_RETURN(
           auto right, RepartitionExec::Make(inputs[1], Partitioning::Hash(right_keys, partitions)));
       SHOAL_ASSIGN_OR_RETURN(auto join,
-                             HashJoinExec::Make(left, right, left_keys, right_keys, plan.join_type,
+                             HashJoinExec::Make(left, right, left_keys, right_keys, join_type,
                                                 residual, HashJoinExec::Mode::kPartitioned));
       return ExecPlanPtr(join);
     }

@@ -26,6 +26,10 @@ struct PhysicalPlannerOptions {
   // Partitioned joins publish runtime filters too (distributed execution:
   // runtime_filter_planner.h).
   bool partitioned_runtime_filters = false;
+  // The plan's partitions run as tasks of other processes (workers, the file shuffle, a test's
+  // distributing rewrite): right semi and anti joins are partitioned, since a collect-build one
+  // emits its build rows once and so would run its whole probe side in one task.
+  bool distributed = false;
 };
 
 class PhysicalPlanner {

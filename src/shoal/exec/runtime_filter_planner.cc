@@ -21,7 +21,10 @@ bool FilterableJoin(const HashJoinExec& join, bool partitioned) {
   switch (join.join_type()) {
     case JoinType::kInner:
     case JoinType::kSemi:
-    case JoinType::kRight: return true;
+    case JoinType::kRight:
+    // A probe row whose key no build row has cannot mark one: dropping it changes nothing.
+    case JoinType::kRightSemi:
+    case JoinType::kRightAnti: return true;
     default: return false;
   }
 }

@@ -1,5 +1,5 @@
 // JoinType: the kinds of join the binder produces and both joins of the exec layer run (hash and
-// nested loop). Its own small header so that exec operators need not include the logical plan
+// nested loop; the right semi and anti joins only the hash join). Its own small header so that exec operators need not include the logical plan
 // (sql/logical_plan.h) to name a join type.
 #pragma once
 
@@ -20,6 +20,12 @@ enum class JoinType : uint8_t {
                    // otherwise NULL when a key of the left row or of some right row is NULL
                    // (IN's three-valued rule, given the right side is non-empty), else FALSE.
                    // EXISTS reads the mark through coalesce(mark, false).
+  // Only the physical planner makes these two, from a semi or anti join whose preserved (left)
+  // side is the smaller: the hash join then builds on it and probes with the larger side, and the
+  // larger side's scans can take the build's runtime filter. The output is the RIGHT (build)
+  // side's rows: those a left row matches (each once), or those none matches.
+  kRightSemi,
+  kRightAnti,
 };
 
 /// The name EXPLAIN prints ("Inner", "NullAwareAnti", ...).
@@ -33,6 +39,8 @@ constexpr const char* JoinTypeName(JoinType type) {
     case JoinType::kAnti: return "Anti";
     case JoinType::kNullAwareAnti: return "NullAwareAnti";
     case JoinType::kMark: return "Mark";
+    case JoinType::kRightSemi: return "RightSemi";
+    case JoinType::kRightAnti: return "RightAnti";
   }
   return "?";
 }

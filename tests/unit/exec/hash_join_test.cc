@@ -136,13 +136,21 @@ struct Reference {
           out.push_back("NULL|NULL|NULL|" + RowText(right[j]));
       }
     }
+    // The right side's rows some left row matches (each once), or those none matches.
+    if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+      for (size_t j = 0; j < right.size(); ++j) {
+        if (right_matched[j] == (type == JoinType::kRightSemi))
+          out.push_back(RowText(right[j]));
+      }
+    }
     return Sorted(out);
   }
 };
 
-constexpr JoinType kAllTypes[] = {JoinType::kInner,         JoinType::kLeft, JoinType::kRight,
-                                  JoinType::kFull,          JoinType::kSemi, JoinType::kAnti,
-                                  JoinType::kNullAwareAnti, JoinType::kMark};
+constexpr JoinType kAllTypes[] = {
+    JoinType::kInner, JoinType::kLeft,          JoinType::kRight, JoinType::kFull,
+    JoinType::kSemi,  JoinType::kAnti,          JoinType::kNullAwareAnti, JoinType::kMark,
+    JoinType::kRightSemi, JoinType::kRightAnti};
 
 std::vector<sql::ExprPtr> Keys(bool multi_key) {
   std::vector<sql::ExprPtr> keys = {Col(0, DataType::Int64())};

@@ -151,8 +151,10 @@ TEST(NestedLoopJoinExecTest, UnsupportedTypesAndBadConditions) {
   std::mt19937_64 rng(1);
   auto left = ScanRows(RandomRows(&rng, 3), 3, 1);
   auto right = ScanRows(RandomRows(&rng, 3), 3, 1);
-  EXPECT_STATUS_CODE(StatusCode::kNotImplemented,
-                     NestedLoopJoinExec::Make(left, right, JoinType::kNullAwareAnti, nullptr));
+  for (JoinType type : {JoinType::kNullAwareAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
+    EXPECT_STATUS_CODE(StatusCode::kNotImplemented,
+                       NestedLoopJoinExec::Make(left, right, type, nullptr));
+  }
   EXPECT_STATUS_CODE(StatusCode::kTypeError, NestedLoopJoinExec::Make(left, right, JoinType::kInner,
                                                                       Col(0, DataType::Int64())));
 }

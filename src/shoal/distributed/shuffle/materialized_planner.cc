@@ -19,11 +19,12 @@ bool IsCoalescePoint(const exec::ExecutionPlan& node) {
   return node.distribution().boundary == exec::StageBoundary::kCoalesce;
 }
 
-// A join that emits its unmatched build rows once, from the probe partition that ends last
-// (exec/operators/hash_join_exec.h): its partitions depend on each other.
+// A join that emits build rows chosen by the whole probe side once, from the probe partition
+// that ends last (exec/operators/hash_join_exec.h): its partitions depend on each other.
 bool SharesStateAcrossPartitions(const exec::ExecutionPlan& node) {
   auto emits_unmatched_build = [](sql::JoinType type) {
-    return type == sql::JoinType::kRight || type == sql::JoinType::kFull;
+    return type == sql::JoinType::kRight || type == sql::JoinType::kFull ||
+           type == sql::JoinType::kRightSemi || type == sql::JoinType::kRightAnti;
   };
   if (const auto* x = node.TryAs<exec::HashJoinExec>())
     return x->mode() == exec::HashJoinExec::Mode::kCollectBuild &&

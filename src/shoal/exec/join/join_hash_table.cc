@@ -294,4 +294,14 @@ void JoinHashTable::UnmatchedRows(int64_t begin, int64_t end, std::vector<int32_
   }
 }
 
+void JoinHashTable::MatchedRows(int64_t begin, int64_t end, std::vector<int32_t>* out) const {
+  const uint8_t* flags = matched_ ? matched_->data() : nullptr;
+  if (flags == nullptr)
+    return;
+  for (int64_t i = begin; i < end; ++i) {
+    if (flags[i] != 0)
+      out->push_back(static_cast<int32_t>(i));
+  }
+}
+
 }  // namespace shoal::exec

@@ -84,6 +84,8 @@ class JoinHashTable {
   void MarkMatched(const int32_t* rows, int64_t count);
   /// Appends the build rows in [begin, end) never marked matched (NULL-key rows included).
   void UnmatchedRows(int64_t begin, int64_t end, std::vector<int32_t>* out) const;
+  /// Appends the build rows in [begin, end) marked matched (right semi joins).
+  void MatchedRows(int64_t begin, int64_t end, std::vector<int32_t>* out) const;
 
   JoinHashTable(const JoinHashTable&) = delete;
   JoinHashTable& operator=(const JoinHashTable&) = delete;

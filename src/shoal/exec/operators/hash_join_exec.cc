@@ -79,7 +79,8 @@ Result<std::shared_ptr<HashJoinExec>> HashJoinExec::Make(ExecPlanPtr left, ExecP
                                check->type().ToString());
     }
   }
-  std::vector<columnar::Field> fields = left->schema()->fields();
+  std::vector<columnar::Field> fields =
+      EmitsBuildRows(join_type) ? right->schema()->fields() : left->schema()->fields();
   switch (join_type) {
     case JoinType::kInner:
     case JoinType::kLeft:
@@ -98,7 +99,9 @@ Result<std::shared_ptr<HashJoinExec>> HashJoinExec::Make(ExecPlanPtr left, ExecP
     }
     case JoinType::kSemi:
     case JoinType::kAnti:
-    case JoinType::kNullAwareAnti: break;
+    case JoinType::kNullAwareAnti:
+    case JoinType::kRightSemi:
+    case JoinType::kRightAnti: break;
     case JoinType::kMark: fields.emplace_back("mark", DataType::Boolean(), true); break;
   }
   auto schema = std::make_shared<const columnar::Schema>(std::move(fields));
@@ -130,9 +133,9 @@ Result<std::shared_ptr<HashJoinExec>> HashJoinExec::WithRuntimeFilters(
 
 DistributionTraits HashJoinExec::distribution() const {
   DistributionTraits traits;
-  const bool unmatched_build_rows =
-      join_type_ == sql::JoinType::kRight || join_type_ == sql::JoinType::kFull;
-  traits.partition_wise = mode_ == Mode::kPartitioned || !unmatched_build_rows;
+  // Build rows chosen by the whole probe side (unmatched ones, or a right semi join's matched
+  // ones) come out once: a broadcast build side would emit them once per task.
+  traits.partition_wise = mode_ == Mode::kPartitioned || !TracksBuildMatches(join_type_);
   if (mode_ == Mode::kCollectBuild)
     traits.boundary = StageBoundary::kBroadcastBuild;
   return traits;
@@ -141,6 +144,13 @@ DistributionTraits HashJoinExec::distribution() const {
 Partitioning HashJoinExec::output_partitioning() const {
   Partitioning left = left_->output_partitioning();
   // Unmatched build rows carry NULL left keys and come from one partition: no layout survives.
+  // Right semi and anti joins emit build rows: in the partitioned mode partition i holds build
+  // partition i, laid out by the right keys; collected, they come from one partition.
+  if (EmitsBuildRows(join_type_)) {
+    if (mode_ == Mode::kPartitioned)
+      return right_->output_partitioning();
+    return Partitioning::Unknown(left.num_partitions);
+  }
   if (KeepsUnmatchedBuild(join_type_))
     return Partitioning::Unknown(left.num_partitions);
   return left;

@@ -4,8 +4,14 @@
 //
 // Output schema: left columns then right columns for inner, left, right and full joins (the side
 // that may be missing becomes nullable); only the left columns for semi, anti and null-aware anti
-// joins; the left columns and a nullable boolean "mark" column for mark joins. The residual is a
-// physical expression over left columns then right columns (positions), for every join type.
+// joins; the left columns and a nullable boolean "mark" column for mark joins; only the right
+// columns for right semi and right anti joins. The residual is a physical expression over left
+// columns then right columns (positions), for every join type.
+//
+// Right semi and right anti joins are a semi or anti join with its sides swapped, which the
+// physical planner chooses when the preserved side is the smaller: the build side's rows come out,
+// each once, when some probe row matched them (semi) or when none did (anti), after the whole
+// probe side; like RIGHT joins they record matches in the build table.
 //
 // Semantics beyond plain equality (NULL keys never match):
 //  - null-aware anti (NOT IN): no rows at all when the build side has a row with a NULL in a key
@@ -18,8 +24,9 @@
 // Modes:
 //  - kCollectBuild: every partition of the right input is collected into ONE hash table per
 //    execution, shared by all probe partitions (how they find it: join/shared_build.h). Output
-//    partitions follow the left input's. RIGHT and FULL joins record matches in the shared table
-//    and the probe partition that finishes last emits the unmatched build rows, once.
+//    partitions follow the left input's. RIGHT, FULL, right semi and right anti joins record
+//    matches in the shared table and the probe partition that finishes last emits the build rows
+//    they choose, once.
 //  - kPartitioned: probe partition i joins build partition i only (both inputs hash-partitioned
 //    the same way on the join keys, so the input partition counts must be equal); each stream
 //    builds and owns its table and emits its own unmatched build rows. Null-aware anti and mark

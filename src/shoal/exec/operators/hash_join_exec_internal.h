@@ -26,6 +26,17 @@ inline bool KeepsUnmatchedBuild(sql::JoinType t) {
   return t == sql::JoinType::kRight || t == sql::JoinType::kFull;
 }
 
+// Right semi and anti joins: the output is build rows, chosen by whether any probe row matched
+// them, emitted once the whole probe side is done.
+inline bool EmitsBuildRows(sql::JoinType t) {
+  return t == sql::JoinType::kRightSemi || t == sql::JoinType::kRightAnti;
+}
+
+// Join types that record which build rows matched: their output needs the whole probe side.
+inline bool TracksBuildMatches(sql::JoinType t) {
+  return KeepsUnmatchedBuild(t) || EmitsBuildRows(t);
+}
+
 /// The stream of `partition` of `node`, probing with `probe`; `shared` is the collect-build
 /// side shared by all partitions (null in the partitioned mode, where each builds its own).
 Result<StreamPtr> MakeHashJoinStream(const HashJoinExec* node, int partition,

@@ -92,7 +92,7 @@ class HashJoinStream final : public OperatorStream {
     if (build_)
       return Status::OK();
     const ExecPlanPtr& right = node_->right();
-    const bool track = KeepsUnmatchedBuild(type_);
+    const bool track = TracksBuildMatches(type_);
     auto build = [&]() -> Result<std::shared_ptr<JoinBuildSide>> {
       if (shared_) {
         auto context = this->context();
@@ -124,7 +124,7 @@ class HashJoinStream final : public OperatorStream {
       table_ = build_->table;
       return Status::OK();
     }
-    if (KeepsUnmatchedBuild(type_) && shared_ && node_->left()->num_partitions() > 1) {
+    if (TracksBuildMatches(type_) && shared_ && node_->left()->num_partitions() > 1) {
       return Explain(
           Status::OutOfMemory("the build side of a collect-build {} join does not fit in memory "
                               "and cannot spill with {} probe partitions",
@@ -219,7 +219,9 @@ class HashJoinStream final : public OperatorStream {
         spill_.Remove(probe_files_[i - 1]);  // joined
       const SpillFile& build_file = build_->partitions[i];
       const bool has_probe = probe_files_[i].rows > 0;
-      if (!has_probe && !(KeepsUnmatchedBuild(type_) && build_file.rows > 0))
+      // Without probe rows only unmatched build rows can come out of a partition.
+      const bool emits_unmatched = KeepsUnmatchedBuild(type_) || type_ == JoinType::kRightAnti;
+      if (!has_probe && !(emits_unmatched && build_file.rows > 0))
         continue;
       std::vector<RecordBatchPtr> batches;
       {
@@ -235,7 +237,7 @@ class HashJoinStream final : public OperatorStream {
       }
       Result<std::shared_ptr<JoinHashTable>> table = BuildJoinHashTableFromBatches(
           *node_->right()->schema(), std::move(batches), node_->right_keys(),
-          KeepsUnmatchedBuild(type_), pool(), nullptr);
+          TracksBuildMatches(type_), pool(), nullptr);
       if (!table.ok()) {
         return Explain(std::move(table).status(),
                        fmt::format("spill partition {} of {} still does not fit in memory", i + 1,
@@ -279,7 +281,7 @@ class HashJoinStream final : public OperatorStream {
 
   Status EndProbe() {
     probe_.reset();
-    if (KeepsUnmatchedBuild(type_) && (grace_ || !shared_ || shared_->FinishProbe())) {
+    if (TracksBuildMatches(type_) && (grace_ || !shared_ || shared_->FinishProbe())) {
       phase_ = Phase::kUnmatchedBuild;
       return Status::OK();
     }
@@ -325,9 +327,11 @@ class HashJoinStream final : public OperatorStream {
   // Matches until the cursor is exhausted or a full output batch is pending.
   Status RunRounds() {
     const bool pairs = EmitsPairs(type_);
-    const bool one_match = !pairs;
+    // Semi, anti and mark joins decide a probe row at its first match; right semi and anti
+    // joins decide build rows, so every match of a probe row counts.
+    const bool one_match = !pairs && !EmitsBuildRows(type_);
     const bool track_probe = KeepsUnmatchedProbe(type_) || one_match;
-    const bool track_build = KeepsUnmatchedBuild(type_);
+    const bool track_build = TracksBuildMatches(type_);
     while (!cursor_.done()) {
       std::vector<int32_t>* out_p = pairs ? &pair_probe_ : &round_probe_;
       std::vector<int32_t>* out_b = pairs ? &pair_build_ : &round_build_;
@@ -430,6 +434,8 @@ class HashJoinStream final : public OperatorStream {
         break;
       }
       case JoinType::kMark: SHOAL_RETURN_IF_ERROR(EmitMarked()); break;
+      case JoinType::kRightSemi:
+      case JoinType::kRightAnti: break;  // build rows, once the probe side is done
     }
     in_batch_ = false;
     batch_.reset();
@@ -467,8 +473,10 @@ class HashJoinStream final : public OperatorStream {
     return coalescer_.Push(RecordBatch::Make(schema(), n, std::move(columns)));
   }
 
-  // RIGHT and FULL joins: build rows no probe row matched, with NULL left columns.
+  // RIGHT and FULL joins: build rows no probe row matched, with NULL left columns. Right anti
+  // joins: those rows alone; right semi joins: the build rows some probe row matched.
   Status UnmatchedBuildStep() {
+    const bool build_only = EmitsBuildRows(type_);
     const int64_t total = table_->num_rows();
     const int64_t size = batch_size();
     while (unmatched_next_ < total && !coalescer_.has_ready()) {
@@ -476,13 +484,18 @@ class HashJoinStream final : public OperatorStream {
         return TaskContext::CancelledStatus();
       const int64_t end = std::min(total, unmatched_next_ + size);
       unmatched_rows_.clear();
-      table_->UnmatchedRows(unmatched_next_, end, &unmatched_rows_);
+      if (type_ == JoinType::kRightSemi) {
+        table_->MatchedRows(unmatched_next_, end, &unmatched_rows_);
+      } else {
+        table_->UnmatchedRows(unmatched_next_, end, &unmatched_rows_);
+      }
       unmatched_next_ = end;
       if (unmatched_rows_.empty())
         continue;
       const int64_t count = static_cast<int64_t>(unmatched_rows_.size());
       std::vector<ArrayPtr> columns;
-      SHOAL_RETURN_IF_ERROR(AppendNullColumns(*schema(), 0, num_left_, count, pool(), &columns));
+      if (!build_only)
+        SHOAL_RETURN_IF_ERROR(AppendNullColumns(*schema(), 0, num_left_, count, pool(), &columns));
       SHOAL_RETURN_IF_ERROR(GatherColumns(table_->payload(), unmatched_rows_.data(), count, false,
                                           nullptr, pool(), &columns));
       SHOAL_RETURN_IF_ERROR(

@@ -337,7 +337,8 @@ Result<std::shared_ptr<NestedLoopJoinExec>> NestedLoopJoinExec::Make(ExecPlanPtr
                                                                      sql::ExprPtr condition) {
   if (!left || !right)
     return Status::Internal("NestedLoopJoin needs two inputs");
-  if (join_type == JoinType::kNullAwareAnti) {
+  if (join_type == JoinType::kNullAwareAnti || join_type == JoinType::kRightSemi ||
+      join_type == JoinType::kRightAnti) {
     return Status::NotImplemented("nested loop {} join", sql::JoinTypeName(join_type));
   }
   std::vector<columnar::Field> joined = left->schema()->fields();

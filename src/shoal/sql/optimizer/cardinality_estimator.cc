@@ -278,6 +278,9 @@ double CardinalityEstimator::EstimateNode(LogicalPlan& node) {
         case JoinType::kSemi: return std::min(l, inner);
         case JoinType::kAnti:
         case JoinType::kNullAwareAnti: return std::max(l - std::min(l, inner), 0.1 * l);
+        // Only physical plans have these (join_type.h); as their mirror images.
+        case JoinType::kRightSemi: return std::min(r, inner);
+        case JoinType::kRightAnti: return std::max(r - std::min(r, inner), 0.1 * r);
       }
       return inner;
     }
