@@ -451,6 +451,21 @@ Status ChunkDecoder::NextValues(int64_t dense, uint8_t* dst, std::vector<ByteVie
   return Status::Internal("unknown value source");
 }
 
+Status ChunkDecoder::GatherPlainFixed(const int32_t* picks, int64_t count, int64_t dense,
+                                      uint8_t* dst) {
+  const int k = PhysicalSize(c_);
+  if (dense > (vsize_ - vpos_) / k)
+    return Status::InvalidData("PLAIN page holds {} bytes, {} more values need {}", vsize_ - vpos_,
+                               dense, dense * k);
+  const uint8_t* src = vdata_ + vpos_;
+  gathered_.resize(static_cast<size_t>(count * k) + 1);
+  uint8_t* g = gathered_.data();
+  for (int64_t m = 0; m < count; ++m)
+    std::memcpy(g + m * k, src + static_cast<int64_t>(picks[m]) * k, static_cast<size_t>(k));
+  vpos_ += dense * k;
+  return ConvertFixed(g, count, dst);
+}
+
 Status ChunkDecoder::Plain(const uint8_t* data, int64_t size, int64_t n, uint8_t* dst,
                            std::vector<ByteView>* views) {
   switch (c_.physical) {
