@@ -2,8 +2,8 @@
 // the pages its batch's rows lie in (chunk_decoder_internal.h, parquet_table.cc). Hand-made
 // chunks cut pages in the middle of batches, mix dictionary and PLAIN pages and put NULLs across
 // page boundaries; files of our writer and DuckDB's read the same at every batch size; a row
-// filter drops rows per batch, the other columns decoding only the rows it kept; and reading a large row group holds about its compressed chunks
-// plus a batch, not the decoded row group.
+// filter drops rows per batch, the other columns decoding only the rows it kept; and reading a
+// large row group holds about its compressed chunks plus a batch, not the decoded row group.
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -296,7 +296,8 @@ TEST(ParquetStreamingTest, ReadSelectedDecodesOnlyTheRowsKept) {
           ASSERT_OK_AND_ASSIGN(ArrayPtr array, decoder->Finish());
           ASSERT_EQ(array->length(), kept);
           for (int64_t k = 0; k < kept; ++k) {
-            const Row& want = b.rows()[static_cast<size_t>(row + selection[static_cast<size_t>(k)])];
+            const Row& want =
+                b.rows()[static_cast<size_t>(row + selection[static_cast<size_t>(k)])];
             ASSERT_EQ(Text(*array, k), want ? *want : "NULL") << "row " << row + selection[k];
           }
           kept_total += kept;
@@ -607,8 +608,8 @@ class PositionFilter final : public ScanRowFilter {
 TEST(ParquetStreamingTest, RowFilterDecodesOtherColumnsOnlyForKeptRows) {
   const std::string path = WriteFile("stream_late", 5000, 3000, 512, true);
   std::vector<std::string> files = {path};
-  for (const char* name : {"types_v2_zstd.parquet", "types_snappy.parquet",
-                           "nested_shapes.parquet", "struct_fields.parquet"})
+  for (const char* name : {"types_v2_zstd.parquet", "types_snappy.parquet", "nested_shapes.parquet",
+                           "struct_fields.parquet"})
     files.push_back(kDataDir + "/" + name);
   using Keep = bool (*)(int64_t);
   for (Keep keep : {Keep{[](int64_t r) { return r % 3 == 0 || r % 11 == 5; }},
@@ -626,8 +627,8 @@ TEST(ParquetStreamingTest, RowFilterDecodesOtherColumnsOnlyForKeptRows) {
         SCOPED_TRACE("batch " + std::to_string(batch));
         PositionFilter filter(keep);
         std::map<std::string, int64_t> metrics;
-        ASSERT_OK_AND_ASSIGN(auto rows, ReadRows(*table, batch, nullptr, &filter, nullptr,
-                                                 &metrics));
+        ASSERT_OK_AND_ASSIGN(auto rows,
+                             ReadRows(*table, batch, nullptr, &filter, nullptr, &metrics));
         EXPECT_EQ(rows, want);
         if (file == path) {
           // Six flat columns: id whole, the other five for the kept rows only.

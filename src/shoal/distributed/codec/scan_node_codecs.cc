@@ -1,6 +1,6 @@
 // Node codecs of the leaves that produce rows: table scans (their table through a TableCodec, the
-// task's scan units and the filter folded into the scan), work-unit feed scans (a table scan without units) and VALUES (one Arrow
-// IPC stream).
+// task's scan units and the filter folded into the scan), work-unit feed scans (a table scan
+// without units) and VALUES (one Arrow IPC stream).
 #include <utility>
 #include <vector>
 

@@ -289,9 +289,9 @@ class RowGroupReader final : public columnar::RecordBatchReader {
       auto cut_schema = std::make_shared<const columnar::Schema>(std::move(cut_fields));
       SHOAL_ASSIGN_OR_RETURN(
           columnar::RecordBatchPtr taken,
-          row_filter_->Take(*columnar::RecordBatch::Make(std::move(cut_schema), n,
-                                                         std::move(cut_columns)),
-                            selection_));
+          row_filter_->Take(
+              *columnar::RecordBatch::Make(std::move(cut_schema), n, std::move(cut_columns)),
+              selection_));
       for (size_t k = 0; k < cut.size(); ++k)
         columns[cut[k]] = taken->column(static_cast<int>(k));
     }
@@ -461,7 +461,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   columnar::SchemaPtr schema_;
   int64_t batch_size_;
   std::shared_ptr<MemoryPool> pool_;
-  ScanRowFilter* row_filter_;  // null: no row filter
+  ScanRowFilter* row_filter_;                                    // null: no row filter
   std::function<void(const std::string&, int64_t)> add_metric_;  // may be empty
   int64_t values_decoded_ = 0;
   int64_t values_skipped_ = 0;

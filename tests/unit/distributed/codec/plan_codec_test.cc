@@ -266,7 +266,6 @@ TEST_F(PlanCodecTest, StructFieldPathsOfAParquetScanRoundTrip) {
                      corrupted([](proto::TableScanProto* scan) { scan->add_field_paths(); }));
 }
 
-
 // The WHERE conjuncts folded into a Parquet scan (scan_filter_expr.h) go to the worker with it: the
 // decoded plan's EXPLAIN shows the same `filter=`, the answers are the same, and a filter reading a
 // column the scan does not produce is refused.
