@@ -254,8 +254,9 @@ Status ChunkDecoder::ReadSelected(int64_t n, const int32_t* selection, int64_t c
 
 Status ChunkDecoder::DecodeSelected(int64_t n, const int32_t* selection, int64_t count,
                                     int64_t base) {
-  const bool gather = (source_ == Source::kPlainFixed && target_ == Target::kFixed) ||
-                      (source_ == Source::kDictionary && target_ != Target::kBool);
+  const bool gather =
+      (source_ == Source::kPlainFixed && target_ == Target::kFixed) ||
+      ((source_ == Source::kDictionary || source_ == Source::kPage) && target_ != Target::kBool);
   if (!gather) {
     // Other encodings decode values in sequence: runs of kept rows are decoded, the gaps passed
     // over.
@@ -308,6 +309,9 @@ Status ChunkDecoder::DecodeSelected(int64_t n, const int32_t* selection, int64_t
   if (source_ == Source::kPlainFixed) {
     SHOAL_RETURN_IF_ERROR(
         GatherPlainFixed(picks, present, dense, values_->mutable_data() + rows_ * width_));
+  } else if (source_ == Source::kPage) {
+    uint8_t* dst = target_ == Target::kFixed ? values_->mutable_data() + rows_ * width_ : nullptr;
+    SHOAL_RETURN_IF_ERROR(GatherPage(picks, present, dense, dst));
   } else {
     if (dense > 0) {
       if (index_width_ < 0)

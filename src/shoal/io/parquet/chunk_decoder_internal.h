@@ -58,8 +58,10 @@ class ChunkDecoder {
   Status SkipRows(int64_t n);
   /// Of the next `n` rows of the chunk, decodes only rows `selection[0, count)` (ascending
   /// offsets below `n`) into the output and passes over the others: pages without a selected
-  /// row are not decompressed, and PLAIN fixed-width values and dictionary-encoded values of
-  /// dropped rows are never converted, gathered or copied.
+  /// row are not decompressed, and PLAIN fixed-width values, dictionary-encoded values and values
+  /// decoded per page (DELTA_*_BYTE_ARRAY, BYTE_STREAM_SPLIT) of dropped rows are never
+  /// converted, gathered or copied; other encodings (DELTA_BINARY_PACKED, booleans, PLAIN byte
+  /// arrays) decode the runs of kept rows and pass over the gaps.
   Status ReadSelected(int64_t n, const int32_t* selection, int64_t count);
   /// Values (rows of flat columns) decoded into outputs so far, and passed over.
   int64_t values_decoded() const { return values_decoded_; }
@@ -162,6 +164,9 @@ class ChunkDecoder {
   // PLAIN fixed-size source: of the page's next `dense` values, converts values `picks[0, count)`
   // (ascending positions among them) to `dst` and passes over the rest.
   Status GatherPlainFixed(const int32_t* picks, int64_t count, int64_t dense, uint8_t* dst);
+  // The same for a page whose values were decoded at its start (kPage): fixed values to `dst`,
+  // byte arrays to views_.
+  Status GatherPage(const int32_t* picks, int64_t count, int64_t dense, uint8_t* dst);
 
   // Dictionary values of indices_[0, n): to `dst` (fixed, booleans) or `views`.
   Status GatherDictionary(int64_t n, uint8_t* dst, std::vector<ByteView>* views);

@@ -451,6 +451,26 @@ Status ChunkDecoder::NextValues(int64_t dense, uint8_t* dst, std::vector<ByteVie
   return Status::Internal("unknown value source");
 }
 
+Status ChunkDecoder::GatherPage(const int32_t* picks, int64_t count, int64_t dense, uint8_t* dst) {
+  const int64_t have = target_ == Target::kVar
+                           ? static_cast<int64_t>(page_views_.size())
+                           : static_cast<int64_t>(page_fixed_.size() - 1) / width_;
+  if (dense > have - vpos_)
+    return Status::Internal("page values overrun: {} of {} at {}", dense, have, vpos_);
+  if (target_ == Target::kVar) {
+    views_.resize(static_cast<size_t>(count));
+    for (int64_t m = 0; m < count; ++m)
+      views_[static_cast<size_t>(m)] = page_views_[static_cast<size_t>(vpos_ + picks[m])];
+  } else {
+    const uint8_t* src = page_fixed_.data() + vpos_ * width_;
+    for (int64_t m = 0; m < count; ++m)
+      std::memcpy(dst + m * width_, src + static_cast<int64_t>(picks[m]) * width_,
+                  static_cast<size_t>(width_));
+  }
+  vpos_ += dense;
+  return Status::OK();
+}
+
 Status ChunkDecoder::GatherPlainFixed(const int32_t* picks, int64_t count, int64_t dense,
                                       uint8_t* dst) {
   const int k = PhysicalSize(c_);
