@@ -446,7 +446,9 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
     case LogicalKind::kFilter: {
       SHOAL_ASSIGN_OR_RETURN(auto predicate, ToPhysical(plan.predicate, child_output(0)));
       ExecPlanPtr input = inputs[0];
-      SHOAL_ASSIGN_OR_RETURN(predicate, FoldFilterIntoScan(&input, predicate));
+      if (options_.scan_filters) {
+        SHOAL_ASSIGN_OR_RETURN(predicate, FoldFilterIntoScan(&input, predicate));
+      }
       if (predicate == nullptr)
         return input;
       SHOAL_ASSIGN_OR_RETURN(auto filter, FilterExec::Make(input, predicate));

@@ -213,8 +213,13 @@ TEST_F(PhysicalPlannerTest, ParquetScanTakesTheFilterAbove) {
   // A cast can fail: it stays above too.
   const std::string cast = physical("SELECT a FROM tp WHERE CAST(b AS int) > 1");
   EXPECT_EQ(cast.find("filter="), std::string::npos) << cast;
-  // In-memory tables filter above the scan, as before.
+  // In-memory tables filter above the scan, as before; and so does any scan with the setting off.
   EXPECT_EQ(physical("SELECT a FROM t WHERE a > 1").find("filter="), std::string::npos);
+  Run("SET scan_filters = off");
+  const std::string off = physical("SELECT a FROM tp WHERE a > 1");
+  EXPECT_EQ(off.find("filter="), std::string::npos) << off;
+  EXPECT_NE(off.find("Filter: "), std::string::npos) << off;
+  Run("RESET scan_filters");
   for (const std::string where :
        {"a > 1", "a IS NULL", "b IN ('x', 'z') OR c > 2", "c BETWEEN 1.5 AND 3",
         "a = 1 AND b IS NOT NULL", "a > 100", "a IS NULL OR a IS NOT NULL", "NOT (b = 'x')"}) {
