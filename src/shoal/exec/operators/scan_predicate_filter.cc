@@ -56,18 +56,35 @@ const std::vector<int>& ScanPredicateFilter::columns() {
   // Runtime filters arrive while the scan runs: their columns are looked up every time.
   static const std::vector<int> kNone;
   const std::vector<int>& runtime = runtime_ != nullptr ? runtime_->columns() : kNone;
-  if (columns_.empty() || runtime != runtime_columns_) {
+  const bool defer =
+      predicate_ != nullptr && !runtime.empty() &&
+      (runtime_rows_in_ == 0 || static_cast<double>(runtime_rows_out_) <
+                                    kDeferBelow * static_cast<double>(runtime_rows_in_));
+  if (columns_.empty() || runtime != runtime_columns_ || defer != deferred_) {
     runtime_columns_ = runtime;
+    deferred_ = defer;
     columns_ = runtime_columns_;
-    columns_.insert(columns_.end(), predicate_positions_.begin(), predicate_positions_.end());
+    if (!deferred_)
+      columns_.insert(columns_.end(), predicate_positions_.begin(), predicate_positions_.end());
   }
   return columns_;
+}
+
+Status ScanPredicateFilter::RunPredicate(std::vector<columnar::ArrayPtr> args, int64_t rows) {
+  columnar::RecordBatchPtr batch =
+      columnar::RecordBatch::Make(predicate_schema_, rows, std::move(args));
+  hits_.clear();
+  SHOAL_RETURN_IF_ERROR(predicate_->Select(*batch, &hits_));
+  metrics_->AddExtra("filter_rows_in", rows);
+  metrics_->AddExtra("filter_rows_out", static_cast<int64_t>(hits_.size()));
+  return Status::OK();
 }
 
 Result<int64_t> ScanPredicateFilter::Select(const std::vector<columnar::ArrayPtr>& columns,
                                             int64_t num_rows, std::vector<int32_t>* selection) {
   const size_t r = runtime_columns_.size();
-  if (columns.size() != r + (predicate_ != nullptr ? predicate_positions_.size() : 0))
+  const bool with_predicate = predicate_ != nullptr && !deferred_;
+  if (columns.size() != r + (with_predicate ? predicate_positions_.size() : 0))
     return Status::Internal("scan filters got {} columns for {}", columns.size(), columns_.size());
   int64_t kept = -1;
   selection->clear();
@@ -75,31 +92,27 @@ Result<int64_t> ScanPredicateFilter::Select(const std::vector<columnar::ArrayPtr
     runtime_args_.assign(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(r));
     SHOAL_ASSIGN_OR_RETURN(kept, runtime_->Select(runtime_args_, num_rows, selection));
     runtime_args_.clear();
+    runtime_rows_in_ += num_rows;
+    runtime_rows_out_ += kept < 0 ? num_rows : kept;
     if (kept == 0)
       return int64_t{0};
   }
-  if (predicate_ == nullptr)
+  if (!with_predicate)
     return kept;
   // The predicate tests the rows the runtime filters kept.
   const int64_t rows = kept < 0 ? num_rows : kept;
-  predicate_args_.clear();
+  std::vector<columnar::ArrayPtr> args;
   for (size_t i = r; i < columns.size(); ++i) {
     if (kept < 0) {
-      predicate_args_.push_back(columns[i]);
+      args.push_back(columns[i]);
     } else {
       SHOAL_ASSIGN_OR_RETURN(columnar::ArrayPtr taken,
                              exec::Take(*columns[i], selection->data(), kept, pool_));
-      predicate_args_.push_back(std::move(taken));
+      args.push_back(std::move(taken));
     }
   }
-  columnar::RecordBatchPtr batch =
-      columnar::RecordBatch::Make(predicate_schema_, rows, std::move(predicate_args_));
-  predicate_args_ = {};
-  hits_.clear();
-  SHOAL_RETURN_IF_ERROR(predicate_->Select(*batch, &hits_));
+  SHOAL_RETURN_IF_ERROR(RunPredicate(std::move(args), rows));
   const auto out = static_cast<int64_t>(hits_.size());
-  metrics_->AddExtra("filter_rows_in", rows);
-  metrics_->AddExtra("filter_rows_out", out);
   if (kept < 0) {
     if (out == num_rows)
       return int64_t{-1};
@@ -110,6 +123,19 @@ Result<int64_t> ScanPredicateFilter::Select(const std::vector<columnar::ArrayPtr
     hits_[k] = (*selection)[static_cast<size_t>(hits_[k])];
   selection->assign(hits_.begin(), hits_.end());
   return out;
+}
+
+Result<columnar::RecordBatchPtr> ScanPredicateFilter::ApplyDeferred(
+    columnar::RecordBatchPtr batch) {
+  if (!deferred_ || predicate_ == nullptr)
+    return batch;
+  std::vector<columnar::ArrayPtr> args;
+  for (int p : predicate_positions_)
+    args.push_back(batch->column(p));
+  SHOAL_RETURN_IF_ERROR(RunPredicate(std::move(args), batch->num_rows()));
+  if (static_cast<int64_t>(hits_.size()) == batch->num_rows())
+    return batch;
+  return TakeBatch(*batch, hits_.data(), static_cast<int64_t>(hits_.size()), pool_);
 }
 
 Result<columnar::RecordBatchPtr> ScanPredicateFilter::Take(const columnar::RecordBatch& batch,
@@ -127,9 +153,10 @@ Result<columnar::RecordBatchPtr> ScanPredicateFilter::Apply(columnar::RecordBatc
   std::vector<int32_t> selection;
   SHOAL_ASSIGN_OR_RETURN(int64_t kept, Select(batch_columns_, batch->num_rows(), &selection));
   batch_columns_.clear();
-  if (kept < 0)
-    return batch;
-  return Take(*batch, selection);
+  if (kept >= 0) {
+    SHOAL_ASSIGN_OR_RETURN(batch, Take(*batch, selection));
+  }
+  return ApplyDeferred(std::move(batch));
 }
 
 }  // namespace shoal::exec

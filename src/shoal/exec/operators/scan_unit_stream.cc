@@ -139,6 +139,10 @@ Result<columnar::RecordBatchPtr> ScanUnitStream::NextBatch() {
       SHOAL_ASSIGN_OR_RETURN(out, filter_->Apply(std::move(out)));
       if (out->num_rows() == 0)
         continue;
+    } else if (filter_ != nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(out, filter_->ApplyDeferred(std::move(out)));
+      if (out->num_rows() == 0)
+        continue;
     }
     produced_ += out->num_rows();
     return out;

@@ -40,6 +40,13 @@ void CastCopy(const uint8_t* src, int64_t n, uint8_t* dst) {
   }
 }
 
+// Values picks[0, n) of `src` (kWidth bytes each) to dst, one after the other.
+template <int kWidth>
+void PickFixed(const uint8_t* src, const int32_t* picks, int64_t n, uint8_t* dst) {
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * kWidth, src + static_cast<int64_t>(picks[i]) * kWidth, kWidth);
+}
+
 template <int kWidth>
 void GatherFixed(const uint8_t* dict, const uint32_t* indices, int64_t n, uint8_t* dst) {
   for (int64_t i = 0; i < n; ++i)
@@ -463,9 +470,14 @@ Status ChunkDecoder::GatherPage(const int32_t* picks, int64_t count, int64_t den
       views_[static_cast<size_t>(m)] = page_views_[static_cast<size_t>(vpos_ + picks[m])];
   } else {
     const uint8_t* src = page_fixed_.data() + vpos_ * width_;
-    for (int64_t m = 0; m < count; ++m)
-      std::memcpy(dst + m * width_, src + static_cast<int64_t>(picks[m]) * width_,
-                  static_cast<size_t>(width_));
+    switch (width_) {
+      case 1: PickFixed<1>(src, picks, count, dst); break;
+      case 2: PickFixed<2>(src, picks, count, dst); break;
+      case 4: PickFixed<4>(src, picks, count, dst); break;
+      case 8: PickFixed<8>(src, picks, count, dst); break;
+      case 16: PickFixed<16>(src, picks, count, dst); break;
+      default: return Status::Internal("unexpected value width {}", width_);
+    }
   }
   vpos_ += dense;
   return Status::OK();
@@ -480,8 +492,15 @@ Status ChunkDecoder::GatherPlainFixed(const int32_t* picks, int64_t count, int64
   const uint8_t* src = vdata_ + vpos_;
   gathered_.resize(static_cast<size_t>(count * k) + 1);
   uint8_t* g = gathered_.data();
-  for (int64_t m = 0; m < count; ++m)
-    std::memcpy(g + m * k, src + static_cast<int64_t>(picks[m]) * k, static_cast<size_t>(k));
+  switch (k) {
+    case 4: PickFixed<4>(src, picks, count, g); break;
+    case 8: PickFixed<8>(src, picks, count, g); break;
+    case 12: PickFixed<12>(src, picks, count, g); break;
+    case 16: PickFixed<16>(src, picks, count, g); break;
+    default:
+      for (int64_t m = 0; m < count; ++m)
+        std::memcpy(g + m * k, src + static_cast<int64_t>(picks[m]) * k, static_cast<size_t>(k));
+  }
   vpos_ += dense * k;
   return ConvertFixed(g, count, dst);
 }

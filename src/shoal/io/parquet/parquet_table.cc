@@ -125,6 +125,11 @@ Result<std::vector<int>> ProjectedLeaves(const ParquetFileInfo& file, int column
 // whole) is decoded whole at its first batch and sliced; a column the file lacks is a constant.
 class RowGroupReader final : public columnar::RecordBatchReader {
  public:
+  // A batch keeping at least 1/kDenseSelection of its rows decodes the other columns whole and
+  // cuts them (measured on TPC-H Q1, 98% kept: picking rows was 20% slower); below, only the rows
+  // kept are decoded.
+  static constexpr int64_t kDenseSelection = 2;
+
   RowGroupReader(const ParquetFileInfo* file, const std::vector<Scalar>* missing, int64_t row_group,
                  std::vector<int> projection, std::vector<std::vector<FieldPath>> field_paths,
                  columnar::SchemaPtr schema, int64_t batch_size, std::shared_ptr<MemoryPool> pool,
@@ -249,7 +254,9 @@ class RowGroupReader final : public columnar::RecordBatchReader {
             SHOAL_RETURN_IF_ERROR(Skip(i, n));
         return columnar::RecordBatchPtr();
       }
-      if (kept > 0 && kept < n)
+      // Few rows kept: the other columns decode only those. Most kept: whole pages decoded and
+      // cut are cheaper than picking rows.
+      if (kept > 0 && kept * kDenseSelection < n)
         return ReadKept(n, kept, std::move(columns));
     }
     for (size_t i = 0; i < projection_.size(); ++i) {
@@ -257,7 +264,11 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         SHOAL_ASSIGN_OR_RETURN(columns[i], Read(i, n));
       }
     }
-    return columnar::RecordBatch::Make(schema_, n, std::move(columns));
+    columnar::RecordBatchPtr batch = columnar::RecordBatch::Make(schema_, n, std::move(columns));
+    if (kept > 0 && kept < n) {
+      SHOAL_ASSIGN_OR_RETURN(batch, row_filter_->Take(*batch, selection_));
+    }
+    return batch;
   }
 
   // The `kept` rows selection_ names of the next `n`, given the filter's columns (the others
