@@ -448,6 +448,7 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   planner_options.collect_build_max_rows =
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   planner_options.runtime_filters = session_->settings().GetBool("runtime_filters");
+  planner_options.scan_filters = session_->settings().GetBool("scan_filters");
   planner_options.partitioned_runtime_filters = mode_.kind() == ExecutionMode::Kind::kWorkers;
   planner_options.distributed = mode_.kind() != ExecutionMode::Kind::kLocal;
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));

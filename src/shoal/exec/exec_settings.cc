@@ -39,6 +39,10 @@ std::span<const SettingDefinition> ExecSettingDeclarations() {
                   "Hash joins publish a filter of their build keys (range, exact set or Bloom "
                   "filter) that the probe side's table scans apply, skipping Parquet row groups "
                   "and dropping rows that cannot match; off: every probe row is read"),
+      DeclareBool("scan_filters", true, "exec",
+                  "A WHERE right above a Parquet scan is evaluated inside the scan, which then "
+                  "decodes its other columns only for the rows kept; off: the scan decodes every "
+                  "row and a Filter above drops them"),
       DeclareInt("runtime_filter_wait", 200, 0, 600000, "exec",
                  "Milliseconds a table scan waits, before its first batch, for runtime filters "
                  "still being built (a join in another stage); it then reads without them and "

@@ -19,6 +19,7 @@
 #include "shoal/exec/operators/projection_exec.h"
 #include "shoal/exec/operators/recursive_cte_exec.h"
 #include "shoal/exec/operators/repartition_exec.h"
+#include "shoal/exec/operators/scan_filter_expr.h"
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/sort_preserving_merge_exec.h"
 #include "shoal/exec/operators/table_function_exec.h"
@@ -350,6 +351,26 @@ Result<ExecPlanPtr> PlanWindow(const LogicalPlan& plan, ExecPlanPtr input, int p
   return ExecPlanPtr(project);
 }
 
+// A Filter right above a scan whose provider filters rows while decoding hands the scan the
+// conjuncts it may apply (SplitScanFilter: those that cannot fail); `*input` becomes that scan.
+// Returns the rest, which stays in a Filter above (null: nothing left, no Filter).
+Result<ExprPtr> FoldFilterIntoScan(ExecPlanPtr* input, const ExprPtr& predicate) {
+  const auto* scan = (*input)->TryAs<TableScanExec>();
+  if (scan == nullptr || !scan->table()->AppliesRowFilter() || scan->request().limit >= 0)
+    return predicate;
+  ScanFilterSplit split = SplitScanFilter(predicate);
+  if (split.pushed == nullptr)
+    return predicate;
+  io::ScanRequest request = scan->request();
+  SHOAL_ASSIGN_OR_RETURN(sql::ExprPtr existing, ScanFilterExpression(request));
+  request.filter = std::make_shared<ScanFilterExpr>(ConjoinFilters(existing, split.pushed));
+  SHOAL_ASSIGN_OR_RETURN(auto folded,
+                         TableScanExec::FromUnitGroups(scan->table(), scan->table_name(),
+                                                       std::move(request), scan->unit_groups()));
+  *input = std::move(folded);
+  return split.kept;
+}
+
 }  // namespace
 
 Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
@@ -424,7 +445,13 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
     }
     case LogicalKind::kFilter: {
       SHOAL_ASSIGN_OR_RETURN(auto predicate, ToPhysical(plan.predicate, child_output(0)));
-      SHOAL_ASSIGN_OR_RETURN(auto filter, FilterExec::Make(inputs[0], predicate));
+      ExecPlanPtr input = inputs[0];
+      if (options_.scan_filters) {
+        SHOAL_ASSIGN_OR_RETURN(predicate, FoldFilterIntoScan(&input, predicate));
+      }
+      if (predicate == nullptr)
+        return input;
+      SHOAL_ASSIGN_OR_RETURN(auto filter, FilterExec::Make(input, predicate));
       return ExecPlanPtr(filter);
     }
     case LogicalKind::kProject: {

@@ -23,6 +23,9 @@ struct PhysicalPlannerOptions {
   double collect_build_max_rows = 100000;
   // Plan runtime join filters (runtime_filter_planner.h; setting runtime_filters).
   bool runtime_filters = true;
+  // Fold the error-free conjuncts of a Filter into the scan beneath it when its provider filters
+  // rows while decoding (scan_filter_expr.h; setting scan_filters).
+  bool scan_filters = true;
   // Partitioned joins publish runtime filters too (distributed execution:
   // runtime_filter_planner.h).
   bool partitioned_runtime_filters = false;

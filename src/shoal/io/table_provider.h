@@ -10,7 +10,9 @@
 //
 // Predicates arrive as simple column-versus-constant conjuncts (io sits below the SQL layer and
 // does not see its expressions). They are hints for pruning: a provider may return rows that fail
-// them, and the Filter above the scan stays in the plan.
+// them, and the Filter above the scan stays in the plan. A WHERE the engine folded into the scan
+// (ScanRequest::filter) is different: it is binding, and the engine evaluates it through the
+// ScanRowFilter a provider calls while decoding (or on the batches of providers that do not).
 //
 // Thread safety: providers are immutable once registered; PlanScan and OpenUnit may be called
 // concurrently.
@@ -62,6 +64,17 @@ struct RuntimeFilterTarget {
   bool operator==(const RuntimeFilterTarget&) const = default;
 };
 
+/// A row filter the engine folded into a scan (the conjuncts of a WHERE that it evaluates on the
+/// scan's columns: exec/operators/scan_filter_expr.h). io carries it without looking inside;
+/// rows for which it is not true must not leave the scan, which the engine guarantees through
+/// ScanContext::row_filter or by filtering the batches itself.
+class ScanFilter {
+ public:
+  virtual ~ScanFilter() = default;
+  /// The filter as SQL-like text, for EXPLAIN and plan comparisons.
+  virtual std::string ToString() const = 0;
+};
+
 struct ScanRequest {
   /// Table-schema indices of the columns to produce, in output order; empty means none (a count).
   std::vector<int> projection;
@@ -76,6 +89,8 @@ struct ScanRequest {
   /// (empty: the whole column). The column then has the type SelectStructFields gives
   /// (struct_field_selection.h); only providers that ReadsStructFieldsAlone() get such requests.
   std::vector<std::vector<FieldPath>> field_paths;
+  /// Null, or the filter the scan applies to its rows (over the projection's columns).
+  std::shared_ptr<const ScanFilter> filter;
 };
 
 /// A piece of scan work. `payload` is provider-specific and opaque to everyone else; `bytes` is
@@ -87,9 +102,11 @@ struct ScanUnit {
   std::string payload;
 };
 
-/// Rows a scan may drop as soon as the columns a runtime filter reads are decoded, implemented by
-/// the engine (exec/operators/scan_runtime_filters.h) and offered to providers that can use it
-/// (TableProvider::AppliesRowFilter). Called by the one thread reading the unit.
+/// Rows a scan may drop as soon as the columns a filter reads are decoded (runtime join filters and
+/// the request's filter), implemented by the engine (exec/operators/scan_predicate_filter.h) and
+/// offered to providers that can use it (TableProvider::AppliesRowFilter): such a provider decodes
+/// columns() first, calls Select, and then decodes its other columns only for the rows kept.
+/// Called by the one thread reading the unit.
 class ScanRowFilter {
  public:
   virtual ~ScanRowFilter() = default;
@@ -116,7 +133,7 @@ struct ScanContext {
   std::shared_ptr<MemoryPool> pool;
   /// Metrics a provider reports (e.g. "row_groups_pruned"); may be null.
   std::function<void(const std::string& name, int64_t value)> add_metric;
-  /// Runtime filters to apply while decoding, when the provider AppliesRowFilter(); may be null.
+  /// Filters to apply while decoding, when the provider AppliesRowFilter(); may be null.
   ScanRowFilter* row_filter = nullptr;
 };
 

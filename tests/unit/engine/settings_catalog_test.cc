@@ -28,7 +28,7 @@ TEST(SettingsCatalogTest, EverySettingIsDeclaredOnceWithHelpAndAnOwner) {
     }
   }
   // What the layers read today (a new setting is added here on purpose).
-  EXPECT_EQ(declared, 29u);
+  EXPECT_EQ(declared, 30u);
   for (const char* name : {"batch_size",
                            "threads",
                            "memory_limit",
@@ -37,6 +37,7 @@ TEST(SettingsCatalogTest, EverySettingIsDeclaredOnceWithHelpAndAnOwner) {
                            "max_recursion_rounds",
                            "runtime_filters",
                            "runtime_filter_wait",
+                           "scan_filters",
                            "dist_max_tasks",
                            "dist_bytes_per_task",
                            "dist_broadcast_max_bytes",

@@ -205,6 +205,56 @@ TEST_F(PhysicalPlannerTest, RuntimeFilterPrunesParquetRowGroups) {
   std::filesystem::remove_all(dir);
 }
 
+// A WHERE right above a Parquet scan goes into the scan (scan_filter_expr.h): the conjuncts that
+// cannot fail are evaluated while decoding, and EXPLAIN shows them on the scan with no Filter
+// left; a conjunct that can fail (a division, a cast) stays in a Filter above and sees only the
+// rows the scan kept. Results equal those over the same rows in memory.
+TEST_F(PhysicalPlannerTest, ParquetScanTakesTheFilterAbove) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("shoal_scan_filter_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "t.parquet").string();
+  Run("COPY t TO '" + file + "' (FORMAT parquet)");
+  Run("CREATE EXTERNAL TABLE tp STORED AS PARQUET LOCATION '" + file + "'");
+  auto physical = [&](const std::string& sql) {
+    const std::string text = Explain(sql);
+    const size_t at = text.find("Physical Plan:");
+    return at == std::string::npos ? text : text.substr(at);
+  };
+  const std::string folded = physical("SELECT a, b FROM tp WHERE a > 1 AND b LIKE 'x%'");
+  EXPECT_NE(folded.find("TableScan: tp (parquet)"), std::string::npos) << folded;
+  EXPECT_NE(folded.find("filter=(a > 1) AND (b LIKE 'x%'),"), std::string::npos) << folded;
+  EXPECT_EQ(folded.find("Filter:"), std::string::npos) << folded;
+  // The division stays above; its guard goes into the scan, so it never divides by zero.
+  const std::string split = physical("SELECT a FROM tp WHERE a <> 1 AND 6 / (a - 1) > 2");
+  EXPECT_NE(split.find("filter=a <> 1,"), std::string::npos) << split;
+  EXPECT_NE(split.find("Filter: "), std::string::npos) << split;
+  EXPECT_EQ(SortedRows(Run("SELECT a FROM tp WHERE a <> 1 AND 6 / (a - 1) > 2")),
+            (std::vector<std::string>{"2", "3"}));
+  // A cast can fail: it stays above too.
+  const std::string cast = physical("SELECT a FROM tp WHERE CAST(b AS int) > 1");
+  EXPECT_EQ(cast.find("filter="), std::string::npos) << cast;
+  // In-memory tables filter above the scan, as before; and so does any scan with the setting off.
+  EXPECT_EQ(physical("SELECT a FROM t WHERE a > 1").find("filter="), std::string::npos);
+  Run("SET scan_filters = off");
+  const std::string off = physical("SELECT a FROM tp WHERE a > 1");
+  EXPECT_EQ(off.find("filter="), std::string::npos) << off;
+  EXPECT_NE(off.find("Filter: "), std::string::npos) << off;
+  Run("RESET scan_filters");
+  for (const std::string where :
+       {"a > 1", "a IS NULL", "b IN ('x', 'z') OR c > 2", "c BETWEEN 1.5 AND 3",
+        "a = 1 AND b IS NOT NULL", "a > 100", "a IS NULL OR a IS NOT NULL", "NOT (b = 'x')"}) {
+    SCOPED_TRACE(where);
+    const auto want = SortedRows(Run("SELECT a, b, c FROM t WHERE " + where));
+    EXPECT_EQ(SortedRows(Run("SELECT a, b, c FROM tp WHERE " + where)), want);
+  }
+  const std::string analyzed = Explain("ANALYZE SELECT count(*) FROM tp WHERE a > 1");
+  EXPECT_NE(analyzed.find("filter_rows_in=5"), std::string::npos) << analyzed;
+  EXPECT_NE(analyzed.find("filter_rows_out=2"), std::string::npos) << analyzed;
+  Run("DROP TABLE tp");
+  std::filesystem::remove_all(dir);
+}
+
 // A Parquet struct column read through field accesses only is scanned with just those fields
 // (optimizer/struct_field_pruning.cc): EXPLAIN names them after the column, both in the logical
 // and in the physical plan, and the answers equal those of a plan that reads the whole column.

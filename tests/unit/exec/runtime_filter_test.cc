@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "shoal/exec/join/runtime_filter_registry.h"
+#include "shoal/exec/operators/scan_predicate_filter.h"
 #include "shoal/exec/operators/scan_runtime_filters.h"
 #include "tests/support/batch_builder.h"
 #include "tests/support/plan_test_util.h"
@@ -363,6 +364,55 @@ TEST(ScanRuntimeFiltersTest, SwitchesOffAFilterThatRemovesLittle) {
   EXPECT_EQ(kept_rows, 7 * 10000);
   EXPECT_EQ(metrics.extra["rf7_switched_off"], 1);
   EXPECT_EQ(metrics.extra["rf7_rows_removed"], 7);
+}
+
+// A WHERE folded into a scan runs after the scan's runtime filters. While they keep less than half
+// the rows (and before the first measure) it is deferred: columns() name the runtime filter's
+// column alone, so a provider decodes the WHERE's columns only for the rows it keeps, and the
+// WHERE runs on the batch the provider returns. Once the runtime filter keeps most rows, both run
+// in Select.
+TEST(ScanPredicateFilterTest, DefersTheWhereBehindARuntimeFilterThatDropsMost) {
+  auto context = testutil::MakeContext();
+  context->runtime_filters().Publish(9, BuildOf(DataType::Int64(), Ints(0, 7)));
+  io::ScanRequest request;
+  request.projection = {0, 1};
+  request.runtime_filters = {{9, 0}};
+  auto schema = std::make_shared<const columnar::Schema>(
+      std::vector<columnar::Field>{{"k", DataType::Int64()}, {"v", DataType::Int64()}});
+  const DataType kBool = DataType::Boolean();
+  auto where = testutil::Call(
+      ">", {testutil::Col(1, DataType::Int64()), testutil::Lit(columnar::Scalar::Int64(30))},
+      kBool);
+  OperatorMetrics metrics;
+  ASSERT_OK_AND_ASSIGN(auto filter, ScanPredicateFilter::Make(
+                                        *schema, where,
+                                        std::make_unique<ScanRuntimeFilters>(
+                                            request, context.get(), &metrics, DefaultMemoryPool()),
+                                        &metrics, DefaultMemoryPool()));
+  ArrayPtr k = MakeArray(DataType::Int64(), Ints(0, 9));
+  std::vector<std::string> tens;
+  for (int i = 0; i <= 9; ++i)
+    tens.push_back(std::to_string(i * 10));
+  ArrayPtr v = MakeArray(DataType::Int64(), tens);
+  auto batch = columnar::RecordBatch::Make(schema, 10, {k, v});
+  // Nothing measured yet: deferred.
+  EXPECT_EQ(filter->columns(), (std::vector<int>{0}));
+  std::vector<int32_t> selection;
+  ASSERT_OK_AND_ASSIGN(int64_t kept, filter->Select({k}, 10, &selection));
+  EXPECT_EQ(kept, 8);
+  ASSERT_OK_AND_ASSIGN(auto cut, filter->Take(*batch, selection));
+  ASSERT_OK_AND_ASSIGN(auto rest, filter->ApplyDeferred(cut));
+  EXPECT_EQ(testutil::Rows(std::vector<RecordBatchPtr>{rest}),
+            (testutil::Strings{"4|40", "5|50", "6|60", "7|70"}));
+  // The runtime filter kept 80%: the WHERE joins it in Select.
+  EXPECT_EQ(filter->columns(), (std::vector<int>{0, 1}));
+  ASSERT_OK_AND_ASSIGN(kept, filter->Select({k, v}, 10, &selection));
+  EXPECT_EQ(kept, 4);
+  EXPECT_EQ(selection, (std::vector<int32_t>{4, 5, 6, 7}));
+  ASSERT_OK_AND_ASSIGN(auto same, filter->ApplyDeferred(batch));
+  EXPECT_EQ(same.get(), batch.get());
+  EXPECT_EQ(metrics.extra["filter_rows_in"], 16);
+  EXPECT_EQ(metrics.extra["filter_rows_out"], 8);
 }
 
 // Before its filter arrives a scan keeps every row; afterwards it filters.

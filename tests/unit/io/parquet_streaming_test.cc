@@ -1,12 +1,13 @@
 // The streaming Parquet scan: a row group is read batch by batch, each flat column decoding only
 // the pages its batch's rows lie in (chunk_decoder_internal.h, parquet_table.cc). Hand-made
 // chunks cut pages in the middle of batches, mix dictionary and PLAIN pages and put NULLs across
-// page boundaries; files of our writer and DuckDB's read the same at every batch size; a runtime
-// filter drops rows per batch; and reading a large row group holds about its compressed chunks
-// plus a batch, not the decoded row group.
+// page boundaries; files of our writer and DuckDB's read the same at every batch size; a row
+// filter drops rows per batch, the other columns decoding only the rows it kept; and reading a
+// large row group holds about its compressed chunks plus a batch, not the decoded row group.
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -258,6 +259,57 @@ TEST(ParquetStreamingTest, SkippedRowsAreNotReturned) {
   }
 }
 
+// ReadSelected decodes only the rows a filter kept: PLAIN and dictionary values of the others are
+// never converted or gathered (values_decoded counts the kept rows alone), pages without a kept
+// row are passed over, and the rows line up with a whole read whatever the batches and the
+// selection (runs, single rows, rows at page edges, NULLs, none).
+TEST(ParquetStreamingTest, ReadSelectedDecodesOnlyTheRowsKept) {
+  for (bool strings : {false, true}) {
+    SCOPED_TRACE(strings ? "utf8" : "int64");
+    const ChunkBuilder b = MixedChunk(strings);
+    const std::vector<uint8_t> bytes = b.Padded();
+    const ColumnDescriptor column = b.descriptor();
+    const auto rows = static_cast<int64_t>(b.rows().size());
+    using Keep = bool (*)(int64_t);
+    const std::vector<std::pair<const char*, Keep>> patterns = {
+        {"every third", [](int64_t r) { return r % 3 == 0; }},
+        {"runs", [](int64_t r) { return (r / 4) % 2 == 1; }},
+        {"page edges", [](int64_t r) { return r == 4 || r == 5 || r == 6 || r == 23 || r == 26; }},
+        {"last only", [](int64_t r) { return r == 35; }},
+        {"none", [](int64_t) { return false; }},
+        {"all but one", [](int64_t r) { return r != 17; }}};
+    for (const auto& [name, keep] : patterns) {
+      for (int64_t batch : {1, 4, 7, 13, 36}) {
+        SCOPED_TRACE(std::string(name) + ", batch " + std::to_string(batch));
+        ASSERT_OK_AND_ASSIGN(auto decoder, OpenLeafChunk(column, b.meta(), rows, bytes.data(),
+                                                         b.size(), 4, DefaultMemoryPool(), "test"));
+        int64_t kept_total = 0;
+        for (int64_t row = 0; row < rows; row += batch) {
+          const int64_t n = std::min(batch, rows - row);
+          std::vector<int32_t> selection;
+          for (int64_t i = 0; i < n; ++i)
+            if (keep(row + i))
+              selection.push_back(static_cast<int32_t>(i));
+          const auto kept = static_cast<int64_t>(selection.size());
+          ASSERT_OK(decoder->BeginOutput(kept));
+          ASSERT_OK(decoder->ReadSelected(n, selection.data(), kept));
+          ASSERT_OK_AND_ASSIGN(ArrayPtr array, decoder->Finish());
+          ASSERT_EQ(array->length(), kept);
+          for (int64_t k = 0; k < kept; ++k) {
+            const Row& want =
+                b.rows()[static_cast<size_t>(row + selection[static_cast<size_t>(k)])];
+            ASSERT_EQ(Text(*array, k), want ? *want : "NULL") << "row " << row + selection[k];
+          }
+          kept_total += kept;
+        }
+        EXPECT_EQ(decoder->position(), rows);
+        EXPECT_EQ(decoder->values_decoded(), kept_total);
+        EXPECT_EQ(decoder->values_skipped(), rows - kept_total);
+      }
+    }
+  }
+}
+
 TEST(ParquetStreamingTest, BadChunksAreErrors) {
   const ChunkBuilder good = MixedChunk(true);
   const ColumnDescriptor column = good.descriptor();
@@ -305,7 +357,8 @@ TEST(ParquetStreamingTest, BadChunksAreErrors) {
 Result<std::vector<std::string>> ReadRows(const ParquetTable& table, int64_t batch_size,
                                           std::shared_ptr<MemoryPool> pool = nullptr,
                                           ScanRowFilter* filter = nullptr,
-                                          int64_t* max_batch = nullptr) {
+                                          int64_t* max_batch = nullptr,
+                                          std::map<std::string, int64_t>* metrics = nullptr) {
   ScanRequest request;
   for (int i = 0; i < table.schema()->num_fields(); ++i)
     request.projection.push_back(i);
@@ -313,6 +366,8 @@ Result<std::vector<std::string>> ReadRows(const ParquetTable& table, int64_t bat
   ScanContext context;
   context.pool = pool ? pool : DefaultMemoryPool();
   context.row_filter = filter;
+  if (metrics != nullptr)
+    context.add_metric = [metrics](const std::string& name, int64_t v) { (*metrics)[name] += v; };
   SHOAL_ASSIGN_OR_RETURN(auto units, table.PlanScan(request));
   std::vector<std::string> rows;
   for (const auto& unit : units) {
@@ -469,6 +524,10 @@ class EveryNthFilter final : public ScanRowFilter {
   }
   Result<RecordBatchPtr> Take(const columnar::RecordBatch& batch,
                               const std::vector<int32_t>& selection) override {
+    return TakeRows(batch, selection);
+  }
+  static Result<RecordBatchPtr> TakeRows(const columnar::RecordBatch& batch,
+                                         const std::vector<int32_t>& selection) {
     std::vector<ArrayPtr> columns;
     for (int c = 0; c < batch.num_columns(); ++c) {
       auto builder = columnar::MakeBuilder(batch.column(c)->type(), DefaultMemoryPool());
@@ -509,6 +568,93 @@ TEST(ParquetStreamingTest, RuntimeFilterPerBatch) {
     EveryNthFilter filter(2500, 5000);
     ASSERT_OK_AND_ASSIGN(auto rows, ReadRows(*table, 100, nullptr, &filter));
     EXPECT_EQ(rows, (std::vector<std::string>{whole[0], whole[2500]}));
+  }
+  std::filesystem::remove(path);
+}
+
+// A row filter keeping rows by their position in the scan (whatever their values), reading
+// column 0 only to be called per batch.
+class PositionFilter final : public ScanRowFilter {
+ public:
+  explicit PositionFilter(bool (*keep)(int64_t)) : keep_(keep) {}
+  bool BlockRuledOut(const std::function<bool(const ColumnPredicate&)>&) override { return false; }
+  const std::vector<int>& columns() override { return columns_; }
+  Result<int64_t> Select(const std::vector<ArrayPtr>&, int64_t num_rows,
+                         std::vector<int32_t>* selection) override {
+    selection->clear();
+    for (int64_t i = 0; i < num_rows; ++i)
+      if (keep_(row_ + i))
+        selection->push_back(static_cast<int32_t>(i));
+    row_ += num_rows;
+    if (static_cast<int64_t>(selection->size()) == num_rows)
+      return int64_t{-1};
+    return static_cast<int64_t>(selection->size());
+  }
+  Result<RecordBatchPtr> Take(const columnar::RecordBatch& batch,
+                              const std::vector<int32_t>& selection) override {
+    return EveryNthFilter::TakeRows(batch, selection);
+  }
+
+ private:
+  bool (*keep_)(int64_t);
+  int64_t row_ = 0;
+  std::vector<int> columns_ = {0};
+};
+
+// With a row filter the other flat columns decode only the rows kept (in batches keeping fewer
+// than half their rows): the scan's values_decoded metric counts the filter's column whole and
+// the others for the kept rows alone, and the rows
+// equal a whole read's, for our files (PLAIN, dictionary, RLE booleans) and DuckDB's (v2 pages,
+// DELTA_*, BYTE_STREAM_SPLIT, nested columns, which are cut after decoding).
+TEST(ParquetStreamingTest, RowFilterDecodesOtherColumnsOnlyForKeptRows) {
+  const std::string path = WriteFile("stream_late", 5000, 3000, 512, true);
+  std::vector<std::string> files = {path};
+  for (const char* name : {"types_v2_zstd.parquet", "types_snappy.parquet", "nested_shapes.parquet",
+                           "struct_fields.parquet"})
+    files.push_back(kDataDir + "/" + name);
+  using Keep = bool (*)(int64_t);
+  for (Keep keep : {Keep{[](int64_t r) { return r % 3 == 0 || r % 11 == 5; }},
+                    Keep{[](int64_t r) { return r / 40 % 3 == 1; }},
+                    Keep{[](int64_t r) { return r == 2 || r == 4700; }}}) {
+    for (const std::string& file : files) {
+      SCOPED_TRACE(file);
+      ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make(file, nullptr, {}));
+      ASSERT_OK_AND_ASSIGN(auto whole, ReadRows(*table, int64_t{1} << 30));
+      std::vector<std::string> want;
+      for (size_t i = 0; i < whole.size(); ++i)
+        if (keep(static_cast<int64_t>(i)))
+          want.push_back(whole[i]);
+      for (int64_t batch : {7, 100, 4096}) {
+        SCOPED_TRACE("batch " + std::to_string(batch));
+        PositionFilter filter(keep);
+        std::map<std::string, int64_t> metrics;
+        ASSERT_OK_AND_ASSIGN(auto rows,
+                             ReadRows(*table, batch, nullptr, &filter, nullptr, &metrics));
+        EXPECT_EQ(rows, want);
+        if (file == path) {
+          // Six flat columns: id whole, the other five for the kept rows only when a batch keeps
+          // fewer than half its rows (otherwise they decode the batch whole and cut it).
+          // Batches restart at each row group (3,000 rows).
+          const auto n = static_cast<int64_t>(whole.size());
+          int64_t decoded = n;
+          int64_t skipped = 0;
+          for (int64_t group = 0; group < n; group += 3000) {
+            const int64_t end = std::min(n, group + 3000);
+            for (int64_t start = group; start < end; start += batch) {
+              const int64_t rows = std::min(batch, end - start);
+              int64_t kept = 0;
+              for (int64_t r = start; r < start + rows; ++r)
+                kept += keep(r) ? 1 : 0;
+              const bool picked = kept == 0 || kept * 2 < rows;
+              decoded += 5 * (picked ? kept : rows);
+              skipped += 5 * (picked ? rows - kept : 0);
+            }
+          }
+          EXPECT_EQ(metrics["values_decoded"], decoded);
+          EXPECT_EQ(metrics["values_skipped"], skipped);
+        }
+      }
+    }
   }
   std::filesystem::remove(path);
 }

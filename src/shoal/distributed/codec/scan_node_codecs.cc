@@ -1,15 +1,17 @@
-// Node codecs of the leaves that produce rows: table scans (their table through a TableCodec and
-// the task's scan units), work-unit feed scans (a table scan without units) and VALUES (one Arrow
-// IPC stream).
+// Node codecs of the leaves that produce rows: table scans (their table through a TableCodec, the
+// task's scan units and the filter folded into the scan), work-unit feed scans (a table scan
+// without units) and VALUES (one Arrow IPC stream).
 #include <utility>
 #include <vector>
 
 #include "shoal/columnar/ipc/reader.h"
 #include "shoal/columnar/ipc/writer.h"
+#include "shoal/distributed/codec/expr_codec.h"
 #include "shoal/distributed/codec/node_codec.h"
 #include "shoal/distributed/codec/node_codec_families_internal.h"
 #include "shoal/distributed/codec/type_codec.h"
 #include "shoal/distributed/feeds/work_unit_feed_scan_exec.h"
+#include "shoal/exec/operators/scan_filter_expr.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/values_exec.h"
 
@@ -53,6 +55,9 @@ Status EncodeTableScan(const exec::ExecutionPlan& node, NodeEncoder& encoder,
         pp->add_steps(step);
     }
   }
+  SHOAL_ASSIGN_OR_RETURN(sql::ExprPtr filter, exec::ScanFilterExpression(r));
+  if (filter != nullptr)
+    SHOAL_RETURN_IF_ERROR(EncodeExpr(*filter, m->mutable_filter()));
   for (const auto& group : x.unit_groups()) {
     auto* g = m->add_groups();
     for (const auto& u : group) {
@@ -123,6 +128,13 @@ Result<exec::ExecPlanPtr> DecodeTableScan(const proto::PlanNodeProto& in,
       return Status::InvalidData("encoded plan: scan of {} column {}: {}", m.table_name(),
                                  column.name, pruned.status().message());
     request.field_paths.push_back(std::move(paths));
+  }
+  if (m.has_filter()) {
+    ExprDecoder exprs;
+    SHOAL_ASSIGN_OR_RETURN(sql::ExprPtr filter, exprs.Decode(m.filter()));
+    SHOAL_RETURN_IF_ERROR(
+        exprs.CheckColumns(static_cast<int64_t>(request.projection.size()), "TableScan filter"));
+    request.filter = std::make_shared<exec::ScanFilterExpr>(std::move(filter));
   }
   std::vector<std::vector<io::ScanUnit>> groups;
   for (const auto& g : m.groups()) {

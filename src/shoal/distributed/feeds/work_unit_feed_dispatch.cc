@@ -67,7 +67,10 @@ bool SameScans(const std::vector<std::vector<const exec::TableScanExec*>>& scans
           a.num_partitions() != b.num_partitions() || a.request().limit != b.request().limit ||
           a.request().projection != b.request().projection ||
           a.request().field_paths != b.request().field_paths ||
-          a.request().predicates.size() != b.request().predicates.size())
+          a.request().predicates.size() != b.request().predicates.size() ||
+          (a.request().filter == nullptr) != (b.request().filter == nullptr) ||
+          (a.request().filter != nullptr &&
+           a.request().filter->ToString() != b.request().filter->ToString()))
         return false;
     }
   }

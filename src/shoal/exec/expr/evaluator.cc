@@ -314,10 +314,14 @@ struct ExprEvaluator::Conjunct {
 
 namespace {
 
-// Whether evaluating `e` can never fail, whatever the row: comparisons, IN, LIKE, IS [NOT] NULL
-// and boolean connectives over columns and constants. Only such conjuncts may be reordered: a
-// user writes `x <> 0 AND y / x > 1` expecting the guard to run first.
-bool CannotFail(const sql::Expr& e) {
+// Every this many batches Select re-sorts reorderable conjuncts by measured cost per row
+// dropped, so the cheapest, most selective test runs first on every row and the expensive ones
+// only on the survivors (the order in the query or from the optimizer is a guess).
+constexpr int64_t kReorderInterval = 16;
+
+}  // namespace
+
+bool ExprCannotFail(const sql::Expr& e) {
   switch (e.kind) {
     case sql::ExprKind::kColumnRef:
     case sql::ExprKind::kLiteral: return true;
@@ -342,7 +346,7 @@ bool CannotFail(const sql::Expr& e) {
       if (kSafe.count(e.name) == 0)
         return false;
       for (const auto& a : e.args) {
-        if (!CannotFail(*a))
+        if (!ExprCannotFail(*a))
           return false;
       }
       return true;
@@ -350,13 +354,6 @@ bool CannotFail(const sql::Expr& e) {
     default: return false;
   }
 }
-
-// Every this many batches Select re-sorts reorderable conjuncts by measured cost per row
-// dropped, so the cheapest, most selective test runs first on every row and the expensive ones
-// only on the survivors (the order in the query or from the optimizer is a guess).
-constexpr int64_t kReorderInterval = 16;
-
-}  // namespace
 
 ExprEvaluator::~ExprEvaluator() = default;
 
@@ -388,7 +385,7 @@ Result<std::unique_ptr<ExprEvaluator>> ExprEvaluator::Make(const sql::ExprPtr& e
       SHOAL_ASSIGN_OR_RETURN(c.node, Build(*leaf, input_schema));
       c.columns = ColumnsOf(*leaf);
       ev->conjuncts_.push_back(std::move(c));
-      ev->reorderable_ = ev->reorderable_ && CannotFail(*leaf);
+      ev->reorderable_ = ev->reorderable_ && ExprCannotFail(*leaf);
     }
   }
   return ev;

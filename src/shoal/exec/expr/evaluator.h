@@ -27,6 +27,12 @@ struct EvalInput {
   int64_t length = 0;
 };
 
+/// Whether evaluating `e` can never fail, whatever the row: comparisons, IN, LIKE, IS [NOT] NULL
+/// and boolean connectives over columns and constants. Only such conjuncts may be reordered (a
+/// user writes `x <> 0 AND y / x > 1` expecting the guard to run first) or evaluated ahead of
+/// the others, in a scan (scan_filter_expr.h).
+bool ExprCannotFail(const sql::Expr& e);
+
 class EvalNode {
  public:
   explicit EvalNode(DataType type) : type_(std::move(type)) {}

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "shoal/exec/array_ops.h"
+#include "shoal/exec/operators/scan_filter_expr.h"
 #include "shoal/exec/task_context.h"
 
 namespace shoal::exec {
@@ -31,17 +33,30 @@ ScanUnitStream::ScanUnitStream(const ExecutionPlan* node, int partition,
   scan_context_.add_metric = [m](const std::string& name, int64_t value) {
     m->AddExtra(name, value);
   };
+  std::unique_ptr<ScanRuntimeFilters> runtime;
   if (!request_.runtime_filters.empty()) {
-    runtime_filters_ =
-        std::make_unique<ScanRuntimeFilters>(request_, this->context().get(), m, pool());
-    if (runtime_filters_->empty()) {
-      runtime_filters_.reset();
-    } else if (table_->AppliesRowFilter()) {
-      scan_context_.row_filter = runtime_filters_.get();
-    } else {
-      filter_batches_ = true;
-    }
+    runtime = std::make_unique<ScanRuntimeFilters>(request_, this->context().get(), m, pool());
+    if (runtime->empty())
+      runtime.reset();
   }
+  Result<sql::ExprPtr> predicate = ScanFilterExpression(request_);
+  if (!predicate.ok()) {
+    init_status_ = predicate.status();
+    return;
+  }
+  if (*predicate == nullptr && runtime == nullptr)
+    return;
+  Result<std::unique_ptr<ScanPredicateFilter>> filter =
+      ScanPredicateFilter::Make(*schema(), *predicate, std::move(runtime), m, pool());
+  if (!filter.ok()) {
+    init_status_ = filter.status();
+    return;
+  }
+  filter_ = std::move(filter).MoveValueUnsafe();
+  if (table_->AppliesRowFilter())
+    scan_context_.row_filter = filter_.get();
+  else
+    filter_batches_ = true;
 }
 
 ScanUnitStreamEnv ScanUnitStream::env() const {
@@ -56,6 +71,36 @@ void ScanUnitStream::CreditProgress(int64_t unit_bytes_read) {
 }
 
 Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
+  SHOAL_RETURN_IF_ERROR(init_status_);
+  if (request_.filter == nullptr)
+    return NextBatch();
+  // A filtered scan's batches may be slivers: like FilterExec, hold back those under half a batch
+  // and merge them, so operators downstream do not pay per-batch costs on a few rows.
+  const int64_t target = context()->batch_size();
+  for (;;) {
+    SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, NextBatch());
+    if (batch == nullptr)
+      break;
+    if (pending_.empty() && batch->num_rows() * 2 >= target)
+      return batch;
+    pending_rows_ += batch->num_rows();
+    pending_.push_back(std::move(batch));
+    if (pending_rows_ >= target)
+      break;
+  }
+  if (pending_.empty())
+    return columnar::RecordBatchPtr();
+  if (pending_.size() == 1) {
+    pending_rows_ = 0;
+    return std::exchange(pending_, {}).front();
+  }
+  Result<columnar::RecordBatchPtr> out = ConcatenateBatches(schema(), pending_, pool());
+  pending_.clear();
+  pending_rows_ = 0;
+  return out;
+}
+
+Result<columnar::RecordBatchPtr> ScanUnitStream::NextBatch() {
   for (;;) {
     if (request_.limit >= 0 && produced_ >= request_.limit)
       return columnar::RecordBatchPtr();
@@ -91,7 +136,11 @@ Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
       continue;
     columnar::RecordBatchPtr out = std::move(batch).MoveValueUnsafe();
     if (filter_batches_) {
-      SHOAL_ASSIGN_OR_RETURN(out, runtime_filters_->Apply(std::move(out)));
+      SHOAL_ASSIGN_OR_RETURN(out, filter_->Apply(std::move(out)));
+      if (out->num_rows() == 0)
+        continue;
+    } else if (filter_ != nullptr) {
+      SHOAL_ASSIGN_OR_RETURN(out, filter_->ApplyDeferred(std::move(out)));
       if (out->num_rows() == 0)
         continue;
     }

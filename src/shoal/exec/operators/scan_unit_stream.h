@@ -6,8 +6,9 @@
 // (ListUnitSource), and the distributed layer's WorkUnitFeedScanExec pulls units from a work-unit
 // feed as it goes. The loop (open a unit's reader with the task's pool and metrics, skip empty
 // batches, stop at the limit, move on at a unit's end) lives only here; a source says where units
-// come from and how to name them in errors. Runtime join filters (scan_runtime_filters.h) are
-// applied here too, by the provider while it decodes when it can, otherwise to each batch.
+// come from and how to name them in errors. Runtime join filters (scan_runtime_filters.h) and the
+// request's filter (a WHERE folded into the scan: scan_filter_expr.h) are applied here too, through
+// one ScanPredicateFilter: by the provider while it decodes when it can, otherwise to each batch.
 #pragma once
 
 #include <memory>
@@ -16,7 +17,7 @@
 #include <vector>
 
 #include "shoal/exec/operator_stream.h"
-#include "shoal/exec/operators/scan_runtime_filters.h"
+#include "shoal/exec/operators/scan_predicate_filter.h"
 #include "shoal/io/table_provider.h"
 
 namespace shoal::exec {
@@ -68,6 +69,8 @@ class ScanUnitStream final : public OperatorStream {
   Result<columnar::RecordBatchPtr> NextImpl() override;
 
  private:
+  // The next non-empty batch of the units, filtered.
+  Result<columnar::RecordBatchPtr> NextBatch();
   ScanUnitStreamEnv env() const;
   // Credits the query's progress up to `unit_bytes_read` of the current unit.
   void CreditProgress(int64_t unit_bytes_read);
@@ -81,10 +84,13 @@ class ScanUnitStream final : public OperatorStream {
   int64_t unit_rows_read_ = 0;       // rows the current unit's reader returned
   int64_t unit_bytes_credited_ = 0;  // of the current unit, to the query's progress
   columnar::RecordBatchReaderPtr reader_;
-  // The request's runtime join filters: handed to providers that apply them while decoding,
-  // applied here to the batches of the others. Null when the request has none.
-  std::unique_ptr<ScanRuntimeFilters> runtime_filters_;
+  // The request's runtime join filters and filter: handed to providers that apply them while
+  // decoding, applied here to the batches of the others. Null when the request has neither.
+  std::unique_ptr<ScanPredicateFilter> filter_;
   bool filter_batches_ = false;
+  Status init_status_;  // an error making filter_, returned by the first Next
+  std::vector<columnar::RecordBatchPtr> pending_;  // small filtered batches held back to merge
+  int64_t pending_rows_ = 0;
 };
 
 }  // namespace shoal::exec

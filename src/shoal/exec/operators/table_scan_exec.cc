@@ -25,6 +25,8 @@ std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRe
   std::string out = ", columns=[" + columns + "]";
   if (!request.predicates.empty())
     out += fmt::format(", pruning_predicates={}", request.predicates.size());
+  if (request.filter != nullptr)
+    out += ", filter=" + request.filter->ToString();
   if (request.limit >= 0)
     out += fmt::format(", limit={}", request.limit);
   if (!request.runtime_filters.empty()) {

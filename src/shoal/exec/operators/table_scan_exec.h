@@ -9,8 +9,8 @@
 namespace shoal::exec {
 
 /// The part of EXPLAIN's line every scan shares: ", columns=[...]" and the request's pruning
-/// predicates and limit (table scans and the distributed layer's feed scans). With the table's
-/// schema, a struct column read in part shows its fields ("s.{a,b.c}").
+/// predicates, filter and limit (table scans and the distributed layer's feed scans). With the
+/// table's schema, a struct column read in part shows its fields ("s.{a,b.c}").
 std::string DescribeScanRequest(const columnar::Schema& schema, const io::ScanRequest& request,
                                 const columnar::Schema* table_schema = nullptr);
 

@@ -186,28 +186,176 @@ Status ChunkDecoder::SkipRows(int64_t n) {
     if (page_left_ == 0) {
       int64_t skipped = 0;
       SHOAL_RETURN_IF_ERROR(NextDataPage(n, &skipped));
+      values_skipped_ += skipped;
       n -= skipped;
       if (skipped > 0)
         continue;
     }
     const int64_t k = std::min(n, page_left_);
-    int64_t dense = k;
-    Status st;
-    if (c_.optional) {
-      Result<int64_t> present = NextLevels(k);
-      if (present.ok())
-        dense = *present;
-      else
-        st = std::move(present).status();
-    }
-    if (st.ok())
-      st = NextValues(dense, nullptr, &views_, true);
+    Status st = SkipInPage(k);
     if (!st.ok())
       return PageContext(std::move(st));
-    page_left_ -= k;
-    levels_ += k;
     n -= k;
   }
+  return Status::OK();
+}
+
+Status ChunkDecoder::SkipInPage(int64_t n) {
+  int64_t dense = n;
+  if (c_.optional) {
+    SHOAL_ASSIGN_OR_RETURN(dense, NextLevels(n));
+  }
+  SHOAL_RETURN_IF_ERROR(NextValues(dense, nullptr, &views_, true));
+  page_left_ -= n;
+  levels_ += n;
+  values_skipped_ += n;
+  return Status::OK();
+}
+
+Status ChunkDecoder::ReadSelected(int64_t n, const int32_t* selection, int64_t count) {
+  if (n < 0 || count < 0 || count > n || rows_ + count > capacity_ || levels_ + n > num_rows_)
+    return Status::Internal("reading {} of {} rows at row {} of {} into an output of {} of {}",
+                            count, n, levels_, num_rows_, rows_, capacity_);
+  int64_t base = 0;  // rows of the n passed so far
+  int64_t i = 0;     // the next selected row
+  while (base < n) {
+    if (i == count)
+      return SkipRows(n - base);
+    const int64_t next = selection[i];
+    if (next < base || next >= n)
+      return Status::Internal("row selection not ascending below {}", n);
+    if (page_left_ == 0) {
+      // Pages that end before the next selected row are passed over whole.
+      int64_t skipped = 0;
+      SHOAL_RETURN_IF_ERROR(NextDataPage(next - base, &skipped));
+      values_skipped_ += skipped;
+      base += skipped;
+      if (skipped > 0)
+        continue;
+    }
+    const int64_t k = std::min(n - base, page_left_);
+    int64_t j = i;
+    while (j < count && selection[j] < base + k)
+      ++j;
+    Status st;
+    if (j == i)
+      st = SkipInPage(k);
+    else if (j - i == k)
+      st = DecodeRows(k);
+    else
+      st = DecodeSelected(k, selection + i, j - i, base);
+    if (!st.ok())
+      return PageContext(std::move(st));
+    base += k;
+    i = j;
+  }
+  return Status::OK();
+}
+
+Status ChunkDecoder::DecodeSelected(int64_t n, const int32_t* selection, int64_t count,
+                                    int64_t base) {
+  const bool gather =
+      (source_ == Source::kPlainFixed && target_ == Target::kFixed) ||
+      ((source_ == Source::kDictionary || source_ == Source::kPage) && target_ != Target::kBool);
+  if (!gather) {
+    // Other encodings decode values in sequence: runs of kept rows are decoded, the gaps passed
+    // over.
+    int64_t at = base;
+    for (int64_t i = 0; i < count;) {
+      const int64_t start = selection[i];
+      int64_t end = start + 1;
+      for (++i; i < count && selection[i] == end; ++i)
+        ++end;
+      if (start > at)
+        SHOAL_RETURN_IF_ERROR(SkipInPage(start - at));
+      SHOAL_RETURN_IF_ERROR(DecodeRows(end - start));
+      at = end;
+    }
+    if (base + n > at)
+      SHOAL_RETURN_IF_ERROR(SkipInPage(base + n - at));
+    return Status::OK();
+  }
+  // The values of the kept rows are picked out of the page by their position among the page's
+  // present values (a prefix count of the definition levels).
+  int64_t dense = n;
+  const uint8_t* defs = nullptr;
+  if (c_.optional) {
+    SHOAL_ASSIGN_OR_RETURN(dense, NextLevels(n));
+    defs = defs_.data();
+  }
+  // picks[m]: the dense position of the m-th kept present value; sdefs: the kept rows' levels.
+  if (static_cast<int64_t>(ints32_.size()) < count)
+    ints32_.resize(static_cast<size_t>(count));
+  int32_t* picks = ints32_.data();
+  selected_defs_.resize(static_cast<size_t>(count));
+  uint8_t* sdefs = selected_defs_.data();
+  int64_t present = 0;
+  if (defs == nullptr) {
+    for (int64_t i = 0; i < count; ++i)
+      picks[i] = static_cast<int32_t>(selection[i] - base);
+    present = count;
+  } else {
+    int64_t row = 0;
+    int32_t d = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t r = selection[i] - base;
+      for (; row < r; ++row)
+        d += defs[row];
+      sdefs[i] = defs[r];
+      if (defs[r])
+        picks[present++] = d;
+    }
+  }
+  if (source_ == Source::kPlainFixed) {
+    SHOAL_RETURN_IF_ERROR(
+        GatherPlainFixed(picks, present, dense, values_->mutable_data() + rows_ * width_));
+  } else if (source_ == Source::kPage) {
+    uint8_t* dst = target_ == Target::kFixed ? values_->mutable_data() + rows_ * width_ : nullptr;
+    SHOAL_RETURN_IF_ERROR(GatherPage(picks, present, dense, dst));
+  } else {
+    if (dense > 0) {
+      if (index_width_ < 0)
+        return Status::InvalidData("dictionary page data is empty");
+      indices_.resize(static_cast<size_t>(dense));
+      SHOAL_RETURN_IF_ERROR(values_rle_.Decode(indices_.data(), dense));
+      for (int64_t m = 0; m < present; ++m)  // in place: picks ascend and picks[m] >= m
+        indices_[static_cast<size_t>(m)] = indices_[static_cast<size_t>(picks[m])];
+    }
+    uint8_t* dst = target_ == Target::kFixed ? values_->mutable_data() + rows_ * width_ : nullptr;
+    if (present > 0)
+      SHOAL_RETURN_IF_ERROR(GatherDictionary(present, dst, &views_));
+    else
+      views_.clear();
+  }
+  if (target_ == Target::kFixed && present != count) {
+    uint8_t* dst = values_->mutable_data() + rows_ * width_;
+    switch (width_) {
+      case 1: ScatterFixed<1>(sdefs, count, present, dst); break;
+      case 2: ScatterFixed<2>(sdefs, count, present, dst); break;
+      case 4: ScatterFixed<4>(sdefs, count, present, dst); break;
+      case 8: ScatterFixed<8>(sdefs, count, present, dst); break;
+      case 16: ScatterFixed<16>(sdefs, count, present, dst); break;
+      default: return Status::Internal("unexpected value width {}", width_);
+    }
+  }
+  if (target_ == Target::kVar)
+    SHOAL_RETURN_IF_ERROR(AppendViews(defs == nullptr ? nullptr : sdefs, count));
+  if (c_.optional) {
+    uint8_t* valid = validity_->mutable_data();
+    if (present == count) {
+      SetBitRange(valid, rows_, count);
+    } else {
+      for (int64_t i = 0; i < count; ++i)
+        if (sdefs[i])
+          columnar::bitmap::SetBit(valid, rows_ + i);
+    }
+    null_count_ += count - present;
+  }
+  rows_ += count;
+  levels_ += n;
+  page_left_ -= n;
+  values_decoded_ += count;
+  values_skipped_ += n - count;
   return Status::OK();
 }
 
@@ -396,6 +544,7 @@ Status ChunkDecoder::DecodeRows(int64_t n) {
   rows_ += n;
   levels_ += n;
   page_left_ -= n;
+  values_decoded_ += n;
   return Status::OK();
 }
 

@@ -56,6 +56,16 @@ class ChunkDecoder {
   Status ReadRows(int64_t n);
   /// Passes over the next `n` rows of the chunk.
   Status SkipRows(int64_t n);
+  /// Of the next `n` rows of the chunk, decodes only rows `selection[0, count)` (ascending
+  /// offsets below `n`) into the output and passes over the others: pages without a selected
+  /// row are not decompressed, and PLAIN fixed-width values, dictionary-encoded values and values
+  /// decoded per page (DELTA_*_BYTE_ARRAY, BYTE_STREAM_SPLIT) of dropped rows are never
+  /// converted, gathered or copied; other encodings (DELTA_BINARY_PACKED, booleans, PLAIN byte
+  /// arrays) decode the runs of kept rows and pass over the gaps.
+  Status ReadSelected(int64_t n, const int32_t* selection, int64_t count);
+  /// Values (rows of flat columns) decoded into outputs so far, and passed over.
+  int64_t values_decoded() const { return values_decoded_; }
+  int64_t values_skipped() const { return values_skipped_; }
   /// Rows of the chunk read or skipped so far.
   int64_t position() const { return levels_; }
 
@@ -115,6 +125,11 @@ class ChunkDecoder {
   Status NextValues(int64_t dense, uint8_t* dst, std::vector<ByteView>* views, bool skip);
   // Decodes the next `n` rows of the current page (`n` <= its rows left) into the output.
   Status DecodeRows(int64_t n);
+  // Passes over the next `n` rows of the current page (`n` <= its rows left).
+  Status SkipInPage(int64_t n);
+  // Of the next `n` rows of the current page (`n` <= its rows left), decodes rows
+  // `selection[0, count)` (offsets from `base`, each in [base, base + n)) into the output.
+  Status DecodeSelected(int64_t n, const int32_t* selection, int64_t count, int64_t base);
   // The error context of the current page.
   Status PageContext(Status st) const;
 
@@ -146,6 +161,13 @@ class ChunkDecoder {
   Status Plain(const uint8_t* data, int64_t size, int64_t n, uint8_t* dst,
                std::vector<ByteView>* views);
 
+  // PLAIN fixed-size source: of the page's next `dense` values, converts values `picks[0, count)`
+  // (ascending positions among them) to `dst` and passes over the rest.
+  Status GatherPlainFixed(const int32_t* picks, int64_t count, int64_t dense, uint8_t* dst);
+  // The same for a page whose values were decoded at its start (kPage): fixed values to `dst`,
+  // byte arrays to views_.
+  Status GatherPage(const int32_t* picks, int64_t count, int64_t dense, uint8_t* dst);
+
   // Dictionary values of indices_[0, n): to `dst` (fixed, booleans) or `views`.
   Status GatherDictionary(int64_t n, uint8_t* dst, std::vector<ByteView>* views);
   // DELTA_BINARY_PACKED values in ints_[0, n) to the column type at `dst`.
@@ -166,6 +188,8 @@ class ChunkDecoder {
   int64_t rows_ = 0;    // slots (rows of the output array) so far
   int64_t levels_ = 0;  // level entries so far (rows_ for flat columns)
   int64_t null_count_ = 0;
+  int64_t values_decoded_ = 0;
+  int64_t values_skipped_ = 0;
   BufferPtr def_levels_;  // nested leaves only
   BufferPtr rep_levels_;
 
@@ -211,6 +235,8 @@ class ChunkDecoder {
   std::vector<uint8_t> split_;
   std::vector<char> arena_;
   std::vector<ByteView> views_;
+  std::vector<uint8_t> selected_defs_;  // ReadSelected: the definition levels of the rows kept
+  std::vector<uint8_t> gathered_;       // ReadSelected: the PLAIN values of the rows kept
 };
 
 }  // namespace shoal::io::parquet::internal

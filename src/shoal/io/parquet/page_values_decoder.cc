@@ -40,6 +40,13 @@ void CastCopy(const uint8_t* src, int64_t n, uint8_t* dst) {
   }
 }
 
+// Values picks[0, n) of `src` (kWidth bytes each) to dst, one after the other.
+template <int kWidth>
+void PickFixed(const uint8_t* src, const int32_t* picks, int64_t n, uint8_t* dst) {
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * kWidth, src + static_cast<int64_t>(picks[i]) * kWidth, kWidth);
+}
+
 template <int kWidth>
 void GatherFixed(const uint8_t* dict, const uint32_t* indices, int64_t n, uint8_t* dst) {
   for (int64_t i = 0; i < n; ++i)
@@ -449,6 +456,53 @@ Status ChunkDecoder::NextValues(int64_t dense, uint8_t* dst, std::vector<ByteVie
     }
   }
   return Status::Internal("unknown value source");
+}
+
+Status ChunkDecoder::GatherPage(const int32_t* picks, int64_t count, int64_t dense, uint8_t* dst) {
+  const int64_t have = target_ == Target::kVar
+                           ? static_cast<int64_t>(page_views_.size())
+                           : static_cast<int64_t>(page_fixed_.size() - 1) / width_;
+  if (dense > have - vpos_)
+    return Status::Internal("page values overrun: {} of {} at {}", dense, have, vpos_);
+  if (target_ == Target::kVar) {
+    views_.resize(static_cast<size_t>(count));
+    for (int64_t m = 0; m < count; ++m)
+      views_[static_cast<size_t>(m)] = page_views_[static_cast<size_t>(vpos_ + picks[m])];
+  } else {
+    const uint8_t* src = page_fixed_.data() + vpos_ * width_;
+    switch (width_) {
+      case 1: PickFixed<1>(src, picks, count, dst); break;
+      case 2: PickFixed<2>(src, picks, count, dst); break;
+      case 4: PickFixed<4>(src, picks, count, dst); break;
+      case 8: PickFixed<8>(src, picks, count, dst); break;
+      case 16: PickFixed<16>(src, picks, count, dst); break;
+      default: return Status::Internal("unexpected value width {}", width_);
+    }
+  }
+  vpos_ += dense;
+  return Status::OK();
+}
+
+Status ChunkDecoder::GatherPlainFixed(const int32_t* picks, int64_t count, int64_t dense,
+                                      uint8_t* dst) {
+  const int k = PhysicalSize(c_);
+  if (dense > (vsize_ - vpos_) / k)
+    return Status::InvalidData("PLAIN page holds {} bytes, {} more values need {}", vsize_ - vpos_,
+                               dense, dense * k);
+  const uint8_t* src = vdata_ + vpos_;
+  gathered_.resize(static_cast<size_t>(count * k) + 1);
+  uint8_t* g = gathered_.data();
+  switch (k) {
+    case 4: PickFixed<4>(src, picks, count, g); break;
+    case 8: PickFixed<8>(src, picks, count, g); break;
+    case 12: PickFixed<12>(src, picks, count, g); break;
+    case 16: PickFixed<16>(src, picks, count, g); break;
+    default:
+      for (int64_t m = 0; m < count; ++m)
+        std::memcpy(g + m * k, src + static_cast<int64_t>(picks[m]) * k, static_cast<size_t>(k));
+  }
+  vpos_ += dense * k;
+  return ConvertFixed(g, count, dst);
 }
 
 Status ChunkDecoder::Plain(const uint8_t* data, int64_t size, int64_t n, uint8_t* dst,

@@ -266,5 +266,54 @@ TEST_F(PlanCodecTest, StructFieldPathsOfAParquetScanRoundTrip) {
                      corrupted([](proto::TableScanProto* scan) { scan->add_field_paths(); }));
 }
 
+// The WHERE conjuncts folded into a Parquet scan (scan_filter_expr.h) go to the worker with it: the
+// decoded plan's EXPLAIN shows the same `filter=`, the answers are the same, and a filter reading a
+// column the scan does not produce is refused.
+TEST_F(PlanCodecTest, AParquetScanFilterRoundTrips) {
+  const std::string create = "CREATE EXTERNAL TABLE sorted STORED AS PARQUET LOCATION '" +
+                             std::string(SHOAL_PARQUET_TEST_DATA_DIR) + "/sorted.parquet'";
+  ASSERT_OK(plain_.RunOne(create).status());
+  ASSERT_OK(coded_.RunOne(create).status());
+  for (const char* sql : {"SELECT count(*), sum(v) FROM sorted WHERE k >= 9000 OR v < 10",
+                          "SELECT k, v FROM sorted WHERE k IN (3, 4097, 9999) AND v / 2 = k"}) {
+    SCOPED_TRACE(sql);
+    ASSERT_OK_AND_ASSIGN(auto expected, plain_.RunOne(sql));
+    ASSERT_OK_AND_ASSIGN(auto actual, coded_.RunOne(sql));
+    EXPECT_EQ(distributed_testing::SortedRows(expected), distributed_testing::SortedRows(actual));
+  }
+  EXPECT_GE(round_trips_, 2);
+  exec::ExecPlanPtr captured;
+  engine_testing::RewritePlans(
+      plain_, [&](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+        captured = plan;
+        return Result<exec::ExecPlanPtr>(plan);
+      });
+  ASSERT_OK(plain_.RunOne("SELECT sum(v) FROM sorted WHERE k < 100").status());
+  const std::string explained = exec::FormatExecutionPlan(*captured, true);
+  EXPECT_NE(explained.find("filter=k < 100"), std::string::npos) << explained;
+  ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlan(captured, *codecs_));
+  ASSERT_OK_AND_ASSIGN(exec::ExecPlanPtr decoded, DecodePlan(bytes, {codecs_, nullptr}));
+  EXPECT_EQ(exec::FormatExecutionPlan(*decoded, true), explained);
+  std::function<proto::TableScanProto*(proto::PlanNodeProto*)> find_scan =
+      [&](proto::PlanNodeProto* node) -> proto::TableScanProto* {
+    if (node->has_table_scan())
+      return node->mutable_table_scan();
+    for (auto& c : *node->mutable_children()) {
+      if (auto* scan = find_scan(&c))
+        return scan;
+    }
+    return nullptr;
+  };
+  proto::EncodedPlan encoded;
+  ASSERT_TRUE(encoded.ParseFromString(bytes));
+  proto::TableScanProto* scan = find_scan(encoded.mutable_root());
+  ASSERT_NE(scan, nullptr);
+  ASSERT_TRUE(scan->has_filter());
+  ASSERT_GE(scan->filter().args_size(), 1);
+  scan->mutable_filter()->mutable_args(0)->set_column(7);
+  EXPECT_STATUS_CODE(StatusCode::kInvalidData,
+                     DecodePlan(encoded.SerializeAsString(), {codecs_, nullptr}).status());
+}
+
 }  // namespace
 }  // namespace shoal::distributed
