@@ -268,6 +268,67 @@ TEST_P(AggregateTest, PartialThenFinalMatchesReference) {
   CheckAgainstReference(batches, Reference(rows), false);
 }
 
+// A grouped partial with a tiny table: flushed whenever full (a key leaves in several state rows,
+// which the final merges), and then, with the pass-through threshold at zero, rows passed through
+// as single-row states (FILTER, avg, variance and decimal sums included).
+TEST_P(AggregateTest, PartialFlushesAndPassesRowsThroughAndTheFinalMergesThem) {
+  auto rows = RandomRows(3000, 13);
+  auto table = MakeTable(RandomFields(), ToText(rows), 61);
+  std::vector<sql::ExprPtr> keys = {Col(0, DataType::Int32()), Col(1, DataType::Utf8())};
+  auto aggs = RandomAggregates(false);
+  for (bool pass_through : {false, true}) {
+    SCOPED_TRACE(pass_through ? "pass-through" : "flushes only");
+    ASSERT_OK_AND_ASSIGN(
+        auto partial, HashAggregateExec::Make(Scan(table, 2), keys, aggs, AggregateMode::kPartial));
+    PartialAggregationLimits limits;
+    limits.table_groups = 8;
+    limits.pass_through_min_rows = pass_through ? 16 : int64_t{1} << 40;
+    limits.pass_through_groups_per_row = 0;
+    partial->set_partial_limits(limits);
+    ASSERT_OK_AND_ASSIGN(
+        auto exchange,
+        RepartitionExec::Make(
+            partial, Partitioning::Hash({Col(0, DataType::Int32()), Col(1, DataType::Utf8())}, 3)));
+    ASSERT_OK_AND_ASSIGN(auto final_agg,
+                         HashAggregateExec::Make(exchange, keys, aggs, AggregateMode::kFinal));
+    ASSERT_OK_AND_ASSIGN(auto batches, Run(final_agg));
+    CheckAgainstReference(batches, Reference(rows), false);
+    const auto totals = context_->metrics().Sum(partial.get());
+    EXPECT_GT(totals.extra.count("flushes") ? totals.extra.at("flushes") : 0, 0);
+    const int64_t passed =
+        totals.extra.count("rows_passed_through") ? totals.extra.at("rows_passed_through") : 0;
+    if (pass_through) {
+      EXPECT_GT(passed, 0);
+    } else {
+      EXPECT_EQ(passed, 0);
+    }
+    EXPECT_GT(totals.output_rows, static_cast<int64_t>(Reference(rows).size()));
+    batches.clear();  // the results hold pool memory
+    EXPECT_EQ(context_->memory_pool()->bytes_used(), 0);
+  }
+}
+
+// A grouped partial refused memory emits its table and goes on (it never spills).
+TEST_P(AggregateTest, PartialRefusedMemoryFlushesInsteadOfFailing) {
+  std::vector<shoal::testing::TextRow> rows;
+  for (int i = 0; i < 20000; ++i)
+    rows.push_back({std::to_string(i)});
+  auto table = MakeTable({{"k", DataType::Int64()}}, rows, 4096);
+  ASSERT_OK_AND_ASSIGN(
+      auto partial,
+      HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
+                              {Agg("count", {}, DataType::Int64())}, AggregateMode::kPartial));
+  ASSERT_OK_AND_ASSIGN(auto total,
+                       HashAggregateExec::Make(partial, {}, {Agg("count", {}, DataType::Int64())},
+                                               AggregateMode::kSingle));
+  auto context = MakeContext(GetParam(), 1, MemoryPool::MakeRoot("query", 256 * 1024));
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(total, context));
+  EXPECT_EQ(Rows(batches), Strings{"20000"});
+  const auto totals = context->metrics().Sum(partial.get());
+  EXPECT_GT(totals.extra.count("flushes") ? totals.extra.at("flushes") : 0, 0);
+  EXPECT_EQ(totals.spill_count, 0);
+}
+
 TEST_P(AggregateTest, GlobalAggregateOnEmptyInputYieldsOneRow) {
   auto table = MakeTable(RandomFields(), {}, 10);
   auto aggs = RandomAggregates(true);

@@ -119,6 +119,7 @@ Result<ExecPlanPtr> HashAggregateExec::WithNewChildren(std::vector<ExecPlanPtr> 
     return Status::Internal("HashAggregate takes one child");
   SHOAL_ASSIGN_OR_RETURN(auto node,
                          Make(std::move(children[0]), group_by_, aggregates_, mode_, schema()));
+  node->set_partial_limits(partial_limits_);
   return ExecPlanPtr(std::move(node));
 }
 

@@ -4,7 +4,9 @@
 // Modes:
 //  - kSingle: input rows in, SQL results out (keys, then one column per aggregate).
 //  - kPartial: input rows in, partial states out: keys, then each aggregate's state columns
-//    (AggregateStateFields), ordinary columns that an exchange can ship.
+//    (AggregateStateFields), ordinary columns that an exchange can ship. Grouped, it streams: a
+//    bounded table emitted whenever full, or rows passed through when they hardly reduce
+//    (PartialAggregationLimits), so one key may leave in several state rows.
 //  - kFinal: a kPartial's output in (after a hash repartition on the keys, or coalesced into one
 //    partition), SQL results out. It is given the SAME group-by and aggregate expressions as the
 //    partial: their types describe the states; the input layout is fixed by PartialSchema().
@@ -25,17 +27,18 @@
 // Each partition aggregates independently; the output keeps the input's partitioning.
 //
 // Memory and spilling: the grouping table and states are reserved from the operator pool after
-// every input batch. When the reservation is refused, or the query's free memory falls below the
-// spill headroom (spill/memory_budget.h), the table's groups are written as partial states (the
-// kPartial columns, so spilling needs no format of its own) into 16 spill files chosen by bits of
-// the key hash, and the table starts empty; later overflows append to the same 16 files. At the
-// end of the input the rest of the table is spilled too, and each partition is merged back (as a
-// kFinal would) and emitted in turn; a partition that still does not fit is split again on other
-// hash bits, up to 8 levels. Aggregates over ordered input have no partial state: their
-// buffered rows are spilled instead, with their group keys, into row files of the same 16
-// partitions, and fed back as input rows when the partition is aggregated. Global aggregates never
-// spill (one state row); DISTINCT aggregates cannot (their seen-pairs tables are not partial
-// states) and fail with OutOfMemory naming the operator and suggesting a higher memory_limit.
+// every input batch. A grouped kPartial never spills: when refused, it emits its table instead.
+// When the reservation is refused, or the query's free memory falls below the spill headroom
+// (spill/memory_budget.h), the table's groups are written as partial states (the kPartial columns,
+// so spilling needs no format of its own) into 16 spill files chosen by bits of the key hash, and
+// the table starts empty; later overflows append to the same 16 files. At the end of the input the
+// rest of the table is spilled too, and each partition is merged back (as a kFinal would) and
+// emitted in turn; a partition that still does not fit is split again on other hash bits, up to 8
+// levels. Aggregates over ordered input have no partial state: their buffered rows are spilled
+// instead, with their group keys, into row files of the same 16 partitions, and fed back as input
+// rows when the partition is aggregated. Global aggregates never spill (one state row); DISTINCT
+// aggregates cannot (their seen-pairs tables are not partial states) and fail with OutOfMemory
+// naming the operator and suggesting a higher memory_limit.
 #pragma once
 
 #include <vector>
@@ -45,6 +48,19 @@
 namespace shoal::exec {
 
 enum class AggregateMode : uint8_t { kSingle, kPartial, kFinal };
+
+/// How a grouped kPartial bounds its table: it is emitted and emptied when it holds
+/// `table_groups` groups (small enough to stay in cache, some 6 MB with one decimal sum; large
+/// enough that keys repeating nearby, as lineitem's l_orderkey, or from a modest domain reduce
+/// as well as in an unbounded table). Once the flushes have taken in `pass_through_min_rows`
+/// rows and given out at least `pass_through_groups_per_row` groups per row, the rest of the
+/// input passes through unhashed as one state row per input row (Velox and Trino skip partial
+/// aggregation the same way). A plan's limits are not serialized: workers use the defaults.
+struct PartialAggregationLimits {
+  int64_t table_groups = int64_t{1} << 17;
+  int64_t pass_through_min_rows = int64_t{1} << 18;
+  double pass_through_groups_per_row = 0.8;
+};
 
 const char* AggregateModeName(AggregateMode mode);
 
@@ -83,6 +99,10 @@ class HashAggregateExec final : public ExecutionPlan {
 
   const std::vector<sql::ExprPtr>& aggregates() const { return aggregates_; }
 
+  const PartialAggregationLimits& partial_limits() const { return partial_limits_; }
+  /// Tests shrink the limits to flush and pass through on small inputs.
+  void set_partial_limits(const PartialAggregationLimits& limits) { partial_limits_ = limits; }
+
  private:
   HashAggregateExec(ExecPlanPtr input, std::vector<sql::ExprPtr> group_by,
                     std::vector<sql::ExprPtr> aggregates, AggregateMode mode,
@@ -97,6 +117,7 @@ class HashAggregateExec final : public ExecutionPlan {
   std::vector<sql::ExprPtr> group_by_;
   std::vector<sql::ExprPtr> aggregates_;
   AggregateMode mode_;
+  PartialAggregationLimits partial_limits_;
 };
 
 }  // namespace shoal::exec

@@ -143,6 +143,8 @@ class HashAggregateStream final : public OperatorStream {
 
  protected:
   Result<RecordBatchPtr> NextImpl() override {
+    if (node_->mode() == AggregateMode::kPartial && num_keys_ > 0)
+      return NextPartial();
     if (input_) {
       SHOAL_RETURN_IF_ERROR(ConsumeInput());
       input_.reset();
@@ -179,8 +181,145 @@ class HashAggregateStream final : public OperatorStream {
     return RecordBatch::Make(schema(), length, std::move(columns));
   }
 
+  // A grouped kPartial streams: its table holds at most PartialAggregationLimits::table_groups
+  // groups and is emitted and emptied when full (the kFinal merges states of one key from many
+  // flushes, as it merges those of many tasks). When the flushes show that the input hardly
+  // reduces, the rest of the input passes through as one state row per input row, with no hashing
+  // at all.
+  Result<RecordBatchPtr> NextPartial() {
+    for (;;) {
+      if (flushing_) {
+        const int64_t total = grouper_->num_groups();
+        const int64_t length = std::min(context()->batch_size(), total - emitted_);
+        SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr out, EmitStates(emitted_, length));
+        emitted_ += length;
+        if (emitted_ >= total) {
+          flushing_ = false;
+          SHOAL_RETURN_IF_ERROR(ResetTable());
+        }
+        return out;
+      }
+      if (!input_) {
+        Release();
+        return RecordBatchPtr();
+      }
+      if (context()->cancelled())
+        return TaskContext::CancelledStatus();
+      RecordBatchPtr batch = std::move(retry_);
+      if (!batch) {
+        SHOAL_ASSIGN_OR_RETURN(batch, input_->Next());
+      }
+      if (!batch) {
+        input_.reset();
+        if (grouper_->num_groups() > 0)
+          SHOAL_RETURN_IF_ERROR(StartFlush());
+        continue;
+      }
+      if (batch->num_rows() == 0)
+        continue;
+      if (pass_through_) {
+        metrics()->AddExtra("rows_passed_through", batch->num_rows());
+        return PassThrough(*batch);
+      }
+      Status consumed = ConsumeBatch(*batch, /*merge_states=*/false, /*level=*/0);
+      if (consumed.code() == StatusCode::kOutOfMemory && grouper_->num_groups() > 0) {
+        // Evaluating the batch found no memory (a refusal leaves the table as it was): emit the
+        // table, then take the batch again with an empty one.
+        metrics()->AddExtra("flushes", 1);
+        retry_ = std::move(batch);
+        SHOAL_RETURN_IF_ERROR(StartFlush());
+        continue;
+      }
+      SHOAL_RETURN_IF_ERROR(consumed);
+      rows_since_flush_ += batch->num_rows();
+      Status reserved = reservation_.Resize(TableBytes());
+      if (!reserved.ok() && grouper_->num_groups() == 0)
+        return Explain(std::move(reserved), "the aggregation state");
+      const PartialAggregationLimits& limits = node_->partial_limits();
+      if (!reserved.ok() || grouper_->num_groups() >= limits.table_groups) {
+        // Flushing instead of spilling: a partial's groups can leave at any time.
+        metrics()->AddExtra("flushes", 1);
+        rows_in_flushed_ += rows_since_flush_;
+        groups_flushed_ += grouper_->num_groups();
+        rows_since_flush_ = 0;
+        pass_through_ =
+            rows_in_flushed_ >= limits.pass_through_min_rows &&
+            static_cast<double>(groups_flushed_) >=
+                limits.pass_through_groups_per_row * static_cast<double>(rows_in_flushed_);
+        SHOAL_RETURN_IF_ERROR(StartFlush());
+      }
+    }
+  }
+
+  // The table's groups leave as state rows, which the pool must hold downstream: the table's
+  // reservation is given back first, since a refusal is what may have started the flush and the
+  // table is freed once emitted (for that short while its memory is not counted).
+  Status StartFlush() {
+    flushing_ = true;
+    emitted_ = 0;
+    return reservation_.Resize(0);
+  }
+
+  // The partial states of input rows, one group per row: the keys as evaluated, and each
+  // aggregate's state after that one row (or the empty state for a row its FILTER rejects).
+  Result<RecordBatchPtr> PassThrough(const RecordBatch& batch) {
+    const int64_t n = batch.num_rows();
+    EvaluatedBatch evaluated;
+    SHOAL_RETURN_IF_ERROR(EvaluateBatch(batch, /*merge_states=*/false, &evaluated));
+    if (static_cast<int64_t>(row_groups_.size()) < n) {
+      row_groups_.resize(static_cast<size_t>(n));
+      for (size_t i = 0; i < row_groups_.size(); ++i)
+        row_groups_[i] = static_cast<uint32_t>(i);
+    }
+    std::vector<ArrayPtr> columns = std::move(evaluated.keys);
+    for (size_t a = 0; a < aggregates_.size(); ++a) {
+      AggregateState& agg = aggregates_[a];
+      SHOAL_ASSIGN_OR_RETURN(std::unique_ptr<Accumulator> accumulator,
+                             MakeAccumulator(*agg.decoded));
+      accumulator->Resize(n);
+      GroupedRows rows{row_groups_.data(), nullptr, n};
+      if (agg.filter) {
+        rows.rows = filter_rows_[a].data();
+        rows.count = static_cast<int64_t>(filter_rows_[a].size());
+      }
+      if (rows.count > 0)
+        SHOAL_RETURN_IF_ERROR(accumulator->Update(evaluated.args[a], rows));
+      SHOAL_ASSIGN_OR_RETURN(auto states, accumulator->State(0, n, pool()));
+      for (auto& st : states)
+        columns.push_back(std::move(st));
+    }
+    return RecordBatch::Make(schema(), n, std::move(columns));
+  }
+
+  // Keys and partial states of groups [start, start + length).
+  Result<RecordBatchPtr> EmitStates(int64_t start, int64_t length) {
+    SHOAL_ASSIGN_OR_RETURN(std::vector<ArrayPtr> columns, grouper_->GetKeys(start, length, pool()));
+    for (const AggregateState& agg : aggregates_) {
+      SHOAL_ASSIGN_OR_RETURN(auto states, agg.accumulator->State(start, length, pool()));
+      for (auto& st : states)
+        columns.push_back(std::move(st));
+    }
+    return RecordBatch::Make(schema(), length, std::move(columns));
+  }
+
  private:
   int64_t num_groups() const { return grouper_ ? grouper_->num_groups() : 1; }
+
+  // What the table holds now, for the reservation.
+  int64_t TableBytes() const {
+    int64_t bytes =
+        CapacityBytes(groups_) + CapacityBytes(selection_) + CapacityBytes(distinct_groups_);
+    for (const SelectionVector& rows : filter_rows_)
+      bytes += CapacityBytes(rows);
+    if (grouper_)
+      bytes += grouper_->MemoryBytes();
+    for (const AggregateState& agg : aggregates_) {
+      bytes += agg.accumulator->MemoryBytes();
+      if (agg.distinct)
+        bytes += agg.distinct->MemoryBytes();
+    }
+    return bytes;
+  }
 
   void ResizeStates(int64_t groups) {
     for (AggregateState& agg : aggregates_)
@@ -226,17 +365,7 @@ class HashAggregateStream final : public OperatorStream {
   // Reserves what the table holds after a batch and spills it when the reservation is refused
   // or the query is about to run out (see spill/memory_budget.h). `level` picks the hash bits.
   Status AccountTable(int level) {
-    int64_t bytes =
-        CapacityBytes(groups_) + CapacityBytes(selection_) + CapacityBytes(distinct_groups_);
-    for (const SelectionVector& rows : filter_rows_)
-      bytes += CapacityBytes(rows);
-    if (grouper_)
-      bytes += grouper_->MemoryBytes();
-    for (const AggregateState& agg : aggregates_) {
-      bytes += agg.accumulator->MemoryBytes();
-      if (agg.distinct)
-        bytes += agg.distinct->MemoryBytes();
-    }
+    const int64_t bytes = TableBytes();
     Status st = reservation_.Resize(bytes);
     if (st.ok()) {
       // The table's vectors grow by doubling, so the next batch may ask for as much again as
@@ -517,6 +646,9 @@ class HashAggregateStream final : public OperatorStream {
 
   // Whether SpillTable may run now (see the header comment for what cannot spill).
   bool CanSpill(int level) const {
+    // A grouped partial flushes instead (NextPartial).
+    if (node_->mode() == AggregateMode::kPartial)
+      return false;
     return num_keys_ > 0 && grouper_->num_groups() > 0 && !has_distinct_ && level < kMaxSpillLevels;
   }
 
@@ -629,6 +761,15 @@ class HashAggregateStream final : public OperatorStream {
   SelectionVector selection_;                 // the rows KeepFirstOccurrences keeps
   std::vector<SelectionVector> filter_rows_;  // per aggregate with a FILTER: the rows it passes
   int64_t emitted_ = 0;
+  // Grouped kPartial (NextPartial): emitting the full table; passing rows through; what the
+  // flushes so far took in and gave out; 0, 1, 2, ... as group ids of passed-through rows.
+  bool flushing_ = false;
+  bool pass_through_ = false;
+  int64_t rows_since_flush_ = 0;
+  int64_t rows_in_flushed_ = 0;
+  int64_t groups_flushed_ = 0;
+  std::vector<uint32_t> row_groups_;
+  RecordBatchPtr retry_;  // a batch refused memory, taken again once the table is emitted
 };
 
 }  // namespace
