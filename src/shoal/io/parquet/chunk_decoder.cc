@@ -29,6 +29,19 @@ void ScatterFixed(const uint8_t* defs, int64_t rows, int64_t dense, uint8_t* dst
   }
 }
 
+// ScatterFixed for a width known only at run time.
+Status ScatterByWidth(int width, const uint8_t* defs, int64_t rows, int64_t dense, uint8_t* dst) {
+  switch (width) {
+    case 1: ScatterFixed<1>(defs, rows, dense, dst); break;
+    case 2: ScatterFixed<2>(defs, rows, dense, dst); break;
+    case 4: ScatterFixed<4>(defs, rows, dense, dst); break;
+    case 8: ScatterFixed<8>(defs, rows, dense, dst); break;
+    case 16: ScatterFixed<16>(defs, rows, dense, dst); break;
+    default: return Status::Internal("unexpected value width {}", width);
+  }
+  return Status::OK();
+}
+
 // Sets bits [start, start + n) of a zero-initialised bitmap, whole bytes at a time in the middle.
 void SetBitRange(uint8_t* bits, int64_t start, int64_t n) {
   int64_t i = start;
@@ -329,28 +342,12 @@ Status ChunkDecoder::DecodeSelected(int64_t n, const int32_t* selection, int64_t
   }
   if (target_ == Target::kFixed && present != count) {
     uint8_t* dst = values_->mutable_data() + rows_ * width_;
-    switch (width_) {
-      case 1: ScatterFixed<1>(sdefs, count, present, dst); break;
-      case 2: ScatterFixed<2>(sdefs, count, present, dst); break;
-      case 4: ScatterFixed<4>(sdefs, count, present, dst); break;
-      case 8: ScatterFixed<8>(sdefs, count, present, dst); break;
-      case 16: ScatterFixed<16>(sdefs, count, present, dst); break;
-      default: return Status::Internal("unexpected value width {}", width_);
-    }
+    SHOAL_RETURN_IF_ERROR(ScatterByWidth(width_, sdefs, count, present, dst));
   }
   if (target_ == Target::kVar)
     SHOAL_RETURN_IF_ERROR(AppendViews(defs == nullptr ? nullptr : sdefs, count));
-  if (c_.optional) {
-    uint8_t* valid = validity_->mutable_data();
-    if (present == count) {
-      SetBitRange(valid, rows_, count);
-    } else {
-      for (int64_t i = 0; i < count; ++i)
-        if (sdefs[i])
-          columnar::bitmap::SetBit(valid, rows_ + i);
-    }
-    null_count_ += count - present;
-  }
+  if (c_.optional)
+    AppendValidity(sdefs, count, present);
   rows_ += count;
   levels_ += n;
   page_left_ -= n;
@@ -487,6 +484,27 @@ Result<int64_t> ChunkDecoder::NextLevels(int64_t n) {
   return dense;
 }
 
+void ChunkDecoder::AppendBools(const uint8_t* defs, int64_t n, int64_t dense) {
+  if (dense != n)
+    ScatterFixed<1>(defs, n, dense, bools_.data());
+  uint8_t* bits = values_->mutable_data();
+  for (int64_t i = 0; i < n; ++i)
+    if (bools_[static_cast<size_t>(i)])
+      columnar::bitmap::SetBit(bits, rows_ + i);
+}
+
+void ChunkDecoder::AppendValidity(const uint8_t* defs, int64_t n, int64_t dense) {
+  uint8_t* valid = validity_->mutable_data();
+  if (dense == n) {
+    SetBitRange(valid, rows_, n);  // the common case: a nullable column without nulls
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      if (defs[i])
+        columnar::bitmap::SetBit(valid, rows_ + i);
+  }
+  null_count_ += n - dense;
+}
+
 Status ChunkDecoder::DecodeRows(int64_t n) {
   int64_t dense = n;
   const uint8_t* defs = nullptr;
@@ -498,27 +516,14 @@ Status ChunkDecoder::DecodeRows(int64_t n) {
     case Target::kFixed: {
       uint8_t* dst = values_->mutable_data() + rows_ * width_;
       SHOAL_RETURN_IF_ERROR(NextValues(dense, dst, &views_, false));
-      if (dense != n) {
-        switch (width_) {
-          case 1: ScatterFixed<1>(defs, n, dense, dst); break;
-          case 2: ScatterFixed<2>(defs, n, dense, dst); break;
-          case 4: ScatterFixed<4>(defs, n, dense, dst); break;
-          case 8: ScatterFixed<8>(defs, n, dense, dst); break;
-          case 16: ScatterFixed<16>(defs, n, dense, dst); break;
-          default: return Status::Internal("unexpected value width {}", width_);
-        }
-      }
+      if (dense != n)
+        SHOAL_RETURN_IF_ERROR(ScatterByWidth(width_, defs, n, dense, dst));
       break;
     }
     case Target::kBool: {
       bools_.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
       SHOAL_RETURN_IF_ERROR(NextValues(dense, bools_.data(), &views_, false));
-      if (dense != n)
-        ScatterFixed<1>(defs, n, dense, bools_.data());
-      uint8_t* bits = values_->mutable_data();
-      for (int64_t i = 0; i < n; ++i)
-        if (bools_[static_cast<size_t>(i)])
-          columnar::bitmap::SetBit(bits, rows_ + i);
+      AppendBools(defs, n, dense);
       break;
     }
     case Target::kVar: {
@@ -530,17 +535,8 @@ Status ChunkDecoder::DecodeRows(int64_t n) {
       break;
     }
   }
-  if (c_.optional) {
-    uint8_t* valid = validity_->mutable_data();
-    if (dense == n) {
-      SetBitRange(valid, rows_, n);  // the common case: a nullable column without nulls
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        if (defs[i])
-          columnar::bitmap::SetBit(valid, rows_ + i);
-    }
-    null_count_ += n - dense;
-  }
+  if (c_.optional)
+    AppendValidity(defs, n, dense);
   rows_ += n;
   levels_ += n;
   page_left_ -= n;
@@ -777,27 +773,14 @@ Status ChunkDecoder::Values(Encoding::type encoding, const uint8_t* data, int64_
     case Target::kFixed: {
       uint8_t* dst = values_->mutable_data() + rows_ * width_;
       SHOAL_RETURN_IF_ERROR(DecodeValues(encoding, data, size, dense, dst, &views_));
-      if (dense != n) {
-        switch (width_) {
-          case 1: ScatterFixed<1>(defs, n, dense, dst); break;
-          case 2: ScatterFixed<2>(defs, n, dense, dst); break;
-          case 4: ScatterFixed<4>(defs, n, dense, dst); break;
-          case 8: ScatterFixed<8>(defs, n, dense, dst); break;
-          case 16: ScatterFixed<16>(defs, n, dense, dst); break;
-          default: return Status::Internal("unexpected value width {}", width_);
-        }
-      }
+      if (dense != n)
+        SHOAL_RETURN_IF_ERROR(ScatterByWidth(width_, defs, n, dense, dst));
       break;
     }
     case Target::kBool: {
       bools_.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
       SHOAL_RETURN_IF_ERROR(DecodeValues(encoding, data, size, dense, bools_.data(), &views_));
-      if (dense != n)
-        ScatterFixed<1>(defs, n, dense, bools_.data());
-      uint8_t* bits = values_->mutable_data();
-      for (int64_t i = 0; i < n; ++i)
-        if (bools_[static_cast<size_t>(i)])
-          columnar::bitmap::SetBit(bits, rows_ + i);
+      AppendBools(defs, n, dense);
       break;
     }
     case Target::kVar: {
@@ -809,17 +792,8 @@ Status ChunkDecoder::Values(Encoding::type encoding, const uint8_t* data, int64_
       break;
     }
   }
-  if (c_.optional) {
-    uint8_t* valid = validity_->mutable_data();
-    if (dense == n) {
-      SetBitRange(valid, rows_, n);  // the common case: a nullable column without nulls
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        if (defs_[static_cast<size_t>(i)])
-          columnar::bitmap::SetBit(valid, rows_ + i);
-    }
-    null_count_ += n - dense;
-  }
+  if (c_.optional)
+    AppendValidity(defs, n, dense);
   rows_ += n;
   if (!c_.nested)
     levels_ = rows_;

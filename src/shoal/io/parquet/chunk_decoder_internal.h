@@ -125,6 +125,11 @@ class ChunkDecoder {
   Status NextValues(int64_t dense, uint8_t* dst, std::vector<ByteView>* views, bool skip);
   // Decodes the next `n` rows of the current page (`n` <= its rows left) into the output.
   Status DecodeRows(int64_t n);
+  // Appends `n` booleans whose `dense` present values are the first slots of bools_, placed by
+  // their definition levels `defs` (unused when none is null).
+  void AppendBools(const uint8_t* defs, int64_t n, int64_t dense);
+  // Appends the validity of `n` rows from their definition levels (all valid when dense == n).
+  void AppendValidity(const uint8_t* defs, int64_t n, int64_t dense);
   // Passes over the next `n` rows of the current page (`n` <= its rows left).
   Status SkipInPage(int64_t n);
   // Of the next `n` rows of the current page (`n` <= its rows left), decodes rows

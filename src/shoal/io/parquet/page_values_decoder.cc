@@ -53,6 +53,29 @@ void GatherFixed(const uint8_t* dict, const uint32_t* indices, int64_t n, uint8_
     std::memcpy(dst + i * kWidth, dict + static_cast<size_t>(indices[i]) * kWidth, kWidth);
 }
 
+// The values of an RLE-encoded boolean page: a 4-byte length, then RLE / bit-packed runs of
+// width 1.
+Result<RleBitPackedDecoder> RleBooleanValues(const ColumnDescriptor& c, const uint8_t* data,
+                                             int64_t size) {
+  if (c.physical != Type::BOOLEAN)
+    return Status::InvalidData("RLE values for a non-boolean column");
+  if (size < 4)
+    return Status::InvalidData("RLE boolean values cut off");
+  uint32_t len;
+  std::memcpy(&len, data, 4);
+  if (len > static_cast<uint64_t>(size - 4))
+    return Status::InvalidData("RLE boolean values claim {} bytes, the page has {}", len, size - 4);
+  return RleBitPackedDecoder(data + 4, len, 1);
+}
+
+// The indices of a dictionary-encoded page (`size` >= 1): a width byte, then RLE / bit-packed runs.
+Result<RleBitPackedDecoder> DictionaryIndices(const uint8_t* data, int64_t size) {
+  const int bit_width = data[0];
+  if (bit_width > 32)
+    return Status::InvalidData("dictionary index width {} over 32", bit_width);
+  return RleBitPackedDecoder(data + 1, static_cast<size_t>(size - 1), bit_width);
+}
+
 }  // namespace
 
 Status ChunkDecoder::ConvertFixed(const uint8_t* src, int64_t n, uint8_t* dst) {
@@ -144,25 +167,13 @@ Status ChunkDecoder::DecodeValues(Encoding::type encoding, const uint8_t* data, 
         return Status::OK();
       if (size < 1)
         return Status::InvalidData("dictionary page data is empty");
-      const int bit_width = data[0];
-      if (bit_width > 32)
-        return Status::InvalidData("dictionary index width {} over 32", bit_width);
+      SHOAL_ASSIGN_OR_RETURN(auto decoder, DictionaryIndices(data, size));
       indices_.resize(static_cast<size_t>(n));
-      RleBitPackedDecoder decoder(data + 1, static_cast<size_t>(size - 1), bit_width);
       SHOAL_RETURN_IF_ERROR(decoder.Decode(indices_.data(), n));
       return GatherDictionary(n, dst, views);
     }
     case Encoding::RLE: {
-      if (c_.physical != Type::BOOLEAN)
-        return Status::InvalidData("RLE values for a non-boolean column");
-      if (size < 4)
-        return Status::InvalidData("RLE boolean values cut off");
-      uint32_t len;
-      std::memcpy(&len, data, 4);
-      if (len > static_cast<uint64_t>(size - 4))
-        return Status::InvalidData("RLE boolean values claim {} bytes, the page has {}", len,
-                                   size - 4);
-      RleBitPackedDecoder decoder(data + 4, len, 1);
+      SHOAL_ASSIGN_OR_RETURN(auto decoder, RleBooleanValues(c_, data, size));
       return decoder.Decode(dst, n);
     }
     case Encoding::DELTA_BINARY_PACKED: {
@@ -295,24 +306,13 @@ Status ChunkDecoder::StartValues(Encoding::type encoding, const uint8_t* data, i
       source_ = Source::kDictionary;
       index_width_ = -1;
       if (size >= 1) {
+        SHOAL_ASSIGN_OR_RETURN(values_rle_, DictionaryIndices(data, size));
         index_width_ = data[0];
-        if (index_width_ > 32)
-          return Status::InvalidData("dictionary index width {} over 32", index_width_);
-        values_rle_ = RleBitPackedDecoder(data + 1, static_cast<size_t>(size - 1), index_width_);
       }
       return Status::OK();
     case Encoding::RLE: {
-      if (c_.physical != Type::BOOLEAN)
-        return Status::InvalidData("RLE values for a non-boolean column");
-      if (size < 4)
-        return Status::InvalidData("RLE boolean values cut off");
-      uint32_t len;
-      std::memcpy(&len, data, 4);
-      if (len > static_cast<uint64_t>(size - 4))
-        return Status::InvalidData("RLE boolean values claim {} bytes, the page has {}", len,
-                                   size - 4);
+      SHOAL_ASSIGN_OR_RETURN(values_rle_, RleBooleanValues(c_, data, size));
       source_ = Source::kRleBool;
-      values_rle_ = RleBitPackedDecoder(data + 4, len, 1);
       return Status::OK();
     }
     case Encoding::DELTA_BINARY_PACKED:
