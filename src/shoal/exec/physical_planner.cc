@@ -571,8 +571,8 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       JoinType join_type = plan.join_type;
       if (build_on_left) {
         join_type = join_type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
-        SHOAL_ASSIGN_OR_RETURN(residual,
-                               ToPhysical(plan.predicate, Concat(child_output(1), child_output(0))));
+        SHOAL_ASSIGN_OR_RETURN(
+            residual, ToPhysical(plan.predicate, Concat(child_output(1), child_output(0))));
         std::swap(inputs[0], inputs[1]);
         std::swap(left_keys, right_keys);
         right_rows = left_rows;
@@ -582,18 +582,18 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       const bool small_build = right_rows >= 0 && right_rows <= options_.collect_build_max_rows &&
                                !(build_on_left && options_.distributed);
       if (partitions == 1 || needs_whole_build || small_build) {
-        SHOAL_ASSIGN_OR_RETURN(auto join, HashJoinExec::Make(inputs[0], inputs[1], left_keys,
-                                                             right_keys, join_type, residual,
-                                                             HashJoinExec::Mode::kCollectBuild));
+        SHOAL_ASSIGN_OR_RETURN(
+            auto join, HashJoinExec::Make(inputs[0], inputs[1], left_keys, right_keys, join_type,
+                                          residual, HashJoinExec::Mode::kCollectBuild));
         return ExecPlanPtr(join);
       }
       SHOAL_ASSIGN_OR_RETURN(
           auto left, RepartitionExec::Make(inputs[0], Partitioning::Hash(left_keys, partitions)));
       SHOAL_ASSIGN_OR_RETURN(
           auto right, RepartitionExec::Make(inputs[1], Partitioning::Hash(right_keys, partitions)));
-      SHOAL_ASSIGN_OR_RETURN(auto join,
-                             HashJoinExec::Make(left, right, left_keys, right_keys, join_type,
-                                                residual, HashJoinExec::Mode::kPartitioned));
+      SHOAL_ASSIGN_OR_RETURN(
+          auto join, HashJoinExec::Make(left, right, left_keys, right_keys, join_type, residual,
+                                        HashJoinExec::Mode::kPartitioned));
       return ExecPlanPtr(join);
     }
     case LogicalKind::kSetOp: {

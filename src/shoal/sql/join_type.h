@@ -1,6 +1,6 @@
 // JoinType: the kinds of join the binder produces and both joins of the exec layer run (hash and
-// nested loop; the right semi and anti joins only the hash join). Its own small header so that exec operators need not include the logical plan
-// (sql/logical_plan.h) to name a join type.
+// nested loop; the right semi and anti joins only the hash join). Its own small header so that exec
+// operators need not include the logical plan (sql/logical_plan.h) to name a join type.
 #pragma once
 
 #include <cstdint>

@@ -147,10 +147,10 @@ struct Reference {
   }
 };
 
-constexpr JoinType kAllTypes[] = {
-    JoinType::kInner, JoinType::kLeft,          JoinType::kRight, JoinType::kFull,
-    JoinType::kSemi,  JoinType::kAnti,          JoinType::kNullAwareAnti, JoinType::kMark,
-    JoinType::kRightSemi, JoinType::kRightAnti};
+constexpr JoinType kAllTypes[] = {JoinType::kInner,         JoinType::kLeft, JoinType::kRight,
+                                  JoinType::kFull,          JoinType::kSemi, JoinType::kAnti,
+                                  JoinType::kNullAwareAnti, JoinType::kMark, JoinType::kRightSemi,
+                                  JoinType::kRightAnti};
 
 std::vector<sql::ExprPtr> Keys(bool multi_key) {
   std::vector<sql::ExprPtr> keys = {Col(0, DataType::Int64())};

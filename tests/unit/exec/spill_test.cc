@@ -419,9 +419,9 @@ TEST(JoinSpillTest, EveryJoinTypeSpilledEqualsInMemory) {
   auto right_with_nulls = MakeTable(RandomFields(), RandomRows(80000, 20000, 22, 5), 1000);
   auto right_no_nulls = MakeTable(RandomFields(), RandomRows(80000, 20000, 23, 0), 1000);
   std::vector<JoinCase> cases;
-  for (JoinType t : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                     JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
-                     JoinType::kRightAnti}) {
+  for (JoinType t :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
     cases.push_back({t, Mode::kPartitioned, 2, false, 5});
     cases.push_back({t, Mode::kCollectBuild, 1, t == JoinType::kInner || t == JoinType::kLeft, 5});
   }

@@ -52,7 +52,8 @@ Result<exec::ExecPlanPtr> DecodeHashJoin(const proto::PlanNodeProto& in, Childre
     SHOAL_ASSIGN_OR_RETURN(residual, exprs.Decode(m.residual()));
     SHOAL_RETURN_IF_ERROR(exprs.CheckColumns(JoinedColumns(children), "HashJoin"));
   }
-  SHOAL_ASSIGN_OR_RETURN(auto type, CheckedEnum(m.join_type(), sql::JoinType::kRightAnti, "join type"));
+  SHOAL_ASSIGN_OR_RETURN(auto type,
+                         CheckedEnum(m.join_type(), sql::JoinType::kRightAnti, "join type"));
   SHOAL_ASSIGN_OR_RETURN(
       auto mode, CheckedEnum(m.mode(), exec::HashJoinExec::Mode::kPartitioned, "join mode"));
   SHOAL_ASSIGN_OR_RETURN(auto node,
