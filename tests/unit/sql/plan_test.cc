@@ -60,7 +60,8 @@ TEST_F(PlanTest, TpchQ1) {
 
 TEST_F(PlanTest, TpchQ3CommaJoinsBecomeEquiJoins) {
   // Join ordering puts lineitem (the largest input) on the probe side and builds the hash table
-  // from the smaller join of filtered orders with BUILDING customers (the right inputs).
+  // from the smaller join of filtered orders with BUILDING customers (the right inputs). Columns
+  // that only a filter or an inner join read go no higher.
   EXPECT_EQ(Optimized(ReadQuery(3)),
             "Limit: offset=0, fetch=10\n"
             "  Sort: revenue DESC NULLS FIRST, o_orderdate ASC NULLS LAST\n"
@@ -69,31 +70,37 @@ TEST_F(PlanTest, TpchQ3CommaJoinsBecomeEquiJoins) {
             "      Aggregate: groupBy=[l_orderkey, o_orderdate, o_shippriority], "
             "aggr=[sum(l_extendedprice * (1 - l_discount))]\n"
             "        InnerJoin: keys=[l_orderkey = o_orderkey]\n"
-            "          Filter: l_shipdate > DATE '1995-03-15'\n"
-            "            Scan: lineitem projection=[l_orderkey, l_extendedprice, l_discount, "
+            "          Projection: l_orderkey, l_extendedprice, l_discount\n"
+            "            Filter: l_shipdate > DATE '1995-03-15'\n"
+            "              Scan: lineitem projection=[l_orderkey, l_extendedprice, l_discount, "
             "l_shipdate] predicates=[l_shipdate > DATE '1995-03-15']\n"
-            "          InnerJoin: keys=[o_custkey = c_custkey]\n"
-            "            Filter: o_orderdate < DATE '1995-03-15'\n"
-            "              Scan: orders projection=[o_orderkey, o_custkey, o_orderdate, "
+            "          Projection: o_orderkey, o_orderdate, o_shippriority\n"
+            "            InnerJoin: keys=[o_custkey = c_custkey]\n"
+            "              Filter: o_orderdate < DATE '1995-03-15'\n"
+            "                Scan: orders projection=[o_orderkey, o_custkey, o_orderdate, "
             "o_shippriority] predicates=[o_orderdate < DATE '1995-03-15']\n"
-            "            Filter: c_mktsegment = 'BUILDING'\n"
-            "              Scan: customer projection=[c_custkey, c_mktsegment] "
+            "              Projection: c_custkey\n"
+            "                Filter: c_mktsegment = 'BUILDING'\n"
+            "                  Scan: customer projection=[c_custkey, c_mktsegment] "
             "predicates=[c_mktsegment = 'BUILDING']\n");
 }
 
 TEST_F(PlanTest, OuterJoinsOnlyTakePredicatesOnTheirSafeSide) {
   // WHERE on the preserved side goes down; ON on the null-supplying side goes down; a WHERE
-  // conjunct on the null-supplying side must stay above the join.
+  // conjunct on the null-supplying side must stay above the join. Columns only those filters
+  // read do not reach the join.
   EXPECT_EQ(Optimized("select c_name from customer left join orders on c_custkey = o_custkey "
                       "and o_totalprice > 10 where c_acctbal > 0 and o_orderdate is null"),
             "Projection: c_name\n"
             "  Filter: o_orderdate IS NULL\n"
             "    LeftJoin: keys=[c_custkey = o_custkey]\n"
-            "      Filter: c_acctbal > 0.00\n"
-            "        Scan: customer projection=[c_custkey, c_name, c_acctbal] "
+            "      Projection: c_custkey, c_name\n"
+            "        Filter: c_acctbal > 0.00\n"
+            "          Scan: customer projection=[c_custkey, c_name, c_acctbal] "
             "predicates=[c_acctbal > 0.00]\n"
-            "      Filter: o_totalprice > 10.00\n"
-            "        Scan: orders projection=[o_custkey, o_totalprice, o_orderdate] "
+            "      Projection: o_custkey, o_orderdate\n"
+            "        Filter: o_totalprice > 10.00\n"
+            "          Scan: orders projection=[o_custkey, o_totalprice, o_orderdate] "
             "predicates=[o_totalprice > 10.00]\n");
 }
 

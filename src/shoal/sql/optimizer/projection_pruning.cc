@@ -26,6 +26,19 @@ void AddAggregateColumns(const ExprPtr& e, std::set<ColumnId>* out) {
   AddColumns(e, out);
 }
 
+// A join holds its build side in a hash table and repartitions its inputs, so columns that only
+// a filter below it read (TPC-H Q13's o_comment) are dropped before they get there.
+LogicalPlanPtr DropUnneeded(LogicalPlanPtr child, const std::set<ColumnId>& need) {
+  std::vector<ColumnInfo> kept;
+  for (const auto& c : child->output) {
+    if (need.count(c.id) > 0)
+      kept.push_back(c);
+  }
+  if (kept.empty() || kept.size() == child->output.size())
+    return child;
+  return MakeIdentityProjection(std::move(child), kept);
+}
+
 /// `exact`: the consumer needs exactly this node's column list, not just the columns by id.
 Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
                              bool exact);
@@ -147,6 +160,8 @@ Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnI
             child_need.insert(id);
         }
         SHOAL_ASSIGN_OR_RETURN(child, Prune(child, child_need, exact));
+        if (!exact)
+          child = DropUnneeded(std::move(child), child_need);
       }
       std::vector<ColumnInfo> output = node->children[0]->output;
       bool right_visible =
