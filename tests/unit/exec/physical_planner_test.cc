@@ -143,6 +143,28 @@ TEST_F(PhysicalPlannerTest, ALeftJoinBuildsOnItsSmallerPreservedSide) {
   }
 }
 
+// A right semi join outputs its build side's columns: a runtime filter passing through it on an
+// output column targets the build side's scan, never the probe side's column of the same
+// position (which dropped big's rows by u2.a's keys and returned nothing).
+TEST_F(PhysicalPlannerTest, ARuntimeFilterThroughARightSemiJoinTargetsItsBuildSide) {
+  Run("CREATE TABLE big (a int, e int)");
+  Run("INSERT INTO big SELECT g % 10, g + 1000 FROM generate_series(1, 100) AS s(g)");
+  Run("CREATE TABLE u2 (a int, k int)");
+  Run("INSERT INTO u2 VALUES (5, 1), (6, 2), (7, 3)");
+  Run("CREATE TABLE small (x int)");
+  Run("INSERT INTO small VALUES (5), (6)");
+  const std::string query =
+      "SELECT s.a, s.k FROM (SELECT a, k FROM u2 WHERE EXISTS "
+      "(SELECT 1 FROM big WHERE big.a = u2.k)) s JOIN small ON s.a = small.x";
+  const std::string plan = Explain(query);
+  EXPECT_NE(plan.find("type=RightSemi"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("rf1: #0 -> u2.a"), std::string::npos) << plan;
+  for (const char* setting : {"threads = 1", "threads = 4", "join_collect_build_rows = 0"}) {
+    Run(std::string("SET ") + setting);
+    EXPECT_EQ(SortedRows(Run(query)), (std::vector<std::string>{"5|1", "6|2"})) << setting;
+  }
+}
+
 TEST_F(PhysicalPlannerTest, GroupByResults) {
   Run("SET threads = 3");
   auto rows = SortedRows(Run("SELECT a, count(*) FROM t GROUP BY a"));
