@@ -568,20 +568,22 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
       SHOAL_ASSIGN_OR_RETURN(auto right_keys, ToPhysical(plan.right_keys, child_output(1)));
       const double left_rows = plan.children[0]->estimated_rows;
       double right_rows = plan.children[1]->estimated_rows;
+      const bool left_smaller = left_rows >= 0 && right_rows >= 0 && left_rows * 2 <= right_rows;
       // A semi or anti join whose preserved left side is the smaller builds on it instead (a
       // right semi / anti join): the hash table holds the few rows, the many only probe, and
       // the table's keys reach the many rows' scans as a runtime filter (TPC-H Q4, Q21: EXISTS
       // over lineitem for a quarter's orders).
       const bool build_on_left =
-          (plan.join_type == JoinType::kSemi || plan.join_type == JoinType::kAnti) &&
-          left_rows >= 0 && right_rows >= 0 && left_rows * 2 <= right_rows;
+          left_smaller && (plan.join_type == JoinType::kSemi || plan.join_type == JoinType::kAnti);
       // Likewise a left join whose preserved side is the smaller becomes a right join with the
       // inputs swapped (TPC-H Q13: 150k customers LEFT JOIN 1.5M orders): the few rows are built
       // and come out unmatched after the probe; a projection puts the columns back in order.
-      const bool outer_on_left = plan.join_type == JoinType::kLeft && left_rows >= 0 &&
-                                 right_rows >= 0 && left_rows * 2 <= right_rows;
+      const bool outer_on_left = left_smaller && plan.join_type == JoinType::kLeft;
+      // Swapped joins partition in distributed plans: the build side's unmatched or matched
+      // rows are known only where all of their probe rows went.
+      const bool swapped = build_on_left || outer_on_left;
       JoinType join_type = plan.join_type;
-      if (build_on_left || outer_on_left) {
+      if (swapped) {
         if (build_on_left)
           join_type = join_type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
         else
@@ -592,9 +594,6 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
         std::swap(left_keys, right_keys);
         right_rows = left_rows;
       }
-      // Swapped joins partition in distributed plans: the build side's unmatched or matched
-      // rows are known only where all of their probe rows went.
-      const bool swapped = build_on_left || outer_on_left;
       const bool needs_whole_build =
           plan.join_type == JoinType::kNullAwareAnti || plan.join_type == JoinType::kMark;
       const bool small_build = right_rows >= 0 && right_rows <= options_.collect_build_max_rows &&

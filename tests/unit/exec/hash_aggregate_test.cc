@@ -235,6 +235,14 @@ void CheckAgainstReference(const std::vector<RecordBatchPtr>& batches,
   EXPECT_EQ(seen.size(), reference.size());
 }
 
+// One int64 column `k` holding 0..n-1: every row a group of its own.
+std::shared_ptr<io::MemoryTable> DistinctKeys(int n) {
+  std::vector<shoal::testing::TextRow> rows;
+  for (int i = 0; i < n; ++i)
+    rows.push_back({std::to_string(i)});
+  return MakeTable({{"k", DataType::Int64()}}, rows, 4096);
+}
+
 TEST_P(AggregateTest, RandomGroupsMatchReference) {
   auto rows = RandomRows(1500, 7);
   auto table = MakeTable(RandomFields(), ToText(rows), 97);
@@ -310,10 +318,7 @@ TEST_P(AggregateTest, PartialFlushesAndPassesRowsThroughAndTheFinalMergesThem) {
 
 // A grouped partial refused memory emits its table and goes on (it never spills).
 TEST_P(AggregateTest, PartialRefusedMemoryFlushesInsteadOfFailing) {
-  std::vector<shoal::testing::TextRow> rows;
-  for (int i = 0; i < 20000; ++i)
-    rows.push_back({std::to_string(i)});
-  auto table = MakeTable({{"k", DataType::Int64()}}, rows, 4096);
+  auto table = DistinctKeys(20000);
   ASSERT_OK_AND_ASSIGN(
       auto partial,
       HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
@@ -570,10 +575,7 @@ TEST_P(AggregateTest, HighCardinalityKeysAndMemoryReturnsToZero) {
 }
 
 TEST_P(AggregateTest, RefusedReservationIsOutOfMemory) {
-  std::vector<shoal::testing::TextRow> rows;
-  for (int i = 0; i < 20000; ++i)
-    rows.push_back({std::to_string(i)});
-  auto table = MakeTable({{"k", DataType::Int64()}}, rows, 4096);
+  auto table = DistinctKeys(20000);
   ASSERT_OK_AND_ASSIGN(
       auto agg,
       HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())},
