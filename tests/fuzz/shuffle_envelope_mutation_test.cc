@@ -84,7 +84,7 @@ Result<std::vector<Input>> Corpus(const std::string& dir) {
           envelope.set_plan_path(plan_path);
           envelope.set_stage_id(stage.id);
           envelope.set_partition(0);
-          envelope.set_partition_count(stage.node->num_partitions());
+          envelope.set_partition_count(stage.node->num_tasks());
           for (const auto& id : ShuffleCodecIds(*codecs))
             envelope.add_codec_ids(id);
           for (int input : stage.inputs) {
