@@ -32,7 +32,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { FailureReport } from './failure_report.mjs';
+import { DescribeStuckProcess, FailureReport } from './failure_report.mjs';
 import { PgSession } from './pg_session.mjs';
 import { ListeningAddress, WaitFor } from './wait.mjs';
 import { Compare, OrderKeys, ParseCsv } from '../tpch/tpch_common.mjs';
@@ -329,7 +329,14 @@ server.kill('SIGTERM');
 for (const w of workers) w.child.kill('SIGTERM');
 const stopped = await WaitFor(() => children.every((c) => c.exitCode !== null || c.signalCode !== null),
                               'the server and workers to stop', 30000);
-if (!stopped) Fail('the server or a worker did not stop on SIGTERM');
+if (!stopped) {
+  const stuck = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const c of stuck) console.error(DescribeStuckProcess(c.pid));
+  Fail(`${stuck.length} of the server and workers did not stop on SIGTERM: ` +
+       stuck.map((c) => c === server ? `server (pid ${c.pid})` :
+                 `worker ${workers.find((w) => w.child === c)?.name ?? '?'} (pid ${c.pid})`)
+           .join(', '));
+}
 function Marked() {
   const found = [];
   for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
