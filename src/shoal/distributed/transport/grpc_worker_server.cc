@@ -482,6 +482,11 @@ void GrpcWorkerServer::Wait() {
 
 void GrpcWorkerServer::Shutdown() {
   if (impl_ && impl_->server) {
+    // The tasks first: gRPC's deadline cancels the calls but then waits for every handler to
+    // return, and an ExecuteTask handler returns only once its task's streams end, which a task
+    // still running (waiting on a peer, on work units) may never do by itself.
+    if (impl_->service)
+      impl_->service->Shutdown();
     impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   }
 }

@@ -98,8 +98,8 @@ struct WorkerService::Task {
   // PushWorkUnits calls waiting for room in the feed queues: the coordinator is sending, only
   // held back by backpressure, so the task is in contact.
   std::atomic<int> pushing{0};
-  // Set (with `expiry`) before the TTL ends the task: its streams then fail with `expiry`
-  // instead of a plain cancellation.
+  // Set (with `expiry`, under the service's mutex) before the TTL or the worker's shutdown
+  // ends the task: its streams then fail with `expiry` instead of a plain cancellation.
   std::atomic<bool> expired{false};
   Status expiry;
   Headers headers;  // of the coordinator channel; forwarded on calls to producers
@@ -372,6 +372,8 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
   task->refused = [&]() -> Status {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (shutting_down_)
+        return ShutdownStatus();
       SHOAL_RETURN_IF_ERROR(AdmitLocked(request.task_key));
     }
     exec::TaskContext::Options options;
@@ -431,10 +433,17 @@ Status WorkerService::SetPlan(const SetPlanRequest& request, const Headers& head
     task->sampler = LoadSampler::Start(task->plan, task->context,
                                        SampleLimitsFrom(task->context->settings()), load_info);
   }
+  bool stopping = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_[request.task_key] = task;
+    // Shutdown ran between the admission above and here: it did not see this task.
+    stopping = shutting_down_ && task->refused.ok();
+    if (stopping)
+      MarkShutDownLocked(*task);
   }
+  if (stopping)
+    CancelTask(*task, ShutdownStatus());
   WorkerServiceCounters().tasks_started.Add();
   WorkerServiceCounters().tasks_running.Add(1);
   cv_.notify_all();
@@ -581,7 +590,7 @@ std::shared_ptr<NetworkSendCounters> WorkerService::SendCounters(const TaskKey& 
 
 Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const TaskKey& key) {
   std::unique_lock<std::mutex> lock(mutex_);
-  auto found = [&] { return tasks_.count(key) > 0; };
+  auto found = [&] { return shutting_down_ || tasks_.count(key) > 0; };
   if (std::find(expired_.begin(), expired_.end(), key) != expired_.end())
     return ExpiryStatus(key);
   if (!cv_.wait_for(lock, options_.plan_wait, found)) {
@@ -589,6 +598,8 @@ Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const Ta
                             options_.address, key.ToString(), key.query_id,
                             options_.plan_wait.count());
   }
+  if (shutting_down_)
+    return ShutdownStatus();
   return tasks_[key];
 }
 
@@ -724,6 +735,47 @@ void WorkerService::Heartbeat(const TaskKey& key) {
     it->second->last_contact_ns.store(NowNs(), std::memory_order_relaxed);
 }
 
+void WorkerService::Shutdown() {
+  std::vector<std::shared_ptr<Task>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shutting_down_)
+      return;
+    shutting_down_ = true;
+    for (const auto& [key, task] : tasks_) {
+      MarkShutDownLocked(*task);
+      tasks.push_back(task);
+    }
+    SHOAL_LOG(kInfo, "worker {}: shutting down, cancelling {} tasks", options_.address,
+              tasks.size());
+  }
+  cv_.notify_all();  // consumers waiting for a plan
+  // Without this, a call serving a task's stream returns only once the task ends: at the
+  // transport's shutdown deadline, when that cancels the task's coordinator channel, or never for
+  // a task nothing ends (its stream waiting on work units or a peer), and gRPC's shutdown waits
+  // for every handler to return. Cancelled now, every stream stops between batches.
+  for (const auto& task : tasks)
+    CancelTask(*task, ShutdownStatus());
+}
+
+void WorkerService::MarkShutDownLocked(Task& task) const {
+  if (task.expired.load(std::memory_order_acquire))
+    return;  // the TTL ended it first: its streams keep that reason
+  task.expiry = ShutdownStatus();
+  task.expired.store(true, std::memory_order_release);
+}
+
+void WorkerService::CancelTask(Task& task, const Status& why) {
+  if (task.context)
+    task.context->Cancel();
+  if (task.feeds)
+    task.feeds->Fail(why);
+}
+
+Status WorkerService::ShutdownStatus() const {
+  return Status::Unavailable("worker {} is shutting down", options_.address).WithSqlState("57P01");
+}
+
 Status WorkerService::ExpiryStatus(const TaskKey& key) const {
   return Status::Cancelled(
              "worker {} ended {} of query {}: task expired after {:g} s without contact from the "
@@ -791,8 +843,10 @@ void WorkerService::SweepExpiredTasks() {
       if (expired_.size() >= kRemember)
         expired_.erase(expired_.begin());
       expired_.push_back(task->key);
-      task->expiry = ExpiryStatus(task->key);
-      task->expired.store(true, std::memory_order_release);
+      if (!task->expired.load(std::memory_order_acquire)) {  // Shutdown may have set it: once
+        task->expiry = ExpiryStatus(task->key);
+        task->expired.store(true, std::memory_order_release);
+      }
     }
     tasks_expired_ += static_cast<int64_t>(expired.size());
     lock.unlock();

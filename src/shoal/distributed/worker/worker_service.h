@@ -94,6 +94,12 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
                             std::shared_ptr<const exec::RuntimeFilter> filter);
   /// Forgets the task (cancelling what still runs for it) and returns its metrics.
   TaskMetrics EndTask(const TaskKey& key);
+  /// The worker is stopping: every task held is cancelled now (its streams and feeds fail with
+  /// "worker ... is shutting down", SQLSTATE 57P01), later plans are refused and consumers stop
+  /// waiting for plans. The tasks stay held until their coordinator channels end, which still
+  /// report their metrics. Transports call it before they stop serving: a call waiting on a
+  /// task's stream then returns at once, instead of whenever (if ever) something else ends it.
+  void Shutdown();
   /// A WorkUnitBatch from the task's coordinator channel, routed to its feeds (work_unit_feed.h);
   /// waits while their queues are full, until `abandoned` (may be empty) says the sender is gone.
   Status PushWorkUnits(const TaskKey& key, WorkUnitBatch batch,
@@ -132,6 +138,11 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
   void AddTaskDetails(Task& task, TaskMetrics* metrics) const;
   void SweepExpiredTasks();
   Status ExpiryStatus(const TaskKey& key) const;
+  Status ShutdownStatus() const;
+  // Shutdown's part for one task: its streams fail with ShutdownStatus (mutex_ held), then it is
+  // cancelled (without the lock) so every stream and feed of it stops.
+  void MarkShutDownLocked(Task& task) const;
+  static void CancelTask(Task& task, const Status& why);
   // Threads a task may use: --threads, else --max-threads, else the hardware threads.
   int ThreadCap() const;
   // A coordinator's `threads` above max(kMinThreadsAccepted, 4 * ThreadCap()) is refused: it sets
@@ -157,6 +168,8 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
   std::vector<TaskKey> expired_;
   int64_t tasks_expired_ = 0;
   int64_t sweeps_ = 0;
+  // Set by Shutdown: no task starts any more.
+  bool shutting_down_ = false;
   // The TTL sweeper (runs while task_ttl > 0).
   bool stopping_ = false;
   std::condition_variable sweeper_cv_;

@@ -2,17 +2,21 @@
 // memory after a query completes, fails or is cancelled, a task outliving the TTL is dropped, an
 // unreachable worker fails fast with its address, and a worker's error reaches the user with the
 // worker's address, stage, task and the original message.
+#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/coordinator/coordinator.h"
+#include "shoal/distributed/feeds/work_unit_feed_scan_exec.h"
 #include "shoal/distributed/planner/distributed_planner.h"
 #include "shoal/distributed/transport/grpc_worker_channel.h"
 #include "shoal/distributed/transport/grpc_worker_server.h"
 #include "shoal/distributed/transport/in_process_channel.h"
 #include "shoal/engine/tpch_tables.h"
+#include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
@@ -188,6 +192,60 @@ TEST_F(LifecycleTest, AnUnreachableWorkerFailsFastNamingItsAddress) {
   EXPECT_EQ(result.status().code(), StatusCode::kUnavailable) << result.status().ToString();
   EXPECT_NE(result.status().UserMessage().find("127.0.0.1:1"), std::string::npos);
   EXPECT_LT(steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// Regression (integration_chaos: a worker did not stop on SIGTERM): gRPC's Shutdown cancels the
+// calls at its deadline but then waits for every handler to return, and an ExecuteTask handler
+// returns only once its task's streams end. A stream waiting for something that never comes (here
+// work units, for a task that no coordinator channel ends and whose TTL is 10 minutes) held the
+// worker's shutdown forever. The shutdown now cancels every task first; the consumer hears why.
+TEST_F(LifecycleTest, ShutdownDoesNotWaitForACallServingATaskThatNothingEnds) {
+  WorkerServiceOptions w;
+  w.catalog = runner_.session().catalog();
+  ASSERT_OK(workers_.Start(1, w));
+  std::shared_ptr<WorkerService> service = workers_.services[0];
+  auto entry = runner_.session().catalog()->LookupTable(sql::kDefaultSchema, "lineitem");
+  ASSERT_OK(entry.status());
+  io::ScanRequest scan_request;
+  scan_request.projection = {0};
+  ASSERT_OK_AND_ASSIGN(auto scan,
+                       exec::TableScanExec::Make(entry->provider, "lineitem", scan_request, 1));
+  ASSERT_OK_AND_ASSIGN(auto feed_scan, WorkUnitFeedScanExec::Make(*scan, "f", 1, nullptr));
+  SetPlanRequest request;
+  request.task_key = {"q-stop", 1, 0};
+  ASSERT_OK_AND_ASSIGN(request.encoded_plan,
+                       EncodePlan(feed_scan, *TableCodecRegistry::Builtin(w.catalog)));
+  request.work_unit_feeds = {{"f", 1}};
+  ASSERT_OK(service->SetPlan(request));  // held with no coordinator channel: nothing ends it
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, workers_.channels->Connect(workers_.addresses[0]));
+  ExecuteTaskRequest execute;
+  execute.task_key = request.task_key;
+  execute.partition_end = 1;
+  ASSERT_OK_AND_ASSIGN(auto streams, channel->ExecuteTask({}, execute, nullptr));
+  ASSERT_EQ(streams.size(), 1u);
+  Status read;
+  std::thread consumer([&] { read = streams[0]->Next().status(); });
+  // The handler serves the call: its producer waits for work units.
+  ASSERT_TRUE(WaitFor([&] { return !service->ExecuteHeadersSeen().empty(); },
+                      "the worker to serve the ExecuteTask call"));
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    workers_.servers[0]->Shutdown();
+    stopped = true;
+  });
+  const bool in_time = static_cast<bool>(
+      WaitFor([&] { return stopped.load(); }, "the worker's server to stop", milliseconds(15000)));
+  if (!in_time)
+    (void)service->EndTask(request.task_key);  // lets the hung shutdown end, so the test does
+  stopper.join();
+  consumer.join();
+  EXPECT_TRUE(in_time);
+  EXPECT_FALSE(read.ok());
+  EXPECT_NE(read.UserMessage().find("is shutting down"), std::string::npos) << read.ToString();
+  // A plan arriving at a worker shutting down is refused with the same reason.
+  request.task_key = {"q-stop", 1, 1};
+  const Status late = service->SetPlan(request);
+  EXPECT_NE(late.UserMessage().find("is shutting down"), std::string::npos) << late.ToString();
 }
 
 // Regression: the TTL counted from the task's start, so every query running longer than it was
