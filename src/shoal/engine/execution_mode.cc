@@ -57,6 +57,10 @@ Result<exec::ExecPlanPtr> ExecutionMode::Prepare(
   return Status::Internal("unknown execution mode {}", static_cast<int>(kind_));
 }
 
+bool ExecutionMode::RunsInProcess(const Settings& settings) const {
+  return kind_ == Kind::kLocal || (kind_ == Kind::kShuffle && !shuffle_driver_->Stages(settings));
+}
+
 const char* ExecutionMode::KindName(Kind kind) {
   switch (kind) {
     case Kind::kLocal: return "local";

@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "shoal/common/result.h"
+#include "shoal/common/settings.h"
 #include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/engine/plan_rewriter.h"
@@ -54,6 +55,11 @@ class ExecutionMode {
   /// The plan that runs (or is explained) for the single-node physical `plan` in this mode.
   Result<exec::ExecPlanPtr> Prepare(const exec::ExecPlanPtr& plan,
                                     const std::shared_ptr<exec::TaskContext>& context) const;
+
+  /// Whether every partition of a plan Prepare returns under `settings` runs in this process,
+  /// as on a single node (kLocal, or kShuffle while no shuffle directory is set), rather than as
+  /// tasks of other processes.
+  bool RunsInProcess(const Settings& settings) const;
 
   /// "local", "workers", "shuffle" or "rewritten".
   static const char* KindName(Kind kind);

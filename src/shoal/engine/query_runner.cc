@@ -449,8 +449,13 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   planner_options.runtime_filters = session_->settings().GetBool("runtime_filters");
   planner_options.scan_filters = session_->settings().GetBool("scan_filters");
-  planner_options.partitioned_runtime_filters = mode_.kind() == ExecutionMode::Kind::kWorkers;
-  planner_options.distributed = mode_.kind() != ExecutionMode::Kind::kLocal;
+  const bool in_process = mode_.RunsInProcess(session_->settings());
+  // The union of a partitioned join's partition filters forms where all its partitions run: in
+  // this process, or across workers through the coordinator. A file-shuffle task runs one.
+  planner_options.partitioned_runtime_filters =
+      in_process || (mode_.kind() == ExecutionMode::Kind::kWorkers &&
+                     session_->settings().GetString("retry_policy") != "task");
+  planner_options.distributed = !in_process;
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
   planned.context->progress().AddTotal(ScanBytes(*planned.physical));
   SHOAL_ASSIGN_OR_RETURN(planned.physical, mode_.Prepare(planned.physical, planned.context));

@@ -26,8 +26,8 @@ struct PhysicalPlannerOptions {
   // Fold the error-free conjuncts of a Filter into the scan beneath it when its provider filters
   // rows while decoding (scan_filter_expr.h; setting scan_filters).
   bool scan_filters = true;
-  // Partitioned joins publish runtime filters too (distributed execution:
-  // runtime_filter_planner.h).
+  // Partitioned joins publish runtime filters too: the union of their partitions' filters, where
+  // all partitions of a join run in one execution or across workers (runtime_filter_planner.h).
   bool partitioned_runtime_filters = false;
   // The plan's partitions run as tasks of other processes (workers, the file shuffle, a test's
   // distributing rewrite): right semi and anti joins are partitioned, since a collect-build one

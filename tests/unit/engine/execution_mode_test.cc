@@ -99,13 +99,51 @@ TEST_F(ExecutionModeTest, BadWorkerListsAreRefusedBeforeAnyQuery) {
   EXPECT_FALSE(IsInProcessWorkers("localhost:4000"));
 }
 
+// A semi join whose preserved side (orders) is the smaller: one node builds it once for all
+// partitions (collect-build), tasks of other processes partition it.
+constexpr const char* kSemiJoinQuery =
+    "SELECT count(*) FROM orders WHERE EXISTS (SELECT 1 FROM lineitem WHERE l_orderkey = "
+    "o_orderkey)";
+
 TEST_F(ExecutionModeTest, TheShuffleModeRunsLocallyUntilAShuffleDirIsSet) {
   // What `shoal sql` without --workers sets up.
   ASSERT_EQ(other_.execution_mode().kind(), ExecutionMode::Kind::kShuffle);
   ASSERT_NE(other_.execution_mode().shuffle_driver(), nullptr);
+  EXPECT_TRUE(other_.execution_mode().RunsInProcess(other_.session().settings()));
   ASSERT_OK_AND_ASSIGN(auto actual, other_.RunOne(kQuery));
   EXPECT_EQ(Rows(actual), Rows(expected_));
-  EXPECT_EQ(Explain(other_, kQuery), Explain(local_, kQuery));
+  // Planned as on one node, not as for tasks (`shoal sql` planned a partitioned right semi join
+  // here, and no runtime filter on partitioned joins).
+  for (const char* query : {kQuery, kSemiJoinQuery})
+    EXPECT_EQ(Explain(other_, query), Explain(local_, query)) << query;
+  EXPECT_NE(Explain(local_, kSemiJoinQuery).find("type=RightSemi, mode=collect_build"),
+            std::string::npos)
+      << Explain(local_, kSemiJoinQuery);
+  ASSERT_OK(other_.RunOne("SET shuffle_dir = '/tmp/shoal-execution-mode-test'").status());
+  EXPECT_FALSE(other_.execution_mode().RunsInProcess(other_.session().settings()));
+}
+
+// A partitioned join publishes the union of its partitions' runtime filters where all of its
+// partitions run: on one node, but not in file-shuffle tasks, each of which runs one partition.
+TEST_F(ExecutionModeTest, PartitionedJoinsFilterTheirProbeScanOnOneNode) {
+  constexpr const char* kJoin =
+      "SELECT count(*), sum(l_quantity) FROM lineitem JOIN orders ON l_orderkey = o_orderkey "
+      "WHERE o_totalprice > 400000";
+  for (QueryRunner* runner : {&local_, &other_})
+    ASSERT_OK(runner->RunOne("SET join_collect_build_rows = 0").status());
+  const std::string plan = Explain(local_, kJoin);
+  EXPECT_NE(plan.find("mode=partitioned, on=[#0 = #0], runtime_filters=[rf1"), std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("runtime_filters=[rf1 on l_orderkey]"), std::string::npos) << plan;
+  ASSERT_OK_AND_ASSIGN(auto filtered, local_.RunOne(kJoin));
+  ASSERT_OK(local_.RunOne("SET runtime_filters = off").status());
+  ASSERT_OK_AND_ASSIGN(auto unfiltered, local_.RunOne(kJoin));
+  EXPECT_EQ(Rows(filtered), Rows(unfiltered));
+
+  ASSERT_OK(other_.RunOne("SET shuffle_dir = '/tmp/shoal-execution-mode-test'").status());
+  const std::string staged = Explain(other_, kJoin);
+  EXPECT_NE(staged.find("mode=partitioned"), std::string::npos) << staged;
+  EXPECT_EQ(staged.find("runtime_filters"), std::string::npos) << staged;
 }
 
 TEST_F(ExecutionModeTest, ARewriterSeesEveryPlanAndWhatItReturnsRuns) {

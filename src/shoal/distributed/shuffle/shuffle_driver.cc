@@ -729,6 +729,10 @@ Result<std::string> ShuffleDriver::PrivateDir() {
   return private_dir_;
 }
 
+bool ShuffleDriver::Stages(const Settings& settings) const {
+  return options_.private_dir || !settings.GetString("shuffle_dir").empty();
+}
+
 Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
     const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>& context) {
   const Settings& settings = context->settings();

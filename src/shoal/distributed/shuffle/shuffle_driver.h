@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "shoal/common/result.h"
+#include "shoal/common/settings.h"
 #include "shoal/distributed/codec/table_codec.h"
 #include "shoal/distributed/coordinator/worker_health.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
@@ -93,6 +94,10 @@ Result<int64_t> RemoveShuffleFiles(const std::string& dir);
 class ShuffleDriver : public std::enable_shared_from_this<ShuffleDriver> {
  public:
   static Result<std::shared_ptr<ShuffleDriver>> Make(ShuffleDriverOptions options);
+
+  /// Whether Transform stages plans under `settings` (a `shuffle_dir`, or a private directory),
+  /// so that each partition of a stage runs in a task process of its own.
+  bool Stages(const Settings& settings) const;
 
   /// `plan` unchanged when the context's `shuffle_dir` is empty; otherwise its staged form,
   /// wrapped in the node that runs the tasks on first execution.
