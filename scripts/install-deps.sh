@@ -47,6 +47,8 @@ packages=(
   libcpp-httplib-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # CPU profiles (docs/performance.md; bench/tpch/run.mjs --profile)
+  linux-perf
   # the PostgreSQL client for wire-protocol tests, and psycopg 3 for `shoal server`'s
   # (tests/server: server-side binding, binary results)
   postgresql-client python3-psycopg

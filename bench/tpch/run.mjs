@@ -31,12 +31,39 @@
 // (medians). The report gives both times, whether the retry NOTICE came, and both answers
 // against DuckDB. --dist-setting retry_policy=task measures that policy instead (it comes after
 // the default SET; no NOTICE is expected then: the driver re-runs tasks, not the query).
+// --rss adds each engine's peak resident memory per query (columns "Shoal MB", "DuckDB MB", their
+// ratio; the total row gives the maximum over the queries; MB = 2^20 bytes): the kernel's
+// high-water mark (getrusage ru_maxrss, through bench/tpch/maxrss.py, which needs python3) of a
+// process that ran only that query, its warm-up and its timed runs. Shoal's is the single-node
+// `shoal sql` process that gives the times: the shell, the catalog of the eight tables, the
+// query's memory and the result it prints. DuckDB's in this process would mix all queries, so with
+// --rss each query's DuckDB runs (warm-up and timed) happen in a Node.js child of their own
+// (bench/tpch/duckdb_query.mjs, same threads and views), and the DuckDB times and the answer
+// Shoal's is checked against come from that child; its peak includes the Node.js runtime and the
+// loaded DuckDB library. Before the queries, both are measured idle (Shoal: the script without the
+// query; DuckDB: the child opening DuckDB and declaring the views), and the report gives those
+// baselines to subtract: on a 2-core x86-64 machine at SF 0.1, 24 MB for Shoal and 90 MB for DuckDB
+// (Node.js alone 39 MB, with the DuckDB library loaded 80 MB). No figure is below the wrapper's
+// own ~14 MB (see maxrss.py). Only the plain single-node Shoal run is measured, not the
+// --setting, distributed or shuffle ones.
+// --profile DIR records a CPU profile of each query's single-node Shoal run with `perf record -g`
+// (perf: Debian's linux-perf, which scripts/install-deps.sh installs) into
+// DIR/qNN.perf.data, in an extra `shoal sql` process after the timed ones (the same script: the
+// warm-up and --runs runs, and the table declarations, so the times above are not disturbed),
+// and writes `perf report --no-children --percent-limit 1 --stdio` of it to DIR/qNN.txt: the
+// functions with at least 1% of the samples by self time, first as a flat list (-g none), then
+// with their call chains (a Release build has no frame pointers, so the chains are short; the self
+// times are right). The profile covers the whole process: at a small scale factor with few runs,
+// start-up (ld.so) shows. Open the rest with `perf report -i DIR/qNN.perf.data`. Not as root, perf
+// needs `sysctl kernel.perf_event_paranoid=2` or less (Debian's default, 3, refuses; at 2 the
+// kernel's share of the time is not sampled).
 //
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
 //       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
 //       [--workers N] [--dist-setting name=value ...] [--shuffle] [--shuffle-setting name=value ...]
 //       [--tls | --tls-compare] [--setting name=value ...] [--scan-rows TABLE] [--kill-worker]
+//       [--rss] [--profile DIR]
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -51,10 +78,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import {
-  Compare, CsvField, FormatValue, OrderKeys, ParseCsv, PostgresName,
+  Compare, OrderKeys, ParseCsv,
 } from '../../tests/tpch/tpch_common.mjs';
 import { CpuSeconds, ListeningAddress } from '../../tests/integration/wait.mjs';
-import { DuckDBConnection, ShoalTableStatements } from './tpch_engines.mjs';
+import { DuckDBConnection, RunDuckDB, ShoalTableStatements } from './tpch_engines.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -76,6 +103,8 @@ function ParseArgs(argv) {
     settings: [],
     scanRows: null,
     shuffle: false,
+    rss: false,
+    profile: null,
   };
   for (let i = 0; i < argv.length; ++i) {
     const key = argv[i];
@@ -93,6 +122,10 @@ function ParseArgs(argv) {
     }
     if (key === '--kill-worker') {
       options.killWorker = true;
+      continue;
+    }
+    if (key === '--rss') {
+      options.rss = true;
       continue;
     }
     if (key === '--help' || key === '-h') {
@@ -133,6 +166,7 @@ function ParseArgs(argv) {
         break;
       }
       case '--scan-rows': options.scanRows = value; break;
+      case '--profile': options.profile = path.resolve(value); break;
       default: throw new Error(`unknown option ${key}`);
     }
   }
@@ -152,6 +186,17 @@ function ParseArgs(argv) {
                              options.shuffle)) {
     throw new Error('--kill-worker needs --workers N (N >= 2; 3 for issue 16), plain TCP ' +
                     'and no --shuffle');
+  }
+  if ((options.rss || options.profile) && options.killWorker) {
+    throw new Error('--rss and --profile measure the single-node runs, which --kill-worker skips');
+  }
+  // Check the tools before the first query rather than fail after an hour of runs.
+  if (options.rss && spawnSync('python3', ['-c', 'import resource']).status !== 0) {
+    throw new Error('--rss needs python3 (with its resource module) to run bench/tpch/maxrss.py');
+  }
+  if (options.profile && spawnSync('perf', ['--version']).status !== 0) {
+    throw new Error('--profile needs perf, which is not installed: apt-get install linux-perf ' +
+                    '(Debian; linux-tools-common and linux-tools-$(uname -r) on Ubuntu)');
   }
   options.data ??= path.join(os.tmpdir(), `shoal-bench-tpch-sf${options.sf}-${options.format}`);
   return options;
@@ -173,36 +218,29 @@ function EnsureData(options) {
   if (gen.status !== 0) throw new Error('shoal tpchgen failed');
 }
 
-async function RunDuckDB(con, sql, runs) {
-  const times = [];
-  let answer = null;
-  for (let r = 0; r <= runs; ++r) {
-    const start = performance.now();
-    const reader = await con.runAndReadAll(sql);
-    const elapsed = performance.now() - start;
-    if (r === 0) {
-      const types = reader.columnTypes().map((t) => t.toString());
-      let out = reader.columnNames().map(PostgresName).map(CsvField).join(',') + '\n';
-      for (const row of reader.getRows()) {
-        out += row.map((v, i) => FormatValue(v, types[i])).join(',') + '\n';
-      }
-      answer = out;
-    } else {
-      times.push(elapsed);
-    }
-  }
-  return { times, answer };
+const maxrss = path.join(here, 'maxrss.py');
+
+// Runs `command` (argv) under maxrss.py; returns spawnSync's result, its stderr without the line
+// maxrss.py adds, and the peak RSS in MiB (undefined if the line is missing).
+function SpawnMeasured(command, spawnOptions) {
+  const run = spawnSync('python3', [maxrss, ...command], spawnOptions);
+  const m = /\n?shoal-bench maxrss_kib (\d+)\n$/.exec(run.stderr ?? '');
+  if (m === null) return { run, stderr: run.stderr };
+  return { run, stderr: run.stderr.slice(0, m.index), rssMb: Number(m[1]) / 1024 };
 }
 
 // `workers`: addresses for `shoal sql --workers` (empty: single node), reached with the flags
 // `security`. `shuffleRoot`: run through the materialized shuffle, each run in a fresh directory
-// below it (the driver refuses a used one).
+// below it (the driver refuses a used one). `rss`: run it under maxrss.py and return its peak RSS
+// (MiB) as `rss_mb`. `wrap`: a command line to run `shoal` under (perf record for --profile).
+// `runs` null: no query at all, only the script's preamble (the idle baseline of --rss).
 function RunShoal(options, sql, runs, { workers = [], security = options.security,
-                                        shuffleRoot = null, settings = [] } = {}) {
+                                        shuffleRoot = null, settings = [], rss = false,
+                                        wrap = [] } = {}) {
   const script = [`SET threads = ${options.threads};`, ...ShoalTableStatements(options),
                   ...(workers.length > 0 ? options.distSettings : []),
                   ...(shuffleRoot ? options.shuffleSettings : []), ...settings, '\\timing on'];
-  for (let r = 0; r <= runs; ++r) {
+  for (let r = 0; runs !== null && r <= runs; ++r) {
     if (shuffleRoot) {
       script.push('\\timing off', `SET shuffle_dir = '${path.join(shuffleRoot, `run${r}`)}';`,
                   '\\timing on');
@@ -212,20 +250,65 @@ function RunShoal(options, sql, runs, { workers = [], security = options.securit
   const file = path.join(os.tmpdir(), `shoal-bench-${process.pid}.sql`);
   fs.writeFileSync(file, script.join('\n') + '\n');
   const workerArgs = workers.length > 0 ? ['--workers', workers.join(','), ...security] : [];
-  const run = spawnSync(options.shoal, ['sql', ...workerArgs, '--format', 'csv', '-f', file],
-                        { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const command = [...wrap, options.shoal, 'sql', ...workerArgs, '--format', 'csv', '-f', file];
+  const spawnOptions = { encoding: 'utf8', maxBuffer: 1 << 30 };
+  const direct = rss ? null : spawnSync(command[0], command.slice(1), spawnOptions);
+  const { run, stderr, rssMb } = rss ? SpawnMeasured(command, spawnOptions)
+                                     : { run: direct, stderr: direct.stderr };
   fs.rmSync(file, { force: true });
-  if (run.status !== 0) return { error: (run.stderr || `exit ${run.status}`).trim() };
-  const times = [...run.stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]));
+  if (run.status !== 0) {
+    return { error: (stderr || run.error?.message || `exit ${run.status}`).trim() };
+  }
+  if (rss && rssMb === undefined) return { error: `no peak RSS from maxrss.py: ${stderr.trim()}` };
+  if (runs === null) return { rss_mb: rssMb };
+  const times = [...stderr.matchAll(/^Time: ([0-9.]+) ms$/gm)].map((m) => Number(m[1]));
   if (times.length !== runs + 1) {
-    return { error: `expected ${runs + 1} timings, got ${times.length}: ${run.stderr.trim()}` };
+    return { error: `expected ${runs + 1} timings, got ${times.length}: ${stderr.trim()}` };
   }
   // stdout holds runs + 1 copies of the answer, each with its header line.
   const lines = run.stdout.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const per = lines.length / (runs + 1);
   const answer = Number.isInteger(per) ? lines.slice(0, per).join('\n') + '\n' : run.stdout;
-  return { times: times.slice(1), answer };
+  return { times: times.slice(1), answer, rss_mb: rssMb };
+}
+
+// --rss: the query's DuckDB runs in a child of their own (duckdb_query.mjs) under maxrss.py;
+// { times, answer, rss_mb } as RunDuckDB's plus the child's peak RSS. `queryFile` null: the idle
+// child (DuckDB opened, views declared, no query). Throws on a failure, as RunDuckDB does.
+function RunDuckDBChild(options, queryFile, runs) {
+  const { run, stderr, rssMb } = SpawnMeasured(
+    [process.execPath, path.join(here, 'duckdb_query.mjs'), '--data', options.data, '--format',
+     options.format, '--threads', String(options.threads), '--runs', String(runs),
+     ...(queryFile === null ? [] : ['--query', queryFile])],
+    { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (run.status !== 0 || rssMb === undefined) {
+    throw new Error(`duckdb_query.mjs failed (${run.error?.message ?? `exit ${run.status}`}): ` +
+                    `${stderr?.trim()}`);
+  }
+  return { ...JSON.parse(run.stdout), rss_mb: rssMb };
+}
+
+// --profile: one more single-node run of the query under `perf record -g` into DIR/NAME.perf.data
+// and its top functions by self time into DIR/NAME.txt. Returns an error message or null.
+function ProfileShoal(options, name, sql) {
+  const data = path.join(options.profile, `${name}.perf.data`);
+  // perf record would keep an older file as NAME.perf.data.old.
+  fs.rmSync(data, { force: true });
+  const wrap = ['perf', 'record', '-g', '-q', '-o', data, '--'];
+  const run = RunShoal(options, sql, options.runs, { wrap });
+  if (run.error) return run.error;
+  // The flat list first (one line a function), then the same with each function's call chains.
+  let text = '';
+  for (const graph of [['-g', 'none'], []]) {
+    const report = spawnSync('perf', ['report', '-i', data, '--no-children', '--percent-limit', '1',
+                                      '--stdio', ...graph],
+                             { encoding: 'utf8', maxBuffer: 1 << 30 });
+    if (report.status !== 0) return `perf report failed: ${report.stderr.trim()}`;
+    text += report.stdout + '\n';
+  }
+  fs.writeFileSync(path.join(options.profile, `${name}.txt`), text);
+  return null;
 }
 
 // Rows that left the scans of `table` in one EXPLAIN ANALYZE of `sql` on one node, or null.
@@ -478,29 +561,49 @@ if (workers.length > 0) console.error(`workers: ${workers.join(', ')}`);
 const tlsWorkers = options.tlsCompare
   ? await StartWorkers(options, options.workers, options.tlsSecurity) : [];
 if (tlsWorkers.length > 0) console.error(`TLS workers: ${tlsWorkers.join(', ')}`);
-const con = await DuckDBConnection(options);
+// With --rss, DuckDB runs in children only (duckdb_query.mjs): one in this process too would not
+// change their numbers, but it is not needed.
+const con = options.rss ? null : await DuckDBConnection(options);
 if (options.killWorker) await KillWorkerBench(options, workerHandles, con);
+// --rss: both engines idle, once, as the baselines of the report.
+const idle = {};
+if (options.rss) {
+  const shoalIdle = RunShoal(options, '', null, { rss: true });
+  if (shoalIdle.error) throw new Error(`shoal sql without a query failed: ${shoalIdle.error}`);
+  idle.shoal_mb = shoalIdle.rss_mb;
+  idle.duckdb_mb = RunDuckDBChild(options, null, 0).rss_mb;
+  console.error(`idle peak RSS: shoal ${idle.shoal_mb.toFixed(1)} MB, duckdb (Node.js child) ` +
+                `${idle.duckdb_mb.toFixed(1)} MB`);
+}
+if (options.profile) fs.mkdirSync(options.profile, { recursive: true });
 const results = [];
 for (const name of options.queries) {
-  const sql = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries', `${name}.sql`),
-                              'utf8');
-  const duck = await RunDuckDB(con, sql, options.runs);
+  const queryFile = path.join(repo, 'tests', 'data', 'tpch', 'queries', `${name}.sql`);
+  const sql = fs.readFileSync(queryFile, 'utf8');
+  const duck = options.rss ? RunDuckDBChild(options, queryFile, options.runs)
+                           : await RunDuckDB(con, sql, options.runs);
   const withSettings = options.settings.length > 0;
+  const plain = { rss: options.rss };
   let shoal, setting;
   if (withSettings && results.length % 2 === 1) {
     setting = RunShoal(options, sql, options.runs, { settings: options.settings });
-    shoal = RunShoal(options, sql, options.runs);
+    shoal = RunShoal(options, sql, options.runs, plain);
   } else {
-    shoal = RunShoal(options, sql, options.runs);
+    shoal = RunShoal(options, sql, options.runs, plain);
     if (withSettings) setting = RunShoal(options, sql, options.runs, { settings: options.settings });
   }
   const result = { query: name, duckdb_ms: Median(duck.times), duckdb_runs: duck.times };
+  if (options.rss) result.duckdb_rss_mb = duck.rss_mb;
   if (shoal.error) {
     result.error = shoal.error;
   } else {
     result.shoal_ms = Median(shoal.times);
     result.shoal_runs = shoal.times;
     result.ratio = result.shoal_ms / result.duckdb_ms;
+    if (options.rss) {
+      result.shoal_rss_mb = shoal.rss_mb;
+      result.rss_ratio = result.shoal_rss_mb / result.duckdb_rss_mb;
+    }
     const expected = ParseCsv(duck.answer);
     const problem = Compare(expected, ParseCsv(shoal.answer), OrderKeys(sql, expected[0]));
     result.answer = problem === null ? 'ok' : problem.split('\n')[0];
@@ -568,6 +671,16 @@ for (const name of options.queries) {
       }
     }
   }
+  // Last, so that the profile's run disturbs none of the timed ones.
+  if (options.profile) {
+    const problem = ProfileShoal(options, name, sql);
+    if (problem === null) {
+      result.profile = path.join(options.profile, `${name}.txt`);
+    } else {
+      result.profile_error = problem;
+      console.error(`${name}: no profile: ${problem}`);
+    }
+  }
   results.push(result);
   console.error(`${name}: shoal ${result.shoal_ms?.toFixed(1) ?? 'error'} ms, ` +
                 (withSettings ? `with settings ${result.setting_ms?.toFixed(1) ?? 'error'} ms, ` : '') +
@@ -582,7 +695,10 @@ for (const name of options.queries) {
                   ? `TLS ${result.tls_ms?.toFixed(1) ?? 'error'} ms ` +
                     `(x${result.tls_plain_ratio?.toFixed(2) ?? '?'}), `
                   : '') +
-                `duckdb ${result.duckdb_ms.toFixed(1)} ms, answer ${result.answer ?? result.error}`);
+                `duckdb ${result.duckdb_ms.toFixed(1)} ms, ` +
+                (options.rss ? `peak RSS shoal ${result.shoal_rss_mb?.toFixed(1) ?? 'error'} MB, ` +
+                               `duckdb ${result.duckdb_rss_mb.toFixed(1)} MB, ` : '') +
+                `answer ${result.answer ?? result.error}`);
 }
 
 const distributed = workers.length > 0;
@@ -598,6 +714,9 @@ const totalWorkers = ok.reduce((s, r) => s + (r.workers_ms ?? 0), 0);
 const totalShuffle = ok.reduce((s, r) => s + (r.shuffle_ms ?? 0), 0);
 const totalTls = ok.reduce((s, r) => s + (r.tls_ms ?? 0), 0);
 const totalSetting = ok.reduce((s, r) => s + (r.setting_ms ?? 0), 0);
+// Peak memory does not add up over queries run one after another: the total row gives the maximum.
+const maxShoalRss = Math.max(0, ...ok.map((r) => r.shoal_rss_mb ?? 0));
+const maxDuckRss = Math.max(0, ...ok.map((r) => r.duckdb_rss_mb ?? 0));
 const summary = {
   scale_factor: Number(options.sf), threads: options.threads, runs: options.runs,
   format: options.format, machine: `${os.cpus().length} cpus, ${os.cpus()[0]?.model ?? '?'}`,
@@ -618,6 +737,13 @@ const summary = {
     shuffle_settings: options.shuffleSettings, total_shuffle_ms: totalShuffle,
     total_shuffle_ratio: totalShuffle / totalShoal,
   } : {}),
+  ...(options.rss ? {
+    duckdb_runs_in: 'a child process per query (duckdb_query.mjs)',
+    idle_shoal_rss_mb: idle.shoal_mb, idle_duckdb_rss_mb: idle.duckdb_mb,
+    max_shoal_rss_mb: maxShoalRss, max_duckdb_rss_mb: maxDuckRss,
+    max_rss_ratio: maxShoalRss / maxDuckRss,
+  } : {}),
+  ...(options.profile ? { profile_dir: options.profile } : {}),
   failed: results.filter((r) => r.error || r.answer !== 'ok').map((r) => r.query),
   queries: results,
 };
@@ -646,22 +772,32 @@ let md = `TPC-H SF ${options.sf}, ${options.format}, ${options.threads} threads,
          (options.shuffle ? '; shuffle: `shoal sql` with `shuffle_dir` (task processes)' +
                             (options.shuffleSettings.length
                               ? ` (${options.shuffleSettings.join(' ')})` : '') : '') +
+         (options.rss ? '; peak RSS (MB = 2^20 bytes) of the process that ran the query (its ' +
+                        'warm-up and timed runs; total row: the maximum), DuckDB\'s times and ' +
+                        'RSS from a Node.js child per query; idle baselines (included in the ' +
+                        `figures): Shoal ${idle.shoal_mb.toFixed(1)} MB, DuckDB ` +
+                        `${idle.duckdb_mb.toFixed(1)} MB` : '') +
          '\n\n' +
          `| query | Shoal | ${extra.map((e) => `${e.title} | `).join('')}DuckDB | Shoal / DuckDB | ` +
-         `${extra.map((e) => `${e.ratio} | `).join('')}answer |\n` +
+         `${extra.map((e) => `${e.ratio} | `).join('')}` +
+         `${options.rss ? 'Shoal MB | DuckDB MB | Shoal / DuckDB MB | ' : ''}answer |\n` +
          `|---|---:|${extra.map(() => '---:|').join('')}---:|---:|` +
-         `${extra.map(() => '---:|').join('')}---|\n`;
+         `${extra.map(() => '---:|').join('')}${options.rss ? '---:|---:|---:|' : ''}---|\n`;
 for (const r of results) {
   md += `| ${r.query} | ${r.shoal_ms?.toFixed(1) ?? '—'} | ` +
         extra.map((e) => `${r[e.ms]?.toFixed(1) ?? '—'} | `).join('') +
         `${r.duckdb_ms.toFixed(1)} | ${r.ratio?.toFixed(2) ?? '—'} | ` +
         extra.map((e) => `${r[e.r]?.toFixed(2) ?? '—'} | `).join('') +
+        (options.rss ? `${r.shoal_rss_mb?.toFixed(1) ?? '—'} | ${r.duckdb_rss_mb.toFixed(1)} | ` +
+                       `${r.rss_ratio?.toFixed(2) ?? '—'} | ` : '') +
         `${r.answer ?? 'error: ' + r.error.split('\n')[0]} |\n`;
 }
 md += `| **total** | **${totalShoal.toFixed(1)}** | ` +
       extra.map((e) => `**${e.total.toFixed(1)}** | `).join('') +
       `**${totalDuck.toFixed(1)}** | **${(totalShoal / totalDuck).toFixed(2)}** | ` +
       extra.map((e) => `**${(e.total / (e.base ?? totalShoal)).toFixed(2)}** | `).join('') +
+      (options.rss ? `**max ${maxShoalRss.toFixed(1)}** | **max ${maxDuckRss.toFixed(1)}** | ` +
+                     `**${(maxShoalRss / maxDuckRss).toFixed(2)}** | ` : '') +
       `${summary.failed.length} failed |\n`;
 if (options.scanRows) {
   md += `\nRows that left the scans of ${options.scanRows} (EXPLAIN ANALYZE, one node):\n\n` +
@@ -672,6 +808,13 @@ if (options.scanRows) {
     md += `| ${r.query} | ${r.scan_rows ?? '—'} |` +
           (options.settings.length > 0 ? ` ${r.setting_scan_rows ?? '—'} |` : '') + '\n';
   }
+}
+if (options.profile) {
+  const missing = results.filter((r) => r.profile_error);
+  md += '\nCPU profiles of the single-node Shoal runs (perf record -g, one more process after ' +
+        `the timed ones): ${options.profile}/qNN.txt (top functions by self time), ` +
+        `${options.profile}/qNN.perf.data (perf report -i)` +
+        (missing.length ? `; none for ${missing.map((r) => r.query).join(', ')}` : '') + '\n';
 }
 process.stdout.write(md);
 if (options.json) fs.writeFileSync(options.json, JSON.stringify(summary, null, 2) + '\n');

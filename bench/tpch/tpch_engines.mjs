@@ -1,11 +1,14 @@
 // The two engines of the TPC-H benchmarks over the same files: the tables as Shoal declares them
-// and a DuckDB connection with views over the same files. Shared by run.mjs (times side by side)
-// and operators.mjs (where each engine's time goes, operator by operator).
+// and a DuckDB connection with views over the same files. Shared by run.mjs (times side by side),
+// duckdb_query.mjs (one query in a process of its own, for run.mjs --rss) and operators.mjs (where
+// each engine's time goes, operator by operator).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { kTblColumns } from '../../tests/tpch/tpch_common.mjs';
+import {
+  CsvField, FormatValue, kTblColumns, PostgresName,
+} from '../../tests/tpch/tpch_common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -43,4 +46,28 @@ export async function DuckDBConnection(options) {
     }
   }
   return con;
+}
+
+// Runs `sql` 1 + `runs` times on `con`: the times of the last `runs` (ms, around runAndReadAll,
+// which also materialises the result) and the first run's answer as CSV with PostgreSQL's column
+// names, as `shoal sql --format csv` prints it.
+export async function RunDuckDB(con, sql, runs) {
+  const times = [];
+  let answer = null;
+  for (let r = 0; r <= runs; ++r) {
+    const start = performance.now();
+    const reader = await con.runAndReadAll(sql);
+    const elapsed = performance.now() - start;
+    if (r === 0) {
+      const types = reader.columnTypes().map((t) => t.toString());
+      let out = reader.columnNames().map(PostgresName).map(CsvField).join(',') + '\n';
+      for (const row of reader.getRows()) {
+        out += row.map((v, i) => FormatValue(v, types[i])).join(',') + '\n';
+      }
+      answer = out;
+    } else {
+      times.push(elapsed);
+    }
+  }
+  return { times, answer };
 }
