@@ -1,10 +1,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include <zlib.h>
-
 #include "shoal/columnar/bitmap.h"
 #include "shoal/io/parquet/chunk_decoder_internal.h"
+#include "shoal/io/parquet/page_checksum.h"
 #include "shoal/io/parquet/page_decompressor.h"
 #include "shoal/io/parquet/thrift_codec.h"
 
@@ -594,13 +593,13 @@ Status ChunkDecoder::ReadPageHeader(const uint8_t* chunk, int64_t size, int64_t*
 
 Status ChunkDecoder::CheckCrc(const format::PageHeader& h, const uint8_t* src) {
   if (h.__isset.crc) {
-    // CRC-32 (zlib's polynomial) of the page bytes as stored, when the writer recorded one.
-    const uLong crc = crc32(crc32(0L, Z_NULL, 0), src, static_cast<uInt>(h.compressed_page_size));
-    if (static_cast<uint32_t>(crc) != static_cast<uint32_t>(h.crc))
+    // Of the page bytes as stored, when the writer recorded one (page_checksum.h).
+    const uint32_t crc = PageChecksum(src, static_cast<size_t>(h.compressed_page_size));
+    if (crc != static_cast<uint32_t>(h.crc))
       return Status::InvalidData(
           "page checksum mismatch (the header says CRC {:08x}, the {} bytes give {:08x}): the page "
           "is corrupted",
-          static_cast<uint32_t>(h.crc), h.compressed_page_size, static_cast<uint32_t>(crc));
+          static_cast<uint32_t>(h.crc), h.compressed_page_size, crc);
   }
   return Status::OK();
 }

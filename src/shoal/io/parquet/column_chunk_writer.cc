@@ -7,11 +7,10 @@
 #include <string_view>
 #include <utility>
 
-#include <zlib.h>
-
 #include "shoal/io/parquet/column_shredder_internal.h"
 #include "shoal/io/parquet/column_statistics_internal.h"
 #include "shoal/io/parquet/column_values_internal.h"
+#include "shoal/io/parquet/page_checksum.h"
 #include "shoal/io/parquet/rle_encoder.h"
 #include "shoal/io/parquet/thrift_codec.h"
 #include "shoal/io/parquet/value_encoders_internal.h"
@@ -150,9 +149,9 @@ struct ColumnChunkWriter::Impl {
     // PageHeader.crc: CRC-32 (zlib's polynomial, as parquet-mr and Arrow compute it) of the page
     // bytes as stored, so a reader detects a flipped bit even in an uncompressed page, whose
     // values would otherwise decode into silently wrong numbers.
-    const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(compressed.data()),
-                            static_cast<uInt>(compressed.size()));
-    header->__set_crc(static_cast<int32_t>(static_cast<uint32_t>(crc)));
+    const uint32_t crc =
+        PageChecksum(reinterpret_cast<const uint8_t*>(compressed.data()), compressed.size());
+    header->__set_crc(static_cast<int32_t>(crc));
     SHOAL_ASSIGN_OR_RETURN(std::string header_bytes, SerializeThrift(*header));
     out->append(header_bytes);
     out->append(compressed);
