@@ -220,6 +220,12 @@ function EnsureData(options) {
 
 const maxrss = path.join(here, 'maxrss.py');
 
+// Runs `command` (argv) as SpawnMeasured does, without measuring it.
+function SpawnPlain(command, spawnOptions) {
+  const run = spawnSync(command[0], command.slice(1), spawnOptions);
+  return { run, stderr: run.stderr };
+}
+
 // Runs `command` (argv) under maxrss.py; returns spawnSync's result, its stderr without the line
 // maxrss.py adds, and the peak RSS in MiB (undefined if the line is missing).
 function SpawnMeasured(command, spawnOptions) {
@@ -252,9 +258,8 @@ function RunShoal(options, sql, runs, { workers = [], security = options.securit
   const workerArgs = workers.length > 0 ? ['--workers', workers.join(','), ...security] : [];
   const command = [...wrap, options.shoal, 'sql', ...workerArgs, '--format', 'csv', '-f', file];
   const spawnOptions = { encoding: 'utf8', maxBuffer: 1 << 30 };
-  const direct = rss ? null : spawnSync(command[0], command.slice(1), spawnOptions);
   const { run, stderr, rssMb } = rss ? SpawnMeasured(command, spawnOptions)
-                                     : { run: direct, stderr: direct.stderr };
+                                     : SpawnPlain(command, spawnOptions);
   fs.rmSync(file, { force: true });
   if (run.status !== 0) {
     return { error: (stderr || run.error?.message || `exit ${run.status}`).trim() };
