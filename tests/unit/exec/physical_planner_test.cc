@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -51,6 +52,17 @@ class PhysicalPlannerTest : public ::testing::Test {
       text += row + "\n";
     }
     return text;
+  }
+
+  // The sorted rows of each query in one partition, in four, and with partitioned joins (the
+  // settings apply one after another).
+  void ExpectRowsInEveryLayout(
+      const std::vector<std::pair<std::string, std::vector<std::string>>>& expected) {
+    for (const char* setting : {"threads = 1", "threads = 4", "join_collect_build_rows = 0"}) {
+      Run(std::string("SET ") + setting);
+      for (const auto& [query, rows] : expected)
+        EXPECT_EQ(SortedRows(Run(query)), rows) << setting << ": " << query;
+    }
   }
 
   engine::QueryRunner runner_;
@@ -115,11 +127,7 @@ TEST_F(PhysicalPlannerTest, ASemiJoinBuildsOnItsSmallerOuterSide) {
   EXPECT_NE(semi_plan.find("type=RightSemi"), std::string::npos) << semi_plan;
   EXPECT_NE(semi_plan.find("runtime_filters=[rf1 on a]"), std::string::npos) << semi_plan;
   EXPECT_NE(Explain(anti).find("type=RightAnti"), std::string::npos) << Explain(anti);
-  for (const char* setting : {"threads = 1", "threads = 4", "join_collect_build_rows = 0"}) {
-    Run(std::string("SET ") + setting);
-    EXPECT_EQ(SortedRows(Run(semi)), (std::vector<std::string>{"1|one", "3|three"})) << setting;
-    EXPECT_EQ(SortedRows(Run(anti)), (std::vector<std::string>{"4|four", "NULL|null"})) << setting;
-  }
+  ExpectRowsInEveryLayout({{semi, {"1|one", "3|three"}}, {anti, {"4|four", "NULL|null"}}});
 }
 
 // A LEFT JOIN whose preserved side is the smaller builds on it (a right join with the inputs
@@ -134,13 +142,8 @@ TEST_F(PhysicalPlannerTest, ALeftJoinBuildsOnItsSmallerPreservedSide) {
       "AND big.note NOT LIKE 'n9%'";
   const std::string plan = Explain(query);
   EXPECT_NE(plan.find("type=Right,"), std::string::npos) << plan;
-  for (const char* setting : {"threads = 1", "threads = 4", "join_collect_build_rows = 0"}) {
-    Run(std::string("SET ") + setting);
-    EXPECT_EQ(SortedRows(Run(query)),
-              (std::vector<std::string>{"four|81|4", "four|88|4", "null|NULL|NULL", "one|85|1",
-                                        "three|87|3"}))
-        << setting;
-  }
+  ExpectRowsInEveryLayout(
+      {{query, {"four|81|4", "four|88|4", "null|NULL|NULL", "one|85|1", "three|87|3"}}});
 }
 
 // A right semi join outputs its build side's columns: a runtime filter passing through it on an
@@ -159,10 +162,7 @@ TEST_F(PhysicalPlannerTest, ARuntimeFilterThroughARightSemiJoinTargetsItsBuildSi
   const std::string plan = Explain(query);
   EXPECT_NE(plan.find("type=RightSemi"), std::string::npos) << plan;
   EXPECT_NE(plan.find("rf1: #0 -> u2.a"), std::string::npos) << plan;
-  for (const char* setting : {"threads = 1", "threads = 4", "join_collect_build_rows = 0"}) {
-    Run(std::string("SET ") + setting);
-    EXPECT_EQ(SortedRows(Run(query)), (std::vector<std::string>{"5|1", "6|2"})) << setting;
-  }
+  ExpectRowsInEveryLayout({{query, {"5|1", "6|2"}}});
 }
 
 TEST_F(PhysicalPlannerTest, GroupByResults) {
