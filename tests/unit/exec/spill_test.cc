@@ -395,6 +395,79 @@ TEST(AggregateSpillTest, NoFreeMemoryForABatchSpillsTheTableAndGoesOn) {
   EXPECT_EQ(dir.Entries(), 0);
 }
 
+// Another operator of the query whose memory comes and goes, as a repartition's or an exchange's
+// buffers do: it holds `bytes` while every second batch of its child is out, and nothing while
+// the others are.
+class PulseExec final : public ExecutionPlan {
+ public:
+  PulseExec(ExecPlanPtr child, int64_t bytes)
+      : ExecutionPlan(PlanKind::kValues, child->schema()),
+        child_(std::move(child)),
+        bytes_(bytes) {}
+
+  std::string_view name() const override { return "Pulse"; }
+
+  std::vector<ExecPlanPtr> children() const override { return {child_}; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr> children) const override {
+    return ExecPlanPtr(std::make_shared<PulseExec>(children.at(0), bytes_));
+  }
+
+  Partitioning output_partitioning() const override { return child_->output_partitioning(); }
+
+  Result<StreamPtr> Execute(int partition,
+                            const std::shared_ptr<TaskContext>& context) const override {
+    SHOAL_ASSIGN_OR_RETURN(StreamPtr input, child_->Execute(partition, context));
+    return StreamPtr(
+        new Stream(std::move(input), context->memory_pool()->MakeChild("pulse"), bytes_));
+  }
+
+  std::string Describe(bool) const override { return fmt::format("bytes={}", bytes_); }
+
+ private:
+  class Stream final : public columnar::RecordBatchReader {
+   public:
+    Stream(StreamPtr input, std::shared_ptr<MemoryPool> pool, int64_t bytes)
+        : input_(std::move(input)), held_(std::move(pool)), bytes_(bytes) {}
+
+    const columnar::SchemaPtr& schema() const override { return input_->schema(); }
+
+    Result<RecordBatchPtr> Next() override {
+      holding_ = !holding_;
+      SHOAL_RETURN_IF_ERROR(held_.Resize(holding_ ? bytes_ : 0));
+      return input_->Next();
+    }
+
+   private:
+    StreamPtr input_;
+    MemoryReservation held_;
+    int64_t bytes_;
+    bool holding_ = false;
+  };
+
+  ExecPlanPtr child_;
+  int64_t bytes_;
+};
+
+// A partial aggregate's table must leave the same headroom a spilling operator leaves: grown to
+// the limit, it made the next allocation of the operators beside it fail (a repartition's
+// buffers, in TwoPhaseSpillsEqualInMemory, now and then), though flushing the table was free.
+TEST(AggregateSpillTest, PartialAggregateLeavesRoomForTheOperatorsBesideIt) {
+  SpillDir dir;
+  auto table = MakeTable(RandomFields(), RandomRows(100000, 80000, 14), 1000);
+  std::vector<sql::ExprPtr> group_by = {Col(1, DataType::Int32()), Col(2, DataType::Utf8())};
+  auto pulsing = std::make_shared<PulseExec>(Scan(table, 1), int64_t{1} << 20);
+  ASSERT_OK_AND_ASSIGN(auto partial, HashAggregateExec::Make(pulsing, group_by, Aggregates(),
+                                                             AggregateMode::kPartial));
+  ASSERT_OK_AND_ASSIGN(auto final_agg, HashAggregateExec::Make(partial, group_by, Aggregates(),
+                                                               AggregateMode::kFinal));
+  RunResult expected = RunPlan(final_agg, MakeLimitedContext(0, dir.path()), final_agg.get());
+  RunResult limited = RunPlan(final_agg, MakeLimitedContext(4 << 20, dir.path()), final_agg.get());
+  EXPECT_EQ(Sorted(limited.rows), Sorted(expected.rows));
+  EXPECT_EQ(limited.pool_after, 0);
+  EXPECT_EQ(dir.Entries(), 0);
+}
+
 // Every join type, collect-build and partitioned, with NULL keys on both sides, spilled (grace
 // join) against in memory. The build side alone exceeds what the limit leaves for it.
 struct JoinCase {

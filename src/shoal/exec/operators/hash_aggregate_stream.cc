@@ -236,8 +236,11 @@ class HashAggregateStream final : public OperatorStream {
       if (!reserved.ok() && grouper_->num_groups() == 0)
         return Explain(std::move(reserved), "the aggregation state");
       const PartialAggregationLimits& limits = node_->partial_limits();
-      if (!reserved.ok() || grouper_->num_groups() >= limits.table_groups) {
-        // Flushing instead of spilling: a partial's groups can leave at any time.
+      // Flushing instead of spilling: a partial's groups can leave at any time. A table that
+      // took the headroom leaves too, as a spilling one would: filled to the limit, it made the
+      // next allocation of the operators beside it fail (a repartition's buffers).
+      if (!reserved.ok() || grouper_->num_groups() >= limits.table_groups ||
+          ShouldGiveUpTable(*pool(), reservation_.reserved())) {
         metrics()->AddExtra("flushes", 1);
         rows_in_flushed_ += rows_since_flush_;
         groups_flushed_ += grouper_->num_groups();
@@ -367,15 +370,8 @@ class HashAggregateStream final : public OperatorStream {
   Status AccountTable(int level) {
     const int64_t bytes = TableBytes();
     Status st = reservation_.Resize(bytes);
-    if (st.ok()) {
-      // The table's vectors grow by doubling, so the next batch may ask for as much again as
-      // the table holds: spill while that and the headroom still fit. Under pressure from other
-      // operators a small table is not worth a spill file.
-      const int64_t headroom = SpillHeadroom(*pool());
-      if (headroom == 0 || AvailableBytes(*pool()) >= headroom + bytes ||
-          bytes < SmallestLimit(*pool()) / 16)
-        return Status::OK();
-    }
+    if (st.ok() && !ShouldGiveUpTable(*pool(), bytes))
+      return Status::OK();
     if (num_keys_ == 0 || grouper_->num_groups() == 0)
       return st.ok() ? Status::OK() : Explain(std::move(st), "the aggregation state");
     if (has_distinct_) {

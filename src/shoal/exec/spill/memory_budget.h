@@ -52,6 +52,15 @@ inline bool ShouldSpill(const MemoryPool& pool) {
   return headroom > 0 && AvailableBytes(pool) < headroom;
 }
 
+/// True when an operator holding a table of `held` bytes (vectors that grow by doubling) should
+/// spill or flush it now: the table's next growth may ask for as much again, and that plus the
+/// headroom no longer fits. A table under a sixteenth of the limit is not worth a spill file: the
+/// pressure then comes from other operators, and giving it up would free little.
+inline bool ShouldGiveUpTable(const MemoryPool& pool, int64_t held) {
+  const int64_t headroom = SpillHeadroom(pool);
+  return headroom > 0 && AvailableBytes(pool) < headroom + held && held >= SmallestLimit(pool) / 16;
+}
+
 /// Bytes the rows of `batch` occupy (values, offsets, string bytes, validity), counting only the
 /// sliced range: slices share their parent's buffers, so BufferBytes() would count a whole
 /// table for every slice of it.
