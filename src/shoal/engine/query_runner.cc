@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -356,7 +357,10 @@ void QueryRunner::CancelRunning() {
 namespace {
 
 // The bytes the plan's table scans will read (before any pruning): the total of its progress.
-int64_t ScanBytes(const ExecutionPlan& plan) {
+// A shared subplan (shared_subplans.h) runs once however many parents it has.
+int64_t ScanBytes(const exec::ExecutionPlan& plan, std::set<const exec::ExecutionPlan*>* seen) {
+  if (!seen->insert(&plan).second)
+    return 0;
   int64_t bytes = 0;
   if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan)) {
     for (const auto& group : scan->unit_groups()) {
@@ -365,7 +369,7 @@ int64_t ScanBytes(const ExecutionPlan& plan) {
     }
   }
   for (const auto& child : plan.children())
-    bytes += ScanBytes(*child);
+    bytes += ScanBytes(*child, seen);
   return bytes;
 }
 
@@ -449,6 +453,7 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   planner_options.runtime_filters = session_->settings().GetBool("runtime_filters");
   planner_options.scan_filters = session_->settings().GetBool("scan_filters");
+  planner_options.share_subplans = session_->settings().GetBool("shared_subplans");
   const bool in_process = mode_.RunsInProcess(session_->settings());
   // The union of a partitioned join's partition filters forms where all its partitions run: in
   // this process, or across workers through the coordinator. A file-shuffle task runs one.
@@ -457,7 +462,8 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
                      session_->settings().GetString("retry_policy") != "task");
   planner_options.distributed = !in_process;
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
-  planned.context->progress().AddTotal(ScanBytes(*planned.physical));
+  std::set<const exec::ExecutionPlan*> seen;
+  planned.context->progress().AddTotal(ScanBytes(*planned.physical, &seen));
   SHOAL_ASSIGN_OR_RETURN(planned.physical, mode_.Prepare(planned.physical, planned.context));
   {
     std::lock_guard<std::mutex> lock(running_mutex_);

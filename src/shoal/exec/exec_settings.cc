@@ -39,6 +39,10 @@ std::span<const SettingDefinition> ExecSettingDeclarations() {
                   "Hash joins publish a filter of their build keys (range, exact set or Bloom "
                   "filter) that the probe side's table scans apply, skipping Parquet row groups "
                   "and dropping rows that cannot match; off: every probe row is read"),
+      DeclareBool("shared_subplans", true, "exec",
+                  "An aggregation a query computes alike in several places (a WITH query "
+                  "referenced twice) runs once and its result is read by each reference; off: "
+                  "each reference computes it again"),
       DeclareBool("scan_filters", true, "exec",
                   "A WHERE right above a Parquet scan is evaluated inside the scan, which then "
                   "decodes its other columns only for the rows kept; off: the scan decodes every "

@@ -1,6 +1,7 @@
 #include "shoal/exec/execution_plan.h"
 
 #include <future>
+#include <set>
 
 #include "shoal/common/log_context.h"
 #include "shoal/exec/expr/expr_text.h"
@@ -17,14 +18,20 @@ std::string FormatNanos(int64_t nanos) {
   return fmt::format("{:.2f}s", static_cast<double>(nanos) / 1e9);
 }
 
+// `printed`: the nodes printed so far. A node with several parents (a shared subplan,
+// shared_subplans.h) prints its subtree and metrics at its first place only.
 void FormatNode(const ExecutionPlan& plan, bool verbose, const TaskContext* analyzed, int depth,
-                std::string* out) {
+                std::set<const ExecutionPlan*>* printed, std::string* out) {
   out->append(static_cast<size_t>(depth) * 2, ' ');
   out->append(plan.name());
   std::string description = plan.Describe(verbose);
   if (!description.empty()) {
     out->append(": ");
     out->append(description);
+  }
+  if (!printed->insert(&plan).second) {
+    out->append(" (the same node as above, computed once)\n");
+    return;
   }
   if (verbose) {
     out->append(fmt::format(" [partitions={}, schema=({})]", plan.num_partitions(),
@@ -62,7 +69,7 @@ void FormatNode(const ExecutionPlan& plan, bool verbose, const TaskContext* anal
     }
   }
   for (const ExecPlanPtr& child : plan.children())
-    FormatNode(*child, verbose, analyzed, depth + 1, out);
+    FormatNode(*child, verbose, analyzed, depth + 1, printed, out);
 }
 
 }  // namespace
@@ -88,6 +95,7 @@ std::string_view PlanKindName(PlanKind kind) {
     case PlanKind::kRecursiveCte: return "RecursiveCteExec";
     case PlanKind::kWorkingTableScan: return "WorkingTableScanExec";
     case PlanKind::kUnnest: return "UnnestExec";
+    case PlanKind::kSharedResult: return "SharedResultExec";
     case PlanKind::kNetworkExchange: return "NetworkExchangeExec";
     case PlanKind::kWorkUnitFeedScan: return "WorkUnitFeedScanExec";
     case PlanKind::kLoadSample: return "SampledExec";
@@ -117,7 +125,8 @@ std::string FormatExecutionPlan(const ExecutionPlan& plan, bool verbose,
   std::string out;
   if (analyzed != nullptr)
     analyzed->metrics().Collect();  // metrics from elsewhere (remote tasks) before printing
-  FormatNode(plan, verbose, analyzed, 0, &out);
+  std::set<const ExecutionPlan*> printed;
+  FormatNode(plan, verbose, analyzed, 0, &printed, &out);
   return out;
 }
 

@@ -75,6 +75,7 @@ enum class PlanKind : uint8_t {
   kRecursiveCte,
   kWorkingTableScan,
   kUnnest,
+  kSharedResult,
   // distributed/
   kNetworkExchange,   // planner/network_exchange_exec.h
   kWorkUnitFeedScan,  // feeds/work_unit_feed_scan_exec.h

@@ -30,6 +30,7 @@
 #include "shoal/exec/operators/window_exec.h"
 #include "shoal/exec/operators/working_table_scan_exec.h"
 #include "shoal/exec/runtime_filter_planner.h"
+#include "shoal/exec/shared_subplans.h"
 #include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
@@ -383,6 +384,11 @@ Result<ExprPtr> FoldFilterIntoScan(ExecPlanPtr* input, const ExprPtr& predicate)
 Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
   SHOAL_ASSIGN_OR_RETURN(auto node, PlanNode(plan));
   ExecPlanPtr root = Coalesce(std::move(node));
+  // Before the runtime filters: a shared subplan takes none, and a filter planned first would
+  // make the references differ.
+  if (options_.share_subplans && !options_.distributed) {
+    SHOAL_ASSIGN_OR_RETURN(root, ShareCommonSubplans(root));
+  }
   if (!options_.runtime_filters)
     return root;
   return PlanRuntimeFilters(root, options_.partitioned_runtime_filters);

@@ -33,6 +33,9 @@ struct PhysicalPlannerOptions {
   // distributing rewrite): right semi and anti joins are partitioned, since a collect-build one
   // emits its build rows once and so would run its whole probe side in one task.
   bool distributed = false;
+  // Compute a repeated aggregation subplan once and let its references share it
+  // (shared_subplans.h; setting shared_subplans). Not in distributed plans.
+  bool share_subplans = true;
 };
 
 class PhysicalPlanner {

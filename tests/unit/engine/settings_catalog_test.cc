@@ -28,7 +28,7 @@ TEST(SettingsCatalogTest, EverySettingIsDeclaredOnceWithHelpAndAnOwner) {
     }
   }
   // What the layers read today (a new setting is added here on purpose).
-  EXPECT_EQ(declared, 30u);
+  EXPECT_EQ(declared, 31u);
   for (const char* name : {"batch_size",
                            "threads",
                            "memory_limit",
@@ -38,6 +38,7 @@ TEST(SettingsCatalogTest, EverySettingIsDeclaredOnceWithHelpAndAnOwner) {
                            "runtime_filters",
                            "runtime_filter_wait",
                            "scan_filters",
+                           "shared_subplans",
                            "dist_max_tasks",
                            "dist_bytes_per_task",
                            "dist_broadcast_max_bytes",

@@ -10,9 +10,10 @@ namespace shoal::distributed {
 namespace {
 
 // Never shipped: a sampled task plan lives on its worker, the materialized shuffle's root on the
-// coordinator.
+// coordinator, and a shared subplan only in plans that run in one process.
 bool Shipped(exec::PlanKind kind) {
-  return kind != exec::PlanKind::kLoadSample && kind != exec::PlanKind::kShuffleQuery;
+  return kind != exec::PlanKind::kLoadSample && kind != exec::PlanKind::kShuffleQuery &&
+         kind != exec::PlanKind::kSharedResult;
 }
 
 TEST(NodeCodecRegistryTest, EveryShippedKindHasACodecFoundByKindAndCase) {

@@ -1,0 +1,135 @@
+#include "shoal/exec/shared_subplans.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "shoal/exec/operators/hash_aggregate_exec.h"
+#include "shoal/exec/operators/shared_result_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+
+namespace shoal::exec {
+namespace {
+
+// Node kinds whose EXPLAIN line (with the output schema) states all they compute.
+bool Comparable(PlanKind kind) {
+  switch (kind) {
+    case PlanKind::kTableScan:
+    case PlanKind::kFilter:
+    case PlanKind::kProjection:
+    case PlanKind::kHashAggregate:
+    case PlanKind::kHashJoin:
+    case PlanKind::kRepartition:
+    case PlanKind::kCoalescePartitions: return true;
+    default: return false;
+  }
+}
+
+// Whether an EXPLAIN line calls a volatile function: two alike subplans calling random() give
+// different rows, and each place must keep its own. The executor has none of these functions
+// yet; the check is here so that adding one cannot silently merge such subplans.
+bool CallsVolatileFunction(const std::string& description) {
+  for (const char* name :
+       {"random(", "gen_random_uuid(", "nextval(", "clock_timestamp(", "timeofday(", "setseed("}) {
+    if (description.find(name) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+class Sharer {
+ public:
+  // Fingerprints every node: equal strings mean alike subplans; empty: not comparable.
+  const std::string& Fingerprint(const ExecPlanPtr& node) {
+    if (auto it = fingerprints_.find(node.get()); it != fingerprints_.end())
+      return it->second;
+    std::string out;
+    bool comparable = Comparable(node->kind());
+    std::vector<std::string> children;
+    for (const auto& child : node->children()) {
+      children.push_back(Fingerprint(child));
+      comparable = comparable && !children.back().empty();
+    }
+    const std::string description = comparable ? node->Describe(true) : std::string();
+    if (comparable && !CallsVolatileFunction(description)) {
+      out = fmt::format("{}[{}|{}]", PlanKindName(node->kind()), description,
+                        node->schema()->ToString());
+      if (const auto* scan = node->TryAs<TableScanExec>()) {
+        out += fmt::format("@{}", static_cast<const void*>(scan->table().get()));
+        reads_table_[node.get()] = true;
+      }
+      for (const auto& child : node->children())
+        reads_table_[node.get()] = reads_table_[node.get()] || reads_table_[child.get()];
+      out += "(";
+      for (const std::string& child : children)
+        out += child + ";";
+      out += ")";
+      ++occurrences_[out];
+    }
+    return fingerprints_.emplace(node.get(), std::move(out)).first->second;
+  }
+
+  // Counts the references each candidate keeps when the outermost repeated ones are shared: a
+  // shared subplan's inside is visited once, however many places read it.
+  void CountReferences(const ExecPlanPtr& node) {
+    if (Candidate(node)) {
+      const std::string& fp = fingerprints_[node.get()];
+      if (references_[fp]++ > 0)
+        return;
+    }
+    for (const auto& child : node->children())
+      CountReferences(child);
+  }
+
+  Result<ExecPlanPtr> Rewrite(const ExecPlanPtr& node) {
+    const bool share = Candidate(node) && references_[fingerprints_[node.get()]] > 1;
+    if (share) {
+      if (auto it = shared_.find(fingerprints_[node.get()]); it != shared_.end())
+        return it->second;
+    }
+    std::vector<ExecPlanPtr> children = node->children();
+    bool changed = false;
+    for (auto& child : children) {
+      SHOAL_ASSIGN_OR_RETURN(ExecPlanPtr rewritten, Rewrite(child));
+      changed = changed || rewritten != child;
+      child = std::move(rewritten);
+    }
+    ExecPlanPtr out = node;
+    if (changed) {
+      SHOAL_ASSIGN_OR_RETURN(out, node->WithNewChildren(std::move(children)));
+    }
+    if (share) {
+      const std::string& fp = fingerprints_[node.get()];
+      out = SharedResultExec::Make(std::move(out), references_[fp]);
+      shared_.emplace(fp, out);
+    }
+    return out;
+  }
+
+ private:
+  bool Candidate(const ExecPlanPtr& node) {
+    const auto* aggregate = node->TryAs<HashAggregateExec>();
+    if (aggregate == nullptr || aggregate->mode() == AggregateMode::kPartial)
+      return false;
+    const std::string& fp = fingerprints_[node.get()];
+    return !fp.empty() && reads_table_[node.get()] && occurrences_[fp] > 1;
+  }
+
+  std::map<const ExecutionPlan*, std::string> fingerprints_;
+  std::map<const ExecutionPlan*, bool> reads_table_;
+  std::map<std::string, int> occurrences_;
+  std::map<std::string, int> references_;
+  std::map<std::string, ExecPlanPtr> shared_;
+};
+
+}  // namespace
+
+Result<ExecPlanPtr> ShareCommonSubplans(const ExecPlanPtr& plan) {
+  Sharer sharer;
+  sharer.Fingerprint(plan);
+  sharer.CountReferences(plan);
+  return sharer.Rewrite(plan);
+}
+
+}  // namespace shoal::exec

@@ -1,0 +1,29 @@
+// ShareCommonSubplans: a subplan that a query computes more than once, alike, is computed once
+// and read by each of its references (SharedResultExec). A WITH query referenced twice is bound
+// and planned once per reference, so TPC-H Q15 scanned and aggregated lineitem twice, once for
+// its revenue rows and once for their max().
+//
+// Which subplans, by cost: an aggregation (final or single, with or without keys) over a
+// subtree that reads a table, found at two or more places of the plan. Computing it again costs a
+// whole scan and aggregation; keeping its result costs at most the aggregate's table, which was
+// held in memory anyway. Larger results (a join, a filtered scan) are read again rather than kept.
+// Two subplans are alike when every node has the same kind, parameters (EXPLAIN's verbose line),
+// output schema and, for a scan, the same table object, with alike children; only node kinds
+// whose EXPLAIN line states all they do take part (scans, filters, projections, aggregations,
+// hash joins, repartitions and coalesces), and none that calls a volatile function (random()).
+//
+// Runtime join filters are planned afterwards and never enter a shared subplan (a scan reached by
+// two paths takes no filter, runtime_filter_planner.h): a filter of one reference's join would
+// drop rows the other reference needs. Plans that run as stages on other processes keep their
+// copies (shared_result_exec.h).
+#pragma once
+
+#include "shoal/exec/execution_plan.h"
+
+namespace shoal::exec {
+
+/// `plan` with every repeated aggregation subplan replaced by one SharedResultExec that all its
+/// references share (the same plan when nothing repeats).
+Result<ExecPlanPtr> ShareCommonSubplans(const ExecPlanPtr& plan);
+
+}  // namespace shoal::exec

@@ -1,0 +1,173 @@
+// ShareCommonSubplans and SharedResultExec: an aggregation computed alike in two places of a plan
+// runs once per execution and both places read its rows; subplans that differ anywhere, or that
+// are not aggregations, keep their own copies.
+#include "shoal/exec/shared_subplans.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shoal/exec/operators/filter_exec.h"
+#include "shoal/exec/operators/hash_aggregate_exec.h"
+#include "shoal/exec/operators/shared_result_exec.h"
+#include "shoal/exec/operators/union_exec.h"
+#include "shoal/io/memory_table.h"
+#include "tests/support/gtest_util.h"
+#include "tests/unit/exec/exec_test_util.h"
+
+namespace shoal::exec {
+namespace {
+
+using namespace testutil;  // NOLINT(google-build-using-namespace)
+
+// (k int64, v int64): k = i % 7, v = i, for i in [0, 2000).
+std::shared_ptr<io::MemoryTable> KeyValueTable() {
+  std::vector<TextRow> rows;
+  for (int i = 0; i < 2000; ++i)
+    rows.push_back({std::to_string(i % 7), std::to_string(i)});
+  return MakeTable({{"k", DataType::Int64()}, {"v", DataType::Int64()}}, rows, 300);
+}
+
+// SELECT k, sum(v) FROM t WHERE v >= min_v GROUP BY k, planned anew on each call.
+ExecPlanPtr SumByKey(const std::shared_ptr<io::MemoryTable>& table, int64_t min_v) {
+  auto filter = FilterExec::Make(
+      Scan(table, 1),
+      Call(">=", {Col(1, DataType::Int64()), Lit(Scalar::Int64(min_v))}, DataType::Boolean()));
+  EXPECT_TRUE(filter.ok());
+  auto agg = HashAggregateExec::Make(*filter, {Col(0, DataType::Int64())},
+                                     {Agg("sum", {Col(1, DataType::Int64())}, DataType::Int64())},
+                                     AggregateMode::kSingle);
+  EXPECT_TRUE(agg.ok());
+  return *agg;
+}
+
+ExecPlanPtr UnionOf(std::vector<ExecPlanPtr> inputs) {
+  auto u = UnionExec::Make(std::move(inputs));
+  EXPECT_TRUE(u.ok());
+  return *u;
+}
+
+// Distinct SharedResultExec nodes (one may have several parents).
+int CountSharedNodes(const ExecPlanPtr& node, std::set<const ExecutionPlan*>* seen = nullptr) {
+  std::set<const ExecutionPlan*> storage;
+  if (seen == nullptr)
+    seen = &storage;
+  int n = node->Is<SharedResultExec>() && seen->insert(node.get()).second ? 1 : 0;
+  for (const auto& child : node->children())
+    n += CountSharedNodes(child, seen);
+  return n;
+}
+
+TEST(SharedSubplansTest, AlikeAggregationsRunOnceAndBothReferencesReadThem) {
+  auto table = KeyValueTable();
+  ExecPlanPtr plan = UnionOf({SumByKey(table, 100), SumByKey(table, 100)});
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr shared, ShareCommonSubplans(plan));
+  ASSERT_EQ(shared->children().size(), 2u);
+  ASSERT_TRUE(shared->children()[0]->Is<SharedResultExec>());
+  EXPECT_EQ(shared->children()[0], shared->children()[1]);
+  EXPECT_EQ(shared->children()[0]->As<SharedResultExec>().references(), 2);
+
+  auto plain_context = MakeContext(128);
+  ASSERT_OK_AND_ASSIGN(auto plain, CollectAll(plan, plain_context));
+  auto context = MakeContext(128);
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(shared, context));
+  EXPECT_EQ(Sorted(Rows(batches)), Sorted(Rows(plain)));
+  EXPECT_EQ(Rows(batches).size(), 14u);
+  // The scan under the shared node ran once: 2000 rows, not 4000.
+  const ExecutionPlan* scan =
+      shared->children()[0]->children()[0]->children()[0]->children()[0].get();
+  ASSERT_TRUE(scan->Is<TableScanExec>());
+  EXPECT_EQ(context->metrics().Sum(scan).output_rows, 2000);
+  // Each reference's copy in the unshared plan read the table once.
+  EXPECT_EQ(plain_context->metrics()
+                .Sum(plan->children()[0]->children()[0]->children()[0].get())
+                .output_rows,
+            2000);
+
+  // The node keeps no state between executions: a second run gives the same rows.
+  ASSERT_OK_AND_ASSIGN(auto again, CollectAll(shared, MakeContext(128)));
+  EXPECT_EQ(Sorted(Rows(again)), Sorted(Rows(plain)));
+}
+
+TEST(SharedSubplansTest, SubplansThatDifferAnywhereAreNotShared) {
+  auto table = KeyValueTable();
+  ExecPlanPtr plan = UnionOf({SumByKey(table, 100), SumByKey(table, 101)});
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(plan));
+  EXPECT_EQ(out, plan);
+  // The same filter over another table with the same rows is another subplan too.
+  ExecPlanPtr other = UnionOf({SumByKey(table, 100), SumByKey(KeyValueTable(), 100)});
+  ASSERT_OK_AND_ASSIGN(out, ShareCommonSubplans(other));
+  EXPECT_EQ(CountSharedNodes(out), 0);
+}
+
+TEST(SharedSubplansTest, OnlyAggregationsAreKept) {
+  auto table = KeyValueTable();
+  // Two alike scans: keeping their rows would hold the whole table; they are read twice.
+  ExecPlanPtr scans = UnionOf({Scan(table, 1), Scan(table, 1)});
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(scans));
+  EXPECT_EQ(CountSharedNodes(out), 0);
+}
+
+TEST(SharedSubplansTest, ThreeReferencesAndANestedRepeatShareOneNodeEach) {
+  auto table = KeyValueTable();
+  // sum-by-key of the shared sum-by-key, twice, over the repeated inner aggregation: the outer
+  // aggregation is shared by two references, and the inner one is read by the outer (once) and
+  // by a third place directly.
+  const auto outer = [&] {
+    auto agg = HashAggregateExec::Make(SumByKey(table, 0), {},
+                                       {Agg("sum", {Col(1, DataType::Int64())}, DataType::Int64())},
+                                       AggregateMode::kSingle);
+    EXPECT_TRUE(agg.ok());
+    return ExecPlanPtr(*agg);
+  };
+  auto inner_total = HashAggregateExec::Make(
+      SumByKey(table, 0), {}, {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle);
+  ASSERT_TRUE(inner_total.ok());
+  ExecPlanPtr plan = UnionOf({outer(), outer(), *inner_total});
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(plan));
+  EXPECT_EQ(CountSharedNodes(out), 2);
+  ASSERT_TRUE(out->children()[0]->Is<SharedResultExec>());
+  EXPECT_EQ(out->children()[0]->As<SharedResultExec>().references(), 2);
+  const ExecPlanPtr inner = out->children()[2]->children()[0];
+  ASSERT_TRUE(inner->Is<SharedResultExec>());
+  EXPECT_EQ(inner->As<SharedResultExec>().references(), 2);
+  EXPECT_EQ(out->children()[0]->children()[0]->children()[0], inner);
+
+  ASSERT_OK_AND_ASSIGN(auto expected, CollectAll(plan, MakeContext(128)));
+  ASSERT_OK_AND_ASSIGN(auto actual, CollectAll(out, MakeContext(128)));
+  EXPECT_EQ(Sorted(Rows(actual)), Sorted(Rows(expected)));
+  EXPECT_EQ(Sorted(Rows(actual)), (Strings{"1999000", "1999000", "7"}));
+}
+
+TEST(SharedSubplansTest, AFailedRunFailsEveryReference) {
+  auto table = KeyValueTable();
+  // sum(v) / (k - 3) fails on k = 3 in the shared aggregation's projection-free filter.
+  const auto failing = [&] {
+    auto filter = FilterExec::Make(
+        Scan(table, 1), Call(">",
+                             {Call("/",
+                                   {Col(1, DataType::Int64()),
+                                    Call("-", {Col(0, DataType::Int64()), Lit(Scalar::Int64(3))},
+                                         DataType::Int64())},
+                                   DataType::Int64()),
+                              Lit(Scalar::Int64(0))},
+                             DataType::Boolean()));
+    EXPECT_TRUE(filter.ok());
+    auto agg =
+        HashAggregateExec::Make(*filter, {Col(0, DataType::Int64())},
+                                {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle);
+    EXPECT_TRUE(agg.ok());
+    return ExecPlanPtr(*agg);
+  };
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(UnionOf({failing(), failing()})));
+  ASSERT_EQ(CountSharedNodes(out), 1);
+  auto result = CollectAll(out, MakeContext(128));
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().ToString().find("division by zero"), std::string::npos)
+      << result.status().ToString();
+}
+
+}  // namespace
+}  // namespace shoal::exec
