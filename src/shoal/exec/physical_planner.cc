@@ -359,6 +359,9 @@ Result<ExecPlanPtr> PlanWindow(const LogicalPlan& plan, ExecPlanPtr input, int p
   return ProjectToOutput(std::move(input), layout, plan.output);
 }
 
+// An ORDER BY of at most this many estimated rows sorts in one partition (see kSort below).
+constexpr double kSingleSortMaxRows = 100000;
+
 // A Filter right above a scan whose provider filters rows while decoding hands the scan the
 // conjuncts it may apply (SplitScanFilter: those that cannot fail); `*input` becomes that scan.
 // Returns the rest, which stays in a Filter above (null: nothing left, no Filter).
@@ -489,7 +492,19 @@ Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) cons
     }
     case LogicalKind::kSort: {
       SHOAL_ASSIGN_OR_RETURN(auto keys, ToPhysical(plan.sort_keys, child_output(0)));
-      SHOAL_ASSIGN_OR_RETURN(auto sort, SortExec::Make(inputs[0], keys, plan.fetch));
+      ExecPlanPtr input = inputs[0];
+      // Few rows: one sort over a coalesce. A merge pulls its sorted partitions one after
+      // another, each sort reading its whole input first, so the partitions' plans below ran
+      // one at a time (and the partitions of a partitioned join never built at once, so their
+      // runtime filter, the union of all partitions' keys, came after the probe side was read:
+      // TPC-H Q20 at SF10). A coalesce runs them at once; for many rows, sorting them in
+      // parallel is worth the merge.
+      const double rows = plan.children[0]->estimated_rows;
+      if (!options_.distributed && input->num_partitions() > 1 && rows >= 0 &&
+          rows <= kSingleSortMaxRows) {
+        input = Coalesce(std::move(input));
+      }
+      SHOAL_ASSIGN_OR_RETURN(auto sort, SortExec::Make(input, keys, plan.fetch));
       if (sort->num_partitions() == 1) {
         return ExecPlanPtr(sort);
       }

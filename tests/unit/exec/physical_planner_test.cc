@@ -187,6 +187,23 @@ TEST_F(PhysicalPlannerTest, OnePartitionHasNoExchange) {
   EXPECT_NE(plan.find("Sort"), std::string::npos) << plan;
 }
 
+// An ORDER BY of few estimated rows is one sort over a coalesce, whose threads run the input's
+// partitions at once (a merge pulls its sorted partitions one after another); of many rows, a
+// sort per partition and a merge.
+TEST_F(PhysicalPlannerTest, FewRowsSortInOnePartitionManyInEach) {
+  Run("SET threads = 4");
+  std::string plan = Explain("SELECT a FROM t ORDER BY a");
+  EXPECT_EQ(plan.find("SortPreservingMerge"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("CoalescePartitions"), std::string::npos) << plan;
+  Run("CREATE TABLE big (a int)");
+  for (int i = 0; i < 4; ++i)
+    Run("INSERT INTO big SELECT * FROM generate_series(1, 50000)");
+  plan = Explain("SELECT a FROM big ORDER BY a");
+  EXPECT_NE(plan.find("SortPreservingMerge"), std::string::npos) << plan;
+  EXPECT_EQ(testutil::Rows(Run("SELECT a FROM big ORDER BY a DESC LIMIT 3").batches),
+            (std::vector<std::string>{"50000", "50000", "50000"}));
+}
+
 TEST_F(PhysicalPlannerTest, OrderByIsOrdered) {
   Run("SET threads = 4");
   Run("SET batch_size = 2");
