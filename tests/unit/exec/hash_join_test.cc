@@ -1,4 +1,7 @@
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -356,6 +359,87 @@ TEST(HashJoinTest, CollectBuildEmitsUnmatchedBuildRowsOnce) {
   EXPECT_GT(unmatched_per_partition[2], 0u);
   auto totals = context->metrics().Sum(join.get());
   EXPECT_EQ(totals.extra["build_rows"], 25);  // built once for all three partitions
+}
+
+// A build input of `n` partitions whose streams each give one row (k = the partition number)
+// only once every partition's stream has been asked for its first batch, as partitions that
+// depend on each other do (the builds of a partitioned join below, whose runtime filter is the
+// union of all partitions' keys). Waits at most 10 s, then fails naming what it waited for.
+class RendezvousExec final : public ExecutionPlan {
+ public:
+  explicit RendezvousExec(int n)
+      : ExecutionPlan(PlanKind::kValues, std::make_shared<columnar::Schema>(
+                                             std::vector<Field>{{"k", DataType::Int32()}})),
+        n_(n),
+        state_(std::make_shared<State>()) {}
+
+  std::string_view name() const override { return "Rendezvous"; }
+
+  std::vector<ExecPlanPtr> children() const override { return {}; }
+
+  Result<ExecPlanPtr> WithNewChildren(std::vector<ExecPlanPtr>) const override {
+    return ExecPlanPtr(std::make_shared<RendezvousExec>(n_));
+  }
+
+  Partitioning output_partitioning() const override { return Partitioning::Unknown(n_); }
+
+  Result<StreamPtr> Execute(int partition, const std::shared_ptr<TaskContext>&) const override {
+    return StreamPtr(new Stream(schema(), partition, n_, state_));
+  }
+
+  std::string Describe(bool) const override { return fmt::format("n={}", n_); }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::condition_variable arrived;
+    int count = 0;
+  };
+
+  class Stream final : public columnar::RecordBatchReader {
+   public:
+    Stream(columnar::SchemaPtr schema, int partition, int n, std::shared_ptr<State> state)
+        : schema_(std::move(schema)), partition_(partition), n_(n), state_(std::move(state)) {}
+
+    const columnar::SchemaPtr& schema() const override { return schema_; }
+
+    Result<RecordBatchPtr> Next() override {
+      if (done_)
+        return RecordBatchPtr();
+      done_ = true;
+      std::unique_lock<std::mutex> lock(state_->mutex);
+      ++state_->count;
+      state_->arrived.notify_all();
+      if (!state_->arrived.wait_for(lock, std::chrono::seconds(10),
+                                    [&] { return state_->count >= n_; })) {
+        return Status::Internal("partition {} waited 10 s for the other partitions to start",
+                                partition_);
+      }
+      return MakeBatch({{"k", DataType::Int32()}}, {{std::to_string(partition_)}});
+    }
+
+   private:
+    columnar::SchemaPtr schema_;
+    int partition_;
+    int n_;
+    std::shared_ptr<State> state_;
+    bool done_ = false;
+  };
+
+  int n_;
+  std::shared_ptr<State> state_;
+};
+
+// A collect-build join reads every partition of its build input at once: pulled one after
+// another, the build input's plan ran on one core while the probe streams waited.
+TEST(HashJoinTest, CollectBuildReadsItsBuildPartitionsAtOnce) {
+  auto probe = Scan(MakeTable({{"k", DataType::Int32()}}, {{"0"}, {"1"}, {"2"}, {"5"}}, 2), 1);
+  ASSERT_OK_AND_ASSIGN(auto join,
+                       HashJoinExec::Make(probe, std::make_shared<RendezvousExec>(3),
+                                          {Col(0, DataType::Int32())}, {Col(0, DataType::Int32())},
+                                          JoinType::kInner, nullptr, Mode::kCollectBuild));
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(join, MakeContext()));
+  EXPECT_EQ(Sorted(Rows(batches)), (Strings{"0|0", "1|1", "2|2"}));
 }
 
 TEST(HashJoinTest, ManyDuplicatesSplitIntoBoundedBatches) {

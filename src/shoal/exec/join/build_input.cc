@@ -5,6 +5,7 @@
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/hash.h"
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/row_key/memory_reservation.h"
 #include "shoal/exec/row_key/nested_key_encoder.h"
 #include "shoal/exec/spill/memory_budget.h"
@@ -158,8 +159,17 @@ Result<std::shared_ptr<JoinBuildSide>> BuildJoinSide(
   std::vector<std::unique_ptr<SpillWriter>> writers;
   const int64_t headroom = SpillHeadroom(*pool);
   MemoryReservation planned(pool);
-  for (int p : partitions) {
-    SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, input->Execute(p, context));
+  // Every partition (a collect-build join's side) is read through a coalesce, one thread each:
+  // pulled one after another from this thread, the build input's plan (a scan and its filter)
+  // ran on one core while every probe stream waited for the table.
+  ExecPlanPtr source = input;
+  std::vector<int> source_partitions = partitions;
+  if (partitions.size() > 1 && static_cast<int>(partitions.size()) == input->num_partitions()) {
+    source = CoalescePartitionsExec::Make(input);
+    source_partitions = {0};
+  }
+  for (int p : source_partitions) {
+    SHOAL_ASSIGN_OR_RETURN(StreamPtr stream, source->Execute(p, context));
     for (;;) {
       if (context->cancelled())
         return TaskContext::CancelledStatus();

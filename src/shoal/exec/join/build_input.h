@@ -1,9 +1,11 @@
 // Helpers that turn a join's build input (all or some partitions of a child plan) into the
 // concatenated columns and the hash table the probe side reads.
 //
-// The build side is pulled partition after partition by the calling thread (no thread-pool tasks,
-// see shared_build.h for why) and concatenated into one array per column in `pool`, so that
-// output rows are gathered with one Take per column whatever batches they came from.
+// The build side is pulled by the calling thread (no thread-pool tasks, see shared_build.h for
+// why): partition after partition, except that BuildJoinSide reads all partitions of its input at
+// once through a coalesce (its own threads). The rows are concatenated into one array per column
+// in `pool`, so that output rows are gathered with one Take per column whatever batches they came
+// from.
 #pragma once
 
 #include <memory>
