@@ -13,8 +13,8 @@
 //
 // Building: Get() runs the build function under a mutex. Probe streams that ask while it runs
 // wait on that mutex; the builder does not need the thread pool (it pulls the build input's
-// partitions itself, one after another), so a pool of any size cannot deadlock on it. A failed
-// build is remembered: every later Get() returns the same error.
+// partitions itself, or through a coalesce's own threads, build_input.h), so a pool of any size
+// cannot deadlock on it. A failed build is remembered: every later Get() returns the same error.
 //
 // Finishing: each probe stream calls FinishProbe() when its probe input ends; the call that
 // completes the count returns true, and only that stream emits what depends on all probes (the
