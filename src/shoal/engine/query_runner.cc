@@ -453,13 +453,16 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
       static_cast<double>(session_->settings().GetInt("join_collect_build_rows"));
   planner_options.runtime_filters = session_->settings().GetBool("runtime_filters");
   planner_options.scan_filters = session_->settings().GetBool("scan_filters");
-  planner_options.share_subplans = session_->settings().GetBool("shared_subplans");
   const bool in_process = mode_.RunsInProcess(session_->settings());
+  // A shared subplan runs once in this process, or across workers as a stage of its own that
+  // every reference reads; the file shuffle's stages (retry_policy = task too) are trees.
+  const bool streams_on_workers = mode_.kind() == ExecutionMode::Kind::kWorkers &&
+                                  session_->settings().GetString("retry_policy") != "task";
+  planner_options.share_subplans =
+      session_->settings().GetBool("shared_subplans") && (in_process || streams_on_workers);
   // The union of a partitioned join's partition filters forms where all its partitions run: in
   // this process, or across workers through the coordinator. A file-shuffle task runs one.
-  planner_options.partitioned_runtime_filters =
-      in_process || (mode_.kind() == ExecutionMode::Kind::kWorkers &&
-                     session_->settings().GetString("retry_policy") != "task");
+  planner_options.partitioned_runtime_filters = in_process || streams_on_workers;
   planner_options.distributed = !in_process;
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
   std::set<const exec::ExecutionPlan*> seen;

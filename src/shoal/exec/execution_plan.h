@@ -101,6 +101,10 @@ enum class StageBoundary : uint8_t {
   /// producer stage replicated to every consumer task (HashJoinExec in collect-build mode,
   /// NestedLoopJoinExec).
   kBroadcastBuild,
+  /// The node's input, which several parents read (the same node under each: SharedResultExec),
+  /// becomes one producer stage run once as one task whose output its workers keep; each parent
+  /// reads every partition of it, in order, so the input's partitioning holds above.
+  kShared,
 };
 
 /// A node's answers to the questions the distributed planners ask (distributed/planner,

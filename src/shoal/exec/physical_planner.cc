@@ -389,7 +389,7 @@ Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
   ExecPlanPtr root = Coalesce(std::move(node));
   // Before the runtime filters: a shared subplan takes none, and a filter planned first would
   // make the references differ.
-  if (options_.share_subplans && !options_.distributed) {
+  if (options_.share_subplans) {
     SHOAL_ASSIGN_OR_RETURN(root, ShareCommonSubplans(root));
   }
   if (!options_.runtime_filters)

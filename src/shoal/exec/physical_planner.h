@@ -34,7 +34,9 @@ struct PhysicalPlannerOptions {
   // emits its build rows once and so would run its whole probe side in one task.
   bool distributed = false;
   // Compute a repeated aggregation subplan once and let its references share it
-  // (shared_subplans.h; setting shared_subplans). Not in distributed plans.
+  // (shared_subplans.h; setting shared_subplans). Only for plans run in one process or by the
+  // streaming distributed planner, which reads a shared subplan as a stage of its own; the file
+  // shuffle's planner refuses the node.
   bool share_subplans = true;
 };
 

@@ -73,6 +73,8 @@ class Sharer {
   // Counts the references each candidate keeps when the outermost repeated ones are shared: a
   // shared subplan's inside is visited once, however many places read it.
   void CountReferences(const ExecPlanPtr& node) {
+    if (node->distribution().keeps_subtree_whole)
+      return;  // see Rewrite
     if (Candidate(node)) {
       const std::string& fp = fingerprints_[node.get()];
       if (references_[fp]++ > 0)
@@ -83,6 +85,11 @@ class Sharer {
   }
 
   Result<ExecPlanPtr> Rewrite(const ExecPlanPtr& node) {
+    // A node that runs its inputs again and again (a recursive CTE's rounds) keeps them whole:
+    // a shared result's state lives for one execution, and the distributed planners cut no
+    // stage inside such a node.
+    if (node->distribution().keeps_subtree_whole)
+      return node;
     const bool share = Candidate(node) && references_[fingerprints_[node.get()]] > 1;
     if (share) {
       if (auto it = shared_.find(fingerprints_[node.get()]); it != shared_.end())

@@ -12,6 +12,7 @@
 #include "shoal/distributed/codec/type_codec.h"
 #include "shoal/distributed/planner/network_exchange_exec.h"
 #include "shoal/distributed/shuffle/stage_file_codec.h"
+#include "shoal/sql/expr.h"
 
 namespace shoal::distributed::internal {
 
@@ -29,7 +30,7 @@ Status EncodeNetworkExchange(const exec::ExecutionPlan& node, NodeEncoder&,
   for (const auto& w : s.producer_workers)
     m->add_producer_workers(w);
   m->set_producer_partitions(s.producer_partitions);
-  if (s.kind == ExchangeKind::kShuffle)
+  if (s.kind == ExchangeKind::kShuffle || s.kind == ExchangeKind::kShared)
     SHOAL_RETURN_IF_ERROR(EncodePartitioning(s.partitioning, m->mutable_partitioning()));
   m->set_partition_start(s.partition_start);
   m->set_partition_end(s.partition_end);
@@ -46,8 +47,7 @@ Result<exec::ExecPlanPtr> DecodeNetworkExchange(const proto::PlanNodeProto& in,
         "encoded plan: a network exchange where no worker channels are available");
   const auto& m = in.network_exchange();
   ExchangeSpec spec;
-  SHOAL_ASSIGN_OR_RETURN(spec.kind,
-                         CheckedEnum(m.kind(), ExchangeKind::kBroadcast, "exchange kind"));
+  SHOAL_ASSIGN_OR_RETURN(spec.kind, CheckedEnum(m.kind(), ExchangeKind::kShared, "exchange kind"));
   SHOAL_ASSIGN_OR_RETURN(spec.schema, DecodeSchema(m.schema()));
   spec.query_id = m.query_id();
   spec.stage_id = m.stage_id();
@@ -64,8 +64,22 @@ Result<exec::ExecPlanPtr> DecodeNetworkExchange(const proto::PlanNodeProto& in,
         "encoded plan: network exchange over {} producer tasks of {} partitions (at most {} "
         "partitions in all)",
         spec.producer_workers.size(), m.producer_partitions(), kMaxPartitions);
-  if (spec.kind == ExchangeKind::kShuffle) {
+  if (spec.kind == ExchangeKind::kShuffle || spec.kind == ExchangeKind::kShared) {
     SHOAL_ASSIGN_OR_RETURN(spec.partitioning, DecodePartitioning(m.partitioning()));
+  }
+  // A shared read claims its producer's partitioning for the operators above: keys over its
+  // own columns only (a shuffle's keys are checked by the producer that evaluates them).
+  if (spec.kind == ExchangeKind::kShared) {
+    for (const auto& k : spec.partitioning.keys) {
+      int64_t max_column = -1;
+      sql::VisitExpr(k, [&](const sql::Expr& e) {
+        if (e.kind == sql::ExprKind::kColumnRef)
+          max_column = std::max<int64_t>(max_column, e.column);
+      });
+      if (max_column >= static_cast<int64_t>(spec.schema->num_fields()))
+        return Status::InvalidData("encoded plan: NetworkShared partitioning key reads column #{}",
+                                   max_column);
+    }
   }
   spec.partition_start = m.partition_start();
   spec.partition_end = m.partition_end();

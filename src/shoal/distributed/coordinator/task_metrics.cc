@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -236,9 +238,16 @@ void FoldStageMetrics(const StageDisplay& stage, const std::vector<TaskReport>& 
 
 std::vector<StageDisplay> FindStageDisplays(const exec::ExecPlanPtr& head) {
   std::vector<StageDisplay> out;
+  // A shared stage's display hangs under each exchange reading it: its metrics are folded once,
+  // onto the first.
+  std::set<const exec::ExecutionPlan*> seen;
   std::function<void(const exec::ExecPlanPtr&)> visit = [&](const exec::ExecPlanPtr& node) {
+    if (!seen.insert(node.get()).second)
+      return;
     const auto* x = node->TryAs<NetworkExchangeExec>();
     std::vector<exec::ExecPlanPtr> children = node->children();
+    if (x != nullptr && !children.empty() && seen.count(children[0].get()) > 0)
+      return;
     for (const auto& child : children)
       visit(child);
     if (x != nullptr && !children.empty())

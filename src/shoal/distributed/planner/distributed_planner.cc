@@ -19,7 +19,6 @@ namespace shoal::distributed {
 
 namespace {
 
-using internal::IsPlaceholder;
 using internal::IsSelfContained;
 using internal::MapPlan;
 using internal::PartitionWise;
@@ -37,6 +36,7 @@ struct DistributedPlan::State {
     ExchangeKind kind = ExchangeKind::kCoalesce;  // of the boundary reading it
     exec::ExecPlanPtr boundary;                   // the Repartition a shuffle replaced
     bool dead = false;                            // merged into its consumer
+    bool shared = false;  // read by several exchanges (kShared): one task, never merged
     StageBindingPtr binding;
     bool instantiated = false;
     Stage stage;
@@ -48,6 +48,9 @@ struct DistributedPlan::State {
   std::vector<StageState> stages;  // [0]: the head
   std::vector<StageDescription> descriptions;
   exec::ExecPlanPtr head;
+  // Cut: the stage of each shared node (SharedResultExec) met so far; its other references
+  // read the same stage.
+  std::map<const exec::ExecutionPlan*, ExchangeSpec> shared_stages;
   size_t next_ordinal = 0;
 
   int WorkerCap() const {
@@ -113,6 +116,8 @@ struct DistributedPlan::State {
       SHOAL_ASSIGN_OR_RETURN(auto input, Cut(node->children()[0]));
       return Placeholder(ExchangeKind::kShuffle, input, node->output_partitioning(), node);
     }
+    if (traits.boundary == exec::StageBoundary::kShared)
+      return CutShared(node);
     const bool merge = traits.boundary == exec::StageBoundary::kCoalesce;
     const bool build = traits.boundary == exec::StageBoundary::kBroadcastBuild;
     std::vector<exec::ExecPlanPtr> children = node->children();
@@ -131,6 +136,28 @@ struct DistributedPlan::State {
     return node->WithNewChildren(std::move(children));
   }
 
+  // A node that several parents hold: its input becomes one stage, cut at the first reference,
+  // and every reference becomes an exchange reading it whole (each partition in order, so the
+  // input's partitioning holds for the plans above).
+  Result<exec::ExecPlanPtr> CutShared(const exec::ExecPlanPtr& node) {
+    if (node->children().size() != 1)
+      return Status::Internal("a shared node with {} inputs", node->children().size());
+    auto it = shared_stages.find(node.get());
+    if (it == shared_stages.end()) {
+      const exec::ExecPlanPtr child = node->children()[0];
+      SHOAL_ASSIGN_OR_RETURN(auto input, Cut(child));
+      SHOAL_ASSIGN_OR_RETURN(auto exchange, Placeholder(ExchangeKind::kShared, input,
+                                                        child->output_partitioning(), nullptr));
+      const ExchangeSpec& spec = exchange->As<NetworkExchangeExec>().spec();
+      At(spec.stage_id).shared = true;
+      shared_stages.emplace(node.get(), spec);
+      return exchange;
+    }
+    // Another reference: an exchange of its own (plan nodes are per place) on the same stage.
+    SHOAL_ASSIGN_OR_RETURN(auto exchange, NetworkExchangeExec::Make(it->second, nullptr));
+    return exec::ExecPlanPtr(std::move(exchange));
+  }
+
   // Puts back the producers of `consumer_single` stages that can only run as one task themselves:
   // a boundary between one task and one task moves data for nothing.
   Result<exec::ExecPlanPtr> MergeSingles(const exec::ExecPlanPtr& root, bool consumer_single) {
@@ -141,7 +168,7 @@ struct DistributedPlan::State {
       if (x == nullptr)
         return exec::ExecPlanPtr();
       StageState& producer = At(x->spec().stage_id);
-      if (PartitionWise(*producer.root))
+      if (PartitionWise(*producer.root) || producer.shared)
         return n;
       producer.dead = true;
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr inner, MergeSingles(producer.root, true));
@@ -236,7 +263,8 @@ struct DistributedPlan::State {
       d.input_stage_ids.erase(std::unique(d.input_stage_ids.begin(), d.input_stage_ids.end()),
                               d.input_stage_ids.end());
       d.leaf = d.input_stage_ids.empty();
-      if (!PartitionWise(root) || big_broadcast) {
+      // A shared stage runs as one task, so that its readers get its partitions in order.
+      if (!PartitionWise(root) || big_broadcast || stages[s].shared) {
         d.max_task_count = 1;
       } else {
         int64_t cap = WorkerCap();

@@ -14,6 +14,7 @@ const char* ExchangeKindName(ExchangeKind kind) {
     case ExchangeKind::kShuffle: return "NetworkShuffle";
     case ExchangeKind::kCoalesce: return "NetworkCoalesce";
     case ExchangeKind::kBroadcast: return "NetworkBroadcast";
+    case ExchangeKind::kShared: return "NetworkShared";
   }
   return "NetworkExchange";
 }
@@ -191,6 +192,10 @@ exec::Partitioning NetworkExchangeExec::output_partitioning() const {
     p.num_partitions = spec_.partition_end - spec_.partition_start;
     return p;
   }
+  // Known before the stage is bound (the plans above are made, and fix their partition counts,
+  // then): the producer's one task has exactly these partitions (checked in Open).
+  if (spec_.kind == ExchangeKind::kShared)
+    return spec_.partitioning;
   const int n = std::max(1, num_producer_tasks()) * producer_partitions();
   return n == 1 ? exec::Partitioning::Single() : exec::Partitioning::Unknown(n);
 }
@@ -201,6 +206,11 @@ Result<std::shared_ptr<NetworkExchangeExec::Opened>> NetworkExchangeExec::Open(
     return Status::Internal("{} of stage {} has no producer tasks to read from{}", name(),
                             spec_.stage_id,
                             spec_.binding ? " (the stage was never instantiated)" : "");
+  if (spec_.kind == ExchangeKind::kShared &&
+      num_producer_tasks() * producer_partitions() != spec_.partitioning.num_partitions)
+    return Status::Internal(
+        "NetworkShared of stage {} expects one task of {} partitions, not {} of {}", spec_.stage_id,
+        spec_.partitioning.num_partitions, num_producer_tasks(), producer_partitions());
   if (dispatch_)
     SHOAL_RETURN_IF_ERROR(dispatch_->EnsureDispatched());
   auto opened = std::make_shared<Opened>();
@@ -216,10 +226,13 @@ Result<std::shared_ptr<NetworkExchangeExec::Opened>> NetworkExchangeExec::Open(
       break;
     case ExchangeKind::kCoalesce:
     case ExchangeKind::kBroadcast:
+    case ExchangeKind::kShared:
       request.partition_start = 0;
       request.partition_end = producer_partitions();
-      request.head.kind = spec_.kind == ExchangeKind::kBroadcast ? ProducerHeadKind::kBroadcast
-                                                                 : ProducerHeadKind::kNone;
+      // A shared stage is read by several exchanges: its workers keep its output, as a
+      // broadcast's, for the task's lifetime.
+      request.head.kind = spec_.kind == ExchangeKind::kCoalesce ? ProducerHeadKind::kNone
+                                                                : ProducerHeadKind::kBroadcast;
       break;
   }
   for (int t = 0; t < num_producer_tasks(); ++t) {

@@ -10,6 +10,10 @@
 //    t * producer_partitions + p), and the node above merges them, so orderings survive.
 //  - NetworkBroadcast feeds a join's build side: like a coalesce, but producers serve it from one
 //    cached copy for all consumer tasks.
+//  - NetworkShared reads a subplan that several places of the plan share (SharedResultExec): like
+//    a broadcast, every partition from one cached copy, so any number of exchanges in any stages
+//    read the one producer stage. That stage runs as one task, so its partitions arrive in order
+//    and keep their partitioning (spec.partitioning), which the plans above were made for.
 // Execution opens one ExecuteTask call per producer task for the whole range, at the first
 // Execute of a given TaskContext, and hands out the per-partition streams (the calls carry a
 // partition range, as the protocol wants). Errors name the producer's stage, task and worker.
@@ -34,7 +38,7 @@
 
 namespace shoal::distributed {
 
-enum class ExchangeKind : uint8_t { kShuffle, kCoalesce, kBroadcast };
+enum class ExchangeKind : uint8_t { kShuffle, kCoalesce, kBroadcast, kShared };
 
 const char* ExchangeKindName(ExchangeKind kind);
 
@@ -82,7 +86,8 @@ struct ExchangeSpec {
   /// Coordinator only, never encoded: once bound, overrides producer_workers and
   /// producer_partitions.
   StageBindingPtr binding;
-  /// Shuffle: the partitioning over all consumer tasks (keys over the producer's output).
+  /// Shuffle: the partitioning over all consumer tasks (keys over the producer's output). Shared:
+  /// the producer's output partitioning, which holds while the producer is one task.
   exec::Partitioning partitioning;
   int partition_start = 0;
   int partition_end = 0;
@@ -113,9 +118,12 @@ class NetworkExchangeExec final : public exec::ExecutionPlan {
   Result<exec::StreamPtr> Execute(int partition,
                                   const std::shared_ptr<exec::TaskContext>& context) const override;
   std::string Describe(bool verbose) const override;
-  /// Reads another stage; shuffles and broadcasts run per task, a coalesce gathers everything.
+  /// Reads another stage; shuffles and broadcasts run per task, a coalesce and a shared read
+  /// gather everything.
   exec::DistributionTraits distribution() const override {
-    return {.partition_wise = spec_.kind != ExchangeKind::kCoalesce, .reads_outside_plan = true};
+    return {.partition_wise =
+                spec_.kind != ExchangeKind::kCoalesce && spec_.kind != ExchangeKind::kShared,
+            .reads_outside_plan = true};
   }
 
   const ExchangeSpec& spec() const { return spec_; }

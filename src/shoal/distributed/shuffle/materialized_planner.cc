@@ -64,6 +64,9 @@ class Cutter {
   Result<exec::ExecPlanPtr> Cut(const exec::ExecPlanPtr& node) {
     if (node->distribution().keeps_subtree_whole)
       return node;  // runs its inputs itself (a recursive CTE): no stage inside it
+    if (node->distribution().boundary == exec::StageBoundary::kShared)
+      return Status::Internal(
+          "the file shuffle got a shared subplan: its plans are made with shared_subplans off");
     if (IsHashRepartition(*node)) {
       const int id = next_id_++;  // before the subtree: pre-order ids
       // One map task per input partition, each reading its own share of the input once, when

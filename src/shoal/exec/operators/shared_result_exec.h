@@ -11,8 +11,9 @@
 // many times and at once.
 //
 // The kept batches stay charged to the pools of the operators that made them until the last
-// stream lets go, so the memory limit still bounds them. Only plans that run in one process use
-// the node: the distributed planners cut trees into stages, and a task plan cannot hold a DAG.
+// stream lets go, so the memory limit still bounds them. Across workers the distributed planner
+// turns the child into a stage of its own, run once and read by every reference (StageBoundary::
+// kShared); the file shuffle, whose stages are trees of files, is planned without the node.
 #pragma once
 
 #include <memory>
@@ -46,6 +47,9 @@ class SharedResultExec final : public ExecutionPlan {
   Partitioning output_partitioning() const override { return child_->output_partitioning(); }
 
   std::vector<sql::SortKey> output_ordering() const override { return child_->output_ordering(); }
+
+  /// Across workers the child becomes a stage of its own that every reference reads.
+  DistributionTraits distribution() const override { return {.boundary = StageBoundary::kShared}; }
 
   Result<StreamPtr> Execute(int partition,
                             const std::shared_ptr<TaskContext>& context) const override;

@@ -10,7 +10,8 @@ namespace shoal::distributed {
 namespace {
 
 // Never shipped: a sampled task plan lives on its worker, the materialized shuffle's root on the
-// coordinator, and a shared subplan only in plans that run in one process.
+// coordinator, and a shared subplan becomes a stage of its own that task plans read through
+// NetworkShared exchanges.
 bool Shipped(exec::PlanKind kind) {
   return kind != exec::PlanKind::kLoadSample && kind != exec::PlanKind::kShuffleQuery &&
          kind != exec::PlanKind::kSharedResult;

@@ -4,6 +4,8 @@
 // scaled by estimates, no broadcast into a multi-task RIGHT / FULL join, and scan shares.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <regex>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -19,6 +21,7 @@
 #include "shoal/exec/operators/sort_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
+#include "shoal/exec/shared_subplans.h"
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
@@ -373,6 +376,108 @@ TEST_F(PlannerRulesTest, EachTaskGetsOnlyItsShareOfTheScan) {
   EXPECT_EQ(joined, all);
 }
 
+// The nodes a stage's plan runs itself: exchanges show their producer stage as a child, which
+// another task runs.
+void VisitOwn(const exec::ExecutionPlan& node,
+              const std::function<void(const exec::ExecutionPlan&)>& fn) {
+  fn(node);
+  if (dynamic_cast<const NetworkExchangeExec*>(&node) != nullptr)
+    return;
+  for (const auto& c : node.children())
+    VisitOwn(*c, fn);
+}
+
+// A subplan the single-node plan shares (SharedResultExec) becomes one stage of one task, and
+// every reference reads it through its own NetworkShared exchange: lineitem is scanned once.
+TEST_F(PlannerRulesTest, ASharedSubplanIsOneStageThatEveryReferenceReads) {
+  const char* sql =
+      "WITH r AS (SELECT l_suppkey AS k, sum(l_quantity) AS q FROM lineitem GROUP BY 1) "
+      "SELECT count(*) FROM (SELECT k FROM r WHERE q > 100 UNION ALL SELECT k FROM r "
+      "WHERE q < 200) u";
+  exec::ExecPlanPtr physical = Physical(sql);
+  ASSERT_NE(physical, nullptr);
+  ASSERT_OK_AND_ASSIGN(physical, exec::ShareCommonSubplans(physical));
+  ASSERT_GT(Count(*physical, "SharedResult"), 0) << exec::FormatExecutionPlan(*physical);
+  ASSERT_OK_AND_ASSIGN(auto plan, PlanDistributed(physical, Options(), nullptr, nullptr));
+  ASSERT_OK(plan->InstantiateAll());
+  std::vector<exec::ExecPlanPtr> plans = {plan->head()};
+  for (const auto& d : plan->stages())
+    plans.push_back(plan->instantiated(d.id)->task_plans[0]);
+  std::map<int, int> shared_reads;  // stage -> exchanges reading it
+  int lineitem_scans = 0;
+  int shared_nodes = 0;
+  for (const auto& p : plans) {
+    VisitOwn(*p, [&](const exec::ExecutionPlan& n) {
+      if (const auto* x = dynamic_cast<const NetworkExchangeExec*>(&n)) {
+        if (x->spec().kind == ExchangeKind::kShared)
+          ++shared_reads[x->spec().stage_id];
+      }
+      if (const auto* x = dynamic_cast<const exec::TableScanExec*>(&n))
+        lineitem_scans += x->table_name() == "lineitem" ? 1 : 0;
+      shared_nodes += n.name() == "SharedResult" ? 1 : 0;
+    });
+  }
+  const std::string text = exec::FormatExecutionPlan(*plan->head());
+  ASSERT_EQ(shared_reads.size(), 1u) << text;
+  EXPECT_EQ(shared_reads.begin()->second, 2) << text;
+  EXPECT_EQ(lineitem_scans, 1) << text;
+  EXPECT_EQ(shared_nodes, 0) << text;
+  const StageDescription& shared =
+      plan->stages()[static_cast<size_t>(shared_reads.begin()->first - 1)];
+  EXPECT_EQ(shared.max_task_count, 1);
+  // The readers' plans travel to workers, and their shared reads keep the partitioning claim.
+  auto codecs = TableCodecRegistry::Builtin(runner_->session().catalog());
+  PlanDecodeContext context;
+  context.codecs = codecs;
+  context.channels = InProcessCluster::Make();
+  for (size_t i = 1; i < plans.size(); ++i) {
+    ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlan(plans[i], *codecs));
+    ASSERT_OK_AND_ASSIGN(auto decoded, DecodePlan(bytes, context));
+    auto claims = [](const exec::ExecutionPlan& root) {
+      std::vector<std::string> out;
+      VisitOwn(root, [&](const exec::ExecutionPlan& n) {
+        const auto* x = dynamic_cast<const NetworkExchangeExec*>(&n);
+        if (x != nullptr && x->spec().kind == ExchangeKind::kShared)
+          out.push_back(x->output_partitioning().ToString());
+      });
+      return out;
+    };
+    EXPECT_EQ(claims(*decoded), claims(*plans[i]));
+  }
+}
+
+// A shared read tells the operators above it how its rows are partitioned: a plan from outside
+// may not claim keys over columns the read does not have.
+TEST_F(PlannerRulesTest, ASharedReadClaimsOnlyKeysOverItsOwnColumns) {
+  auto codecs = TableCodecRegistry::Builtin(runner_->session().catalog());
+  PlanDecodeContext context;
+  context.codecs = codecs;
+  context.channels = InProcessCluster::Make();
+  for (sql::ColumnId key : {0, 1, 5}) {
+    ExchangeSpec spec;
+    spec.kind = ExchangeKind::kShared;
+    spec.schema = std::make_shared<columnar::Schema>(
+        std::vector<columnar::Field>{columnar::Field("k", columnar::DataType::Int64()),
+                                     columnar::Field("v", columnar::DataType::Int64())});
+    spec.query_id = "q";
+    spec.stage_id = 1;
+    spec.producer_workers = {"w1"};
+    spec.producer_partitions = 2;
+    spec.partitioning = exec::Partitioning::Hash(
+        {sql::MakeColumnRef(key, "k", columnar::DataType::Int64(), false)}, 2);
+    spec.partition_end = 2;
+    ASSERT_OK_AND_ASSIGN(auto node, NetworkExchangeExec::Make(spec, nullptr));
+    ASSERT_OK_AND_ASSIGN(std::string bytes, EncodePlan(node, *codecs));
+    auto decoded = DecodePlan(bytes, context);
+    if (key < 2) {
+      ASSERT_OK(decoded.status());
+      EXPECT_EQ((*decoded)->output_partitioning().ToString(), spec.partitioning.ToString());
+    } else {
+      EXPECT_STATUS_CODE(StatusCode::kInvalidData, decoded.status());
+    }
+  }
+}
+
 // The UNION rules, end to end against the single-node answers.
 TEST(PlannerRulesEndToEndTest, UnionsOfAggregatesGiveTheSingleNodeAnswer) {
   engine::QueryRunner single;
@@ -404,6 +509,54 @@ TEST(PlannerRulesEndToEndTest, UnionsOfAggregatesGiveTheSingleNodeAnswer) {
     SCOPED_TRACE(sql);
     distributed_testing::ExpectSameRows(single, distributed, sql);
   }
+}
+
+// Shared subplans across workers: each reference reads the one stage that computes it, in every
+// place a reference may stand, including both sides of a join that relies on the shared result's
+// hash partitioning, and EXPLAIN ANALYZE folds the shared stage's metrics once.
+TEST(PlannerRulesEndToEndTest, SharedSubplansGiveTheSingleNodeAnswer) {
+  engine::QueryRunner single;
+  engine::QueryRunner distributed;
+  ASSERT_OK(distributed_testing::LoadTpch(single, 3));
+  ASSERT_OK(distributed_testing::LoadTpch(distributed, 3));
+  const std::vector<std::string> names = {"w1", "w2", "w3"};
+  WorkerServiceOptions worker;  // no version
+  worker.threads = 2;
+  worker.catalog = distributed.session().catalog();
+  ASSERT_OK_AND_ASSIGN(auto cluster, distributed_testing::MakeInProcessCluster(names, worker));
+  ASSERT_OK(distributed_testing::InstallCoordinator(
+                distributed, distributed_testing::CoordinatorFor(names, cluster, ""))
+                .status());
+  ASSERT_OK(distributed.RunOne("SET dist_bytes_per_task = '32kB'").status());
+  const std::string cte =
+      "WITH r AS (SELECT l_suppkey AS k, sum(l_extendedprice * (1 - l_discount)) AS v FROM "
+      "lineitem WHERE l_shipdate >= DATE '1996-01-01' GROUP BY 1) ";
+  const std::vector<std::string> queries = {
+      cte +
+          "SELECT s_suppkey, s_name, v FROM supplier JOIN r ON s_suppkey = k WHERE v = (SELECT "
+          "max(v) FROM r) ORDER BY 1",
+      cte + "SELECT count(*), sum(a.v - b.v) FROM r a JOIN r b ON a.k = b.k",
+      cte +
+          "SELECT k FROM r WHERE v > (SELECT avg(v) FROM r) AND v < (SELECT max(v) FROM r) - 1 "
+          "ORDER BY 1 LIMIT 7",
+      cte + "SELECT k, v FROM r WHERE v < 100000 UNION ALL SELECT k, v FROM r WHERE v > 400000"};
+  for (const std::string& sql : queries) {
+    SCOPED_TRACE(sql);
+    ASSERT_OK_AND_ASSIGN(auto explained, distributed.RunOne("EXPLAIN " + sql));
+    EXPECT_NE(distributed_testing::SortedText(explained).find("NetworkShared"), std::string::npos)
+        << distributed_testing::SortedText(explained);
+    distributed_testing::ExpectSameRows(single, distributed, sql);
+  }
+  ASSERT_OK_AND_ASSIGN(auto analyzed, distributed.RunOne("EXPLAIN ANALYZE " + queries[0]));
+  const std::string text = distributed_testing::SortedText(analyzed);
+  std::map<std::string, int> notes;  // "* stage N:" lines, once per stage
+  const std::regex note(R"(\* stage (\d+): )");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), note); it != std::sregex_iterator();
+       ++it)
+    ++notes[(*it)[1].str()];
+  ASSERT_FALSE(notes.empty()) << text;
+  for (const auto& [stage, count] : notes)
+    EXPECT_EQ(count, 1) << "stage " << stage << "\n" << text;
 }
 
 }  // namespace
