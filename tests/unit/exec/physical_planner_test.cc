@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -262,6 +263,32 @@ TEST_F(PhysicalPlannerTest, RuntimeFilterPrunesParquetRowGroups) {
   EXPECT_NE(analyzed.find("rf1_row_groups_pruned=9"), std::string::npos) << analyzed;
   EXPECT_NE(analyzed.find("rf1_rows_removed=998"), std::string::npos) << analyzed;
   EXPECT_NE(analyzed.find("runtime filter rf1 -> sorted.k: bitmap"), std::string::npos) << analyzed;
+  std::filesystem::remove_all(dir);
+}
+
+// A scan whose only filter is a runtime join filter merges the slivers the filter leaves, as a
+// scan with a WHERE does: a filter keeping 2% of each batch would otherwise hand the operators
+// above (and, on workers, the network) batches of a few rows each.
+TEST_F(PhysicalPlannerTest, RuntimeFilteredScanMergesItsSlivers) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("shoal_runtime_sliver_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "wide.parquet").string();
+  Run("COPY (SELECT CAST(g AS bigint) AS k, g * 2 AS v FROM generate_series(1, 100000) g) TO '" +
+      file + "' (FORMAT parquet, row_group_size 50000)");
+  Run("CREATE EXTERNAL TABLE wide STORED AS PARQUET LOCATION '" + file + "'");
+  Run("CREATE TABLE every50 AS SELECT CAST(g * 50 AS bigint) AS k FROM generate_series(1, 2000) g");
+  const std::string sql = "SELECT count(*), sum(w.v) FROM wide w JOIN every50 e ON w.k = e.k";
+  EXPECT_EQ(testutil::Rows(Run(sql).batches), std::vector<std::string>{"2000|200100000"});
+  const std::string analyzed = Explain("ANALYZE " + sql);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(analyzed, m,
+                                std::regex(R"(TableScan: wide [^\n]*\(rows=(\d+), batches=(\d+))")))
+      << analyzed;
+  EXPECT_EQ(m[1].str(), "2000") << analyzed;
+  // 100,000 rows are read as about 13 batches of 8,192: one batch per partition is left.
+  EXPECT_LE(std::stoi(m[2].str()), 2) << analyzed;
+  EXPECT_NE(analyzed.find("rf1_rows_removed=98000"), std::string::npos) << analyzed;
   std::filesystem::remove_all(dir);
 }
 

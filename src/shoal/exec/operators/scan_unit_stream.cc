@@ -72,10 +72,11 @@ void ScanUnitStream::CreditProgress(int64_t unit_bytes_read) {
 
 Result<columnar::RecordBatchPtr> ScanUnitStream::NextImpl() {
   SHOAL_RETURN_IF_ERROR(init_status_);
-  if (request_.filter == nullptr)
+  if (filter_ == nullptr)
     return NextBatch();
-  // A filtered scan's batches may be slivers: like FilterExec, hold back those under half a batch
-  // and merge them, so operators downstream do not pay per-batch costs on a few rows.
+  // A filtered scan's batches (by a WHERE or a runtime join filter) may be slivers: like
+  // FilterExec, hold back those under half a batch and merge them, so operators downstream, and
+  // on workers the network, do not pay per-batch costs on a few rows.
   const int64_t target = context()->batch_size();
   for (;;) {
     SHOAL_ASSIGN_OR_RETURN(columnar::RecordBatchPtr batch, NextBatch());
