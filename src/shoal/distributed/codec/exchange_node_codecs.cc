@@ -12,7 +12,6 @@
 #include "shoal/distributed/codec/type_codec.h"
 #include "shoal/distributed/planner/network_exchange_exec.h"
 #include "shoal/distributed/shuffle/stage_file_codec.h"
-#include "shoal/sql/expr.h"
 
 namespace shoal::distributed::internal {
 
@@ -70,16 +69,8 @@ Result<exec::ExecPlanPtr> DecodeNetworkExchange(const proto::PlanNodeProto& in,
   // A shared read claims its producer's partitioning for the operators above: keys over its
   // own columns only (a shuffle's keys are checked by the producer that evaluates them).
   if (spec.kind == ExchangeKind::kShared) {
-    for (const auto& k : spec.partitioning.keys) {
-      int64_t max_column = -1;
-      sql::VisitExpr(k, [&](const sql::Expr& e) {
-        if (e.kind == sql::ExprKind::kColumnRef)
-          max_column = std::max<int64_t>(max_column, e.column);
-      });
-      if (max_column >= static_cast<int64_t>(spec.schema->num_fields()))
-        return Status::InvalidData("encoded plan: NetworkShared partitioning key reads column #{}",
-                                   max_column);
-    }
+    SHOAL_RETURN_IF_ERROR(
+        CheckPartitioningColumns(spec.partitioning, spec.schema->num_fields(), "NetworkShared"));
   }
   spec.partition_start = m.partition_start();
   spec.partition_end = m.partition_end();

@@ -154,6 +154,20 @@ Status EncodePartitioning(const exec::Partitioning& partitioning, proto::Partiti
   return EncodeExprList(partitioning.keys, out->mutable_keys());
 }
 
+Status CheckPartitioningColumns(const exec::Partitioning& partitioning, int64_t available,
+                                std::string_view node) {
+  for (const auto& k : partitioning.keys) {
+    int64_t max_column = -1;
+    sql::VisitExpr(k, [&](const sql::Expr& e) {
+      if (e.kind == sql::ExprKind::kColumnRef)
+        max_column = std::max<int64_t>(max_column, e.column);
+    });
+    if (max_column >= available)
+      return Status::InvalidData("encoded plan: {} key reads column #{}", node, max_column);
+  }
+  return Status::OK();
+}
+
 Result<exec::Partitioning> DecodePartitioning(const proto::PartitioningProto& in) {
   exec::Partitioning p;
   SHOAL_ASSIGN_OR_RETURN(

@@ -51,5 +51,8 @@ struct ExprDecoder {
 
 Status EncodePartitioning(const exec::Partitioning& partitioning, proto::PartitioningProto* out);
 Result<exec::Partitioning> DecodePartitioning(const proto::PartitioningProto& in);
+/// InvalidData naming `node` when a key of `partitioning` reads a column at or past `available`.
+Status CheckPartitioningColumns(const exec::Partitioning& partitioning, int64_t available,
+                                std::string_view node);
 
 }  // namespace shoal::distributed

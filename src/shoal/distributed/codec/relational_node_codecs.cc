@@ -167,15 +167,8 @@ Result<exec::ExecPlanPtr> DecodeRepartition(const proto::PlanNodeProto& in, Chil
                                             NodeDecoder&) {
   SHOAL_RETURN_IF_ERROR(ExpectChildren(children, 1, "Repartition"));
   SHOAL_ASSIGN_OR_RETURN(auto partitioning, DecodePartitioning(in.repartition().partitioning()));
-  for (const auto& k : partitioning.keys) {
-    int64_t max_column = -1;
-    sql::VisitExpr(k, [&](const sql::Expr& e) {
-      if (e.kind == sql::ExprKind::kColumnRef)
-        max_column = std::max<int64_t>(max_column, e.column);
-    });
-    if (max_column >= InputColumns(children))
-      return Status::InvalidData("encoded plan: Repartition key reads column #{}", max_column);
-  }
+  SHOAL_RETURN_IF_ERROR(
+      CheckPartitioningColumns(partitioning, InputColumns(children), "Repartition"));
   SHOAL_ASSIGN_OR_RETURN(auto node, exec::RepartitionExec::Make(children[0], partitioning));
   return exec::ExecPlanPtr(std::move(node));
 }
