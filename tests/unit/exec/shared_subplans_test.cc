@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
+#include "shoal/exec/operators/recursive_cte_exec.h"
 #include "shoal/exec/operators/shared_result_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/io/memory_table.h"
@@ -100,6 +102,24 @@ TEST(SharedSubplansTest, SubplansThatDifferAnywhereAreNotShared) {
   ExecPlanPtr other = UnionOf({SumByKey(table, 100), SumByKey(KeyValueTable(), 100)});
   ASSERT_OK_AND_ASSIGN(out, ShareCommonSubplans(other));
   EXPECT_EQ(CountSharedNodes(out), 0);
+}
+
+// A recursive CTE runs its terms again every round, and the distributed planners cut no stage
+// inside it: alike aggregations inside its terms keep their own copies.
+TEST(SharedSubplansTest, NothingIsSharedInsideARecursiveCte) {
+  auto table = KeyValueTable();
+  auto term = [&] {
+    return ExecPlanPtr(
+        CoalescePartitionsExec::Make(UnionOf({SumByKey(table, 100), SumByKey(table, 100)})));
+  };
+  ASSERT_OK_AND_ASSIGN(auto cte, RecursiveCteExec::Make(term(), term(), false, 1));
+  const ExecPlanPtr plan = cte;
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(plan));
+  EXPECT_EQ(out, plan);
+  EXPECT_EQ(CountSharedNodes(out), 0);
+  // UNION without ALL: the second round adds nothing new, so the rows are the 7 sums.
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(out, MakeContext(128)));
+  EXPECT_EQ(Rows(batches).size(), 7u);
 }
 
 TEST(SharedSubplansTest, OnlyAggregationsAreKept) {

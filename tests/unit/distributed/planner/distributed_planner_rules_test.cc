@@ -478,21 +478,30 @@ TEST_F(PlannerRulesTest, ASharedReadClaimsOnlyKeysOverItsOwnColumns) {
   }
 }
 
+// Runners over the same TPC-H tables: `single` on one node, `distributed` on in-process workers
+// named `names` (2 threads each) with small tasks, so that every stage runs as several.
+void LoadSingleAndDistributed(engine::QueryRunner& single, engine::QueryRunner& distributed,
+                              const std::vector<std::string>& names,
+                              std::shared_ptr<InProcessCluster>* cluster) {
+  ASSERT_OK(distributed_testing::LoadTpch(single, 3));
+  ASSERT_OK(distributed_testing::LoadTpch(distributed, 3));
+  WorkerServiceOptions worker;  // no version
+  worker.threads = 2;
+  worker.catalog = distributed.session().catalog();
+  ASSERT_OK_AND_ASSIGN(*cluster, distributed_testing::MakeInProcessCluster(names, worker));
+  ASSERT_OK(distributed_testing::InstallCoordinator(
+                distributed, distributed_testing::CoordinatorFor(names, *cluster, ""))
+                .status());
+  ASSERT_OK(distributed.RunOne("SET dist_bytes_per_task = '32kB'").status());
+}
+
 // The UNION rules, end to end against the single-node answers.
 TEST(PlannerRulesEndToEndTest, UnionsOfAggregatesGiveTheSingleNodeAnswer) {
   engine::QueryRunner single;
   engine::QueryRunner distributed;
-  ASSERT_OK(distributed_testing::LoadTpch(single, 3));
-  ASSERT_OK(distributed_testing::LoadTpch(distributed, 3));
-  const std::vector<std::string> names = {"w1", "w2", "w3", "w4"};
-  WorkerServiceOptions worker;  // no version
-  worker.threads = 2;
-  worker.catalog = distributed.session().catalog();
-  ASSERT_OK_AND_ASSIGN(auto cluster, distributed_testing::MakeInProcessCluster(names, worker));
-  ASSERT_OK(distributed_testing::InstallCoordinator(
-                distributed, distributed_testing::CoordinatorFor(names, cluster, ""))
-                .status());
-  ASSERT_OK(distributed.RunOne("SET dist_bytes_per_task = '32kB'").status());
+  std::shared_ptr<InProcessCluster> cluster;
+  ASSERT_NO_FATAL_FAILURE(
+      LoadSingleAndDistributed(single, distributed, {"w1", "w2", "w3", "w4"}, &cluster));
   for (const char* sql :
        {"SELECT count(*) FROM lineitem UNION ALL SELECT count(*) FROM orders",
         "SELECT l_returnflag, count(*) FROM lineitem GROUP BY 1 UNION ALL SELECT "
@@ -517,17 +526,9 @@ TEST(PlannerRulesEndToEndTest, UnionsOfAggregatesGiveTheSingleNodeAnswer) {
 TEST(PlannerRulesEndToEndTest, SharedSubplansGiveTheSingleNodeAnswer) {
   engine::QueryRunner single;
   engine::QueryRunner distributed;
-  ASSERT_OK(distributed_testing::LoadTpch(single, 3));
-  ASSERT_OK(distributed_testing::LoadTpch(distributed, 3));
-  const std::vector<std::string> names = {"w1", "w2", "w3"};
-  WorkerServiceOptions worker;  // no version
-  worker.threads = 2;
-  worker.catalog = distributed.session().catalog();
-  ASSERT_OK_AND_ASSIGN(auto cluster, distributed_testing::MakeInProcessCluster(names, worker));
-  ASSERT_OK(distributed_testing::InstallCoordinator(
-                distributed, distributed_testing::CoordinatorFor(names, cluster, ""))
-                .status());
-  ASSERT_OK(distributed.RunOne("SET dist_bytes_per_task = '32kB'").status());
+  std::shared_ptr<InProcessCluster> cluster;
+  ASSERT_NO_FATAL_FAILURE(
+      LoadSingleAndDistributed(single, distributed, {"w1", "w2", "w3"}, &cluster));
   const std::string cte =
       "WITH r AS (SELECT l_suppkey AS k, sum(l_extendedprice * (1 - l_discount)) AS v FROM "
       "lineitem WHERE l_shipdate >= DATE '1996-01-01' GROUP BY 1) ";
