@@ -461,8 +461,10 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   planner_options.share_subplans =
       session_->settings().GetBool("shared_subplans") && (in_process || streams_on_workers);
   // The union of a partitioned join's partition filters forms where all its partitions run: in
-  // this process, or across workers through the coordinator. A file-shuffle task runs one.
-  planner_options.partitioned_runtime_filters = in_process || streams_on_workers;
+  // this process, or across workers through the coordinator. A file-shuffle task runs one of
+  // them: there the filter is formed from the stage feeding the build side
+  // (shuffle/stage_runtime_filters.h), and the join keeps none.
+  planner_options.partitioned_runtime_filters = true;
   planner_options.distributed = !in_process;
   SHOAL_ASSIGN_OR_RETURN(planned.physical, PhysicalPlanner(planner_options).Plan(*planned.logical));
   std::set<const exec::ExecutionPlan*> seen;

@@ -29,54 +29,10 @@ bool FilterableJoin(const HashJoinExec& join, bool partitioned) {
   }
 }
 
-// Where an output column of a node comes from unchanged: the child and its column.
-struct InputColumn {
-  size_t child = 0;
-  int column = -1;  // -1: computed, not passed through
-};
-
 // Whether a join's output carries its build (right) side's columns.
 bool OutputsBuildColumns(JoinType type) {
   return type == JoinType::kInner || type == JoinType::kLeft || type == JoinType::kRight ||
          type == JoinType::kFull;
-}
-
-InputColumn PassThroughColumn(const ExecutionPlan& node, int column) {
-  if (const auto* p = node.TryAs<ProjectionExec>()) {
-    const sql::ExprPtr& e = p->exprs()[static_cast<size_t>(column)];
-    if (e->kind == sql::ExprKind::kColumnRef && e->outer_depth == 0)
-      return {0, static_cast<int>(e->column)};
-    return {};
-  }
-  if (node.Is<FilterExec>() || node.Is<RepartitionExec>() || node.Is<CoalescePartitionsExec>())
-    return {0, column};
-  if (const auto* a = node.TryAs<HashAggregateExec>()) {
-    const auto& keys = a->group_by();
-    if (static_cast<size_t>(column) >= keys.size())
-      return {};  // an aggregate value, or no grouping
-    if (a->mode() == AggregateMode::kFinal)
-      return {0, column};  // a partial's output: its keys come first
-    const sql::ExprPtr& e = keys[static_cast<size_t>(column)];
-    if (e->kind == sql::ExprKind::kColumnRef && e->outer_depth == 0)
-      return {0, static_cast<int>(e->column)};
-    return {};
-  }
-  if (const auto* j = node.TryAs<HashJoinExec>()) {
-    // Left (probe) columns come first for the other join types. Build columns follow where the join
-    // outputs them; a build row the filter drops changes only rows whose key the filtering join
-    // drops anyway: its pairs carry that key, and a probe row it leaves unmatched comes out with
-    // a NULL key (TPC-H Q18: the 57 orders of the IN subquery reach the orders scan that builds
-    // the join with lineitem, and that join's own filter then reaches the lineitem scan).
-    if (j->join_type() == JoinType::kRightSemi || j->join_type() == JoinType::kRightAnti)
-      return {1, column};  // the build side's rows are the output, the probe's columns are not
-    const int left_fields = j->left()->schema()->num_fields();
-    if (column < left_fields)
-      return {0, column};
-    if (OutputsBuildColumns(j->join_type()))
-      return {1, column - left_fields};
-    return {};
-  }
-  return {};
 }
 
 class Planner {
@@ -144,7 +100,7 @@ class Planner {
         while (column >= 0 && !shared) {
           if ((scan = at->TryAs<TableScanExec>()) != nullptr)
             break;
-          const InputColumn input = PassThroughColumn(*at, column);
+          const RuntimeFilterInput input = RuntimeFilterPassThrough(*at, column);
           column = input.column;
           if (column < 0)
             break;
@@ -175,6 +131,44 @@ class Planner {
 };
 
 }  // namespace
+
+RuntimeFilterInput RuntimeFilterPassThrough(const ExecutionPlan& node, int column) {
+  if (const auto* p = node.TryAs<ProjectionExec>()) {
+    const sql::ExprPtr& e = p->exprs()[static_cast<size_t>(column)];
+    if (e->kind == sql::ExprKind::kColumnRef && e->outer_depth == 0)
+      return {0, static_cast<int>(e->column)};
+    return {};
+  }
+  if (node.Is<FilterExec>() || node.Is<RepartitionExec>() || node.Is<CoalescePartitionsExec>())
+    return {0, column};
+  if (const auto* a = node.TryAs<HashAggregateExec>()) {
+    const auto& keys = a->group_by();
+    if (static_cast<size_t>(column) >= keys.size())
+      return {};  // an aggregate value, or no grouping
+    if (a->mode() == AggregateMode::kFinal)
+      return {0, column};  // a partial's output: its keys come first
+    const sql::ExprPtr& e = keys[static_cast<size_t>(column)];
+    if (e->kind == sql::ExprKind::kColumnRef && e->outer_depth == 0)
+      return {0, static_cast<int>(e->column)};
+    return {};
+  }
+  if (const auto* j = node.TryAs<HashJoinExec>()) {
+    // Left (probe) columns come first for the other join types. Build columns follow where the join
+    // outputs them; a build row the filter drops changes only rows whose key the filtering join
+    // drops anyway: its pairs carry that key, and a probe row it leaves unmatched comes out with
+    // a NULL key (TPC-H Q18: the 57 orders of the IN subquery reach the orders scan that builds
+    // the join with lineitem, and that join's own filter then reaches the lineitem scan).
+    if (j->join_type() == JoinType::kRightSemi || j->join_type() == JoinType::kRightAnti)
+      return {1, column};  // the build side's rows are the output, the probe's columns are not
+    const int left_fields = j->left()->schema()->num_fields();
+    if (column < left_fields)
+      return {0, column};
+    if (OutputsBuildColumns(j->join_type()))
+      return {1, column - left_fields};
+    return {};
+  }
+  return {};
+}
 
 Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan, bool partitioned) {
   Planner planner(partitioned);

@@ -30,6 +30,17 @@
 
 namespace shoal::exec {
 
+/// Where output column `column` of `node` comes from unchanged: child `child`'s column `column`,
+/// or column -1 when it is computed. The nodes it follows only pass a value through or drop rows
+/// (projections of the column, filters, repartitions, coalesces, a join's probe columns or its
+/// build columns, aggregates grouped by it), so the values of the output column are a subset of
+/// the input column's, plus NULLs: a filter of the input's values is valid for the output's.
+struct RuntimeFilterInput {
+  size_t child = 0;
+  int column = -1;
+};
+RuntimeFilterInput RuntimeFilterPassThrough(const ExecutionPlan& node, int column);
+
 /// `plan` with runtime filters marked on its joins and scans (the same plan when none applies).
 /// `partitioned`: partitioned joins publish filters too (distributed plans).
 Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan, bool partitioned = false);

@@ -5,6 +5,8 @@
 
 #include "shoal/exec/operators/hash_join_exec.h"
 #include "shoal/exec/operators/nested_loop_join_exec.h"
+#include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/exec/runtime_filter_planner.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -47,6 +49,67 @@ bool PartitionsAreIndependent(const exec::ExecutionPlan& node) {
   return true;
 }
 
+// Whether the scan that applies runtime filter `f` of `join` lies below a shuffle point of the
+// join's probe side, in another stage than the join (the planner marked it at the end of the
+// probe key's pass-through path).
+bool ProbeScanBelowCut(const exec::HashJoinExec& join, const exec::JoinRuntimeFilter& f) {
+  const sql::ExprPtr& key = join.left_keys()[static_cast<size_t>(f.key)];
+  if (key->kind != sql::ExprKind::kColumnRef || key->outer_depth != 0)
+    return false;
+  const exec::ExecutionPlan* at = join.left().get();
+  int column = static_cast<int>(key->column);
+  bool cut = false;
+  while (column >= 0) {
+    if (at->Is<exec::TableScanExec>())
+      return cut;
+    cut = cut || IsHashRepartition(*at) || IsCoalescePoint(*at);
+    const exec::RuntimeFilterInput input = exec::RuntimeFilterPassThrough(*at, column);
+    if (input.column < 0 || input.child >= at->children().size())
+      return false;
+    at = at->children()[input.child].get();
+    column = input.column;
+  }
+  return false;
+}
+
+// Whether build key `key` of `join`, followed down its pass-through path, reaches a shuffle point
+// (which becomes a stage its filter can be formed from).
+bool BuildKeyReachesCut(const exec::HashJoinExec& join, int key_index) {
+  const sql::ExprPtr& key = join.right_keys()[static_cast<size_t>(key_index)];
+  if (key->kind != sql::ExprKind::kColumnRef || key->outer_depth != 0)
+    return false;
+  const exec::ExecutionPlan* at = join.right().get();
+  int column = static_cast<int>(key->column);
+  while (column >= 0) {
+    if (IsHashRepartition(*at) || IsCoalescePoint(*at))
+      return true;
+    const exec::RuntimeFilterInput input = exec::RuntimeFilterPassThrough(*at, column);
+    if (input.column < 0 || input.child >= at->children().size())
+      return false;
+    at = at->children()[input.child].get();
+    column = input.column;
+  }
+  return false;
+}
+
+// A collect-build join whose probe scan runs in an earlier stage can only filter it when its
+// build side is a stage's output (stage_runtime_filters.h). When the build side is computed
+// inside the join's stage (a filtered dimension table: TPC-H Q17's part, whose filter would cut
+// lineitem from 6M rows to 12k before the aggregate's shuffle), it becomes a passthrough stage of
+// its own: computed once instead of in every task of the join's stage, and its output forms the
+// filter before the probe scan's stage runs.
+bool BuildSideNeedsStage(const exec::HashJoinExec& join) {
+  if (join.mode() != exec::HashJoinExec::Mode::kCollectBuild || join.runtime_filters().empty())
+    return false;
+  const exec::ExecutionPlan& build = *join.right();
+  if (IsHashRepartition(build) || !PartitionsAreIndependent(build))
+    return false;
+  for (const auto& f : join.runtime_filters())
+    if (ProbeScanBelowCut(join, f) && !BuildKeyReachesCut(join, f.key))
+      return true;
+  return false;
+}
+
 void CollectStages(const exec::ExecPlanPtr& node,
                    std::vector<std::shared_ptr<const StageFileExec>>* out) {
   if (auto stage = exec::PlanAs<StageFileExec>(node)) {
@@ -82,6 +145,16 @@ class Cutter {
       return node;
     std::vector<exec::ExecPlanPtr> cut;
     cut.reserve(children.size());
+    if (const auto* join = node->TryAs<exec::HashJoinExec>();
+        join != nullptr && BuildSideNeedsStage(*join)) {
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr probe, Cut(children[0]));
+      const int id = next_id_++;
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr build_input, Cut(children[1]));
+      SHOAL_ASSIGN_OR_RETURN(
+          exec::ExecPlanPtr build,
+          MakeStage(build_input, id, exec::Partitioning::Unknown(children[1]->num_partitions())));
+      return node->WithNewChildren({std::move(probe), std::move(build)});
+    }
     // A subtree whose partitions depend on each other stays whole (run by the driver), while
     // the shuffle points below it are still cut.
     if (IsCoalescePoint(*node) && children[0]->num_partitions() > 1 &&
@@ -105,40 +178,71 @@ class Cutter {
     return node->WithNewChildren(std::move(cut));
   }
 
-  std::vector<MaterializedStage> TakeStages() {
-    std::vector<MaterializedStage> stages;
-    for (auto& [id, stage] : stages_)
-      stages.push_back(std::move(stage));
-    std::stable_sort(stages.begin(), stages.end(),
-                     [](const MaterializedStage& a, const MaterializedStage& b) {
-                       return a.level != b.level ? a.level < b.level : a.id < b.id;
-                     });
-    return stages;
-  }
-
  private:
   Result<exec::ExecPlanPtr> MakeStage(const exec::ExecPlanPtr& input, int id,
                                       exec::Partitioning partitioning, int map_tasks = 1) {
     SHOAL_ASSIGN_OR_RETURN(
         auto node, StageFileExec::Make(input, options_.shuffle_dir, id, std::move(partitioning),
                                        options_.compression, map_tasks));
-    MaterializedStage stage;
-    stage.id = id;
-    stage.node = node;
-    std::vector<std::shared_ptr<const StageFileExec>> below;
-    CollectStages(input, &below);
-    for (const auto& b : below) {
-      stage.inputs.push_back(b->stage_id());
-      stage.level = std::max(stage.level, stages_.at(b->stage_id()).level + 1);
-    }
-    stages_[id] = std::move(stage);
     return exec::ExecPlanPtr(std::move(node));
   }
 
   const MaterializedPlannerOptions& options_;
   int next_id_ = 1;
-  std::map<int, MaterializedStage> stages_;
 };
+
+// Every stage of `root` with the stages it reads (directly) and the stages whose filters its scans
+// apply; a stage's level is one more than the highest level of both.
+void CollectStageGraph(const exec::ExecPlanPtr& node, int reader,
+                       std::map<int, MaterializedStage>* stages) {
+  if (const auto stage = exec::PlanAs<StageFileExec>(node)) {
+    MaterializedStage& s = (*stages)[stage->stage_id()];
+    s.id = stage->stage_id();
+    s.node = stage;
+    if (reader != 0)
+      (*stages)[reader].inputs.push_back(s.id);
+    reader = s.id;
+  }
+  for (const auto& child : node->children())
+    CollectStageGraph(child, reader, stages);
+}
+
+std::vector<MaterializedStage> OrderStages(const exec::ExecPlanPtr& root,
+                                           const std::vector<StageFilterRoute>& routes) {
+  std::map<int, MaterializedStage> stages;
+  CollectStageGraph(root, 0, &stages);
+  for (const auto& route : routes)
+    for (int target : route.target_stages) {
+      auto& sources = stages[target].filter_sources;
+      if (std::find(sources.begin(), sources.end(), route.source_stage) == sources.end())
+        sources.push_back(route.source_stage);
+    }
+  // A filter's source stage lies below its join's build side and the scan's stage below its
+  // probe side, so the edges form no cycle: at most one pass per stage settles the levels.
+  for (size_t pass = 0; pass <= stages.size(); ++pass) {
+    bool changed = false;
+    for (auto& [id, stage] : stages) {
+      int level = 0;
+      for (int in : stage.inputs)
+        level = std::max(level, stages[in].level + 1);
+      for (int in : stage.filter_sources)
+        level = std::max(level, stages[in].level + 1);
+      changed = changed || level != stage.level;
+      stage.level = level;
+    }
+    if (!changed)
+      break;
+  }
+  std::vector<MaterializedStage> out;
+  out.reserve(stages.size());
+  for (auto& [id, stage] : stages)
+    out.push_back(std::move(stage));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const MaterializedStage& a, const MaterializedStage& b) {
+                     return a.level != b.level ? a.level < b.level : a.id < b.id;
+                   });
+  return out;
+}
 
 }  // namespace
 
@@ -148,9 +252,12 @@ Result<MaterializedPlan> PlanMaterialized(const exec::ExecPlanPtr& plan,
     return Status::InvalidArgument("a materialized shuffle needs a shuffle directory")
         .WithHint("SET shuffle_dir = '/path', or shoal sql --shuffle-dir DIR");
   Cutter cutter(options);
+  SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr cut, cutter.Cut(plan));
+  SHOAL_ASSIGN_OR_RETURN(RoutedStageFilters routed, RouteStageFilters(cut));
   MaterializedPlan out;
-  SHOAL_ASSIGN_OR_RETURN(out.root, cutter.Cut(plan));
-  out.stages = cutter.TakeStages();
+  out.root = std::move(routed.root);
+  out.stages = OrderStages(out.root, routed.routes);
+  out.filter_routes = std::move(routed.routes);
   return out;
 }
 

@@ -12,9 +12,12 @@
 //    its own: that input then runs in the driver, cut only below.
 // Cuts happen in chains of any depth (a stage's subtree holds the stages it reads, which read their
 // files when run) and in every branch (a union with an aggregate in each branch has a stage per
-// branch). Stage ids are 1, 2, ... in pre-order; a stage's level is one more than the highest level
-// of the stages it reads, so running levels in order runs every stage after its inputs. The shuffle
-// directory and the compression travel inside each stage node, hence inside the encoded plan.
+// branch). Runtime join filters whose join and probe scan end up in different stages are formed
+// from the stage that feeds the join's build side (stage_runtime_filters.h). Stage ids are 1, 2,
+// ... in pre-order; a stage's level is one more than the highest level of the stages it reads and
+// of those whose filters it applies, so running levels in order runs every stage after its inputs
+// and its filters. The shuffle directory and the compression travel inside each stage node, hence
+// inside the encoded plan.
 #pragma once
 
 #include <memory>
@@ -23,6 +26,7 @@
 
 #include "shoal/common/result.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/stage_runtime_filters.h"
 #include "shoal/exec/execution_plan.h"
 
 namespace shoal::distributed::shuffle {
@@ -36,7 +40,9 @@ struct MaterializedStage {
   int id = 0;
   std::shared_ptr<const StageFileExec> node;
   std::vector<int> inputs;  // ids of the stages this one reads (directly)
-  int level = 0;            // 0: reads no stage
+  // ids of the stages whose output forms runtime filters this one's scans apply
+  std::vector<int> filter_sources;
+  int level = 0;  // 0: reads no stage and waits for no filter
 };
 
 struct MaterializedPlan {
@@ -45,6 +51,8 @@ struct MaterializedPlan {
   exec::ExecPlanPtr root;
   /// Every stage, in dependency order (by level, then id).
   std::vector<MaterializedStage> stages;
+  /// The runtime filters formed from stages' outputs for later stages' scans.
+  std::vector<StageFilterRoute> filter_routes;
 };
 
 Result<MaterializedPlan> PlanMaterialized(const exec::ExecPlanPtr& plan,

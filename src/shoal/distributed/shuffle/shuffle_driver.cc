@@ -37,6 +37,7 @@
 #include "shoal/distributed/shuffle/shuffle_settings.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_client.h"
+#include "shoal/distributed/shuffle/stage_runtime_filters.h"
 #include "shoal/distributed/shuffle/task_process.h"
 #include "shoal/io/data_roots.h"
 
@@ -65,6 +66,27 @@ struct TaskSlot {
   std::set<std::string> failed_on;
   int failures = 0;  // retryable failures that were the task's own (not a lost input)
 };
+
+// The partial runtime filters a local task left beside its output (stage_runtime_filters.h), of
+// its latest attempt that left some; nullopt when none did.
+std::optional<std::string> ReadTaskFilters(const std::string& dir, const TaskSlot& slot) {
+  if (slot.envelope_proto.export_runtime_filters_size() == 0)
+    return std::nullopt;
+  for (int attempt = slot.attempts; attempt >= 1; --attempt) {
+    auto formed = ReadWholeFile(StageFiltersPath(dir, slot.stage_id, slot.partition, attempt),
+                                kMaxEnvelopeBytes);
+    if (formed.ok())
+      return std::move(formed).MoveValueUnsafe();
+  }
+  return std::nullopt;
+}
+
+void SetEnvelopeFilters(std::vector<proto::RuntimeFilterProto> filters,
+                        proto::ShuffleTaskEnvelopeProto* envelope) {
+  envelope->clear_runtime_filters();
+  for (auto& f : filters)
+    *envelope->add_runtime_filters() = std::move(f);
+}
 
 std::string FailedTaskMessage(const TaskSlot& slot) {
   std::string message =
@@ -206,7 +228,8 @@ class RemoteRun {
  public:
   RemoteRun(const MaterializedPlan& plan, std::deque<TaskSlot>* slots, std::string dir,
             std::string query_id, std::vector<std::string> workers, WorkerHealth* health,
-            size_t max_running, int retries, const std::function<void(int)>& after_round)
+            size_t max_running, int retries, const std::function<void(int)>& after_round,
+            StageFilterMerger* filters)
       : plan_(plan),
         dir_(std::move(dir)),
         query_id_(std::move(query_id)),
@@ -214,7 +237,8 @@ class RemoteRun {
         health_(health),
         max_running_(max_running),
         retries_(retries),
-        after_round_(after_round) {
+        after_round_(after_round),
+        filters_(filters) {
     for (auto& slot : *slots)
       by_stage_[slot.stage_id].push_back(&slot);
     for (const auto& stage : plan.stages)
@@ -435,6 +459,8 @@ class RemoteRun {
         NoteRemoteShuffleQuery(dir_, worker, query_id_);
         proto::ShuffleTaskEnvelopeProto envelope = slot->envelope_proto;
         envelope.set_attempt(slot->attempts);
+        for (auto& f : filters_->FiltersFor(slot->stage_id))
+          *envelope.add_runtime_filters() = std::move(f);
         for (auto& location : StageFileLocations(dir_))
           *envelope.add_remote_files() = std::move(location);
         calls.Start(slot, worker, query_id_, std::move(envelope));
@@ -452,6 +478,10 @@ class RemoteRun {
           slot->committed_incarnation = call->rows->incarnation;
           slot->committed_attempt = slot->attempts;
           slot->rows = call->rows->rows;
+          filters_->AddTask(slot->stage_id, slot->partition,
+                            call->rows->runtime_filters.empty()
+                                ? std::nullopt
+                                : std::optional<std::string>(call->rows->runtime_filters));
           SetStageFileLocation(dir_, slot->stage_id, slot->partition,
                                {call->worker, query_id_, slot->attempts});
           continue;
@@ -555,6 +585,7 @@ class RemoteRun {
   size_t max_running_;
   int retries_;
   const std::function<void(int)>& after_round_;
+  StageFilterMerger* filters_;
   std::map<int, std::vector<TaskSlot*>> by_stage_;
   std::map<int, std::vector<int>> inputs_;
   std::vector<int> root_inputs_;
@@ -819,6 +850,10 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   const std::string query_id = NewQueryId();
   ClearStageFileLocations(dir);
   std::map<int, std::vector<TaskSlot*>> by_level;
+  std::map<int, int> task_counts;
+  for (const auto& stage : plan.stages)
+    task_counts[stage.id] = stage.node->num_tasks();
+  StageFilterMerger filters(plan.filter_routes, std::move(task_counts));
   for (const auto& stage : plan.stages) {
     const std::string plan_path = fmt::format("{}/stage-{}.plan", tasks_dir, stage.id);
     auto encoded = EncodePlan(stage.node, *codecs);
@@ -839,6 +874,8 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
         envelope.add_codec_ids(id);
       for (const auto& root : io::ProcessDataRoots()->roots())
         envelope.add_data_roots(root);
+      for (auto& e : filters.ExportsOf(stage.id))
+        *envelope.add_export_runtime_filters() = std::move(e);
       TaskSlot& slot = slots.emplace_back();
       slot.stage_id = stage.id;
       slot.partition = p;
@@ -856,8 +893,10 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
   const int retries = static_cast<int>(settings.GetInt("shuffle_task_retries"));
   if (remote) {
     RemoteRun run(plan, &slots, dir, query_id, std::move(workers), health.get(), max_running,
-                  retries, options_.after_round);
+                  retries, options_.after_round, &filters);
     Status st = run.Run(context, reports);
+    for (const auto& note : filters.Notes())
+      SHOAL_LOG(kInfo, "materialized shuffle: runtime filter {}", note);
     // Every worker sent a task of the query drops it now when it failed (failed attempts
     // included; the query's end then finds nothing left to drop).
     if (!st.ok())
@@ -871,6 +910,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
     Status deterministic;
     auto finish = [&](TaskSlot* slot, Result<int64_t> rows) -> Status {
       if (rows.ok()) {
+        filters.AddTask(slot->stage_id, slot->partition, ReadTaskFilters(dir, *slot));
         reports->push_back({slot->stage_id, slot->partition, *rows, slot->attempts});
         return Status::OK();
       }
@@ -879,6 +919,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
                              slot->stage->CommittedTaskRows(slot->partition));
       if (committed) {
         // Committed before the failure: a rename made the output whole, so it is not re-run.
+        filters.AddTask(slot->stage_id, slot->partition, ReadTaskFilters(dir, *slot));
         reports->push_back({slot->stage_id, slot->partition, *committed, slot->attempts});
         return Status::OK();
       }
@@ -909,12 +950,14 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
         SHOAL_ASSIGN_OR_RETURN(std::optional<int64_t> committed,
                                slot->stage->CommittedTaskRows(slot->partition));
         if (committed) {
+          filters.AddTask(slot->stage_id, slot->partition, ReadTaskFilters(dir, *slot));
           reports->push_back({slot->stage_id, slot->partition, *committed, slot->attempts});
           continue;
         }
         ++slot->attempts;
         // The attempt names a map task's files: its envelope is written for each attempt.
         slot->envelope_proto.set_attempt(slot->attempts);
+        SetEnvelopeFilters(filters.FiltersFor(slot->stage_id), &slot->envelope_proto);
         SHOAL_RETURN_IF_ERROR(WriteEnvelope(slot->envelope, slot->envelope_proto));
         const std::string base = fmt::format("{}/task-{}-{}.attempt-{}", tasks_dir, slot->stage_id,
                                              slot->partition, slot->attempts);
@@ -953,6 +996,8 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
                                         "each attempt's error is quoted above; a task's error "
                                         "that would repeat on every attempt is not retried"));
   }
+  for (const auto& note : filters.Notes())
+    SHOAL_LOG(kInfo, "materialized shuffle: runtime filter {}", note);
   return Status::OK();
 }
 

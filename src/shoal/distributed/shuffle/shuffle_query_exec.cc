@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "shoal/common/logging.h"
 #include "shoal/distributed/shuffle/stage_file_client.h"
@@ -61,6 +62,14 @@ std::string ShuffleQueryExec::Describe(bool) const {
   for (const auto& s : plan_.stages)
     tasks += s.node->num_partitions();
   std::string out = fmt::format("dir={}, stages={}, tasks={}", dir_, plan_.stages.size(), tasks);
+  // Runtime join filters formed from one stage's output for a later stage's scans.
+  if (!plan_.filter_routes.empty()) {
+    std::vector<std::string> routes;
+    for (const auto& r : plan_.filter_routes)
+      routes.push_back(fmt::format("rf{} stage {} -> {}", r.filter_id, r.source_stage,
+                                   fmt::join(r.target_stages, ", ")));
+    out += fmt::format(", runtime_filters=[{}]", fmt::join(routes, "; "));
+  }
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (state_->ran && state_->status.ok()) {
     int64_t rows = 0;

@@ -27,6 +27,9 @@
 #include "shoal/distributed/shuffle/stage_file_client.h"
 #include "shoal/distributed/shuffle/stage_file_codec.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/stage_runtime_filters.h"
+#include "shoal/distributed/transport/worker_messages.h"
+#include "shoal/exec/join/runtime_filter_registry.h"
 #include "shoal/exec/physical_planner.h"
 #include "shoal/exec/task_context.h"
 #include "shoal/io/data_roots.h"
@@ -200,7 +203,31 @@ Result<int64_t> RunPreparedShuffleTask(const PreparedShuffleTask& task) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   const auto& stage = task.plan->As<StageFileExec>();
-  return stage.RunTask(task.envelope.partition(), task.envelope.attempt(), task.context);
+  // Filters of earlier stages' outputs for this task's scans: in the registry before anything
+  // runs, so the scans apply them from their first row.
+  for (const auto& f : task.envelope.runtime_filters()) {
+    auto filter = DecodeRuntimeFilter(f, task.context->memory_pool());
+    if (!filter.ok())
+      return std::move(filter).status().WithContext(fmt::format(
+          "runtime filter rf{} of task envelope for stage {}", f.id(), task.envelope.stage_id()));
+    task.context->runtime_filters().Publish(f.id(), std::move(filter).MoveValueUnsafe());
+  }
+  StageOutputFilters filters(task.envelope, stage.schema(), task.context->memory_pool());
+  StageFileExec::BatchObserver observe;
+  if (!filters.empty())
+    observe = [&filters](const columnar::RecordBatch& batch) { return filters.Add(batch); };
+  SHOAL_ASSIGN_OR_RETURN(
+      int64_t rows,
+      stage.RunTask(task.envelope.partition(), task.envelope.attempt(), task.context, observe));
+  if (!filters.empty()) {
+    // Beside the committed output; a driver that finds none forms the filter without it.
+    SHOAL_ASSIGN_OR_RETURN(proto::ShuffleTaskFiltersProto formed, filters.Finish());
+    SHOAL_RETURN_IF_ERROR(
+        WriteFileAtomically(StageFiltersPath(stage.dir(), stage.stage_id(),
+                                             task.envelope.partition(), task.envelope.attempt()),
+                            formed.SerializeAsString()));
+  }
+  return rows;
 }
 
 Result<int64_t> RunShuffleTask(const std::string& path) {

@@ -313,7 +313,7 @@ Result<RemoteTaskOutput> RunRemoteShuffleTask(const std::string& worker,
   grpc::Status status = stub.RunShuffleTask(call, request, &response);
   if (!status.ok())
     return FromGrpc(status, fmt::format("worker {}", worker));
-  return RemoteTaskOutput{response.rows(), response.incarnation()};
+  return RemoteTaskOutput{response.rows(), response.incarnation(), response.runtime_filters()};
 }
 
 }  // namespace shoal::distributed::shuffle

@@ -80,6 +80,7 @@ Result<std::string> PingShuffleWorker(const std::string& worker, std::chrono::mi
 struct RemoteTaskOutput {
   int64_t rows = 0;
   std::string incarnation;
+  std::string runtime_filters;  // a ShuffleTaskFiltersProto, when the envelope asked for one
 };
 
 /// Runs one task on `worker` (a blocking call; `call` may be cancelled from another thread,

@@ -405,11 +405,12 @@ Result<exec::StreamPtr> StageFileExec::Compute(
 }
 
 Result<int64_t> StageFileExec::RunTask(int task, int attempt,
-                                       const std::shared_ptr<exec::TaskContext>& context) const {
+                                       const std::shared_ptr<exec::TaskContext>& context,
+                                       const BatchObserver& observe) const {
   if (task < 0 || task >= num_tasks())
     return Status::Internal("ShuffleStage {}: task {} of {}", stage_id_, task, num_tasks());
   if (hash_stage())
-    return RunMap(task, attempt, context);
+    return RunMap(task, attempt, context, observe);
   // A passthrough task computes its partition (or reads the file a finished attempt published).
   SHOAL_ASSIGN_OR_RETURN(exec::StreamPtr stream, Execute(task, context));
   int64_t rows = 0;
@@ -417,12 +418,15 @@ Result<int64_t> StageFileExec::RunTask(int task, int attempt,
     SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, stream->Next());
     if (!batch)
       return rows;
+    if (observe)
+      SHOAL_RETURN_IF_ERROR(observe(*batch));
     rows += batch->num_rows();
   }
 }
 
 Result<int64_t> StageFileExec::RunMap(int map, int attempt,
-                                      const std::shared_ptr<exec::TaskContext>& context) const {
+                                      const std::shared_ptr<exec::TaskContext>& context,
+                                      const BatchObserver& observe) const {
   // This map's share of the input: a contiguous range of the child's partitions, each of which
   // exactly one map task runs. All of them (one map task): in parallel, as a repartition would.
   const int k = child_->num_partitions();
@@ -451,6 +455,8 @@ Result<int64_t> StageFileExec::RunMap(int map, int attempt,
       SHOAL_ASSIGN_OR_RETURN(RecordBatchPtr batch, input->Next());
       if (!batch)
         break;
+      if (observe)
+        SHOAL_RETURN_IF_ERROR(observe(*batch));
       SHOAL_RETURN_IF_ERROR(router.Route(*batch));
     }
   }

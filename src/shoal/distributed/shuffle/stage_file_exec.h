@@ -25,6 +25,7 @@
 // types); a mismatch names the file and both schemas.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,9 +89,11 @@ class StageFileExec final : public exec::ExecutionPlan {
   int num_tasks() const { return hash_stage() ? map_tasks_ : num_partitions(); }
 
   /// Runs task `task` (attempt `attempt`, which names a map task's files): writes and commits its
-  /// output. Returns the rows written.
-  Result<int64_t> RunTask(int task, int attempt,
-                          const std::shared_ptr<exec::TaskContext>& context) const;
+  /// output. Returns the rows written. `observe` (when set) sees every batch of the output (the
+  /// runtime filters a task forms from it: stage_runtime_filters.h).
+  using BatchObserver = std::function<Status(const columnar::RecordBatch&)>;
+  Result<int64_t> RunTask(int task, int attempt, const std::shared_ptr<exec::TaskContext>& context,
+                          const BatchObserver& observe = nullptr) const;
 
   /// The rows of task `task`'s committed output in this directory; nullopt when it has none.
   Result<std::optional<int64_t>> CommittedTaskRows(int task) const;
@@ -115,8 +118,8 @@ class StageFileExec final : public exec::ExecutionPlan {
   /// The file holding partition `partition` of map task `map`'s committed output (fetched first
   /// when the map ran on another worker); empty when the commit says it has no rows.
   Result<std::string> LocateMapOutput(int map, int partition) const;
-  Result<int64_t> RunMap(int map, int attempt,
-                         const std::shared_ptr<exec::TaskContext>& context) const;
+  Result<int64_t> RunMap(int map, int attempt, const std::shared_ptr<exec::TaskContext>& context,
+                         const BatchObserver& observe) const;
 
   exec::ExecPlanPtr child_;
   std::string dir_;

@@ -28,6 +28,7 @@
 #include "shoal/distributed/shuffle/shuffle_driver.h"
 #include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/stage_file_exec.h"
+#include "shoal/distributed/shuffle/stage_runtime_filters.h"
 #include "shoal/distributed/shuffle/task_process.h"
 #include "shoal/distributed/transport/node_security.h"
 #include "shoal/io/data_roots.h"
@@ -177,7 +178,7 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
             Authorize(*call, "ShuffleFiles/RunShuffleTask", request->query_id(), *request);
         !auth.ok())
       return auth;
-    auto rows = Run(call, *request);
+    auto rows = Run(call, *request, response->mutable_runtime_filters());
     if (!rows.ok())
       return ToGrpc(rows.status());
     response->set_rows(*rows);
@@ -185,7 +186,9 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
     return grpc::Status::OK;
   }
 
-  Result<int64_t> Run(grpc::ServerContext* call, const proto::RunShuffleTaskRequest& request) {
+  // `filters`: the partial runtime filters the task formed from its output, when asked to.
+  Result<int64_t> Run(grpc::ServerContext* call, const proto::RunShuffleTaskRequest& request,
+                      std::string* filters) {
     SHOAL_ASSIGN_OR_RETURN(std::string dir,
                            QueryShuffleDir(options.shuffle_dir, request.query_id()));
     const std::string tasks_dir = dir + "/tasks";
@@ -236,6 +239,15 @@ struct StageFileService::Impl final : public proto::ShuffleFiles::Service {
       return std::move(rows).status().WithContext(fmt::format(
           "task {}-{} on worker {}", envelope.stage_id(), envelope.partition(), address()));
     tasks_run.fetch_add(1);
+    if (envelope.export_runtime_filters_size() > 0) {
+      // Left beside the output by the task; missing (a task that died after its commit), the
+      // driver forms the filter without it.
+      auto formed = ReadWholeFile(
+          StageFiltersPath(dir, envelope.stage_id(), envelope.partition(), envelope.attempt()),
+          kMaxEnvelopeBytes);
+      if (formed.ok())
+        *filters = std::move(formed).MoveValueUnsafe();
+    }
     SHOAL_LOG(kInfo, "shuffle query {}: stage {} partition {} wrote {} rows", request.query_id(),
               envelope.stage_id(), envelope.partition(), *rows);
     return rows;
