@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "shoal/exec/hash.h"
 #include "shoal/exec/join/runtime_filter_registry.h"
 #include "shoal/exec/operators/scan_predicate_filter.h"
 #include "shoal/exec/operators/scan_runtime_filters.h"
@@ -138,6 +139,30 @@ TEST(RuntimeFilterTest, BloomFilterHasNoFalseNegativesAndFewFalsePositives) {
     others.push_back(std::to_string(static_cast<int64_t>(random() >> 2) * 2 + 1));  // odd
   const size_t passed = Selected(*filter, MakeArray(DataType::Int64(), others)).size();
   EXPECT_LT(passed, others.size() / 100) << passed << " false positives of " << others.size();
+}
+
+// Select probes a Bloom filter with the CPU's SIMD kernel where it has one (AVX2): it must keep
+// exactly the rows the portable per-key test (MayContainHash) keeps, false positives included.
+TEST(RuntimeFilterTest, BloomSelectKeepsExactlyWhatThePerKeyTestKeeps) {
+  std::mt19937_64 random(7);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 10000; ++i)
+    keys.push_back(std::to_string(static_cast<int64_t>(random() >> 1)));
+  ASSERT_OK_AND_ASSIGN(
+      auto filter, RuntimeFilter::Build(MakeArray(DataType::Int64(), keys), DefaultMemoryPool()));
+  ASSERT_EQ(filter->kind(), RuntimeFilter::Kind::kBloom);
+  std::vector<std::string> probe;
+  for (int i = 0; i < 200000; ++i)  // inside the build keys' range: only the Bloom test decides
+    probe.push_back(std::to_string(static_cast<int64_t>(random() >> 2) + (int64_t{1} << 61)));
+  ArrayPtr column = MakeArray(DataType::Int64(), probe);
+  std::vector<uint64_t> hashes;
+  ASSERT_OK(HashColumns({column}, column->length(), &hashes));
+  std::vector<int32_t> expected;
+  for (int32_t i = 0; i < static_cast<int32_t>(probe.size()); ++i)
+    if (filter->MayContainHash(hashes[static_cast<size_t>(i)]))
+      expected.push_back(i);
+  EXPECT_GT(expected.size(), 0U);  // some false positives, so both outcomes are checked
+  EXPECT_EQ(Selected(*filter, column), expected);
 }
 
 // Tasks' partial filters merge into one that passes every key of every part (no false negatives)

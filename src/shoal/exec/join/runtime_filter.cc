@@ -4,6 +4,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "shoal/exec/hash.h"
 
 namespace shoal::exec {
@@ -21,6 +25,67 @@ constexpr uint32_t kSalt[8] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289d
 
 inline uint64_t StoredHash(uint64_t h) {
   return h == 0 ? 1 : h;
+}
+
+// Keeps, in place, the rows[0..count) whose hash h[row] may be in the Bloom filter `words` of
+// `blocks` 32-byte blocks. A probe is eight independent word tests: portable code does them one
+// after another (the baseline x86-64 target has no 32-bit multiply or variable shift in SIMD),
+// the AVX2 kernel in one 256-bit lane each; both keep exactly the same rows.
+size_t BloomSelectPortable(const uint32_t* words, uint64_t blocks, const uint64_t* h, int32_t* rows,
+                           size_t count) {
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t r = rows[i];
+    const uint64_t hash = h[r];
+    const uint32_t* block = words + 8 * (((hash >> 32) * blocks) >> 32);
+    const uint32_t low = static_cast<uint32_t>(hash);
+    uint32_t missing = 0;
+    for (int w = 0; w < 8; ++w)
+      missing |= ~block[w] & (1U << ((low * kSalt[w]) >> 27));
+    rows[kept] = r;
+    kept += static_cast<size_t>(missing == 0);
+  }
+  return kept;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) size_t BloomSelectAvx2(const uint32_t* words, uint64_t blocks,
+                                                       const uint64_t* h, int32_t* rows,
+                                                       size_t count) {
+  const __m256i salt = _mm256_setr_epi32(static_cast<int>(kSalt[0]), static_cast<int>(kSalt[1]),
+                                         static_cast<int>(kSalt[2]), static_cast<int>(kSalt[3]),
+                                         static_cast<int>(kSalt[4]), static_cast<int>(kSalt[5]),
+                                         static_cast<int>(kSalt[6]), static_cast<int>(kSalt[7]));
+  const __m256i one = _mm256_set1_epi32(1);
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t r = rows[i];
+    const uint64_t hash = h[r];
+    const __m256i block = _mm256_loadu_si256(
+        reinterpret_cast<const __m256i*>(words + 8 * (((hash >> 32) * blocks) >> 32)));
+    const __m256i low = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(hash)));
+    const __m256i bits =
+        _mm256_sllv_epi32(one, _mm256_srli_epi32(_mm256_mullo_epi32(low, salt), 27));
+    rows[kept] = r;
+    // testc: 1 when every bit of `bits` is set in `block`.
+    kept += static_cast<size_t>(_mm256_testc_si256(block, bits));
+  }
+  return kept;
+}
+
+bool BloomHasAvx2() {
+  static const bool kHas = __builtin_cpu_supports("avx2");
+  return kHas;
+}
+#endif
+
+size_t BloomSelect(const uint32_t* words, uint64_t blocks, const uint64_t* h, int32_t* rows,
+                   size_t count) {
+#if defined(__x86_64__)
+  if (BloomHasAvx2())
+    return BloomSelectAvx2(words, blocks, h, rows, count);
+#endif
+  return BloomSelectPortable(words, blocks, h, rows, count);
 }
 
 // Integer-like values as int64 (RuntimeFilterHasRange types only).
@@ -629,19 +694,7 @@ Status RuntimeFilter::Select(const columnar::ArrayPtr& column_ptr, std::vector<u
   const uint64_t* h = hashes->data();
   size_t kept = 0;
   if (kind_ == Kind::kBloom) {
-    const uint32_t* words = table_->data_as<uint32_t>();
-    const uint64_t blocks = num_blocks_;
-    for (size_t i = 0; i < count; ++i) {
-      const int32_t r = rows[i];
-      const uint64_t hash = h[r];
-      const uint32_t* block = words + 8 * (((hash >> 32) * blocks) >> 32);
-      const uint32_t low = static_cast<uint32_t>(hash);
-      uint32_t missing = 0;
-      for (int w = 0; w < 8; ++w)
-        missing |= ~block[w] & (1U << ((low * kSalt[w]) >> 27));
-      rows[kept] = r;
-      kept += static_cast<size_t>(missing == 0);
-    }
+    kept = BloomSelect(table_->data_as<uint32_t>(), num_blocks_, h, rows, count);
   } else {
     const uint64_t* table = table_->data_as<uint64_t>();
     const uint64_t mask = mask_;
