@@ -597,30 +597,99 @@ struct RunningTask {
   TaskSlot* slot = nullptr;
   std::string stdout_path;
   std::string stderr_path;
+  // The launcher that forked the task (its name for it in `launched`); null: this process's own
+  // child (SpawnTaskProcess), reaped with waitpid.
+  std::shared_ptr<TaskLauncher> launcher;
+  LaunchedTask launched;
+};
+
+// How a running task ended: its wait status, or why it is lost (its launcher died).
+struct EndedTask {
+  RunningTask task;
+  Result<int> status;
 };
 
 // Every task process started and not yet reaped; killing them (process group first, so anything a
 // task started dies too) happens on every way out of a level, including errors and cancellation.
+// Tasks are forked by the driver's launcher when it has one (task_launcher.h), which reaps them
+// and reports their ends; otherwise they are this process's children.
 class ProcessSet {
  public:
+  explicit ProcessSet(SharedTaskLauncher* launchers) : launchers_(launchers) {}
   ~ProcessSet() { KillAll(); }
 
   std::vector<RunningTask>& tasks() { return tasks_; }
 
   Result<pid_t> Spawn(const std::string& executable, TaskSlot* slot, const std::string& out_path,
                       const std::string& err_path) {
+    if (launchers_ != nullptr) {
+      if (std::shared_ptr<TaskLauncher> launcher = launchers_->Get(executable)) {
+        auto launched = launcher->Spawn(slot->envelope, out_path, err_path);
+        if (launched.ok()) {
+          tasks_.push_back({launched->pid, slot, out_path, err_path, launcher, *launched});
+          return launched->pid;
+        }
+        // This one starts by itself; the next asks a new launcher if this one is gone.
+        SHOAL_LOG(kWarning, "materialized shuffle: the task launcher could not start a task ({})",
+                  launched.status().UserMessage());
+      }
+    }
     SHOAL_ASSIGN_OR_RETURN(pid_t pid,
                            SpawnTaskProcess(executable, slot->envelope, out_path, err_path));
-    tasks_.push_back({pid, slot, out_path, err_path});
+    tasks_.push_back({pid, slot, out_path, err_path, nullptr, {}});
     return pid;
   }
 
+  /// The tasks that ended, waiting up to `wait` for one when none has.
+  std::vector<EndedTask> TakeEnded(std::chrono::milliseconds wait) {
+    std::vector<EndedTask> ended;
+    std::shared_ptr<TaskLauncher> waiter;
+    uint64_t news = 0;
+    bool own_children = false;
+    for (const auto& t : tasks_) {
+      if (t.launcher && !waiter) {
+        waiter = t.launcher;
+        news = waiter->news();
+      }
+      own_children = own_children || !t.launcher;
+    }
+    for (size_t i = 0; i < tasks_.size();) {
+      std::optional<Result<int>> status = Poll(tasks_[i]);
+      if (!status) {
+        ++i;
+        continue;
+      }
+      ended.push_back({std::move(tasks_[i]), std::move(*status)});
+      tasks_.erase(tasks_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (ended.empty() && waiter && !own_children)
+      waiter->WaitForNews(news, wait);
+    else if (ended.empty())
+      std::this_thread::sleep_for(wait);
+    return ended;
+  }
+
   void KillAll() {
+    // A task whose end was reported is not killed: its pid may belong to another process now.
+    for (size_t i = 0; i < tasks_.size();) {
+      if (tasks_[i].launcher) {
+        if (tasks_[i].launcher->TakeExit(tasks_[i].launched)) {
+          tasks_.erase(tasks_.begin() + static_cast<std::ptrdiff_t>(i));
+          continue;
+        }
+      }
+      ++i;
+    }
     for (const auto& t : tasks_) {
       ::kill(-t.pid, SIGKILL);
       ::kill(t.pid, SIGKILL);
     }
     for (const auto& t : tasks_) {
+      if (t.launcher) {
+        // Killed: its launcher reports it at once unless it is stuck (then it is killed too).
+        (void)t.launcher->WaitExit(t.launched, std::chrono::seconds(30));
+        continue;
+      }
       int status = 0;
       while (::waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
       }
@@ -629,6 +698,20 @@ class ProcessSet {
   }
 
  private:
+  static std::optional<Result<int>> Poll(const RunningTask& t) {
+    if (t.launcher)
+      return t.launcher->TakeExit(t.launched);
+    int status = 0;
+    const pid_t r = ::waitpid(t.pid, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR))
+      return std::nullopt;
+    if (r < 0)
+      return Result<int>(
+          Status::Internal("lost track of task process {}: {}", t.pid, std::strerror(errno)));
+    return Result<int>(status);
+  }
+
+  SharedTaskLauncher* launchers_;
   std::vector<RunningTask> tasks_;
 };
 
@@ -904,7 +987,7 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
     return st;
   }
   for (auto& [level, level_slots] : by_level) {
-    ProcessSet processes;
+    ProcessSet processes(options_.task_launcher ? &launcher_ : nullptr);
     std::deque<TaskSlot*> queue(level_slots.begin(), level_slots.end());
     std::vector<std::string> failures;
     Status deterministic;
@@ -968,28 +1051,15 @@ Status ShuffleDriver::RunStages(const MaterializedPlan& plan, const std::string&
       }
       if (processes.tasks().empty() && queue.empty())
         break;
-      bool reaped = false;
-      auto& running = processes.tasks();
-      for (size_t i = 0; i < running.size();) {
-        int status = 0;
-        const pid_t r = ::waitpid(running[i].pid, &status, WNOHANG);
-        if (r == 0 || (r < 0 && errno == EINTR)) {
-          ++i;
-          continue;
-        }
-        RunningTask task = running[i];
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-        reaped = true;
+      for (EndedTask& ended : processes.TakeEnded(std::chrono::milliseconds(5))) {
         // The process group may still hold something the task started.
-        ::kill(-task.pid, SIGKILL);
+        ::kill(-ended.task.pid, SIGKILL);
         Result<int64_t> rows =
-            r < 0 ? Result<int64_t>(Status::Internal("lost track of task process {}: {}", task.pid,
-                                                     std::strerror(errno)))
-                  : TaskOutcome(status, task.stdout_path, task.stderr_path);
-        SHOAL_RETURN_IF_ERROR(finish(task.slot, std::move(rows)));
+            ended.status.ok()
+                ? TaskOutcome(*ended.status, ended.task.stdout_path, ended.task.stderr_path)
+                : Result<int64_t>(ended.status.status());
+        SHOAL_RETURN_IF_ERROR(finish(ended.task.slot, std::move(rows)));
       }
-      if (!reaped)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     SHOAL_RETURN_IF_ERROR(deterministic);
     SHOAL_RETURN_IF_ERROR(LevelFailures(failures, level_slots.size(), level,

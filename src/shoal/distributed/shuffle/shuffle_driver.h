@@ -7,13 +7,14 @@
 //     whether it succeeded or failed (its tasks' errors are in the query's error);
 //  2. encodes every stage with the session's codecs (DIR/tasks/stage-<id>.plan; the directory is
 //     inside the encoded stage nodes) and writes one envelope per (stage, partition);
-//  3. runs `shoal task ENVELOPE` processes (the same binary), stage levels in dependency order and
-//     the tasks of a level concurrently (`shuffle_max_concurrent_tasks`), each in its own process
-//     group and killed if the driver dies; reads each task's row count from the last line of its
-//     stdout; retries a failed or killed task up to `shuffle_task_retries` times (a task whose
-//     output is committed is not run again: publishing by rename makes that safe); collects every
-//     failure of a level before reporting them together; kills every task still running on an
-//     error or a cancellation (Ctrl-C), so no task outlives the query;
+//  3. runs `shoal task ENVELOPE` processes (the same binary, forked by the driver's task launcher:
+//     task_launcher.h), stage levels in dependency order and the tasks of a level concurrently
+//     (`shuffle_max_concurrent_tasks`), each in its own process group and killed if the driver
+//     dies; reads each task's row count from the last line of its stdout; retries a failed or
+//     killed task up to `shuffle_task_retries` times (a task whose output is committed is not run
+//     again: publishing by rename makes that safe); collects every failure of a level before
+//     reporting them together; kills every task still running on an error or a cancellation
+//     (Ctrl-C), so no task outlives the query;
 //  4. then runs the plan itself: every stage file exists, so the stage nodes only read.
 // With `workers` (shoal sql --shuffle-workers, or the session's workers under retry_policy =
 // task), step 3 sends the tasks to `shoal worker --shuffle-dir`s over gRPC instead
@@ -43,6 +44,7 @@
 #include "shoal/distributed/coordinator/worker_health.h"
 #include "shoal/distributed/shuffle/materialized_planner.h"
 #include "shoal/distributed/shuffle/shuffle_query_exec.h"
+#include "shoal/distributed/shuffle/task_launcher.h"
 #include "shoal/exec/task_context.h"
 
 namespace shoal::distributed::shuffle {
@@ -69,6 +71,9 @@ struct ShuffleDriverOptions {
   /// (created 0700 under $TMPDIR at the first query, removed with the driver) instead of running
   /// the query locally: retry_policy = task needs no setting but the policy.
   bool private_dir = false;
+  /// Local tasks are forked by one launcher process per driver (task_launcher.h) instead of each
+  /// exec'ing the binary (about 46 ms of loading apiece); false: every task is exec'd, as before.
+  bool task_launcher = true;
   /// Test hook: called with the round's number after each round of tasks (a stage level, or the
   /// recomputation of lost outputs) that lost no worker.
   std::function<void(int round)> after_round;
@@ -125,6 +130,8 @@ class ShuffleDriver : public std::enable_shared_from_this<ShuffleDriver> {
   mutable std::shared_ptr<WorkerHealth> own_health_;
   std::mutex private_dir_mutex_;
   std::string private_dir_;
+  // The fork server of local tasks, started at the first one (task_launcher.h).
+  mutable SharedTaskLauncher launcher_;
 };
 
 }  // namespace shoal::distributed::shuffle
