@@ -27,6 +27,7 @@
 
 #include "shoal/columnar/record_batch_reader.h"
 #include "shoal/columnar/scalar.h"
+#include "shoal/io/scan_buffers.h"
 #include "shoal/io/struct_field_selection.h"
 
 namespace shoal::io {
@@ -135,6 +136,8 @@ struct ScanContext {
   std::function<void(const std::string& name, int64_t value)> add_metric;
   /// Filters to apply while decoding, when the provider AppliesRowFilter(); may be null.
   ScanRowFilter* row_filter = nullptr;
+  /// Scratch buffers the units of one scan stream reuse (scan_buffers.h); may be null.
+  std::shared_ptr<ScanBuffers> buffers = nullptr;
 };
 
 class TableProvider {

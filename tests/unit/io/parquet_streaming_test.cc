@@ -662,6 +662,42 @@ TEST(ParquetStreamingTest, RowFilterDecodesOtherColumnsOnlyForKeptRows) {
 // One large row group (600,000 rows, compressed by dictionaries and snappy to little) read
 // under a pool: the peak is about the compressed chunks plus a batch and a page per column, far
 // below the decoded row group, which a single-batch read needs.
+// The units of one scan stream hand their chunks' and pages' buffers on to the next row group
+// (scan_buffers.h): the rows read are the same, and the buffers are kept between units.
+TEST(ParquetStreamingTest, UnitsOfAStreamReuseTheirChunkAndPageBuffers) {
+  const std::string path = WriteFile("stream_reuse", 5000, 1000, 512, true);
+  ASSERT_OK_AND_ASSIGN(auto table, ParquetTable::Make(path, nullptr, {}));
+  ASSERT_OK_AND_ASSIGN(auto expected, ReadRows(*table, 300));
+  ScanRequest request;
+  for (int i = 0; i < table->schema()->num_fields(); ++i)
+    request.projection.push_back(i);
+  request.batch_size = 300;
+  ScanContext context;
+  context.pool = DefaultMemoryPool();
+  context.buffers = std::make_shared<ScanBuffers>(context.pool);
+  ASSERT_OK_AND_ASSIGN(auto units, table->PlanScan(request));
+  ASSERT_EQ(units.size(), 5U);
+  std::vector<std::string> rows;
+  for (const auto& unit : units) {
+    ASSERT_OK_AND_ASSIGN(auto reader, table->OpenUnit(unit, request, context));
+    for (;;) {
+      ASSERT_OK_AND_ASSIGN(RecordBatchPtr batch, reader->Next());
+      if (!batch)
+        break;
+      for (int64_t r = 0; r < batch->num_rows(); ++r) {
+        std::string line;
+        for (int c = 0; c < batch->num_columns(); ++c)
+          line += Text(*batch->column(c), r) + "|";
+        rows.push_back(std::move(line));
+      }
+    }
+    // Each row group's buffers were handed back for the next one.
+    EXPECT_GT(context.buffers->kept(), 0U);
+  }
+  EXPECT_EQ(rows, expected);
+  std::filesystem::remove(path);
+}
+
 TEST(ParquetStreamingTest, PeakMemoryIsAboutOneBatchPlusTheCompressedChunks) {
   const int64_t kRows = 600000;
   const std::string path = WriteFile("stream_memory", kRows, kRows, 64 << 10, false, 1000);

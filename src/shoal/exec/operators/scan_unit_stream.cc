@@ -29,6 +29,8 @@ ScanUnitStream::ScanUnitStream(const ExecutionPlan* node, int partition,
       source_(std::move(source)) {
   request_.batch_size = this->context()->batch_size();
   scan_context_.pool = pool();
+  // The units of this stream (one thread at a time) reuse their chunks' and pages' buffers.
+  scan_context_.buffers = std::make_shared<io::ScanBuffers>(pool());
   OperatorMetrics* m = metrics();
   scan_context_.add_metric = [m](const std::string& name, int64_t value) {
     m->AddExtra(name, value);

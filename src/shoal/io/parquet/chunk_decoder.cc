@@ -108,6 +108,17 @@ Status ChunkDecoder::Init(bool allocate_all) {
   return Status::OK();
 }
 
+Status ChunkDecoder::TakeBuffers(ScanBuffers* buffers) {
+  SHOAL_ASSIGN_OR_RETURN(page_, buffers->Take(0));
+  SHOAL_ASSIGN_OR_RETURN(dict_page_, buffers->Take(0));
+  return Status::OK();
+}
+
+void ChunkDecoder::GiveBuffers(ScanBuffers* buffers) {
+  buffers->Give(std::move(page_));
+  buffers->Give(std::move(dict_page_));
+}
+
 Status ChunkDecoder::BeginOutput(int64_t capacity) {
   rows_ = 0;
   null_count_ = 0;

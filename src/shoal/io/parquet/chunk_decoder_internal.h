@@ -16,6 +16,7 @@
 #include "shoal/io/parquet/format/parquet_types.h"
 #include "shoal/io/parquet/parquet_schema.h"
 #include "shoal/io/parquet/rle_decoder.h"
+#include "shoal/io/scan_buffers.h"
 
 namespace shoal::io::parquet::internal {
 
@@ -27,6 +28,7 @@ using format::CompressionCodec;
 using format::Encoding;
 using format::PageType;
 using format::Type;
+using io::ScanBuffers;
 
 /// The spec's name of an encoding, for messages.
 const char* EncodingName(Encoding::type e);
@@ -43,6 +45,11 @@ class ChunkDecoder {
   /// Checks the row count and, with `allocate_all`, allocates the output for every row of the
   /// chunk (whole-chunk decoding); without it, outputs come from BeginOutput.
   Status Init(bool allocate_all = true);
+
+  /// Decompresses pages into buffers of a scan's ScanBuffers instead of its own (after Init);
+  /// GiveBuffers hands them back once the chunk is done.
+  Status TakeBuffers(ScanBuffers* buffers);
+  void GiveBuffers(ScanBuffers* buffers);
 
   /// Decodes the whole chunk into the output Init allocated.
   Status Run(const uint8_t* chunk, int64_t size, int64_t file_offset);

@@ -134,7 +134,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
                  std::vector<int> projection, std::vector<std::vector<FieldPath>> field_paths,
                  columnar::SchemaPtr schema, int64_t batch_size, std::shared_ptr<MemoryPool> pool,
                  ScanRowFilter* row_filter,
-                 std::function<void(const std::string&, int64_t)> add_metric)
+                 std::function<void(const std::string&, int64_t)> add_metric,
+                 std::shared_ptr<ScanBuffers> buffers)
       : file_(file),
         missing_(missing),
         row_group_(row_group),
@@ -144,7 +145,13 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         batch_size_(std::max<int64_t>(1, batch_size)),
         pool_(std::move(pool)),
         row_filter_(row_filter),
-        add_metric_(std::move(add_metric)) {}
+        add_metric_(std::move(add_metric)),
+        buffers_(std::move(buffers)) {}
+
+  ~RowGroupReader() override {
+    for (Cursor& cursor : cursors_)
+      Release(&cursor);
+  }
 
   const columnar::SchemaPtr& schema() const override { return schema_; }
 
@@ -162,6 +169,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
       if (batch != nullptr)
         return batch;
     }
+    for (Cursor& cursor : cursors_)
+      Release(&cursor);
     cursors_.clear();  // the chunks' bytes and decoders
     file_handle_.reset();
     // What filtering while decoding saved: flat columns' values decoded and passed over.
@@ -346,8 +355,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
         out = *std::move(array);
         values_decoded_ += n;
         if (decoder.position() == num_rows_) {  // the chunk is done: its bytes can go
-          cursor.decoder.reset();
-          cursor.bytes.reset();
+          Release(&cursor);
         }
         break;
       }
@@ -374,8 +382,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     values_decoded_ += kept;
     values_skipped_ += n - kept;
     if (decoder.position() == num_rows_) {
-      cursor.decoder.reset();
-      cursor.bytes.reset();
+      Release(&cursor);
     }
     cursor.position += n;
     return *std::move(array);
@@ -396,6 +403,17 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     return Status::OK();
   }
 
+  // Drops a flat column's decoder and chunk bytes, their buffers back to the scan's for the next
+  // row group (scan_buffers.h).
+  void Release(Cursor* cursor) {
+    if (cursor->decoder != nullptr && buffers_ != nullptr)
+      cursor->decoder->GiveBuffers(buffers_.get());
+    cursor->decoder.reset();
+    if (buffers_ != nullptr)
+      buffers_->Give(std::move(cursor->bytes));
+    cursor->bytes.reset();
+  }
+
   // Reads a flat column's chunk and opens its decoder at the cursor's position.
   Status OpenFlat(Cursor* cursor) {
     const format::RowGroup& rg = file_->metadata->row_groups[static_cast<size_t>(row_group_)];
@@ -408,6 +426,8 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     SHOAL_ASSIGN_OR_RETURN(cursor->decoder, OpenLeafChunk(descriptor, chunk.meta_data, num_rows_,
                                                           cursor->bytes->data(), range.size,
                                                           range.offset, pool_, where));
+    if (buffers_ != nullptr)
+      SHOAL_RETURN_IF_ERROR(cursor->decoder->TakeBuffers(buffers_.get()));
     if (cursor->position > 0) {
       Status st = cursor->decoder->SkipRows(cursor->position);
       if (!st.ok())
@@ -424,9 +444,9 @@ class RowGroupReader final : public columnar::RecordBatchReader {
     if (file_handle_ == nullptr) {
       SHOAL_ASSIGN_OR_RETURN(file_handle_, RandomAccessFile::Open(file_->path));
     }
-    SHOAL_ASSIGN_OR_RETURN(
-        BufferPtr bytes,
-        Buffer::Allocate(range.size + static_cast<int64_t>(kDecodePadding), pool_));
+    const int64_t size = range.size + static_cast<int64_t>(kDecodePadding);
+    SHOAL_ASSIGN_OR_RETURN(BufferPtr bytes, buffers_ != nullptr ? buffers_->Take(size)
+                                                                : Buffer::Allocate(size, pool_));
     std::memset(bytes->mutable_data() + range.size, 0, kDecodePadding);
     SHOAL_RETURN_IF_ERROR(
         file_handle_->ReadExactly(range.offset, range.size, bytes->mutable_data()));
@@ -474,6 +494,7 @@ class RowGroupReader final : public columnar::RecordBatchReader {
   std::shared_ptr<MemoryPool> pool_;
   ScanRowFilter* row_filter_;                                    // null: no row filter
   std::function<void(const std::string&, int64_t)> add_metric_;  // may be empty
+  std::shared_ptr<ScanBuffers> buffers_;                         // may be null
   int64_t values_decoded_ = 0;
   int64_t values_skipped_ = 0;
   bool opened_ = false;
@@ -846,7 +867,7 @@ Result<columnar::RecordBatchReaderPtr> ParquetTable::OpenUnit(const ScanUnit& un
   return columnar::RecordBatchReaderPtr(new RowGroupReader(
       &file, &missing_, row_group, request.projection, request.field_paths, std::move(schema),
       request.batch_size, context.pool ? context.pool : DefaultMemoryPool(), context.row_filter,
-      context.add_metric));
+      context.add_metric, context.buffers));
 }
 
 }  // namespace shoal::io::parquet
