@@ -124,7 +124,9 @@ TEST_F(ExecutionModeTest, TheShuffleModeRunsLocallyUntilAShuffleDirIsSet) {
 }
 
 // A partitioned join publishes the union of its partitions' runtime filters where all of its
-// partitions run: on one node, but not in file-shuffle tasks, each of which runs one partition.
+// partitions run: on one node. In the file shuffle each task runs one partition, so the join
+// keeps no filter there; the filter is formed from its build side's stage instead, for the stage
+// that scans the probe side (shuffle/stage_runtime_filters.h).
 TEST_F(ExecutionModeTest, PartitionedJoinsFilterTheirProbeScanOnOneNode) {
   constexpr const char* kJoin =
       "SELECT count(*), sum(l_quantity) FROM lineitem JOIN orders ON l_orderkey = o_orderkey "
@@ -143,7 +145,9 @@ TEST_F(ExecutionModeTest, PartitionedJoinsFilterTheirProbeScanOnOneNode) {
   ASSERT_OK(other_.RunOne("SET shuffle_dir = '/tmp/shoal-execution-mode-test'").status());
   const std::string staged = Explain(other_, kJoin);
   EXPECT_NE(staged.find("mode=partitioned"), std::string::npos) << staged;
-  EXPECT_EQ(staged.find("runtime_filters"), std::string::npos) << staged;
+  EXPECT_EQ(staged.find("mode=partitioned, on=[#0 = #0], runtime_filters"), std::string::npos)
+      << staged;
+  EXPECT_NE(staged.find("runtime_filters=[rf1 stage 3 -> 2]"), std::string::npos) << staged;
 }
 
 TEST_F(ExecutionModeTest, ARewriterSeesEveryPlanAndWhatItReturnsRuns) {
