@@ -175,10 +175,10 @@ Result<proto::ShuffleTaskFiltersProto> StageOutputFilters::Finish() {
 }
 
 StageFilterMerger::StageFilterMerger(std::vector<StageFilterRoute> routes,
-                                     std::map<int, int> task_counts)
-    : task_counts_(std::move(task_counts)) {
+                                     std::map<int, int> task_counts, int64_t max_bytes)
+    : task_counts_(std::move(task_counts)), max_bytes_(max_bytes) {
   for (auto& r : routes)
-    routes_.push_back({std::move(r), false, std::nullopt});
+    routes_.push_back({std::move(r), false, std::nullopt, false});
 }
 
 std::vector<proto::ShuffleFilterExportProto> StageFilterMerger::ExportsOf(int stage_id) const {
@@ -205,13 +205,26 @@ void StageFilterMerger::AddTask(int stage_id, int task, std::optional<std::strin
 
 std::vector<proto::RuntimeFilterProto> StageFilterMerger::FiltersFor(int stage_id) {
   std::vector<proto::RuntimeFilterProto> out;
+  int64_t bytes = 0;
   for (Route& r : routes_) {
     if (!r.route.target_stages.count(stage_id))
       continue;
     if (!r.merged)
       Merge(&r);
-    if (r.filter)
-      out.push_back(*r.filter);
+    if (!r.filter)
+      continue;
+    const auto size = static_cast<int64_t>(r.filter->table().size());
+    if (bytes + size > max_bytes_) {
+      if (!r.too_big_noted)
+        notes_.push_back(
+            fmt::format("rf{}: left out of stage {}'s envelopes ({} bytes of filters "
+                        "there already, at most {})",
+                        r.route.filter_id, stage_id, bytes, max_bytes_));
+      r.too_big_noted = true;
+      continue;
+    }
+    bytes += size;
+    out.push_back(*r.filter);
   }
   return out;
 }

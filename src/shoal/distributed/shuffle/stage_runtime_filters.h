@@ -42,6 +42,10 @@ namespace shoal::distributed::shuffle {
 /// so envelopes stay small; a larger build side rarely filters much anyway.
 inline constexpr int64_t kMaxStageFilterKeys = int64_t{1} << 21;
 
+/// The filters of one task envelope take at most this many bytes (an envelope is read whole,
+/// kMaxEnvelopeBytes at most); those beyond it are left out, in route order.
+inline constexpr int64_t kMaxEnvelopeFilterBytes = int64_t{16} << 20;
+
 /// One filter formed from a stage's output and applied by the scans of later stages.
 struct StageFilterRoute {
   int filter_id = 0;
@@ -95,8 +99,10 @@ class StageOutputFilters {
 /// its source stage has reported. Driver thread only.
 class StageFilterMerger {
  public:
-  /// `task_counts`: the tasks of each stage.
-  StageFilterMerger(std::vector<StageFilterRoute> routes, std::map<int, int> task_counts);
+  /// `task_counts`: the tasks of each stage. `max_bytes`: what the filters of one envelope may
+  /// take.
+  StageFilterMerger(std::vector<StageFilterRoute> routes, std::map<int, int> task_counts,
+                    int64_t max_bytes = kMaxEnvelopeFilterBytes);
 
   /// The export list of a task of `stage_id` (empty when it forms none).
   std::vector<proto::ShuffleFilterExportProto> ExportsOf(int stage_id) const;
@@ -107,7 +113,7 @@ class StageFilterMerger {
   void AddTask(int stage_id, int task, std::optional<std::string> filters);
 
   /// The filters to publish in the tasks of `stage_id`: every routed filter of it whose source
-  /// stage's tasks have all reported one (merged at the first call).
+  /// stage's tasks have all reported one (merged at the first call), within `max_bytes`.
   std::vector<proto::RuntimeFilterProto> FiltersFor(int stage_id);
 
   /// One line per filter merged or left out, for the query's log and tests.
@@ -118,12 +124,14 @@ class StageFilterMerger {
     StageFilterRoute route;
     bool merged = false;
     std::optional<proto::RuntimeFilterProto> filter;
+    bool too_big_noted = false;
   };
 
   void Merge(Route* route);
 
   std::vector<Route> routes_;
   std::map<int, int> task_counts_;
+  int64_t max_bytes_;
   // stage -> task -> its partial filters (parsed), or nullopt when it left none
   std::map<int, std::map<int, std::optional<proto::ShuffleTaskFiltersProto>>> reports_;
   std::vector<std::string> notes_;

@@ -217,6 +217,33 @@ TEST(StageFilterMergerTest, ATaskWithoutRowsContributesAnEmptyFilter) {
   ASSERT_EQ(merger.FiltersFor(2).size(), 1U);
 }
 
+TEST(StageFilterMergerTest, AnEnvelopeCarriesFiltersUpToItsByteBudget) {
+  const std::vector<Field> fields = {{"k", DataType::Int64()}};
+  auto schema = testing::MakeBatch(fields, {})->schema();
+  // Two filters of about 1 KiB each (exact sets of 64 spread keys) for stage 2, 1.5 KiB allowed.
+  std::vector<testing::TextRow> rows;
+  for (int i = 0; i < 64; ++i)
+    rows.push_back({std::to_string(int64_t{1} << 40 | (int64_t{i} * 1000003))});
+  proto::ShuffleTaskEnvelopeProto envelope = Exporting(1, 0);
+  *envelope.add_export_runtime_filters() = envelope.export_runtime_filters(0);
+  envelope.mutable_export_runtime_filters(1)->set_id(2);
+  StageOutputFilters task(envelope, schema, DefaultMemoryPool());
+  ASSERT_OK(task.Add(*testing::MakeBatch(fields, rows)));
+  const std::string formed = Formed(&task);
+  StageFilterMerger merger({{1, 3, 0, {2}}, {2, 3, 0, {2}}}, {{3, 1}, {2, 1}}, 1536);
+  merger.AddTask(3, 0, formed);
+  std::vector<proto::RuntimeFilterProto> filters = merger.FiltersFor(2);
+  ASSERT_EQ(filters.size(), 1U);
+  EXPECT_EQ(filters[0].id(), 1);
+  ASSERT_EQ(merger.Notes().size(), 3U);  // two merged, one left out
+  EXPECT_NE(merger.Notes()[2].find("rf2: left out of stage 2's envelopes"), std::string::npos)
+      << merger.Notes()[2];
+  // Unbounded, both travel.
+  StageFilterMerger roomy({{1, 3, 0, {2}}, {2, 3, 0, {2}}}, {{3, 1}, {2, 1}});
+  roomy.AddTask(3, 0, formed);
+  EXPECT_EQ(roomy.FiltersFor(2).size(), 2U);
+}
+
 TEST(StageOutputFiltersTest, AColumnWithTooManyValuesFormsNoFilter) {
   const std::vector<Field> fields = {{"k", DataType::Int64()}};
   auto schema = testing::MakeBatch(fields, {})->schema();
