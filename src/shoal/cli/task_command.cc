@@ -61,7 +61,10 @@ void RegisterTaskCommand(CLI::App& app) {
   // The worker that starts a task passes its own (node_security.h: ChildProcessArgs); a task of
   // a local shuffle makes no remote calls and gets none.
   AddNodeSecurityFlags(cmd, security.get());
-  cmd->callback([envelope, security, launcher_fd] {
+  // Every value an option writes into is kept alive by the callback, which the App owns: the
+  // options hold plain references, and parsing happens after this function has returned.
+  cmd->callback([envelope, security, launcher_fd, argv_space] {
+    (void)argv_space;  // written by the parser only; the launcher blanks argv itself
     if (*launcher_fd >= 0) {
       if (!envelope->empty())
         throw CLI::ValidationError("envelope", "a launcher (--launcher) runs no envelope itself");
