@@ -90,25 +90,14 @@ class Planner {
         join != nullptr && FilterableJoin(*join, partitioned_)) {
       std::vector<JoinRuntimeFilter> filters;
       for (size_t k = 0; k < join->left_keys().size(); ++k) {
-        const sql::ExprPtr& key = join->left_keys()[k];
-        if (key->kind != sql::ExprKind::kColumnRef || key->outer_depth != 0)
+        // Down to a scan, never through a node the plan reaches by more than one path.
+        const RuntimeFilterPathEnd end = FollowRuntimeFilterColumn(
+            *join->left(), PlainKeyColumn(join->left_keys()[k]),
+            [this](const ExecutionPlan& at) { return paths_[&at] > 1 || at.Is<TableScanExec>(); });
+        const auto* scan = end.node == nullptr ? nullptr : end.node->TryAs<TableScanExec>();
+        if (scan == nullptr || paths_[scan] > 1 || scan->request().limit >= 0)
           continue;
-        const ExecutionPlan* at = join->left().get();
-        int column = static_cast<int>(key->column);
-        const TableScanExec* scan = nullptr;
-        bool shared = paths_[at] > 1;
-        while (column >= 0 && !shared) {
-          if ((scan = at->TryAs<TableScanExec>()) != nullptr)
-            break;
-          const RuntimeFilterInput input = RuntimeFilterPassThrough(*at, column);
-          column = input.column;
-          if (column < 0)
-            break;
-          at = at->children()[input.child].get();
-          shared = paths_[at] > 1;
-        }
-        if (scan == nullptr || shared || scan->request().limit >= 0)
-          continue;
+        const int column = end.column;
         const int table_column = scan->request().projection[static_cast<size_t>(column)];
         const int id = next_id_++;
         scan_filters_[scan].push_back({id, table_column});
@@ -168,6 +157,27 @@ RuntimeFilterInput RuntimeFilterPassThrough(const ExecutionPlan& node, int colum
     return {};
   }
   return {};
+}
+
+RuntimeFilterPathEnd FollowRuntimeFilterColumn(
+    const ExecutionPlan& node, int column, const std::function<bool(const ExecutionPlan&)>& stop) {
+  const ExecutionPlan* at = &node;
+  while (column >= 0) {
+    if (stop(*at))
+      return {at, column};
+    const RuntimeFilterInput input = RuntimeFilterPassThrough(*at, column);
+    if (input.column < 0 || input.child >= at->children().size())
+      break;
+    at = at->children()[input.child].get();
+    column = input.column;
+  }
+  return {};
+}
+
+int PlainKeyColumn(const sql::ExprPtr& key) {
+  return key->kind == sql::ExprKind::kColumnRef && key->outer_depth == 0
+             ? static_cast<int>(key->column)
+             : -1;
 }
 
 Result<ExecPlanPtr> PlanRuntimeFilters(const ExecPlanPtr& plan, bool partitioned) {

@@ -26,6 +26,8 @@
 // The answer never depends on the filters: they only drop rows the join would drop.
 #pragma once
 
+#include <functional>
+
 #include "shoal/exec/execution_plan.h"
 
 namespace shoal::exec {
@@ -40,6 +42,18 @@ struct RuntimeFilterInput {
   int column = -1;
 };
 RuntimeFilterInput RuntimeFilterPassThrough(const ExecutionPlan& node, int column);
+
+/// The first node on column `column`'s pass-through path down from `node` (`node` included)
+/// that `stop` accepts, and the column the value has there; a null node when the path ends first.
+struct RuntimeFilterPathEnd {
+  const ExecutionPlan* node = nullptr;
+  int column = -1;
+};
+RuntimeFilterPathEnd FollowRuntimeFilterColumn(
+    const ExecutionPlan& node, int column, const std::function<bool(const ExecutionPlan&)>& stop);
+
+/// The column a join key reads when it is a plain column of its own side; -1 otherwise.
+int PlainKeyColumn(const sql::ExprPtr& key);
 
 /// `plan` with runtime filters marked on its joins and scans (the same plan when none applies).
 /// `partitioned`: partitioned joins publish filters too (distributed plans).

@@ -53,43 +53,27 @@ bool PartitionsAreIndependent(const exec::ExecutionPlan& node) {
 // join's probe side, in another stage than the join (the planner marked it at the end of the
 // probe key's pass-through path).
 bool ProbeScanBelowCut(const exec::HashJoinExec& join, const exec::JoinRuntimeFilter& f) {
-  const sql::ExprPtr& key = join.left_keys()[static_cast<size_t>(f.key)];
-  if (key->kind != sql::ExprKind::kColumnRef || key->outer_depth != 0)
-    return false;
-  const exec::ExecutionPlan* at = join.left().get();
-  int column = static_cast<int>(key->column);
   bool cut = false;
-  while (column >= 0) {
-    if (at->Is<exec::TableScanExec>())
-      return cut;
-    cut = cut || IsHashRepartition(*at) || IsCoalescePoint(*at);
-    const exec::RuntimeFilterInput input = exec::RuntimeFilterPassThrough(*at, column);
-    if (input.column < 0 || input.child >= at->children().size())
-      return false;
-    at = at->children()[input.child].get();
-    column = input.column;
-  }
-  return false;
+  const exec::RuntimeFilterPathEnd scan = exec::FollowRuntimeFilterColumn(
+      *join.left(), exec::PlainKeyColumn(join.left_keys()[static_cast<size_t>(f.key)]),
+      [&cut](const exec::ExecutionPlan& node) {
+        if (node.Is<exec::TableScanExec>())
+          return true;
+        cut = cut || IsHashRepartition(node) || IsCoalescePoint(node);
+        return false;
+      });
+  return scan.node != nullptr && cut;
 }
 
 // Whether build key `key` of `join`, followed down its pass-through path, reaches a shuffle point
 // (which becomes a stage its filter can be formed from).
-bool BuildKeyReachesCut(const exec::HashJoinExec& join, int key_index) {
-  const sql::ExprPtr& key = join.right_keys()[static_cast<size_t>(key_index)];
-  if (key->kind != sql::ExprKind::kColumnRef || key->outer_depth != 0)
-    return false;
-  const exec::ExecutionPlan* at = join.right().get();
-  int column = static_cast<int>(key->column);
-  while (column >= 0) {
-    if (IsHashRepartition(*at) || IsCoalescePoint(*at))
-      return true;
-    const exec::RuntimeFilterInput input = exec::RuntimeFilterPassThrough(*at, column);
-    if (input.column < 0 || input.child >= at->children().size())
-      return false;
-    at = at->children()[input.child].get();
-    column = input.column;
-  }
-  return false;
+bool BuildKeyReachesCut(const exec::HashJoinExec& join, int key) {
+  return exec::FollowRuntimeFilterColumn(
+             *join.right(), exec::PlainKeyColumn(join.right_keys()[static_cast<size_t>(key)]),
+             [](const exec::ExecutionPlan& node) {
+               return IsHashRepartition(node) || IsCoalescePoint(node);
+             })
+             .node != nullptr;
 }
 
 // A collect-build join whose probe scan runs in an earlier stage can only filter it when its

@@ -42,20 +42,12 @@ void Collect(const exec::ExecPlanPtr& node, int stage, std::map<int, int>* scan_
 // The stage whose output column holds every value of build key `key` of `join`, and that column:
 // the key followed down the build side to the stage node it is read from.
 std::optional<std::pair<int, int>> SourceOf(const exec::HashJoinExec& join, int key) {
-  const sql::ExprPtr& e = join.right_keys()[static_cast<size_t>(key)];
-  if (e->kind != sql::ExprKind::kColumnRef || e->outer_depth != 0)
+  const exec::RuntimeFilterPathEnd end = exec::FollowRuntimeFilterColumn(
+      *join.right(), exec::PlainKeyColumn(join.right_keys()[static_cast<size_t>(key)]),
+      [](const exec::ExecutionPlan& node) { return node.Is<StageFileExec>(); });
+  if (end.node == nullptr)
     return std::nullopt;
-  const exec::ExecutionPlan* at = join.right().get();
-  int column = static_cast<int>(e->column);
-  for (;;) {
-    if (const auto* stage = at->TryAs<StageFileExec>())
-      return std::make_pair(stage->stage_id(), column);
-    const exec::RuntimeFilterInput input = exec::RuntimeFilterPassThrough(*at, column);
-    if (input.column < 0 || input.child >= at->children().size())
-      return std::nullopt;
-    at = at->children()[input.child].get();
-    column = input.column;
-  }
+  return std::make_pair(end.node->As<StageFileExec>().stage_id(), end.column);
 }
 
 Result<exec::ExecPlanPtr> RemoveJoinFilters(
