@@ -209,13 +209,7 @@ void DropPadding(const ArgvArea& area) {
 // may be called.
 [[noreturn]] void RunChild(const TaskRequest& request, const ArgvArea& argv, pid_t launcher,
                            const std::function<int(const std::string&)>& run_task) {
-  ::setpgid(0, 0);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the launcher dying kills its tasks
-  if (::getppid() != launcher)
-    ::_exit(125);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  EnterOwnProcessGroup(launcher);  // the launcher dying kills its tasks
   // The driver's directory and environment when it asked, as an exec from the driver would have.
   if (!request.cwd.empty() && ::chdir(request.cwd.c_str()) != 0) {
     // An exec'd task would run in a removed directory as well: the envelope's paths are absolute.
@@ -223,22 +217,9 @@ void DropPadding(const ArgvArea& area) {
   static std::vector<std::string> environment;
   static std::vector<char*> envp;
   environment = request.environment;
-  envp.reserve(environment.size() + 1);
-  for (auto& entry : environment)
-    envp.push_back(entry.data());
-  envp.push_back(nullptr);
+  envp = NullTerminated(environment);
   environ = envp.data();
-  const int in = ::open("/dev/null", O_RDONLY);
-  const int out = ::open(request.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int err = ::open(request.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (in < 0 || out < 0 || err < 0)
-    ::_exit(126);
-  ::dup2(in, 0);
-  ::dup2(out, 1);
-  ::dup2(err, 2);
-  for (int fd : {in, out, err})
-    if (fd > 2)
-      ::close(fd);
+  RedirectTaskOutput(request.stdout_path.c_str(), request.stderr_path.c_str());
   WriteArgs(argv, {"shoal", "task", request.envelope});
   const int status = run_task(request.envelope);
   std::fflush(nullptr);
@@ -285,24 +266,15 @@ void TaskLauncher::Serve(int launcher_end, const std::string& path, std::vector<
   sigset_t all;
   sigfillset(&all);
   ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = NullTerminated(args);
   const pid_t parent = ::getpid();
   // Forked from this thread, which lives as long as the launcher: PR_SET_PDEATHSIG fires when the
   // thread that forked ends, not the process. After fork, only async-signal-safe calls.
   const pid_t pid = ::fork();
   if (pid == 0) {
-    // Its own process group: Ctrl-C in a terminal is for the driver, which kills the tasks.
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the driver dying kills its launcher
-    if (::getppid() != parent)
-      ::_exit(125);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Its own process group (Ctrl-C in a terminal is for the driver, which kills the tasks),
+    // killed when the driver dies.
+    EnterOwnProcessGroup(parent);
     const int null = ::open("/dev/null", O_RDWR);
     if (null < 0)
       ::_exit(126);

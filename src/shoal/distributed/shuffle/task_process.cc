@@ -45,36 +45,52 @@ Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string&
   // A task fetches stage files from other workers: with this process's certificates and secret.
   for (auto& arg : ProcessNodeSecurity()->ChildProcessArgs())
     args.push_back(std::move(arg));
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::vector<char*> argv = NullTerminated(args);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0)
     return Status::IoError("cannot start a shoal task process: {}", std::strerror(errno));
   if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent dying kills its tasks
-    if (::getppid() != parent)
-      ::_exit(125);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    int in = ::open("/dev/null", O_RDONLY);
-    int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0)
-      ::_exit(126);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
+    EnterOwnProcessGroup(parent);  // the parent dying kills its tasks
+    RedirectTaskOutput(stdout_path.c_str(), stderr_path.c_str());
     ::execv(path.c_str(), argv.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here, so a kill of the group can never miss a fresh child
   return pid;
+}
+
+std::vector<char*> NullTerminated(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings)
+    out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+void EnterOwnProcessGroup(pid_t parent) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent)
+    ::_exit(125);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+void RedirectTaskOutput(const char* stdout_path, const char* stderr_path) {
+  const int in = ::open("/dev/null", O_RDONLY);
+  const int out = ::open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int err = ::open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (in < 0 || out < 0 || err < 0)
+    ::_exit(126);
+  ::dup2(in, 0);
+  ::dup2(out, 1);
+  ::dup2(err, 2);
+  for (int fd : {in, out, err})
+    if (fd > 2)
+      ::close(fd);
 }
 
 void KillTaskProcess(pid_t pid) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -24,6 +25,18 @@ Result<pid_t> SpawnTaskProcess(const std::string& executable, const std::string&
 /// The binary `executable` names: "/proc/self/exe" resolved to this process's real path (kept as
 /// it is when the link cannot be read or its file was replaced on disk).
 std::string ResolveTaskExecutable(const std::string& executable);
+
+/// A null-terminated array of pointers into `strings` (which must outlive it), as execv takes.
+std::vector<char*> NullTerminated(std::vector<std::string>& strings);
+
+/// In a child just forked from `parent` (async-signal-safe calls only): a process group of its
+/// own, killed when `parent` dies (exiting at once, status 125, when it already has), no signal
+/// blocked. Every task process and the task launcher start so (task_launcher.h).
+void EnterOwnProcessGroup(pid_t parent);
+
+/// In such a child: stdin from /dev/null, stdout and stderr to these files (exit status 126 when
+/// one cannot be opened), no other descriptor left for them.
+void RedirectTaskOutput(const char* stdout_path, const char* stderr_path);
 
 /// Kills the task's process group and reaps it.
 void KillTaskProcess(pid_t pid);
