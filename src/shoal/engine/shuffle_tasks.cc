@@ -12,6 +12,7 @@ Result<int64_t> RunShuffleTask(const std::string& envelope_path) {
 }
 
 int ServeShuffleTaskLauncher(int fd, const std::function<int(const std::string&)>& run_task) {
+  distributed::shuffle::PrepareProcessForTasks();
   return distributed::shuffle::ServeTaskLauncher(fd, run_task);
 }
 

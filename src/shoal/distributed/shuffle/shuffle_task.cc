@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "shoal/common/settings.h"
+#include "shoal/common/stack_depth.h"
 #include "shoal/distributed/codec/memory_table_codec.h"
+#include "shoal/distributed/codec/node_codec.h"
 #include "shoal/distributed/codec/plan_codec.h"
 #include "shoal/distributed/planner/distributed_planner.h"
 #include "shoal/distributed/shuffle/shuffle_files.h"
@@ -29,6 +31,7 @@
 #include "shoal/distributed/shuffle/stage_file_exec.h"
 #include "shoal/distributed/shuffle/stage_runtime_filters.h"
 #include "shoal/distributed/transport/worker_messages.h"
+#include "shoal/exec/expr/kernel.h"
 #include "shoal/exec/join/runtime_filter_registry.h"
 #include "shoal/exec/physical_planner.h"
 #include "shoal/exec/task_context.h"
@@ -228,6 +231,13 @@ Result<int64_t> RunPreparedShuffleTask(const PreparedShuffleTask& task) {
                             formed.SerializeAsString()));
   }
   return rows;
+}
+
+void PrepareProcessForTasks() {
+  (void)RemainingStack();
+  (void)NodeCodecRegistry::Builtin();
+  (void)TableCodecRegistry::Builtin(std::make_shared<sql::Catalog>());
+  (void)exec::KernelRegistry::Global();
 }
 
 Result<int64_t> RunShuffleTask(const std::string& path) {

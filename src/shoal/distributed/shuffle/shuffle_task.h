@@ -55,6 +55,12 @@ Result<PreparedShuffleTask> PrepareShuffleTask(const std::string& path,
 /// task's context stops it between batches.
 Result<int64_t> RunPreparedShuffleTask(const PreparedShuffleTask& task);
 
+/// Does once, in a process that forks task processes (the task launcher), what every task would
+/// otherwise do first on its own: reads its stack's bounds (pthread_getattr_np parses
+/// /proc/self/maps) and builds the codec and kernel registries. Starts no thread: a launcher must
+/// stay single-threaded.
+void PrepareProcessForTasks();
+
 /// Runs the task of the envelope at `path` (a `shoal task` process).
 Result<int64_t> RunShuffleTask(const std::string& path);
 

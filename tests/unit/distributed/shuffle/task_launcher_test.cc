@@ -5,10 +5,12 @@
 // nobody reads blocks opening it: a task that runs until killed, whatever its envelope.
 #include "shoal/distributed/shuffle/task_launcher.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "shoal/distributed/shuffle/shuffle_driver.h"
+#include "shoal/distributed/shuffle/shuffle_task.h"
 #include "shoal/distributed/shuffle/task_error.h"
 #include "shoal/distributed/shuffle/task_process.h"
 #include "shoal/engine/execution_modes.h"
@@ -164,6 +167,44 @@ TEST_F(TaskLauncherTest, NothingOutlivesItsLauncher) {
   EXPECT_TRUE(ProcessGone(launcher_pid));  // reaped by its reader before the destructor returned
   EXPECT_TRUE(shoal::testing::WaitFor([&] { return ProcessGone(task.pid); },
                                       "the task to die with its launcher"));
+}
+
+// The launcher resolves its dynamic symbols when it starts, so that the tasks it forks inherit
+// them bound instead of each resolving them again; the driver's own environment is unchanged, and
+// the launcher keeps the rest of it.
+TEST_F(TaskLauncherTest, TheLauncherBindsItsSymbolsAtStartAndKeepsTheDriversEnvironment) {
+  auto bind_now = [] {
+    const char* value = std::getenv("LD_BIND_NOW");
+    return value == nullptr ? std::string("(unset)") : std::string(value);
+  };
+  const std::string driver_bind_now = bind_now();
+  ::setenv("SHOAL_LAUNCHER_TEST_MARK", "kept", 1);
+  ASSERT_OK_AND_ASSIGN(auto launcher, TaskLauncher::Start(SHOAL_BINARY));
+  ::unsetenv("SHOAL_LAUNCHER_TEST_MARK");
+  EXPECT_EQ(bind_now(), driver_bind_now);
+  const std::string block = ReadText("/proc/" + std::to_string(launcher->pid()) + "/environ");
+  std::vector<std::string> entries;
+  for (size_t at = 0; at < block.size();) {
+    const size_t end = std::min(block.find('\0', at), block.size());
+    entries.push_back(block.substr(at, end - at));
+    at = end + 1;
+  }
+  EXPECT_EQ(std::count(entries.begin(), entries.end(), "LD_BIND_NOW=1"), 1);
+  EXPECT_EQ(std::count_if(entries.begin(), entries.end(),
+                          [](const std::string& e) { return e.rfind("LD_BIND_NOW=", 0) == 0; }),
+            1);
+  EXPECT_EQ(std::count(entries.begin(), entries.end(), "SHOAL_LAUNCHER_TEST_MARK=kept"), 1);
+}
+
+// What a launcher does before it forks any task may not start a thread: it refuses to fork with
+// more than one.
+TEST(PrepareProcessForTasksTest, StartsNoThread) {
+  auto threads = [] {
+    return std::distance(fs::directory_iterator("/proc/self/task"), fs::directory_iterator());
+  };
+  const auto before = threads();
+  PrepareProcessForTasks();
+  EXPECT_EQ(threads(), before);
 }
 
 TEST_F(TaskLauncherTest, ALauncherThatCannotStartIsRefused) {
