@@ -97,13 +97,8 @@ function QueryDirs(worker) {
 // Three tasks per scan, so that every worker gets map tasks of the first stages.
 const setup = ['-c', 'SET threads = 3'];
 const task = [...setup, '-c', "SET retry_policy = 'task'"];
-// Two levels of tasks, three of each (one per lineitem scan partition, so that every worker
-// holds committed outputs of stage 2 and runs a task of stage 1): stage 2 groups lineitem by
-// order, and each of stage 1's map tasks reads all of stage 2 for its join's build side. The
-// final aggregate and sort read only stage 1's files: the driver runs them.
-const join = 'SELECT l_linestatus, count(*), sum(l_quantity) FROM lineitem JOIN ' +
-             '(SELECT l_orderkey AS k, max(l_linenumber) AS m FROM lineitem GROUP BY 1) x ' +
-             'ON l_orderkey = k AND l_linenumber = m GROUP BY 1 ORDER BY 1';
+const join = 'SELECT o_orderpriority, count(*), sum(l_quantity) FROM orders JOIN lineitem ' +
+             'ON l_orderkey = o_orderkey GROUP BY 1 ORDER BY 1';
 const expected = Sql([...task, '-c', join]);
 if (expected.code !== 0 || !expected.stdout) {
   console.log(`FAIL: the single-node query failed: ${Describe(expected)}`);

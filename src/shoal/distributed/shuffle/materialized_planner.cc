@@ -157,14 +157,14 @@ class Cutter {
       return node->WithNewChildren({std::move(probe), std::move(build)});
     }
     // A subtree whose partitions depend on each other stays whole (run by the driver), while
-    // the shuffle points below it are still cut. So does one the driver would run that only
-    // reads earlier stages' files (the final aggregate, join and sort of most queries): as a
-    // stage, its tasks would be one more level of processes started, each reading the same
-    // files the driver reads, for work the driver's threads do as fast (a level cost some
-    // 35 ms at SF1, the query's whole work after the scans often less).
+    // the shuffle points below it are still cut. With local tasks, so does one the driver would
+    // run that only reads earlier stages' files (the final aggregate, join and sort of most
+    // queries): as a stage, its tasks would be one more level of processes started on the same
+    // cores, each reading the same files the driver reads, for work the driver's threads do as
+    // fast (a level cost some 35 ms at SF1, the query's whole work after the scans often less).
     if (IsCoalescePoint(*node) && children[0]->num_partitions() > 1 &&
         !IsHashRepartition(*children[0]) && PartitionsAreIndependent(*children[0]) &&
-        !(stage_depth_ == 0 && OnlyReadsStages(*children[0]))) {
+        !(options_.local_tasks && stage_depth_ == 0 && OnlyReadsStages(*children[0]))) {
       const int id = next_id_++;
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, CutInStage(children[0]));
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr stage,

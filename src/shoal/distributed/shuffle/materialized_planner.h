@@ -34,6 +34,11 @@ namespace shoal::distributed::shuffle {
 struct MaterializedPlannerOptions {
   std::string shuffle_dir;
   std::string compression = "lz4";
+  /// The tasks run on the driver's machine (task processes, no workers). Then what the driver
+  /// would run and only reads earlier stages' files (a final aggregate, join or sort) is no
+  /// stage of its own: its tasks would only add a level of processes on the same cores. With
+  /// workers it stays a stage, spread over them and retried like any other.
+  bool local_tasks = false;
 };
 
 struct MaterializedStage {

@@ -350,6 +350,7 @@ class MaterializedPlannerTest : public ::testing::Test {
         runner_, [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
           MaterializedPlannerOptions options;
           options.shuffle_dir = shuffle_dir_;
+          options.local_tasks = local_tasks_;
           auto staged = PlanMaterialized(plan, options);
           if (staged.ok())
             staged_ = *staged;
@@ -369,6 +370,7 @@ class MaterializedPlannerTest : public ::testing::Test {
   }
 
   std::string shuffle_dir_ = "/nonexistent/shuffle";
+  bool local_tasks_ = false;
   engine::QueryRunner runner_;
   MaterializedPlan staged_;
 };
@@ -449,7 +451,7 @@ TEST_F(MaterializedPlannerTest, ChainsAreCutAtEveryShuffleInDependencyOrder) {
                         "(SELECT o_orderkey AS k, count(*) AS n FROM orders GROUP BY 1) b "
                         "ON a.k = b.k ORDER BY 2 DESC, 1 LIMIT 5")
                 .status());
-  ASSERT_GE(staged_.stages.size(), 2u) << exec::FormatExecutionPlan(*staged_.root);
+  ASSERT_GE(staged_.stages.size(), 3u) << exec::FormatExecutionPlan(*staged_.root);
   std::map<int, int> level_of;
   std::set<int> ids;
   int deepest = 0;
@@ -468,10 +470,12 @@ TEST_F(MaterializedPlannerTest, ChainsAreCutAtEveryShuffleInDependencyOrder) {
   EXPECT_EQ(*ids.rbegin(), static_cast<int>(ids.size()));  // ids 1..n
 }
 
-// What the driver would run and reads only earlier stages' files (a final aggregate, a join of
-// two aggregates, a sort) is no stage of its own: it would be one more level of task processes
-// for work the driver's threads do. What scans a table below a coalesce is still a stage.
+// With local tasks, what the driver would run and reads only earlier stages' files (a final
+// aggregate, a join of two aggregates, a sort) is no stage of its own: it would be one more level
+// of task processes for work the driver's threads do. What scans a table below a coalesce is
+// still a stage; with workers, so is the rest.
 TEST_F(MaterializedPlannerTest, TheDriverRunsWhatOnlyReadsStagesAndTasksRunWhatScans) {
+  local_tasks_ = true;
   auto passthrough_stages = [this] {
     int n = 0;
     for (const auto& s : staged_.stages)
@@ -494,6 +498,18 @@ TEST_F(MaterializedPlannerTest, TheDriverRunsWhatOnlyReadsStagesAndTasksRunWhatS
   const std::string sorted = exec::FormatExecutionPlan(*staged_.root);
   EXPECT_EQ(passthrough_stages(), 1) << sorted;
   EXPECT_LT(sorted.find("ShuffleStage"), sorted.find("TableScan")) << sorted;
+
+  // Tasks on workers: the join and the sort are a stage of tasks spread over them.
+  local_tasks_ = false;
+  ASSERT_OK(runner_
+                .RunOne("EXPLAIN SELECT a.k, a.n, b.n FROM "
+                        "(SELECT l_orderkey AS k, count(*) AS n FROM lineitem GROUP BY 1) a JOIN "
+                        "(SELECT o_orderkey AS k, count(*) AS n FROM orders GROUP BY 1) b "
+                        "ON a.k = b.k ORDER BY 2 DESC, 1 LIMIT 5")
+                .status());
+  const std::string remote = exec::FormatExecutionPlan(*staged_.root);
+  EXPECT_EQ(passthrough_stages(), 1) << remote;
+  EXPECT_EQ(staged_.stages.size(), 3u) << remote;
 }
 
 }  // namespace
