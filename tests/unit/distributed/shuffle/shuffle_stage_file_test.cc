@@ -340,6 +340,14 @@ TEST_F(StageFileTest, TheNodeTravelsThroughThePlanCodecWithItsDirectory) {
 }
 
 // The physical plans the single-node planner makes, cut by the materialized planner.
+// A join of two aggregates, then an ORDER BY: shuffles below shuffles, and above them a join
+// and a sort that read only stage files.
+constexpr const char* kJoinOfAggregates =
+    "EXPLAIN SELECT a.k, a.n, b.n FROM "
+    "(SELECT l_orderkey AS k, count(*) AS n FROM lineitem GROUP BY 1) a JOIN "
+    "(SELECT o_orderkey AS k, count(*) AS n FROM orders GROUP BY 1) b "
+    "ON a.k = b.k ORDER BY 2 DESC, 1 LIMIT 5";
+
 class MaterializedPlannerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -444,13 +452,7 @@ TEST_F(MaterializedPlannerTest, AUnionWithAnAggregateInEachBranchHasAStagePerBra
 }
 
 TEST_F(MaterializedPlannerTest, ChainsAreCutAtEveryShuffleInDependencyOrder) {
-  // A join of two aggregates, then an ORDER BY: shuffles below shuffles.
-  ASSERT_OK(runner_
-                .RunOne("EXPLAIN SELECT a.k, a.n, b.n FROM "
-                        "(SELECT l_orderkey AS k, count(*) AS n FROM lineitem GROUP BY 1) a JOIN "
-                        "(SELECT o_orderkey AS k, count(*) AS n FROM orders GROUP BY 1) b "
-                        "ON a.k = b.k ORDER BY 2 DESC, 1 LIMIT 5")
-                .status());
+  ASSERT_OK(runner_.RunOne(kJoinOfAggregates).status());
   ASSERT_GE(staged_.stages.size(), 3u) << exec::FormatExecutionPlan(*staged_.root);
   std::map<int, int> level_of;
   std::set<int> ids;
@@ -482,12 +484,7 @@ TEST_F(MaterializedPlannerTest, TheDriverRunsWhatOnlyReadsStagesAndTasksRunWhatS
       n += s.node->hash_stage() ? 0 : 1;
     return n;
   };
-  ASSERT_OK(runner_
-                .RunOne("EXPLAIN SELECT a.k, a.n, b.n FROM "
-                        "(SELECT l_orderkey AS k, count(*) AS n FROM lineitem GROUP BY 1) a JOIN "
-                        "(SELECT o_orderkey AS k, count(*) AS n FROM orders GROUP BY 1) b "
-                        "ON a.k = b.k ORDER BY 2 DESC, 1 LIMIT 5")
-                .status());
+  ASSERT_OK(runner_.RunOne(kJoinOfAggregates).status());
   const std::string joined = exec::FormatExecutionPlan(*staged_.root);
   EXPECT_EQ(passthrough_stages(), 0) << joined;
   EXPECT_EQ(staged_.stages.size(), 2u) << joined;
@@ -501,12 +498,7 @@ TEST_F(MaterializedPlannerTest, TheDriverRunsWhatOnlyReadsStagesAndTasksRunWhatS
 
   // Tasks on workers: the join and the sort are a stage of tasks spread over them.
   local_tasks_ = false;
-  ASSERT_OK(runner_
-                .RunOne("EXPLAIN SELECT a.k, a.n, b.n FROM "
-                        "(SELECT l_orderkey AS k, count(*) AS n FROM lineitem GROUP BY 1) a JOIN "
-                        "(SELECT o_orderkey AS k, count(*) AS n FROM orders GROUP BY 1) b "
-                        "ON a.k = b.k ORDER BY 2 DESC, 1 LIMIT 5")
-                .status());
+  ASSERT_OK(runner_.RunOne(kJoinOfAggregates).status());
   const std::string remote = exec::FormatExecutionPlan(*staged_.root);
   EXPECT_EQ(passthrough_stages(), 1) << remote;
   EXPECT_EQ(staged_.stages.size(), 3u) << remote;
