@@ -32,7 +32,7 @@ enum class StatusCode : uint8_t {
   kAlreadyExists,     // duplicate name
   kTypeError,         // type mismatch that no implicit cast resolves
   kOutOfRange,        // numeric overflow, index out of bounds on user data
-  kOutOfMemory,       // a memory pool refused an allocation over its limit
+  kOutOfMemory,       // a memory pool refused an allocation over its limit; the OS a thread
   kIoError,           // the OS refused a read or write
   kInvalidData,       // bytes from outside (IPC, Parquet, CSV, wire) that violate their format
   kNotImplemented,    // a valid request Shoal does not support yet

@@ -1,5 +1,9 @@
 #include "shoal/common/thread_pool.h"
 
+#include <utility>
+
+#include "shoal/common/thread_start.h"
+
 namespace shoal {
 
 int ThreadPool::HardwareConcurrency() {
@@ -12,7 +16,14 @@ ThreadPool::ThreadPool(int num_threads) {
     num_threads = HardwareConcurrency();
   threads_.reserve(static_cast<size_t>(num_threads));
   for (int i = 0; i < num_threads; ++i) {
-    threads_.emplace_back([state = state_] { WorkerLoop(state); });
+    Result<std::thread> thread =
+        StartThread(fmt::format("a pool of {} threads ({} started)", num_threads, i),
+                    [state = state_] { WorkerLoop(state); });
+    if (!thread.ok()) {
+      start_status_ = thread.status();
+      break;
+    }
+    threads_.push_back(std::move(*thread));
   }
 }
 
@@ -44,6 +55,10 @@ bool ThreadPool::WaitIdle() {
 }
 
 void ThreadPool::Enqueue(std::function<void()> job) {
+  if (threads_.empty()) {
+    job();  // no thread started (start_status()): run it here rather than never
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->queue.push_back(std::move(job));

@@ -9,6 +9,10 @@
 // It may run on one of the pool's own workers (a task dropping the last reference to what owns the
 // pool): that worker is detached instead of joined, and it exits once its task returns, since the
 // queue state it touches is shared with it rather than owned by the pool object.
+//
+// Start-up: when the OS refuses a thread (a loaded machine at its process limit), the pool runs
+// with the threads it got and start_status() says why; CollectAll fails the query with it. A pool
+// that got none runs each task on the thread that submits it, so that nothing waits forever.
 // Thread safety: Submit may be called from any thread, including from inside a task.
 #pragma once
 
@@ -22,6 +26,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "shoal/common/status.h"
+
 namespace shoal {
 
 class ThreadPool {
@@ -33,6 +39,9 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return static_cast<int>(threads_.size()); }
+
+  /// OK, or why the pool has fewer threads than it was asked for (see "Start-up" above).
+  const Status& start_status() const { return start_status_; }
 
   /// Waits until no task is queued or running: what the destructor waits for, without stopping
   /// the threads. Only meaningful to a sole owner (nobody else can submit meanwhile), and never
@@ -68,6 +77,7 @@ class ThreadPool {
 
   std::shared_ptr<State> state_ = std::make_shared<State>();
   std::vector<std::thread> threads_;
+  Status start_status_;
 };
 
 }  // namespace shoal

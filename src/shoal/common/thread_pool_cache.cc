@@ -43,6 +43,9 @@ void ThreadPoolCache::Return(ThreadPool* pool) {
   // destroyed, and its destructor detaches that thread as it always did.
   if (!owned->WaitIdle())
     return;
+  // A pool short of threads is not kept: the next query asks the OS again.
+  if (!owned->start_status().ok())
+    return;
   std::lock_guard<std::mutex> lock(mutex_);  // released before `owned` is destroyed
   if (idle_threads_ + owned->num_threads() > max_idle_threads_)
     return;

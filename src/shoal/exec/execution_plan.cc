@@ -133,6 +133,7 @@ std::string FormatExecutionPlan(const ExecutionPlan& plan, bool verbose,
 Result<std::vector<columnar::RecordBatchPtr>> CollectAll(
     const ExecPlanPtr& plan, const std::shared_ptr<TaskContext>& context) {
   using Batches = std::vector<columnar::RecordBatchPtr>;
+  SHOAL_RETURN_IF_ERROR(context->thread_pool().start_status());
   const int n = plan->num_partitions();
   std::vector<std::future<Result<Batches>>> futures;
   futures.reserve(static_cast<size_t>(n));

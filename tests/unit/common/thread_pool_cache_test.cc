@@ -1,12 +1,14 @@
 // ThreadPoolCache (src/shoal/common/thread_pool_cache.h): a dropped pool is kept for the next
 // Acquire of its size once its tasks are done, within the idle-thread cap; a pool whose last owner
-// is one of its own tasks is not kept.
+// is one of its own tasks is not kept, nor one the OS gave fewer threads than asked for.
 #include "shoal/common/thread_pool_cache.h"
 
 #include <atomic>
 #include <future>
 
 #include <gtest/gtest.h>
+
+#include "shoal/common/thread_start.h"
 
 namespace shoal {
 namespace {
@@ -61,6 +63,21 @@ TEST(ThreadPoolCacheTest, APoolDroppedByItsOwnTaskIsNotKept) {
   go.set_value();
   dropped.get_future().wait();
   EXPECT_EQ(cache.idle_threads(), 0);
+}
+
+TEST(ThreadPoolCacheTest, APoolShortOfThreadsIsNotKept) {
+  ThreadPoolCache cache(16);
+  {
+    testing::ScopedThreadStartFailure refuse(1);
+    std::shared_ptr<ThreadPool> pool = cache.Acquire(3);
+    EXPECT_EQ(pool->num_threads(), 1);
+    EXPECT_FALSE(pool->start_status().ok());
+  }
+  EXPECT_EQ(cache.idle_threads(), 0);
+  // The next query asks the OS again and gets its threads.
+  std::shared_ptr<ThreadPool> pool = cache.Acquire(3);
+  EXPECT_EQ(pool->num_threads(), 3);
+  EXPECT_TRUE(pool->start_status().ok());
 }
 
 }  // namespace

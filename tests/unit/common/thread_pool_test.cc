@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "shoal/common/thread_start.h"
+
 namespace shoal {
 namespace {
 
@@ -45,6 +47,36 @@ TEST(ThreadPoolTest, DestroyedFromItsOwnWorker) {
     done.set_value();
   });
   done.get_future().wait();
+}
+
+// The OS refusing a thread (a loaded machine at its process limit) must not crash: the pool
+// keeps the threads it got, says why it has fewer, and still runs every task.
+TEST(ThreadPoolTest, AThreadTheOSRefusesLeavesASmallerPool) {
+  testing::ScopedThreadStartFailure refuse(2);
+  ThreadPool pool(4);
+  EXPECT_EQ(pool.num_threads(), 2);
+  EXPECT_EQ(pool.start_status().code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(pool.start_status().message().find("a pool of 4 threads (2 started)"),
+            std::string::npos)
+      << pool.start_status().ToString();
+  std::vector<std::future<int>> futures;
+  for (int i = 0; i < 20; ++i)
+    futures.push_back(pool.Submit([i] { return i; }));
+  int sum = 0;
+  for (auto& f : futures)
+    sum += f.get();
+  EXPECT_EQ(sum, 190);
+}
+
+TEST(ThreadPoolTest, APoolWithoutThreadsRunsTasksOnTheCaller) {
+  testing::ScopedThreadStartFailure refuse(0);
+  ThreadPool pool(2);
+  EXPECT_EQ(pool.num_threads(), 0);
+  EXPECT_FALSE(pool.start_status().ok());
+  const auto caller = std::this_thread::get_id();
+  auto ran_on = pool.Submit([] { return std::this_thread::get_id(); });
+  EXPECT_EQ(ran_on.get(), caller);
+  EXPECT_TRUE(pool.WaitIdle());
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
+#include "shoal/common/thread_start.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/limit_exec.h"
@@ -243,6 +246,77 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
     EXPECT_GT(query_pool->peak_bytes(), 0);
   }
   EXPECT_EQ(query_pool->bytes_used(), 0);
+}
+
+// ---- the OS refusing a thread ------------------------------------------------------------------
+// A loaded machine at its process limit refuses threads (EAGAIN). A query must then fail with a
+// status naming what could not start, and the threads it did start must be stopped and joined:
+// no crash (an exception past a joinable std::thread is std::terminate), no hang, no thread left.
+// ScopedThreadStartFailure stands in for the OS, since RLIMIT_NPROC does not bind root.
+
+int ThreadCount() {
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task");
+       it != std::filesystem::directory_iterator(); ++it)
+    ++n;
+  return n;
+}
+
+void ExpectCannotStart(const Status& status, std::string_view what) {
+  EXPECT_EQ(status.code(), StatusCode::kOutOfMemory) << status.ToString();
+  EXPECT_NE(status.message().find(fmt::format("cannot start a thread for {}: ", what)),
+            std::string::npos)
+      << status.ToString();
+}
+
+TEST(OperatorsTest, CoalesceFailsCleanlyWhenTheOSRefusesAThread) {
+  auto merged = CoalescePartitionsExec::Make(Scan(NumberedTable(100, 2), 4));
+  auto context = MakeContext();
+  const int threads_before = ThreadCount();
+  {
+    shoal::testing::ScopedThreadStartFailure refuse(2);  // the third producer
+    auto result = CollectAll(merged, context);
+    ASSERT_FALSE(result.ok());
+    ExpectCannotStart(result.status(), "a CoalescePartitions producer (partition 2 of 4)");
+    EXPECT_EQ(refuse.failures(), 1);
+  }
+  EXPECT_TRUE(WaitFor([&] { return ThreadCount() == threads_before; },
+                      "the two producers started to be joined"));
+  ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(merged));
+  EXPECT_EQ(Rows(batches).size(), 100u);
+}
+
+TEST(OperatorsTest, RepartitionFailsEveryOutputWhenTheOSRefusesAThread) {
+  ASSERT_OK_AND_ASSIGN(auto repart, RepartitionExec::Make(Scan(NumberedTable(100, 2), 3),
+                                                          Partitioning::RoundRobin(2)));
+  auto context = MakeContext();
+  const int threads_before = ThreadCount();
+  {
+    shoal::testing::ScopedThreadStartFailure refuse(1);  // the second producer
+    auto first = repart->Execute(0, context);
+    ASSERT_FALSE(first.ok());
+    ExpectCannotStart(first.status(), "a Repartition producer (partition 1 of 3)");
+    // The other output reads the same error rather than waiting for producers that never ran.
+    ASSERT_OK_AND_ASSIGN(StreamPtr second, repart->Execute(1, context));
+    auto next = second->Next();
+    ASSERT_FALSE(next.ok());
+    ExpectCannotStart(next.status(), "a Repartition producer (partition 1 of 3)");
+    EXPECT_EQ(refuse.failures(), 1);
+  }
+  EXPECT_TRUE(WaitFor([&] { return ThreadCount() == threads_before; },
+                      "the producer started to be joined"));
+}
+
+TEST(OperatorsTest, CollectAllFailsOnAPoolShortOfThreads) {
+  std::shared_ptr<TaskContext> context;
+  {
+    shoal::testing::ScopedThreadStartFailure refuse(1);
+    context = MakeContext(8192, 2);
+  }
+  EXPECT_EQ(context->thread_pool().num_threads(), 1);
+  auto result = CollectAll(Scan(NumberedTable(10, 5), 2), context);
+  ASSERT_FALSE(result.ok());
+  ExpectCannotStart(result.status(), "a pool of 2 threads (1 started)");
 }
 
 // id > 29 over 40 rows in 2 partitions, run to the end: the plan and the context it ran in.

@@ -3,12 +3,14 @@
 // are not aggregations, keep their own copies.
 #include "shoal/exec/shared_subplans.h"
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "shoal/common/thread_start.h"
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
@@ -17,6 +19,7 @@
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/io/memory_table.h"
 #include "tests/support/gtest_util.h"
+#include "tests/support/wait.h"
 #include "tests/unit/exec/exec_test_util.h"
 
 namespace shoal::exec {
@@ -187,6 +190,37 @@ TEST(SharedSubplansTest, AFailedRunFailsEveryReference) {
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().ToString().find("division by zero"), std::string::npos)
       << result.status().ToString();
+}
+
+int ThreadCount() {
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task");
+       it != std::filesystem::directory_iterator(); ++it)
+    ++n;
+  return n;
+}
+
+// A loaded machine at its process limit refuses threads (EAGAIN): the shared run fails with a
+// status naming the reader that could not start, every reference reads it, and the readers
+// started are joined. ScopedThreadStartFailure stands in for the OS (RLIMIT_NPROC does not bind
+// root).
+TEST(SharedSubplansTest, AThreadTheOSRefusesFailsEveryReference) {
+  auto shared = SharedResultExec::Make(Scan(KeyValueTable(), 3), /*references=*/1);
+  auto context = MakeContext(128);
+  const int threads_before = ThreadCount();
+  {
+    shoal::testing::ScopedThreadStartFailure refuse(1);  // the reader of the third partition
+    auto result = CollectAll(shared, context);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), StatusCode::kOutOfMemory) << result.status().ToString();
+    EXPECT_NE(result.status().message().find(
+                  "cannot start a thread for a SharedResult reader (partition 2 of 3): "),
+              std::string::npos)
+        << result.status().ToString();
+    EXPECT_EQ(refuse.failures(), 1);
+  }
+  EXPECT_TRUE(shoal::testing::WaitFor([&] { return ThreadCount() == threads_before; },
+                                      "the reader started to be joined"));
 }
 
 }  // namespace

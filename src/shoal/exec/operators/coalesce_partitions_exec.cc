@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "shoal/common/log_context.h"
+#include "shoal/common/thread_start.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/operator_stream.h"
 
@@ -18,11 +19,27 @@ class CoalesceStream final : public OperatorStream {
   CoalesceStream(const CoalescePartitionsExec* node, std::shared_ptr<TaskContext> context,
                  ExecPlanPtr input)
       : OperatorStream(node, 0, std::move(context)), input_(std::move(input)) {
+    capacity_ = static_cast<size_t>(std::max(2, 2 * input_->num_partitions()));
+  }
+
+  // One producer per input partition. When the OS refuses one, those started stop at their next
+  // batch and the destructor joins them.
+  Status Start() {
     const int n = input_->num_partitions();
-    capacity_ = static_cast<size_t>(std::max(2, 2 * n));
-    running_ = n;
-    for (int p = 0; p < n; ++p)
-      threads_.emplace_back([this, p] { Produce(p); });
+    running_ = n;  // before the first start: a producer that ends at once decrements it
+    for (int p = 0; p < n; ++p) {
+      Result<std::thread> thread =
+          StartThread(fmt::format("a CoalescePartitions producer (partition {} of {})", p, n),
+                      [this, p] { Produce(p); });
+      if (!thread.ok()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+        running_ -= n - p;
+        return thread.status();
+      }
+      threads_.push_back(std::move(*thread));
+    }
+    return Status::OK();
   }
 
   ~CoalesceStream() override {
@@ -130,7 +147,9 @@ Result<StreamPtr> CoalescePartitionsExec::Execute(
     SHOAL_ASSIGN_OR_RETURN(StreamPtr input, input_->Execute(0, context));
     return StreamPtr(new PassThroughStream(this, context, std::move(input)));
   }
-  return StreamPtr(new CoalesceStream(this, context, input_));
+  auto stream = std::make_unique<CoalesceStream>(this, context, input_);
+  SHOAL_RETURN_IF_ERROR(stream->Start());
+  return StreamPtr(std::move(stream));
 }
 
 }  // namespace shoal::exec

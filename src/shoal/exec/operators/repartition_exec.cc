@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "shoal/common/log_context.h"
+#include "shoal/common/thread_start.h"
 #include "shoal/exec/array_ops.h"
 #include "shoal/exec/expr/evaluator.h"
 #include "shoal/exec/expr/expr_text.h"
@@ -36,11 +37,28 @@ struct RepartitionExec::State {
       t.join();
   }
 
-  void Start(const ExecPlanPtr& input) {
+  // One producer per input partition. When the OS refuses one, the error is every output's:
+  // those started stop at their next batch (the destructor joins them), and the ones never
+  // started leave `running`, so no consumer waits for them.
+  Status Start(const ExecPlanPtr& input) {
     // Not `running`: producers decrement it as they finish, possibly while this loop runs.
     const int inputs = input->num_partitions();
-    for (int p = 0; p < inputs; ++p)
-      threads.emplace_back([this, input, p] { Produce(input, p); });
+    for (int p = 0; p < inputs; ++p) {
+      Result<std::thread> thread =
+          StartThread(fmt::format("a Repartition producer (partition {} of {})", p, inputs),
+                      [this, input, p] { Produce(input, p); });
+      if (!thread.ok()) {
+        std::lock_guard<std::mutex> lock(mutex);
+        stop = true;
+        running -= inputs - p;
+        if (error.ok())
+          error = thread.status();
+        cv.notify_all();
+        return thread.status();
+      }
+      threads.push_back(std::move(*thread));
+    }
+    return Status::OK();
   }
 
   // Whether some consumer is blocked in Pop on an empty channel. Only then may a producer
@@ -266,19 +284,21 @@ Result<StreamPtr> RepartitionExec::Execute(int partition,
     return Status::Internal("Repartition partition {} of {}", partition,
                             partitioning_.num_partitions);
   std::shared_ptr<State> state;
+  Status started;  // the other outputs read the same error from the state
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = pending_.find(context.get());
     if (it == pending_.end()) {
       state = std::make_shared<State>(this, context, input_->num_partitions(),
                                       partitioning_.num_partitions);
-      state->Start(input_);
+      started = state->Start(input_);
       it = pending_.emplace(context.get(), state).first;
     }
     state = it->second;
     if (++state->opened == partitioning_.num_partitions)
       pending_.erase(it);
   }
+  SHOAL_RETURN_IF_ERROR(started);
   return StreamPtr(new RepartitionStream(this, partition, context, std::move(state)));
 }
 

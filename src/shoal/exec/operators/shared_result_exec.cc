@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "shoal/common/log_context.h"
+#include "shoal/common/thread_start.h"
 #include "shoal/exec/join/shared_build.h"
 #include "shoal/exec/operator_stream.h"
 
@@ -49,12 +50,23 @@ Result<std::shared_ptr<SharedBatches>> RunChild(const ExecPlanPtr& child,
   };
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(n > 0 ? n - 1 : 0));
-  for (int p = 1; p < n; ++p)
-    threads.emplace_back(drain, p);
-  if (n > 0)
+  Status started;
+  for (int p = 1; p < n; ++p) {
+    Result<std::thread> thread = StartThread(
+        fmt::format("a SharedResult reader (partition {} of {})", p, n), [&drain, p] { drain(p); });
+    if (!thread.ok()) {
+      // The readers started stop at their next batch and are joined below.
+      failed.store(true, std::memory_order_relaxed);
+      started = thread.status();
+      break;
+    }
+    threads.push_back(std::move(*thread));
+  }
+  if (n > 0 && started.ok())
     drain(0);
   for (auto& t : threads)
     t.join();
+  SHOAL_RETURN_IF_ERROR(started);
   for (const Status& st : statuses)
     SHOAL_RETURN_IF_ERROR(st);
   return out;
