@@ -12,14 +12,31 @@
 //
 // What it costs: up to the trim threshold of freed memory per heap stays resident, so a process's
 // RSS can stay above what its queries' memory pools hold (memory_limit counts live buffers, not
-// RSS). GLIBC_TUNABLES naming a glibc.malloc tunable means an operator chose: nothing is changed.
+// RSS). A setting that GLIBC_TUNABLES names (glibc.malloc.mmap_threshold, .trim_threshold,
+// .arena_max) is the operator's choice and is left as it is.
 // Under AddressSanitizer malloc is ASan's, and this does nothing.
+//
+// Processes that start with an empty heap and live for one task (the file shuffle's task
+// processes, forked from a launcher) fault in every page they touch, 4 KiB at a time: TPC-H Q6
+// through the file shuffle took 47,000 faults and 1.6 s of CPU for six runs. Their launcher is
+// therefore started with glibc.malloc.hugetlb=1 (WithTransparentHugePages), which has malloc
+// advise the kernel to back its heaps with 2 MiB pages where it can: 12,000 faults and 1.1 s
+// (docs/performance.md, "Task processes on huge pages"). The tunable is read only when a
+// process starts, so it is set in the environment of the exec, not by a call.
 #pragma once
+
+#include <string>
+#include <string_view>
 
 namespace shoal {
 
 /// Applies the settings above (idempotent). Call first in main, before any thread exists: the
 /// arena limit only binds threads that allocate after it.
 void TuneProcessAllocator();
+
+/// The value of GLIBC_TUNABLES for a process whose heap should use transparent huge pages:
+/// `current` (the value inherited, empty when unset) with glibc.malloc.hugetlb=1 added, unless
+/// it already names glibc.malloc.hugetlb (an operator's choice, kept).
+std::string WithTransparentHugePages(std::string_view current);
 
 }  // namespace shoal

@@ -89,14 +89,20 @@ TaskContext::TaskContext(Options options)
     pool_ = MemoryPool::MakeRoot(query_id_.empty() ? "query" : "query " + query_id_,
                                  limit <= 0 ? MemoryPool::kUnlimited : limit);
   }
-  if (!threads_)
-    threads_ = ThreadPoolCache::Global().Acquire(static_cast<int>(settings_.GetInt("threads")));
   if (spill_directory_.empty())
     spill_directory_ = settings_.GetString("spill_dir");
   if (spill_directory_.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     spill_directory_ = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
   }
+}
+
+ThreadPool& TaskContext::thread_pool() const {
+  std::call_once(threads_once_, [this] {
+    if (!threads_)
+      threads_ = ThreadPoolCache::Global().Acquire(static_cast<int>(settings_.GetInt("threads")));
+  });
+  return *threads_;
 }
 
 std::shared_ptr<MemoryPool> TaskContext::MakeOperatorPool(const std::string& name) const {

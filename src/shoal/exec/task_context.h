@@ -101,7 +101,10 @@ class TaskContext {
 
   const std::shared_ptr<MemoryPool>& memory_pool() const { return pool_; }
 
-  ThreadPool& thread_pool() const { return *threads_; }
+  /// The pool CollectAll runs partitions on, taken on first use: a file-shuffle task drives its
+  /// streams on its own thread and never asks, and a pool's idle threads in a task process made
+  /// every copy-on-write fault there a cross-CPU TLB flush.
+  ThreadPool& thread_pool() const;
 
   const std::string& spill_directory() const { return spill_directory_; }
 
@@ -132,7 +135,8 @@ class TaskContext {
   Settings settings_;
   int64_t batch_size_;
   std::shared_ptr<MemoryPool> pool_;
-  std::shared_ptr<ThreadPool> threads_;
+  mutable std::once_flag threads_once_;
+  mutable std::shared_ptr<ThreadPool> threads_;
   std::string spill_directory_;
   std::string query_id_;
   std::string task_key_;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -194,6 +195,32 @@ TEST_F(TaskLauncherTest, TheLauncherBindsItsSymbolsAtStartAndKeepsTheDriversEnvi
                           [](const std::string& e) { return e.rfind("LD_BIND_NOW=", 0) == 0; }),
             1);
   EXPECT_EQ(std::count(entries.begin(), entries.end(), "SHOAL_LAUNCHER_TEST_MARK=kept"), 1);
+}
+
+// The launcher's malloc backs its heaps with huge pages, so that the tasks it forks do not fault
+// their memory in page by page (glibc.malloc.hugetlb=1 in its environment). glibc rewrites
+// GLIBC_TUNABLES in place when it reads it, so what is checked is the effect: the heap is advised
+// (VmFlags "hg"), which glibc does only when the kernel's mode is "madvise".
+TEST_F(TaskLauncherTest, TheLauncherAdvisesHugePagesForItsHeap) {
+  const std::string mode = ReadText("/sys/kernel/mm/transparent_hugepage/enabled");
+  if (mode.find("[madvise]") == std::string::npos)
+    GTEST_SKIP() << "transparent huge pages are '" << mode
+                 << "' here, not madvise: glibc advises nothing";
+  const char* before = std::getenv("GLIBC_TUNABLES");
+  ASSERT_EQ(before, nullptr) << "the test needs a driver without GLIBC_TUNABLES";
+  ASSERT_OK_AND_ASSIGN(auto launcher, TaskLauncher::Start(SHOAL_BINARY));
+  std::istringstream smaps(ReadText("/proc/" + std::to_string(launcher->pid()) + "/smaps"));
+  bool in_heap = false;
+  std::string flags;
+  for (std::string line; std::getline(smaps, line);) {
+    const std::string first = line.substr(0, line.find(' '));
+    if (first.back() != ':')  // a mapping's header line: "start-end perms offset dev inode path"
+      in_heap = line.find("[heap]") != std::string::npos;
+    if (in_heap && line.rfind("VmFlags:", 0) == 0)
+      flags = line;
+  }
+  ASSERT_FALSE(flags.empty()) << "the launcher has no [heap] mapping";
+  EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << flags;
 }
 
 // What a launcher does before it forks any task may not start a thread: it refuses to fork with
