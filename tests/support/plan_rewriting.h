@@ -14,22 +14,27 @@ namespace shoal::engine_testing {
 template <typename F>
 class FunctionRewriter final : public engine::PlanRewriter {
  public:
-  explicit FunctionRewriter(F f) : f_(std::move(f)) {}
+  FunctionRewriter(F f, bool takes_shared_subplans)
+      : f_(std::move(f)), takes_shared_subplans_(takes_shared_subplans) {}
 
   Result<exec::ExecPlanPtr> Rewrite(const exec::ExecPlanPtr& plan,
                                     const std::shared_ptr<exec::TaskContext>& context) override {
     return f_(plan, context);
   }
 
+  bool TakesSharedSubplans() const override { return takes_shared_subplans_; }
+
  private:
   F f_;
+  bool takes_shared_subplans_;
 };
 
-/// Makes `runner` pass every physical plan through `f` (until its mode is set again).
+/// Makes `runner` pass every physical plan through `f` (until its mode is set again); with
+/// `takes_shared_subplans`, the plans hold shared subplans as the production modes' do.
 template <typename F>
-void RewritePlans(engine::QueryRunner& runner, F f) {
-  runner.SetExecutionMode(
-      engine::ExecutionMode::Rewritten(std::make_shared<FunctionRewriter<F>>(std::move(f))));
+void RewritePlans(engine::QueryRunner& runner, F f, bool takes_shared_subplans = false) {
+  runner.SetExecutionMode(engine::ExecutionMode::Rewritten(
+      std::make_shared<FunctionRewriter<F>>(std::move(f), takes_shared_subplans)));
 }
 
 }  // namespace shoal::engine_testing

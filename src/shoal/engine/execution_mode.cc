@@ -61,6 +61,10 @@ bool ExecutionMode::RunsInProcess(const Settings& settings) const {
   return kind_ == Kind::kLocal || (kind_ == Kind::kShuffle && !shuffle_driver_->Stages(settings));
 }
 
+bool ExecutionMode::SharesSubplans() const {
+  return kind_ != Kind::kRewritten || rewriter_->TakesSharedSubplans();
+}
+
 const char* ExecutionMode::KindName(Kind kind) {
   switch (kind) {
     case Kind::kLocal: return "local";

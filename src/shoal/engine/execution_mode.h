@@ -61,6 +61,11 @@ class ExecutionMode {
   /// tasks of other processes.
   bool RunsInProcess(const Settings& settings) const;
 
+  /// Whether its plans may hold shared subplans (exec/shared_subplans.h): every mode runs them
+  /// (once in this process, as a stage of their own across workers, in the driver of the file
+  /// shuffle), and a test's rewriter when it says it takes them.
+  bool SharesSubplans() const;
+
   /// "local", "workers", "shuffle" or "rewritten".
   static const char* KindName(Kind kind);
 

@@ -20,6 +20,10 @@ class PlanRewriter {
   /// The plan to run (or explain) instead of `plan`, in `context` (the query's settings).
   virtual Result<exec::ExecPlanPtr> Rewrite(const exec::ExecPlanPtr& plan,
                                             const std::shared_ptr<exec::TaskContext>& context) = 0;
+
+  /// Whether the plans it gets may hold shared subplans (SharedResultExec, a DAG): a rewriter
+  /// that ships the whole plan elsewhere (a codec round trip) cannot take them.
+  virtual bool TakesSharedSubplans() const { return false; }
 };
 
 }  // namespace shoal::engine

@@ -454,12 +454,11 @@ Result<QueryRunner::Planned> QueryRunner::PlanQuery(const sql::LogicalPlanPtr& p
   planner_options.runtime_filters = session_->settings().GetBool("runtime_filters");
   planner_options.scan_filters = session_->settings().GetBool("scan_filters");
   const bool in_process = mode_.RunsInProcess(session_->settings());
-  // A shared subplan runs once in this process, or across workers as a stage of its own that
-  // every reference reads; the file shuffle's stages (retry_policy = task too) are trees.
-  const bool streams_on_workers = mode_.kind() == ExecutionMode::Kind::kWorkers &&
-                                  session_->settings().GetString("retry_policy") != "task";
+  // A shared subplan runs once in this process, across workers as a stage of its own that every
+  // reference reads, or in the file shuffle (retry_policy = task too) in the driver, each copy
+  // inside a stage computed by that stage's tasks (materialized_planner.h).
   planner_options.share_subplans =
-      session_->settings().GetBool("shared_subplans") && (in_process || streams_on_workers);
+      session_->settings().GetBool("shared_subplans") && mode_.SharesSubplans();
   // The union of a partitioned join's partition filters forms where all its partitions run: in
   // this process, or across workers through the coordinator. A file-shuffle task runs one of
   // them: there the filter is formed from the stage feeding the build side

@@ -1,6 +1,7 @@
 #include "shoal/exec/shared_subplans.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -130,7 +131,57 @@ class Sharer {
   std::map<std::string, ExecPlanPtr> shared_;
 };
 
+// Parents per shared node, each distinct parent counted once however often the DAG reaches it.
+void CountParents(const ExecPlanPtr& node, std::set<const ExecutionPlan*>* seen,
+                  std::map<const ExecutionPlan*, int>* parents) {
+  if (!seen->insert(node.get()).second)
+    return;
+  for (const auto& child : node->children()) {
+    if (child->Is<SharedResultExec>())
+      ++(*parents)[child.get()];
+    CountParents(child, seen, parents);
+  }
+}
+
+Result<ExecPlanPtr> Recount(const ExecPlanPtr& node,
+                            const std::map<const ExecutionPlan*, int>& parents,
+                            std::map<const ExecutionPlan*, ExecPlanPtr>* done) {
+  if (auto it = done->find(node.get()); it != done->end())
+    return it->second;
+  std::vector<ExecPlanPtr> children = node->children();
+  bool changed = false;
+  for (auto& child : children) {
+    SHOAL_ASSIGN_OR_RETURN(ExecPlanPtr rewritten, Recount(child, parents, done));
+    changed = changed || rewritten != child;
+    child = std::move(rewritten);
+  }
+  ExecPlanPtr out = node;
+  if (const auto* shared = node->TryAs<SharedResultExec>()) {
+    auto it = parents.find(node.get());
+    const int readers = it == parents.end() ? 0 : it->second;
+    if (readers == 1) {
+      out = children[0];
+    } else if (readers > 1 && (changed || readers != shared->references())) {
+      out = SharedResultExec::Make(children[0], readers);
+    } else if (changed) {
+      SHOAL_ASSIGN_OR_RETURN(out, node->WithNewChildren(std::move(children)));
+    }
+  } else if (changed) {
+    SHOAL_ASSIGN_OR_RETURN(out, node->WithNewChildren(std::move(children)));
+  }
+  done->emplace(node.get(), out);
+  return out;
+}
+
 }  // namespace
+
+Result<ExecPlanPtr> RecountSharedReferences(const ExecPlanPtr& plan) {
+  std::set<const ExecutionPlan*> seen;
+  std::map<const ExecutionPlan*, int> parents;
+  CountParents(plan, &seen, &parents);
+  std::map<const ExecutionPlan*, ExecPlanPtr> done;
+  return Recount(plan, parents, &done);
+}
 
 Result<ExecPlanPtr> ShareCommonSubplans(const ExecPlanPtr& plan) {
   Sharer sharer;

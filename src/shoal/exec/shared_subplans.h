@@ -14,8 +14,10 @@
 //
 // Runtime join filters are planned afterwards and never enter a shared subplan (a scan reached by
 // two paths takes no filter, runtime_filter_planner.h): a filter of one reference's join would
-// drop rows the other reference needs. Plans that run as stages on other processes keep their
-// copies (shared_result_exec.h).
+// drop rows the other reference needs. Across workers a shared subplan becomes a stage of its own
+// (shared_result_exec.h); in the file shuffle the driver runs it, and inside a stage each
+// reference keeps a copy (materialized_planner.h), after which RecountSharedReferences sets the
+// count of readers each shared node waits for.
 #pragma once
 
 #include "shoal/exec/execution_plan.h"
@@ -25,5 +27,11 @@ namespace shoal::exec {
 /// `plan` with every repeated aggregation subplan replaced by one SharedResultExec that all its
 /// references share (the same plan when nothing repeats).
 Result<ExecPlanPtr> ShareCommonSubplans(const ExecPlanPtr& plan);
+
+/// `plan` with each SharedResultExec's reference count set to the number of parents that read it
+/// in `plan`, and one read by a single parent replaced by its child: for a rewrite that kept a
+/// shared node at some of its places and put a copy of its subplan at others. A count larger than
+/// the readers would keep the node's batches until the execution ends.
+Result<ExecPlanPtr> RecountSharedReferences(const ExecPlanPtr& plan);
 
 }  // namespace shoal::exec

@@ -223,5 +223,43 @@ TEST(SharedSubplansTest, AThreadTheOSRefusesFailsEveryReference) {
                                       "the reader started to be joined"));
 }
 
+// A rewrite that keeps a shared node under some of its parents and puts a copy of its subplan
+// under the others (the file shuffle's cut) leaves the node fewer readers than it counts; its
+// batches would then wait for opens that never come, until the execution ends.
+TEST(SharedSubplansTest, RecountingGivesEachSharedNodeTheReadersLeft) {
+  auto table = KeyValueTable();
+  ExecPlanPtr plan = UnionOf({SumByKey(table, 100), SumByKey(table, 100), SumByKey(table, 100)});
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr shared, ShareCommonSubplans(plan));
+  ASSERT_EQ(shared->children()[0]->As<SharedResultExec>().references(), 3);
+  const ExecPlanPtr child = shared->children()[0]->children()[0];
+
+  // Two readers left: one node, counting two.
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr two,
+                       shared->WithNewChildren({shared->children()[0], shared->children()[1],
+                                                SumByKey(table, 100)}));
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr recounted, RecountSharedReferences(two));
+  ASSERT_TRUE(recounted->children()[0]->Is<SharedResultExec>());
+  EXPECT_EQ(recounted->children()[0], recounted->children()[1]);
+  EXPECT_EQ(recounted->children()[0]->As<SharedResultExec>().references(), 2);
+  EXPECT_EQ(CountSharedNodes(recounted), 1);
+  auto expected_context = MakeContext(128);
+  ASSERT_OK_AND_ASSIGN(auto expected, CollectAll(plan, expected_context));
+  auto context = MakeContext(128);
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(recounted, context));
+  EXPECT_EQ(Sorted(Rows(batches)), Sorted(Rows(expected)));
+
+  // One reader left: no shared node, the subplan in its place.
+  ASSERT_OK_AND_ASSIGN(
+      ExecPlanPtr one,
+      shared->WithNewChildren({shared->children()[0], SumByKey(table, 100), SumByKey(table, 100)}));
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr alone, RecountSharedReferences(one));
+  EXPECT_EQ(CountSharedNodes(alone), 0);
+  EXPECT_EQ(alone->children()[0], child);
+
+  // A true count is left as it is.
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr same, RecountSharedReferences(shared));
+  EXPECT_EQ(same, shared);
+}
+
 }  // namespace
 }  // namespace shoal::exec

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "shoal/exec/operators/hash_join_exec.h"
 #include "shoal/exec/operators/nested_loop_join_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/runtime_filter_planner.h"
+#include "shoal/exec/shared_subplans.h"
 
 namespace shoal::distributed::shuffle {
 
@@ -94,6 +97,14 @@ bool BuildSideNeedsStage(const exec::HashJoinExec& join) {
   return false;
 }
 
+// Whether the build side of collect-build `join` can be a passthrough stage of its own (a task
+// per partition), which the join then reads: the driver's joins take this for a build side that
+// scans (a dimension table), so that the driver reads files only and what scans is retried.
+bool BuildSideCanBeStage(const exec::HashJoinExec& join) {
+  return join.mode() == exec::HashJoinExec::Mode::kCollectBuild &&
+         !IsHashRepartition(*join.right()) && PartitionsAreIndependent(*join.right());
+}
+
 // Whether every input `node` reads is the output of a stage: each leaf lies below a hash
 // repartition (a hash stage) or in a build side that becomes a stage of its own, so the
 // process that runs `node` reads files and computes from them, but scans nothing.
@@ -103,7 +114,7 @@ bool OnlyReadsStages(const exec::ExecutionPlan& node) {
   if (node.distribution().keeps_subtree_whole || node.children().empty())
     return false;
   if (const auto* join = node.TryAs<exec::HashJoinExec>();
-      join != nullptr && BuildSideNeedsStage(*join))
+      join != nullptr && BuildSideCanBeStage(*join))
     return OnlyReadsStages(*join->left());
   for (const auto& child : node.children())
     if (!OnlyReadsStages(*child))
@@ -129,8 +140,7 @@ class Cutter {
     if (node->distribution().keeps_subtree_whole)
       return node;  // runs its inputs itself (a recursive CTE): no stage inside it
     if (node->distribution().boundary == exec::StageBoundary::kShared)
-      return Status::Internal(
-          "the file shuffle got a shared subplan: its plans are made with shared_subplans off");
+      return CutShared(node);
     if (IsHashRepartition(*node)) {
       const int id = next_id_++;  // before the subtree: pre-order ids
       // One map task per input partition, each reading its own share of the input once, when
@@ -147,7 +157,9 @@ class Cutter {
     std::vector<exec::ExecPlanPtr> cut;
     cut.reserve(children.size());
     if (const auto* join = node->TryAs<exec::HashJoinExec>();
-        join != nullptr && BuildSideNeedsStage(*join)) {
+        join != nullptr && (BuildSideNeedsStage(*join) ||
+                            (options_.local_tasks && stage_depth_ == 0 &&
+                             BuildSideCanBeStage(*join) && !OnlyReadsStages(*join->right())))) {
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr probe, Cut(children[0]));
       const int id = next_id_++;
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr build_input, CutInStage(children[1]));
@@ -184,7 +196,34 @@ class Cutter {
     return node->WithNewChildren(std::move(cut));
   }
 
+  /// Cut() of the whole plan: Cut(), then the shared nodes' reference counts made true again.
+  Result<exec::ExecPlanPtr> CutPlan(const exec::ExecPlanPtr& plan) {
+    SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr cut, Cut(plan));
+    if (shared_.empty())
+      return cut;
+    return exec::RecountSharedReferences(cut);
+  }
+
  private:
+  // A subplan several places of the query read (exec/shared_subplans.h: TPC-H Q15's revenue
+  // view). Where the driver runs it, it stays shared: the driver computes it once, from stages
+  // cut once, and replays it to each reference. Inside a stage each task would compute all of
+  // its partitions again, so there each reference gets a copy, cut as if it were not shared (as
+  // every reference was before; RecountSharedReferences then counts the readers left).
+  Result<exec::ExecPlanPtr> CutShared(const exec::ExecPlanPtr& node) {
+    if (stage_depth_ > 0)
+      return Cut(node->children()[0]);
+    if (auto it = shared_.find(node.get()); it != shared_.end())
+      return it->second;
+    SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr child, Cut(node->children()[0]));
+    exec::ExecPlanPtr out = node;
+    if (child != node->children()[0]) {
+      SHOAL_ASSIGN_OR_RETURN(out, node->WithNewChildren({std::move(child)}));
+    }
+    shared_.emplace(node.get(), out);
+    return out;
+  }
+
   // Cut() of a subtree that a stage's tasks will run, not the driver.
   Result<exec::ExecPlanPtr> CutInStage(const exec::ExecPlanPtr& node) {
     ++stage_depth_;
@@ -204,12 +243,18 @@ class Cutter {
   const MaterializedPlannerOptions& options_;
   int next_id_ = 1;
   int stage_depth_ = 0;  // how many stages enclose the node being cut (0: the driver runs it)
+  // Each shared node the driver runs, cut (every reference gets the same node).
+  std::map<const exec::ExecutionPlan*, exec::ExecPlanPtr> shared_;
 };
 
 // Every stage of `root` with the stages it reads (directly) and the stages whose filters its scans
 // apply; a stage's level is one more than the highest level of both.
 void CollectStageGraph(const exec::ExecPlanPtr& node, int reader,
-                       std::map<int, MaterializedStage>* stages) {
+                       std::map<int, MaterializedStage>* stages,
+                       std::set<std::pair<const exec::ExecutionPlan*, int>>* seen) {
+  // A shared node (read by the driver in several places) is one subtree: its stages once.
+  if (!seen->insert({node.get(), reader}).second)
+    return;
   if (const auto stage = exec::PlanAs<StageFileExec>(node)) {
     MaterializedStage& s = (*stages)[stage->stage_id()];
     s.id = stage->stage_id();
@@ -219,13 +264,14 @@ void CollectStageGraph(const exec::ExecPlanPtr& node, int reader,
     reader = s.id;
   }
   for (const auto& child : node->children())
-    CollectStageGraph(child, reader, stages);
+    CollectStageGraph(child, reader, stages, seen);
 }
 
 std::vector<MaterializedStage> OrderStages(const exec::ExecPlanPtr& root,
                                            const std::vector<StageFilterRoute>& routes) {
   std::map<int, MaterializedStage> stages;
-  CollectStageGraph(root, 0, &stages);
+  std::set<std::pair<const exec::ExecutionPlan*, int>> seen;
+  CollectStageGraph(root, 0, &stages, &seen);
   for (const auto& route : routes)
     for (int target : route.target_stages) {
       auto& sources = stages[target].filter_sources;
@@ -267,7 +313,7 @@ Result<MaterializedPlan> PlanMaterialized(const exec::ExecPlanPtr& plan,
     return Status::InvalidArgument("a materialized shuffle needs a shuffle directory")
         .WithHint("SET shuffle_dir = '/path', or shoal sql --shuffle-dir DIR");
   Cutter cutter(options);
-  SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr cut, cutter.Cut(plan));
+  SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr cut, cutter.CutPlan(plan));
   SHOAL_ASSIGN_OR_RETURN(RoutedStageFilters routed, RouteStageFilters(cut));
   MaterializedPlan out;
   out.root = std::move(routed.root);

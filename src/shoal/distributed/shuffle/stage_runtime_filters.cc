@@ -1,5 +1,7 @@
 #include "shoal/distributed/shuffle/stage_runtime_filters.h"
 
+#include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,7 +27,10 @@ struct JoinInStage {
 
 // The stage each filter's scan runs in, and the joins with filters with theirs (0: the driver).
 void Collect(const exec::ExecPlanPtr& node, int stage, std::map<int, int>* scan_stages,
-             std::vector<JoinInStage>* joins) {
+             std::vector<JoinInStage>* joins,
+             std::set<std::pair<const exec::ExecutionPlan*, int>>* seen) {
+  if (!seen->insert({node.get(), stage}).second)
+    return;  // a shared node the driver reads in several places: its joins once
   if (const auto* s = node->TryAs<StageFileExec>()) {
     stage = s->stage_id();
   } else if (const auto* scan = node->TryAs<exec::TableScanExec>()) {
@@ -36,7 +41,7 @@ void Collect(const exec::ExecPlanPtr& node, int stage, std::map<int, int>* scan_
     joins->push_back({join, stage});
   }
   for (const auto& child : node->children())
-    Collect(child, stage, scan_stages, joins);
+    Collect(child, stage, scan_stages, joins, seen);
 }
 
 // The stage whose output column holds every value of build key `key` of `join`, and that column:
@@ -50,12 +55,16 @@ std::optional<std::pair<int, int>> SourceOf(const exec::HashJoinExec& join, int 
   return std::make_pair(end.node->As<StageFileExec>().stage_id(), end.column);
 }
 
+// Rewritten once per node, so that a node several parents share stays one node.
 Result<exec::ExecPlanPtr> RemoveJoinFilters(
-    const exec::ExecPlanPtr& node, const std::map<const exec::ExecutionPlan*, std::set<int>>& ids) {
+    const exec::ExecPlanPtr& node, const std::map<const exec::ExecutionPlan*, std::set<int>>& ids,
+    std::map<const exec::ExecutionPlan*, exec::ExecPlanPtr>* done) {
+  if (auto it = done->find(node.get()); it != done->end())
+    return it->second;
   std::vector<exec::ExecPlanPtr> children = node->children();
   bool changed = false;
   for (auto& child : children) {
-    SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr rewritten, RemoveJoinFilters(child, ids));
+    SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr rewritten, RemoveJoinFilters(child, ids, done));
     changed = changed || rewritten != child;
     child = std::move(rewritten);
   }
@@ -72,6 +81,7 @@ Result<exec::ExecPlanPtr> RemoveJoinFilters(
     SHOAL_ASSIGN_OR_RETURN(auto rewritten, join.WithRuntimeFilters(std::move(kept)));
     out = std::move(rewritten);
   }
+  done->emplace(node.get(), out);
   return out;
 }
 
@@ -80,7 +90,8 @@ Result<exec::ExecPlanPtr> RemoveJoinFilters(
 Result<RoutedStageFilters> RouteStageFilters(const exec::ExecPlanPtr& root) {
   std::map<int, int> scan_stages;
   std::vector<JoinInStage> joins;
-  Collect(root, 0, &scan_stages, &joins);
+  std::set<std::pair<const exec::ExecutionPlan*, int>> seen;
+  Collect(root, 0, &scan_stages, &joins, &seen);
   RoutedStageFilters out;
   std::map<const exec::ExecutionPlan*, std::set<int>> remove;
   for (const JoinInStage& at : joins) {
@@ -104,7 +115,8 @@ Result<RoutedStageFilters> RouteStageFilters(const exec::ExecPlanPtr& root) {
     out.root = root;
     return out;
   }
-  SHOAL_ASSIGN_OR_RETURN(out.root, RemoveJoinFilters(root, remove));
+  std::map<const exec::ExecutionPlan*, exec::ExecPlanPtr> done;
+  SHOAL_ASSIGN_OR_RETURN(out.root, RemoveJoinFilters(root, remove, &done));
   return out;
 }
 

@@ -13,7 +13,8 @@
 // The kept batches stay charged to the pools of the operators that made them until the last
 // stream lets go, so the memory limit still bounds them. Across workers the distributed planner
 // turns the child into a stage of its own, run once and read by every reference (StageBoundary::
-// kShared); the file shuffle, whose stages are trees of files, is planned without the node.
+// kShared). In the file shuffle the driver runs the node (its child's stages cut once); a
+// reference inside a stage gets a copy of the child instead (materialized_planner.h).
 #pragma once
 
 #include <memory>

@@ -363,7 +363,8 @@ class MaterializedPlannerTest : public ::testing::Test {
           if (staged.ok())
             staged_ = *staged;
           return staged.ok() ? Result<exec::ExecPlanPtr>(plan) : staged.status();
-        });
+        },
+        /*takes_shared_subplans=*/true);
   }
 
   // The scans of a stage's own input (not those of the stages it reads).
@@ -502,6 +503,44 @@ TEST_F(MaterializedPlannerTest, TheDriverRunsWhatOnlyReadsStagesAndTasksRunWhatS
   const std::string remote = exec::FormatExecutionPlan(*staged_.root);
   EXPECT_EQ(passthrough_stages(), 1) << remote;
   EXPECT_EQ(staged_.stages.size(), 3u) << remote;
+}
+
+// TPC-H Q15's shape: a WITH query read twice, once joined and once under max().
+constexpr const char* kViewReadTwice =
+    "EXPLAIN WITH r AS (SELECT l_suppkey AS k, sum(l_quantity) AS q FROM lineitem GROUP BY 1) "
+    "SELECT s_name, r.q FROM supplier JOIN r ON s_suppkey = r.k "
+    "WHERE r.q = (SELECT max(q) FROM r) ORDER BY 1";
+
+// The driver computes a subplan read twice once, from stages cut once, and replays it to both
+// references; inside a stage (tasks on workers, where the final join is a stage) each reference
+// computes its own copy, and no shared node is left in the tasks' plans.
+TEST_F(MaterializedPlannerTest, ASubplanReadTwiceIsComputedOnceByTheDriver) {
+  auto stages_scanning = [this](const std::string& table) {
+    int n = 0;
+    for (const auto& s : staged_.stages) {
+      std::vector<const exec::ExecutionPlan*> scans;
+      CollectScans(s.node->child(), &scans);
+      for (const auto* scan : scans)
+        n += scan->As<exec::TableScanExec>().table_name() == table ? 1 : 0;
+    }
+    return n;
+  };
+  local_tasks_ = true;
+  ASSERT_OK(runner_.RunOne(kViewReadTwice).status());
+  const std::string local = exec::FormatExecutionPlan(*staged_.root);
+  EXPECT_EQ(stages_scanning("lineitem"), 1) << local;
+  EXPECT_NE(local.find("SharedResult: references=2"), std::string::npos) << local;
+  // The supplier scan under the driver's join is a stage of its own: the driver reads files only.
+  EXPECT_EQ(stages_scanning("supplier"), 1) << local;
+  std::vector<const exec::ExecutionPlan*> driver_scans;
+  CollectScans(staged_.root, &driver_scans);
+  EXPECT_TRUE(driver_scans.empty()) << local;
+
+  local_tasks_ = false;
+  ASSERT_OK(runner_.RunOne(kViewReadTwice).status());
+  const std::string remote = exec::FormatExecutionPlan(*staged_.root);
+  EXPECT_EQ(stages_scanning("lineitem"), 2) << remote;
+  EXPECT_EQ(remote.find("SharedResult"), std::string::npos) << remote;
 }
 
 }  // namespace
