@@ -235,8 +235,8 @@ TEST(SharedSubplansTest, RecountingGivesEachSharedNodeTheReadersLeft) {
 
   // Two readers left: one node, counting two.
   ASSERT_OK_AND_ASSIGN(ExecPlanPtr two,
-                       shared->WithNewChildren({shared->children()[0], shared->children()[1],
-                                                SumByKey(table, 100)}));
+                       shared->WithNewChildren(
+                           {shared->children()[0], shared->children()[1], SumByKey(table, 100)}));
   ASSERT_OK_AND_ASSIGN(ExecPlanPtr recounted, RecountSharedReferences(two));
   ASSERT_TRUE(recounted->children()[0]->Is<SharedResultExec>());
   EXPECT_EQ(recounted->children()[0], recounted->children()[1]);

@@ -132,6 +132,19 @@ void CollectStages(const exec::ExecPlanPtr& node,
     CollectStages(child, out);
 }
 
+// The bytes of the files the scans of `node` read (below stage boundaries too).
+int64_t ScannedBytes(const exec::ExecutionPlan& node) {
+  int64_t bytes = 0;
+  if (const auto* scan = node.TryAs<exec::TableScanExec>()) {
+    for (const auto& group : scan->unit_groups())
+      for (const io::ScanUnit& unit : group)
+        bytes += unit.bytes;
+  }
+  for (const auto& child : node.children())
+    bytes += ScannedBytes(*child);
+  return bytes;
+}
+
 class Cutter {
  public:
   explicit Cutter(const MaterializedPlannerOptions& options) : options_(options) {}
@@ -148,7 +161,7 @@ class Cutter {
       const exec::ExecPlanPtr child = node->children()[0];
       const int map_tasks =
           PartitionsAreIndependent(*child) ? std::max(1, child->num_partitions()) : 1;
-      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, CutInStage(child));
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, CutInStage(child, map_tasks));
       return MakeStage(input, id, node->output_partitioning(), map_tasks);
     }
     std::vector<exec::ExecPlanPtr> children = node->children();
@@ -157,12 +170,12 @@ class Cutter {
     std::vector<exec::ExecPlanPtr> cut;
     cut.reserve(children.size());
     if (const auto* join = node->TryAs<exec::HashJoinExec>();
-        join != nullptr && (BuildSideNeedsStage(*join) ||
-                            (options_.local_tasks && stage_depth_ == 0 &&
-                             BuildSideCanBeStage(*join) && !OnlyReadsStages(*join->right())))) {
+        join != nullptr && (BuildSideNeedsStage(*join) || DriverBuildSideScans(*join) ||
+                            BuildSideRepeatedInTasks(*join))) {
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr probe, Cut(children[0]));
       const int id = next_id_++;
-      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr build_input, CutInStage(children[1]));
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr build_input,
+                             CutInStage(children[1], children[1]->num_partitions()));
       SHOAL_ASSIGN_OR_RETURN(
           exec::ExecPlanPtr build,
           MakeStage(build_input, id, exec::Partitioning::Unknown(children[1]->num_partitions())));
@@ -178,7 +191,8 @@ class Cutter {
         !IsHashRepartition(*children[0]) && PartitionsAreIndependent(*children[0]) &&
         !(options_.local_tasks && stage_depth_ == 0 && OnlyReadsStages(*children[0]))) {
       const int id = next_id_++;
-      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, CutInStage(children[0]));
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input,
+                             CutInStage(children[0], children[0]->num_partitions()));
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr stage,
                              MakeStage(input, id, exec::Partitioning::Unknown(1)));
       cut.push_back(std::move(stage));
@@ -224,10 +238,33 @@ class Cutter {
     return out;
   }
 
-  // Cut() of a subtree that a stage's tasks will run, not the driver.
-  Result<exec::ExecPlanPtr> CutInStage(const exec::ExecPlanPtr& node) {
+  // With local tasks, the build side of a collect-build join the driver runs, when it scans (a
+  // dimension table): a stage of its own, so that the driver reads files only and what scans is
+  // retried as a task.
+  bool DriverBuildSideScans(const exec::HashJoinExec& join) const {
+    return options_.local_tasks && stage_depth_ == 0 && BuildSideCanBeStage(join) &&
+           !OnlyReadsStages(*join.right());
+  }
+
+  // A collect-build join in a stage of several tasks: each task splits the probe side but builds
+  // the whole build side itself, so a build side that scans much (TPC-H Q12's filtered lineitem,
+  // Q3's orders and customer) was computed once per task. Such a build side becomes a stage of
+  // its own, computed once by tasks of its own, whose files each task of the join reads; a
+  // small one is not worth the level of processes it adds. With local tasks: the same cores run
+  // every copy.
+  bool BuildSideRepeatedInTasks(const exec::HashJoinExec& join) const {
+    return options_.local_tasks && stage_depth_ > 0 && stage_tasks_ > 1 &&
+           BuildSideCanBeStage(join) && !OnlyReadsStages(*join.right()) &&
+           ScannedBytes(*join.right()) >= options_.repeated_build_min_bytes;
+  }
+
+  // Cut() of a subtree that a stage of `tasks` tasks will run, not the driver.
+  Result<exec::ExecPlanPtr> CutInStage(const exec::ExecPlanPtr& node, int tasks) {
     ++stage_depth_;
+    const int outer_tasks = stage_tasks_;
+    stage_tasks_ = tasks;
     Result<exec::ExecPlanPtr> cut = Cut(node);
+    stage_tasks_ = outer_tasks;
     --stage_depth_;
     return cut;
   }
@@ -243,6 +280,7 @@ class Cutter {
   const MaterializedPlannerOptions& options_;
   int next_id_ = 1;
   int stage_depth_ = 0;  // how many stages enclose the node being cut (0: the driver runs it)
+  int stage_tasks_ = 1;  // how many tasks run the innermost stage enclosing it
   // Each shared node the driver runs, cut (every reference gets the same node).
   std::map<const exec::ExecutionPlan*, exec::ExecPlanPtr> shared_;
 };

@@ -20,6 +20,7 @@
 // inside the encoded plan.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ struct MaterializedPlannerOptions {
   /// stage of its own: its tasks would only add a level of processes on the same cores. With
   /// workers it stays a stage, spread over them and retried like any other.
   bool local_tasks = false;
+  /// With local tasks, a collect-build join in a stage of several tasks gets its build side as
+  /// a stage of its own (computed once, not in each task) when that side's scans read at least
+  /// this many bytes of their files: below it, the level of processes costs more than the
+  /// repeated build (measured at SF1: some 20 ms a level). Setting shuffle_build_stage_bytes.
+  int64_t repeated_build_min_bytes = 8 << 20;
 };
 
 struct MaterializedStage {

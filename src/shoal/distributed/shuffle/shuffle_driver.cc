@@ -865,6 +865,7 @@ Result<exec::ExecPlanPtr> ShuffleDriver::Transform(
   planner.shuffle_dir = fmt::format("{}/q-{}", base, NewQueryId());
   planner.compression = settings.GetString("shuffle_compression");
   planner.local_tasks = options_.workers.empty() && options_.resolve_workers == nullptr;
+  planner.repeated_build_min_bytes = settings.GetInt("shuffle_build_stage_bytes");
   SHOAL_ASSIGN_OR_RETURN(MaterializedPlan staged, PlanMaterialized(plan, planner));
   if (staged.stages.empty())
     return staged.root;  // no shuffle point: nothing to hand to tasks

@@ -17,6 +17,10 @@ std::span<const SettingDefinition> ShuffleSettingDeclarations() {
                  "Task processes a materialized-shuffle driver runs at once"),
       DeclareInt("shuffle_task_retries", 2, 0, 100, "distributed/shuffle",
                  "Times a failed or killed materialized-shuffle task is run again"),
+      DeclareBytes("shuffle_build_stage_bytes", 8 << 20, 0, INT64_MAX, "distributed/shuffle",
+                   "With local task processes, a hash join's build side that reads at least this "
+                   "much of its files becomes a stage of its own instead of being built again in "
+                   "each task of the join's stage"),
   };
   return kDeclarations;
 }

@@ -18,6 +18,7 @@
 #include "shoal/distributed/shuffle/task_error.h"
 #include "shoal/engine/query_runner.h"
 #include "shoal/engine/tpch_tables.h"
+#include "shoal/exec/operators/hash_join_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/exec/operators/values_exec.h"
@@ -355,10 +356,12 @@ class MaterializedPlannerTest : public ::testing::Test {
     ASSERT_OK(engine::RegisterTpchTables(scale, runner_.session().catalog().get()));
     ASSERT_OK(runner_.RunOne("SET threads = 3").status());
     engine_testing::RewritePlans(
-        runner_, [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
+        runner_,
+        [this](const exec::ExecPlanPtr& plan, const std::shared_ptr<exec::TaskContext>&) {
           MaterializedPlannerOptions options;
           options.shuffle_dir = shuffle_dir_;
           options.local_tasks = local_tasks_;
+          options.repeated_build_min_bytes = repeated_build_min_bytes_;
           auto staged = PlanMaterialized(plan, options);
           if (staged.ok())
             staged_ = *staged;
@@ -380,6 +383,7 @@ class MaterializedPlannerTest : public ::testing::Test {
 
   std::string shuffle_dir_ = "/nonexistent/shuffle";
   bool local_tasks_ = false;
+  int64_t repeated_build_min_bytes_ = MaterializedPlannerOptions().repeated_build_min_bytes;
   engine::QueryRunner runner_;
   MaterializedPlan staged_;
 };
@@ -541,6 +545,57 @@ TEST_F(MaterializedPlannerTest, ASubplanReadTwiceIsComputedOnceByTheDriver) {
   const std::string remote = exec::FormatExecutionPlan(*staged_.root);
   EXPECT_EQ(stages_scanning("lineitem"), 2) << remote;
   EXPECT_EQ(remote.find("SharedResult"), std::string::npos) << remote;
+}
+
+// Whether `node` scans a table in its own stage (not below a stage it reads).
+bool ScansInStage(const exec::ExecutionPlan& node) {
+  if (node.Is<exec::TableScanExec>())
+    return true;
+  for (const auto& child : node.children())
+    if (!child->Is<StageFileExec>() && ScansInStage(*child))
+      return true;
+  return false;
+}
+
+// Collect-build joins in a stage of several tasks whose build side scans in that stage: each task
+// computes that build side again.
+int RepeatedBuilds(const exec::ExecutionPlan& node, int tasks) {
+  int n = 0;
+  if (const auto* join = node.TryAs<exec::HashJoinExec>();
+      join != nullptr && tasks > 1 && join->mode() == exec::HashJoinExec::Mode::kCollectBuild &&
+      !join->right()->Is<StageFileExec>() && ScansInStage(*join->right()))
+    ++n;
+  for (const auto& child : node.children()) {
+    if (const auto* stage = child->TryAs<StageFileExec>())
+      n += RepeatedBuilds(*stage->child(), stage->num_tasks());
+    else
+      n += RepeatedBuilds(*child, tasks);
+  }
+  return n;
+}
+
+// TPC-H Q12 joins orders with a filtered lineitem in a stage of one task per input partition:
+// each task built the hash table of the whole build side. A build side that reads enough becomes
+// a stage of its own, computed once; a small one stays in the tasks.
+TEST_F(MaterializedPlannerTest, ABuildSideThatReadsMuchIsComputedOnceNotInEveryTask) {
+  local_tasks_ = true;
+  const std::string q12 = "EXPLAIN " + distributed_testing::TpchQuery(12);
+  repeated_build_min_bytes_ = int64_t{1} << 40;
+  ASSERT_OK(runner_.RunOne(q12).status());
+  const std::string repeated = exec::FormatExecutionPlan(*staged_.root);
+  EXPECT_GT(RepeatedBuilds(*staged_.root, 1), 0) << repeated;
+  const size_t stages_before = staged_.stages.size();
+
+  repeated_build_min_bytes_ = 0;
+  ASSERT_OK(runner_.RunOne(q12).status());
+  const std::string once = exec::FormatExecutionPlan(*staged_.root);
+  EXPECT_EQ(RepeatedBuilds(*staged_.root, 1), 0) << once;
+  EXPECT_GT(staged_.stages.size(), stages_before) << once;
+
+  // Tasks on workers: unchanged (each worker's cores build their own copy).
+  local_tasks_ = false;
+  ASSERT_OK(runner_.RunOne(q12).status());
+  EXPECT_GT(RepeatedBuilds(*staged_.root, 1), 0) << exec::FormatExecutionPlan(*staged_.root);
 }
 
 }  // namespace
