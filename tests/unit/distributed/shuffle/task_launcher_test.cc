@@ -202,6 +202,9 @@ TEST_F(TaskLauncherTest, TheLauncherBindsItsSymbolsAtStartAndKeepsTheDriversEnvi
 // GLIBC_TUNABLES in place when it reads it, so what is checked is the effect: the heap is advised
 // (VmFlags "hg"), which glibc does only when the kernel's mode is "madvise".
 TEST_F(TaskLauncherTest, TheLauncherAdvisesHugePagesForItsHeap) {
+#if defined(SHOAL_SANITIZE_BUILD)
+  GTEST_SKIP() << "under a sanitizer malloc is the sanitizer's: glibc's tunables do not apply";
+#endif
   const std::string mode = ReadText("/sys/kernel/mm/transparent_hugepage/enabled");
   if (mode.find("[madvise]") == std::string::npos)
     GTEST_SKIP() << "transparent huge pages are '" << mode
