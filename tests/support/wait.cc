@@ -1,6 +1,7 @@
 #include "tests/support/wait.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 namespace shoal::testing {
@@ -56,6 +57,14 @@ bool PollUntil(const std::function<bool()>& stop, Clock::time_point limit) {
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << what << " stopped holding after " << MillisSince(start) << " ms";
+}
+
+int ProcessThreadCount() {
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task");
+       it != std::filesystem::directory_iterator(); ++it)
+    ++n;
+  return n;
 }
 
 }  // namespace shoal::testing

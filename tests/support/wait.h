@@ -37,4 +37,8 @@ inline constexpr std::chrono::milliseconds kWaitTimeout{60000};
                                                   std::string_view what,
                                                   std::chrono::milliseconds window);
 
+/// The threads this process has now (/proc/self/task): a test that stopped something waits for
+/// the count it had before, so that no thread is left behind.
+int ProcessThreadCount();
+
 }  // namespace shoal::testing

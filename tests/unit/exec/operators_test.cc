@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <string_view>
 
@@ -24,6 +23,7 @@ namespace {
 
 using namespace testutil;  // NOLINT(google-build-using-namespace)
 using shoal::testing::HoldsFor;
+using shoal::testing::ProcessThreadCount;
 using shoal::testing::WaitFor;
 
 std::vector<Field> Fields() {
@@ -254,14 +254,6 @@ TEST(OperatorsTest, MemoryReturnsToZeroAfterStreamsAreDestroyed) {
 // no crash (an exception past a joinable std::thread is std::terminate), no hang, no thread left.
 // ScopedThreadStartFailure stands in for the OS, since RLIMIT_NPROC does not bind root.
 
-int ThreadCount() {
-  int n = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/task");
-       it != std::filesystem::directory_iterator(); ++it)
-    ++n;
-  return n;
-}
-
 void ExpectCannotStart(const Status& status, std::string_view what) {
   EXPECT_EQ(status.code(), StatusCode::kOutOfMemory) << status.ToString();
   EXPECT_NE(status.message().find(fmt::format("cannot start a thread for {}: ", what)),
@@ -272,7 +264,7 @@ void ExpectCannotStart(const Status& status, std::string_view what) {
 TEST(OperatorsTest, CoalesceFailsCleanlyWhenTheOSRefusesAThread) {
   auto merged = CoalescePartitionsExec::Make(Scan(NumberedTable(100, 2), 4));
   auto context = MakeContext();
-  const int threads_before = ThreadCount();
+  const int threads_before = ProcessThreadCount();
   {
     shoal::testing::ScopedThreadStartFailure refuse(2);  // the third producer
     auto result = CollectAll(merged, context);
@@ -280,7 +272,7 @@ TEST(OperatorsTest, CoalesceFailsCleanlyWhenTheOSRefusesAThread) {
     ExpectCannotStart(result.status(), "a CoalescePartitions producer (partition 2 of 4)");
     EXPECT_EQ(refuse.failures(), 1);
   }
-  EXPECT_TRUE(WaitFor([&] { return ThreadCount() == threads_before; },
+  EXPECT_TRUE(WaitFor([&] { return ProcessThreadCount() == threads_before; },
                       "the two producers started to be joined"));
   ASSERT_OK_AND_ASSIGN(auto batches, RunPlan(merged));
   EXPECT_EQ(Rows(batches).size(), 100u);
@@ -290,7 +282,7 @@ TEST(OperatorsTest, RepartitionFailsEveryOutputWhenTheOSRefusesAThread) {
   ASSERT_OK_AND_ASSIGN(auto repart, RepartitionExec::Make(Scan(NumberedTable(100, 2), 3),
                                                           Partitioning::RoundRobin(2)));
   auto context = MakeContext();
-  const int threads_before = ThreadCount();
+  const int threads_before = ProcessThreadCount();
   {
     shoal::testing::ScopedThreadStartFailure refuse(1);  // the second producer
     auto first = repart->Execute(0, context);
@@ -303,7 +295,7 @@ TEST(OperatorsTest, RepartitionFailsEveryOutputWhenTheOSRefusesAThread) {
     ExpectCannotStart(next.status(), "a Repartition producer (partition 1 of 3)");
     EXPECT_EQ(refuse.failures(), 1);
   }
-  EXPECT_TRUE(WaitFor([&] { return ThreadCount() == threads_before; },
+  EXPECT_TRUE(WaitFor([&] { return ProcessThreadCount() == threads_before; },
                       "the producer started to be joined"));
 }
 

@@ -3,7 +3,6 @@
 // are not aggregations, keep their own copies.
 #include "shoal/exec/shared_subplans.h"
 
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -192,14 +191,6 @@ TEST(SharedSubplansTest, AFailedRunFailsEveryReference) {
       << result.status().ToString();
 }
 
-int ThreadCount() {
-  int n = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/task");
-       it != std::filesystem::directory_iterator(); ++it)
-    ++n;
-  return n;
-}
-
 // A loaded machine at its process limit refuses threads (EAGAIN): the shared run fails with a
 // status naming the reader that could not start, every reference reads it, and the readers
 // started are joined. ScopedThreadStartFailure stands in for the OS (RLIMIT_NPROC does not bind
@@ -207,7 +198,7 @@ int ThreadCount() {
 TEST(SharedSubplansTest, AThreadTheOSRefusesFailsEveryReference) {
   auto shared = SharedResultExec::Make(Scan(KeyValueTable(), 3), /*references=*/1);
   auto context = MakeContext(128);
-  const int threads_before = ThreadCount();
+  const int threads_before = shoal::testing::ProcessThreadCount();
   {
     shoal::testing::ScopedThreadStartFailure refuse(1);  // the reader of the third partition
     auto result = CollectAll(shared, context);
@@ -219,8 +210,9 @@ TEST(SharedSubplansTest, AThreadTheOSRefusesFailsEveryReference) {
         << result.status().ToString();
     EXPECT_EQ(refuse.failures(), 1);
   }
-  EXPECT_TRUE(shoal::testing::WaitFor([&] { return ThreadCount() == threads_before; },
-                                      "the reader started to be joined"));
+  EXPECT_TRUE(shoal::testing::WaitFor(
+      [&] { return shoal::testing::ProcessThreadCount() == threads_before; },
+      "the reader started to be joined"));
 }
 
 // A rewrite that keeps a shared node under some of its parents and puts a copy of its subplan
