@@ -362,12 +362,8 @@ int64_t ScanBytes(const exec::ExecutionPlan& plan, std::set<const exec::Executio
   if (!seen->insert(&plan).second)
     return 0;
   int64_t bytes = 0;
-  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan)) {
-    for (const auto& group : scan->unit_groups()) {
-      for (const io::ScanUnit& unit : group)
-        bytes += unit.bytes;
-    }
-  }
+  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan))
+    bytes += scan->unit_bytes();
   for (const auto& child : plan.children())
     bytes += ScanBytes(*child, seen);
   return bytes;

@@ -24,12 +24,8 @@ void RemoteProgress::AddStage(int stage_id, int task_count, int64_t bytes_total)
 
 int64_t RemoteProgress::ScanBytes(const exec::ExecutionPlan& plan) {
   int64_t bytes = 0;
-  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan)) {
-    for (const auto& group : scan->unit_groups()) {
-      for (const io::ScanUnit& unit : group)
-        bytes += unit.bytes;
-    }
-  }
+  if (const auto* scan = dynamic_cast<const exec::TableScanExec*>(&plan))
+    bytes += scan->unit_bytes();
   if (plan.Is<NetworkExchangeExec>())
     return bytes;
   for (const auto& child : plan.children())

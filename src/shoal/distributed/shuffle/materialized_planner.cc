@@ -135,11 +135,8 @@ void CollectStages(const exec::ExecPlanPtr& node,
 // The bytes of the files the scans of `node` read (below stage boundaries too).
 int64_t ScannedBytes(const exec::ExecutionPlan& node) {
   int64_t bytes = 0;
-  if (const auto* scan = node.TryAs<exec::TableScanExec>()) {
-    for (const auto& group : scan->unit_groups())
-      for (const io::ScanUnit& unit : group)
-        bytes += unit.bytes;
-  }
+  if (const auto* scan = node.TryAs<exec::TableScanExec>())
+    bytes += scan->unit_bytes();
   for (const auto& child : node.children())
     bytes += ScannedBytes(*child);
   return bytes;

@@ -3,6 +3,8 @@
 // one per output partition, so a partition reads its units in table order.
 #pragma once
 
+#include <cstdint>
+
 #include "shoal/exec/execution_plan.h"
 #include "shoal/io/table_provider.h"
 
@@ -39,6 +41,15 @@ class TableScanExec final : public ExecutionPlan {
   }
 
   const std::vector<std::vector<io::ScanUnit>>& unit_groups() const { return groups_; }
+
+  /// The bytes of the files its units read (what progress counts, and what makes a scan costly).
+  int64_t unit_bytes() const {
+    int64_t bytes = 0;
+    for (const auto& group : groups_)
+      for (const io::ScanUnit& unit : group)
+        bytes += unit.bytes;
+    return bytes;
+  }
 
   /// A scan of units already planned (one group per output partition, at least one group): the
   /// distributed layer hands each task its share of a leaf's units and rebuilds scans from plans.
