@@ -42,22 +42,29 @@ Registry& GetRegistry() {
   return *registry;
 }
 
+std::shared_ptr<grpc::Channel> NewChannelTo(const std::string& worker) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  // A task call is silent for as long as the task runs: pings notice a worker that vanished.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // A worker back after a restart is used again within a second, not after minutes of backoff.
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Its own connections: PingShuffleWorker's fresh channel makes an attempt of its own.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  RouteLibraryLogs();
+  return grpc::CreateCustomChannel(worker, ProcessNodeSecurity()->ChannelCredentials(), args);
+}
+
 std::shared_ptr<grpc::Channel> ChannelTo(const std::string& worker) {
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto& channel = r.channels[worker];
-  if (!channel) {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(-1);
-    args.SetMaxSendMessageSize(-1);
-    // A task call is silent for as long as the task runs: pings notice a worker that vanished.
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
-    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
-    RouteLibraryLogs();
-    channel = grpc::CreateCustomChannel(worker, ProcessNodeSecurity()->ChannelCredentials(), args);
-  }
+  if (!channel)
+    channel = NewChannelTo(worker);
   return channel;
 }
 
@@ -281,15 +288,30 @@ Status FetchMapOutput(const RemoteStageFile& from, int stage_id, int map, int pa
 
 Result<std::string> PingShuffleWorker(const std::string& worker,
                                       std::chrono::milliseconds timeout) {
-  proto::ShuffleFiles::Stub stub(ChannelTo(worker));
+  std::shared_ptr<grpc::Channel> channel = ChannelTo(worker);
+  const bool failed_before =
+      channel->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_TRANSIENT_FAILURE;
+  if (failed_before) {
+    // The worker was gone (it died, or restarted). Until its backoff ends the shared channel
+    // fails every call at once without trying, so it would call a worker that is back
+    // unreachable; a fresh channel tries now, and a refused port still answers at once.
+    channel = NewChannelTo(worker);
+  }
+  proto::ShuffleFiles::Stub stub(channel);
   grpc::ClientContext call;
   call.set_deadline(std::chrono::system_clock::now() + timeout);
   proto::PingShuffleWorkerRequest request;
   ProcessNodeSecurity()->SignCall(&call, "ShuffleFiles/PingShuffleWorker", "ping", request);
   proto::PingShuffleWorkerResponse response;
   grpc::Status status = stub.PingShuffleWorker(&call, request, &response);
-  if (status.ok())
+  if (status.ok()) {
+    if (failed_before) {  // back: later calls take the channel that reached it
+      Registry& r = GetRegistry();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      r.channels[worker] = channel;
+    }
     return response.incarnation();
+  }
   Status st = FromGrpc(status, fmt::format("worker {}", worker));
   // Whatever else went wrong, the worker cannot be used now: a health matter.
   if (st.code() != StatusCode::kInvalidArgument)

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <thread>
@@ -518,10 +519,14 @@ class ExecuteCall {
 
 class GrpcWorkerChannel final : public WorkerChannel {
  public:
-  GrpcWorkerChannel(std::string address, std::shared_ptr<grpc::Channel> channel,
+  /// `new_channel` makes another channel to the same address with the same credentials and
+  /// arguments (WaitConnected's probe).
+  GrpcWorkerChannel(std::string address,
+                    std::function<std::shared_ptr<grpc::Channel>()> new_channel,
                     GrpcChannelOptions options, std::shared_ptr<NodeSecurity> security)
       : address_(std::move(address)),
-        channel_(std::move(channel)),
+        new_channel_(std::move(new_channel)),
+        channel_(new_channel_()),
         stub_(proto::Worker::NewStub(channel_)),
         options_(options),
         security_(std::move(security)) {}
@@ -610,15 +615,35 @@ class GrpcWorkerChannel final : public WorkerChannel {
   Status WaitConnected() {
     auto deadline =
         std::chrono::system_clock::now() + std::chrono::milliseconds(options_.connect_timeout_ms);
-    grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+    // One reading decides: the state may change between two.
+    const grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+      // An earlier attempt failed (the worker died, or restarted). The channel keeps reporting
+      // that failure through its next attempts, until one succeeds, so waiting on it cannot
+      // tell a worker still gone from an attempt not yet made: it waited the whole connect
+      // timeout, and every query that lost a worker stalled that long (5 s) in the health check
+      // that found the loss. A new channel's first attempt ends in a state of its own: a port
+      // that refuses answers at once, a new worker accepts at once.
+      std::shared_ptr<grpc::Channel> probe = new_channel_();
+      SHOAL_RETURN_IF_ERROR(WaitReady(*probe, probe->GetState(/*try_to_connect=*/true), deadline));
+      // Back: this channel tries again now instead of at the end of its backoff.
+      grpc::experimental::ChannelResetConnectionBackoff(channel_.get());
+    }
+    return WaitReady(*channel_, state, deadline);
+  }
+
+  // Fails fast (Unavailable) when `channel`, last seen in `state`, cannot reach the worker: at
+  // the first failed connection attempt (a refused port answers at once), or at `deadline` (an
+  // address that never answers). From TRANSIENT_FAILURE it waits for a success.
+  Status WaitReady(grpc::Channel& channel, grpc_connectivity_state state,
+                   std::chrono::system_clock::time_point deadline) const {
     while (state != GRPC_CHANNEL_READY) {
-      // A failure left from an earlier attempt gets one more try (the worker may be back).
-      if (!channel_->WaitForStateChange(state, deadline)) {
+      if (!channel.WaitForStateChange(state, deadline)) {
         return UnreachableWorkerError(
                    address_, fmt::format("no connection within {} ms", options_.connect_timeout_ms))
             .WithHint(kUnreachableHint);
       }
-      state = channel_->GetState(/*try_to_connect=*/true);
+      state = channel.GetState(/*try_to_connect=*/true);
       if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
         return UnreachableWorkerError(address_, "the connection failed").WithHint(kUnreachableHint);
       }
@@ -627,6 +652,7 @@ class GrpcWorkerChannel final : public WorkerChannel {
   }
 
   std::string address_;
+  std::function<std::shared_ptr<grpc::Channel>()> new_channel_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<proto::Worker::Stub> stub_;
   GrpcChannelOptions options_;
@@ -655,11 +681,16 @@ Result<WorkerChannelPtr> GrpcChannelResolver::Connect(const std::string& address
   args.SetInt(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1);
   // Reconnect quickly after a worker restarts instead of backing off for minutes.
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Its own connections, never those of another channel to the same worker: a probe channel
+  // (WaitConnected) must make an attempt of its own, not report a shared one's backoff.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   RouteLibraryLogs();
   auto security = ProcessNodeSecurity();
-  auto channel = grpc::CreateCustomChannel(address, security->ChannelCredentials(), args);
+  auto new_channel = [address, credentials = security->ChannelCredentials(), args] {
+    return grpc::CreateCustomChannel(address, credentials, args);
+  };
   WorkerChannelPtr out =
-      std::make_shared<GrpcWorkerChannel>(address, std::move(channel), options_, security);
+      std::make_shared<GrpcWorkerChannel>(address, std::move(new_channel), options_, security);
   channels_[address] = out;
   return out;
 }

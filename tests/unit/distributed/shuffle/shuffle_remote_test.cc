@@ -55,7 +55,8 @@ struct StageFileServer {
 // Tasks run on the service's threads, or with `executable` as child processes of that program
 // (another program than shoal makes every task fail).
 Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir,
-                                                     const std::string& executable = "") {
+                                                     const std::string& executable = "",
+                                                     const std::string& listen = "127.0.0.1:0") {
   auto s = std::make_unique<StageFileServer>();
   StageFileServiceOptions options;
   options.shuffle_dir = dir.string();
@@ -65,7 +66,7 @@ Result<std::unique_ptr<StageFileServer>> StartServer(const fs::path& dir,
   SHOAL_ASSIGN_OR_RETURN(s->service, StageFileService::Make(std::move(options)));
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(s->service->grpc_service());
   ApplyServerChannelArguments(builder);
   s->server = builder.BuildAndStart();
@@ -412,6 +413,25 @@ TEST_F(ShuffleRemoteTest, APingTellsALiveShuffleWorkerFromAGoneOne) {
   Status st = PingShuffleWorker(gone, std::chrono::seconds(5)).status();
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   EXPECT_NE(st.UserMessage().find(gone), std::string::npos) << st.ToString();
+}
+
+// A worker restarted on its port answers the next ping. Its channel had failed, and until the end
+// of its backoff (a second, then more, up to two minutes) it failed every call at once without
+// trying: the driver kept a worker that was back out of use that long.
+TEST_F(ShuffleRemoteTest, APingReachesAShuffleWorkerBackOnItsPort) {
+  StartServers(1);
+  const std::string address = servers_[0]->address;
+  ASSERT_OK_AND_ASSIGN(std::string before, PingShuffleWorker(address, std::chrono::seconds(5)));
+  servers_[0]->server->Shutdown();
+  servers_.clear();
+  for (int i = 0; i < 2; ++i)
+    EXPECT_STATUS_CODE(StatusCode::kUnavailable,
+                       PingShuffleWorker(address, std::chrono::seconds(5)));
+
+  ASSERT_OK_AND_ASSIGN(auto back, StartServer(root_ / "back", "", address));
+  servers_.push_back(std::move(back));
+  ASSERT_OK_AND_ASSIGN(std::string after, PingShuffleWorker(address, std::chrono::seconds(5)));
+  EXPECT_NE(after, before);  // another process: its committed outputs are gone
 }
 
 TEST_F(ShuffleRemoteTest, WithoutRetriesAGoneWorkerFailsTheQueryNamingIt) {

@@ -10,6 +10,7 @@
 #include "shoal/distributed/coordinator/coordinator.h"
 #include "shoal/distributed/transport/grpc_worker_channel.h"
 #include "shoal/distributed/transport/grpc_worker_server.h"
+#include "shoal/engine/query_runner.h"
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
@@ -83,6 +84,49 @@ TEST_F(GrpcTransportTest, AnUnreachableWorkerIsUnavailable) {
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
   EXPECT_NE(st.UserMessage().find("127.0.0.1:1"), std::string::npos) << st.ToString();
   EXPECT_STATUS_CODE(StatusCode::kInvalidArgument, channels->Connect("no-port"));
+}
+
+// A worker that died mid-query: the channel's first attempt to reach it again fails, and gRPC
+// then reports that failure throughout its next attempts (no state change comes). The health
+// check after a lost task waited the whole connect timeout (5 s by default) for one, so a query
+// that lost a worker stalled 5 s before its retry. Each check now makes an attempt whose end it
+// sees and fails at once; a worker back on the same port is reached by the next check.
+TEST(GrpcChannelTest, AWorkerThatFailedBeforeIsAskedAgainAtOnce) {
+  engine::QueryRunner runner;
+  distributed_testing::GrpcTestCluster cluster;
+  ASSERT_OK(cluster.Start(1, distributed_testing::TestWorker(runner.session().catalog())));
+  const std::string address = cluster.addresses[0];
+  GrpcChannelOptions options;
+  // A check that waits for a state change gives up after this ("no connection within"), well
+  // before gRPC's own next report (some 20-30 s later); a refused port answers at once.
+  options.connect_timeout_ms = 10000;
+  auto channels = std::make_shared<GrpcChannelResolver>(options);
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, channels->Connect(address));
+  ASSERT_OK(channel->GetWorkerInfo().status());
+
+  cluster.Shutdown();
+  for (int check = 0; check < 3; ++check) {
+    SCOPED_TRACE(check);
+    auto info = channel->GetWorkerInfo();
+    ASSERT_FALSE(info.ok());
+    EXPECT_EQ(info.status().code(), StatusCode::kUnavailable) << info.status().ToString();
+    EXPECT_EQ(info.status().UserMessage().find("no connection within"), std::string::npos)
+        << info.status().ToString();
+  }
+
+  // Back on its port (a restart): the next check reaches it.
+  GrpcWorkerServerOptions server;
+  server.listen = address;
+  std::shared_ptr<WorkerService> service;
+  ASSERT_OK_AND_ASSIGN(
+      auto restarted, GrpcWorkerServer::Start(server, [&](const std::string& bound) {
+        WorkerServiceOptions w = distributed_testing::TestWorker(runner.session().catalog());
+        w.address = bound;
+        service = std::make_shared<WorkerService>(std::move(w));
+        return service;
+      }));
+  EXPECT_OK(channel->GetWorkerInfo().status());
+  restarted->Shutdown();
 }
 
 // Reaches every worker but `refused` (a worker's own address).
