@@ -66,6 +66,9 @@ StatusCode FromGrpcCode(int code) {
 
 namespace {
 
+// How long a failed call lets its consumer end on the error before failing its other calls.
+constexpr auto kConsumerGrace = std::chrono::milliseconds(20);
+
 constexpr const char* kUnreachableHint =
     "check that `shoal worker` runs there, that the address is right, and that both sides use "
     "certificates of the same CA (--tls-ca), or both --insecure";
@@ -449,15 +452,19 @@ class ExecuteCall {
 
  private:
   // The first failure of this call also fails the consumer's other calls (ConsumerCalls), after a
-  // grace period: usually the original error ends the consumer first (and closes this call), and
-  // the user then sees it alone rather than a sibling's copy of it.
+  // grace period: when the consumer reads this call, the original error ends it first (and closes
+  // this call) within the period, and the user sees it alone rather than a sibling's copy of it
+  // (which quotes it). When the consumer waits on another call (a join's build side while this
+  // is its probe side) the period is pure delay, paid at every hop between the lost worker and
+  // the coordinator: at 250 ms, a lost worker cost half a second before retry_policy = query
+  // could run the query again.
   void FailConsumer(const Status& status) {
     if (failed_ || !consumer_)
       return;
     failed_ = true;
     {
       std::unique_lock<std::mutex> lock(closing_mutex_);
-      if (closing_cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return closing_; }))
+      if (closing_cv_.wait_for(lock, kConsumerGrace, [&] { return closing_; }))
         return;
     }
     ConsumerCalls::Instance().FailOthers(
