@@ -152,6 +152,11 @@ class Cutter {
     if (node->distribution().boundary == exec::StageBoundary::kShared)
       return CutShared(node);
     if (IsHashRepartition(*node)) {
+      // A shuffle inside a shared subplan is met once per reference where each reference gets a
+      // copy (CutShared inside a stage): all read the one stage, computed once. How a hash
+      // repartition is cut depends on its subtree alone, never on where it is met.
+      if (auto it = hash_stages_.find(node.get()); it != hash_stages_.end())
+        return it->second;
       const int id = next_id_++;  // before the subtree: pre-order ids
       // One map task per input partition, each reading its own share of the input once, when
       // every partition can run in a process of its own; else one map task runs them all.
@@ -159,7 +164,10 @@ class Cutter {
       const int map_tasks =
           PartitionsAreIndependent(*child) ? std::max(1, child->num_partitions()) : 1;
       SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr input, CutInStage(child, map_tasks));
-      return MakeStage(input, id, node->output_partitioning(), map_tasks);
+      SHOAL_ASSIGN_OR_RETURN(exec::ExecPlanPtr stage,
+                             MakeStage(input, id, node->output_partitioning(), map_tasks));
+      hash_stages_.emplace(node.get(), stage);
+      return stage;
     }
     std::vector<exec::ExecPlanPtr> children = node->children();
     if (children.empty())
@@ -219,8 +227,9 @@ class Cutter {
   // A subplan several places of the query read (exec/shared_subplans.h: TPC-H Q15's revenue
   // view). Where the driver runs it, it stays shared: the driver computes it once, from stages
   // cut once, and replays it to each reference. Inside a stage each task would compute all of
-  // its partitions again, so there each reference gets a copy, cut as if it were not shared (as
-  // every reference was before; RecountSharedReferences then counts the readers left).
+  // its partitions again, so there each reference gets a copy (RecountSharedReferences then
+  // counts the readers left); the shuffles inside the copies are one stage, so a copy repeats
+  // only what lies above its last shuffle (Q15: the final aggregation of the stage's files).
   Result<exec::ExecPlanPtr> CutShared(const exec::ExecPlanPtr& node) {
     if (stage_depth_ > 0)
       return Cut(node->children()[0]);
@@ -280,6 +289,8 @@ class Cutter {
   int stage_tasks_ = 1;  // how many tasks run the innermost stage enclosing it
   // Each shared node the driver runs, cut (every reference gets the same node).
   std::map<const exec::ExecutionPlan*, exec::ExecPlanPtr> shared_;
+  // Each hash repartition cut, with its stage.
+  std::map<const exec::ExecutionPlan*, exec::ExecPlanPtr> hash_stages_;
 };
 
 // Every stage of `root` with the stages it reads (directly) and the stages whose filters its scans
