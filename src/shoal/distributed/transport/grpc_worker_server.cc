@@ -314,8 +314,8 @@ class WorkerGrpcService final : public proto::Worker::Service {
       return fail_all(decoded.status());
     const ExecuteTaskRequest& r = decoded->request;
     const auto compression = decoded->compression;
-    Result<std::vector<exec::StreamPtr>> streams =
-        service->ExecuteTask(r, ReceivedHeaders(*context));
+    Result<std::vector<exec::StreamPtr>> streams = service->ExecuteTask(
+        r, ReceivedHeaders(*context), [context] { return context->IsCancelled(); });
     if (!streams.ok())
       return fail_all(streams.status());
     SendQueue queue(send_budget_);

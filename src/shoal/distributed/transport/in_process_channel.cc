@@ -163,8 +163,9 @@ class InProcessChannel final : public WorkerChannel {
 
   Result<std::vector<exec::StreamPtr>> ExecuteTask(
       const Headers& headers, const ExecuteTaskRequest& request,
-      const std::shared_ptr<exec::TaskContext>&) override {
-    return service_->ExecuteTask(request, headers);
+      const std::shared_ptr<exec::TaskContext>& context) override {
+    return service_->ExecuteTask(request, headers,
+                                 [context] { return context && context->cancelled(); });
   }
 
   Result<WorkerInfo> GetWorkerInfo() override { return service_->GetWorkerInfo(); }

@@ -270,8 +270,9 @@ class SelfChannel final : public WorkerChannel {
 
   Result<std::vector<exec::StreamPtr>> ExecuteTask(
       const Headers& headers, const ExecuteTaskRequest& request,
-      const std::shared_ptr<exec::TaskContext>&) override {
-    return self_->ExecuteTask(request, headers);
+      const std::shared_ptr<exec::TaskContext>& context) override {
+    return self_->ExecuteTask(request, headers,
+                              [context] { return context && context->cancelled(); });
   }
 
   Result<WorkerInfo> GetWorkerInfo() override { return self_->GetWorkerInfo(); }
@@ -588,23 +589,40 @@ std::shared_ptr<NetworkSendCounters> WorkerService::SendCounters(const TaskKey& 
   return it == tasks_.end() ? nullptr : it->second->sent;
 }
 
-Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(const TaskKey& key) {
+Result<std::shared_ptr<WorkerService::Task>> WorkerService::WaitForTask(
+    const TaskKey& key, const std::function<bool()>& abandoned) {
   std::unique_lock<std::mutex> lock(mutex_);
   auto found = [&] { return shutting_down_ || tasks_.count(key) > 0; };
   if (std::find(expired_.begin(), expired_.end(), key) != expired_.end())
     return ExpiryStatus(key);
-  if (!cv_.wait_for(lock, options_.plan_wait, found)) {
-    return Status::NotFound("worker {} has no plan for {} of query {} after waiting {} ms",
-                            options_.address, key.ToString(), key.query_id,
-                            options_.plan_wait.count());
+  // A plan that has not come yet may never come: its query failed before sending it. The caller
+  // then stops asking (a consumer task ended by its coordinator; a join dropped after an error
+  // opening the input it never read, so that a repartition below it does not wait for a reader;
+  // a cancelled call), and must not hold its task's teardown, and the query's, for plan_wait.
+  constexpr auto kAbandonedPoll = std::chrono::milliseconds(20);
+  const auto deadline = std::chrono::steady_clock::now() + options_.plan_wait;
+  while (!found()) {
+    if (abandoned && abandoned())
+      return Status::Cancelled("{} of query {} was no longer wanted before its plan came",
+                               key.ToString(), key.query_id);
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline)
+      return Status::NotFound("worker {} has no plan for {} of query {} after waiting {} ms",
+                              options_.address, key.ToString(), key.query_id,
+                              options_.plan_wait.count());
+    const auto slice =
+        abandoned ? std::min<std::chrono::steady_clock::duration>(deadline - now, kAbandonedPoll)
+                  : deadline - now;
+    cv_.wait_for(lock, slice);
   }
   if (shutting_down_)
     return ShutdownStatus();
   return tasks_[key];
 }
 
-Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTaskRequest& request,
-                                                                const Headers& headers) {
+Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(
+    const ExecuteTaskRequest& request, const Headers& headers,
+    const std::function<bool()>& abandoned) {
   const ScopedLogContext log_context(request.task_key.query_id, request.task_key.ToString());
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -614,7 +632,7 @@ Result<std::vector<exec::StreamPtr>> WorkerService::ExecuteTask(const ExecuteTas
       execute_headers_.erase(execute_headers_.begin());
     execute_headers_.emplace_back(request.task_key, headers);
   }
-  SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<Task> task, WaitForTask(request.task_key));
+  SHOAL_ASSIGN_OR_RETURN(std::shared_ptr<Task> task, WaitForTask(request.task_key, abandoned));
   if (!task->refused.ok())
     return task->refused;
   exec::ExecPlanPtr source = task->source();

@@ -111,8 +111,11 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
   void Heartbeat(const TaskKey& key);
   /// Where a transport counts what it sends for the task (null: no such task).
   std::shared_ptr<NetworkSendCounters> SendCounters(const TaskKey& key) const;
-  Result<std::vector<exec::StreamPtr>> ExecuteTask(const ExecuteTaskRequest& request,
-                                                   const Headers& headers = {});
+  /// The streams of a task's partitions. Waits up to plan_wait for the task's plan, or until
+  /// `abandoned` says the caller no longer wants them (its call was cancelled, its task ended).
+  Result<std::vector<exec::StreamPtr>> ExecuteTask(
+      const ExecuteTaskRequest& request, const Headers& headers = {},
+      const std::function<bool()>& abandoned = nullptr);
   WorkerInfo GetWorkerInfo() const;
   /// How far each task of query `query_id` held now is.
   std::vector<TaskProgress> Progress(const std::string& query_id) const;
@@ -133,7 +136,8 @@ class WorkerService : public std::enable_shared_from_this<WorkerService> {
   struct Task;
 
  private:
-  Result<std::shared_ptr<Task>> WaitForTask(const TaskKey& key);
+  Result<std::shared_ptr<Task>> WaitForTask(const TaskKey& key,
+                                            const std::function<bool()>& abandoned);
   // Per-operator metrics, producer heads and network counters of an ended task.
   void AddTaskDetails(Task& task, TaskMetrics* metrics) const;
   void SweepExpiredTasks();

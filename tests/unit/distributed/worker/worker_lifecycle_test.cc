@@ -17,6 +17,7 @@
 #include "shoal/distributed/transport/in_process_channel.h"
 #include "shoal/engine/tpch_tables.h"
 #include "shoal/exec/operators/table_scan_exec.h"
+#include "shoal/exec/task_context.h"
 #include "shoal/io/tpch/scale.h"
 #include "tests/support/distributed_test_util.h"
 #include "tests/support/gtest_util.h"
@@ -289,6 +290,34 @@ TEST(TaskTtlTest, HeartbeatsKeepATaskLongPastItsTtlAndSilenceEndsIt) {
             std::string::npos)
       << late.status().UserMessage();
   EXPECT_EQ(late.status().UserMessage().find("user request"), std::string::npos);
+}
+
+// Regression: a consumer asking for a plan that never came (its query failed before sending
+// it) waited plan_wait (10 s) even once its own task had been ended. A join dropped after an
+// error opens the input it never read, so the failed query's teardown, and under retry_policy =
+// query the retry's answer, waited those 10 s. The wait now ends when the caller's task is
+// cancelled, whether before the call or during it.
+TEST(PlanWaitTest, AConsumerWhoseTaskEndedStopsWaitingForAPlanThatNeverComes) {
+  auto cluster = InProcessCluster::Make();
+  WorkerServiceOptions options;
+  options.address = "w1";
+  options.plan_wait = std::chrono::seconds(30);  // what a consumer waited for; never reached
+  ASSERT_OK(cluster->AddWorker(std::move(options)));
+  ASSERT_OK_AND_ASSIGN(WorkerChannelPtr channel, cluster->Connect("w1"));
+  ExecuteTaskRequest execute;
+  execute.task_key = {"q-never", 1, 0};
+  execute.partition_end = 1;
+
+  auto ended = std::make_shared<exec::TaskContext>(exec::TaskContext::Options());
+  ended->Cancel();
+  EXPECT_STATUS_CODE(StatusCode::kCancelled, channel->ExecuteTask({}, execute, ended));
+
+  auto running = std::make_shared<exec::TaskContext>(exec::TaskContext::Options());
+  std::thread consumer([&] {
+    EXPECT_STATUS_CODE(StatusCode::kCancelled, channel->ExecuteTask({}, execute, running));
+  });
+  running->Cancel();
+  consumer.join();
 }
 
 TEST(TaskTtlTest, ATaskOlderThanTheTtlIsDroppedAndConsumersAreTold) {
