@@ -385,12 +385,13 @@ Result<ExprPtr> FoldFilterIntoScan(ExecPlanPtr* input, const ExprPtr& predicate)
 }  // namespace
 
 Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
+  shared_roots_.clear();
   SHOAL_ASSIGN_OR_RETURN(auto node, PlanNode(plan));
   ExecPlanPtr root = Coalesce(std::move(node));
   // Before the runtime filters: a shared subplan takes none, and a filter planned first would
   // make the references differ.
   if (options_.share_subplans) {
-    SHOAL_ASSIGN_OR_RETURN(root, ShareCommonSubplans(root));
+    SHOAL_ASSIGN_OR_RETURN(root, ShareCommonSubplans(root, shared_roots_, options_.distributed));
   }
   if (!options_.runtime_filters)
     return root;
@@ -398,6 +399,13 @@ Result<ExecPlanPtr> PhysicalPlanner::Plan(const sql::LogicalPlan& plan) const {
 }
 
 Result<ExecPlanPtr> PhysicalPlanner::PlanNode(const sql::LogicalPlan& plan) const {
+  SHOAL_ASSIGN_OR_RETURN(ExecPlanPtr node, PlanOne(plan));
+  if (plan.shared_subplan >= 0)
+    shared_roots_.insert(node.get());
+  return node;
+}
+
+Result<ExecPlanPtr> PhysicalPlanner::PlanOne(const sql::LogicalPlan& plan) const {
   SHOAL_CHECK_STACK_DEPTH();
   const int partitions = std::max(1, options_.target_partitions);
   if (plan.kind == LogicalKind::kRecursiveCte) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 
 #include "shoal/common/result.h"
 #include "shoal/exec/execution_plan.h"
@@ -33,8 +34,9 @@ struct PhysicalPlannerOptions {
   // distributing rewrite): right semi and anti joins are partitioned, since a collect-build one
   // emits its build rows once and so would run its whole probe side in one task.
   bool distributed = false;
-  // Compute a repeated aggregation subplan once and let its references share it
-  // (shared_subplans.h; setting shared_subplans). Only for plans run in one process or by the
+  // Compute a repeated aggregation subplan, and the subtrees the optimizer marked alike
+  // (LogicalPlan::shared_subplan), once and let their references share it (shared_subplans.h;
+  // setting shared_subplans). Only for plans run in one process or by the
   // streaming distributed planner, which reads a shared subplan as a stage of its own; the file
   // shuffle's planner refuses the node.
   bool share_subplans = true;
@@ -51,7 +53,12 @@ class PhysicalPlanner {
   Result<ExecPlanPtr> PlanNode(const sql::LogicalPlan& plan) const;
 
  private:
+  Result<ExecPlanPtr> PlanOne(const sql::LogicalPlan& plan) const;
+
   PhysicalPlannerOptions options_;
+  // The plans of the logical subtrees marked shared (LogicalPlan::shared_subplan), which
+  // ShareCommonSubplans computes once when alike. A planner plans one statement at a time.
+  mutable std::set<const ExecutionPlan*> shared_roots_;
 };
 
 }  // namespace shoal::exec

@@ -1,6 +1,7 @@
 #include "shoal/exec/runtime_filter_planner.h"
 
 #include <map>
+#include <set>
 
 #include "shoal/exec/operators/coalesce_partitions_exec.h"
 #include "shoal/exec/operators/filter_exec.h"
@@ -44,7 +45,18 @@ class Planner {
     return Visit(root);
   }
 
+  // Memoized: a node the plan reaches by several paths (a shared subplan) is rewritten once, so
+  // its parents keep sharing one node.
   Result<ExecPlanPtr> Rewrite(const ExecPlanPtr& node) {
+    if (auto it = rewritten_.find(node.get()); it != rewritten_.end())
+      return it->second;
+    SHOAL_ASSIGN_OR_RETURN(ExecPlanPtr out, RewriteOnce(node));
+    rewritten_.emplace(node.get(), out);
+    return out;
+  }
+
+ private:
+  Result<ExecPlanPtr> RewriteOnce(const ExecPlanPtr& node) {
     std::vector<ExecPlanPtr> children = node->children();
     bool changed = false;
     for (auto& child : children) {
@@ -73,7 +85,6 @@ class Planner {
     return out;
   }
 
- private:
   // How many paths from the root reach each node (a shared subtree is reached more than once).
   void CountPaths(const ExecPlanPtr& node) {
     ++paths_[node.get()];
@@ -84,18 +95,25 @@ class Planner {
   }
 
   Status Visit(const ExecPlanPtr& node) {
+    if (!visited_.insert(node.get()).second)
+      return Status::OK();  // a shared subplan, met again through another reference
     if (node->distribution().keeps_subtree_whole)
       return Status::OK();  // its subtree runs many times; a filter would outlive its build
     if (const auto* join = node->TryAs<HashJoinExec>();
         join != nullptr && FilterableJoin(*join, partitioned_)) {
       std::vector<JoinRuntimeFilter> filters;
+      // Down to a scan, never through a node the plan reaches by more paths than the join: some
+      // of that node's rows go to readers the join does not see (a shared subplan's other
+      // references). Inside a shared subplan, join and scan are reached alike.
+      const int join_paths = paths_[join];
       for (size_t k = 0; k < join->left_keys().size(); ++k) {
-        // Down to a scan, never through a node the plan reaches by more than one path.
-        const RuntimeFilterPathEnd end = FollowRuntimeFilterColumn(
-            *join->left(), PlainKeyColumn(join->left_keys()[k]),
-            [this](const ExecutionPlan& at) { return paths_[&at] > 1 || at.Is<TableScanExec>(); });
+        const RuntimeFilterPathEnd end =
+            FollowRuntimeFilterColumn(*join->left(), PlainKeyColumn(join->left_keys()[k]),
+                                      [this, join_paths](const ExecutionPlan& at) {
+                                        return paths_[&at] > join_paths || at.Is<TableScanExec>();
+                                      });
         const auto* scan = end.node == nullptr ? nullptr : end.node->TryAs<TableScanExec>();
-        if (scan == nullptr || paths_[scan] > 1 || scan->request().limit >= 0)
+        if (scan == nullptr || paths_[scan] > join_paths || scan->request().limit >= 0)
           continue;
         const int column = end.column;
         const int table_column = scan->request().projection[static_cast<size_t>(column)];
@@ -113,6 +131,8 @@ class Planner {
   }
 
   std::map<const ExecutionPlan*, int> paths_;
+  std::set<const ExecutionPlan*> visited_;
+  std::map<const ExecutionPlan*, ExecPlanPtr> rewritten_;
   std::map<const ExecutionPlan*, std::vector<JoinRuntimeFilter>> join_filters_;
   std::map<const ExecutionPlan*, std::vector<io::RuntimeFilterTarget>> scan_filters_;
   int next_id_ = 1;

@@ -22,7 +22,9 @@
 //    grouped by it (dropping the input rows of a group drops exactly that group, Q17's shape).
 //    The walk stops at anything else (limits and sorts with a fetch, windows, unions, nested
 //    loops, a join's build side, recursive CTEs, whose subtrees run many times), and never marks
-//    a scan the plan reaches by more than one path, or a scan with a row limit.
+//    a scan the plan reaches by more paths than the join (a shared subplan read by others the
+//    join does not feed; a join inside the shared subplan may filter its scans), or a scan with a
+//    row limit.
 // The answer never depends on the filters: they only drop rows the join would drop.
 #pragma once
 

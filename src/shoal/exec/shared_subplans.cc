@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "shoal/exec/operators/hash_aggregate_exec.h"
+#include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/shared_result_exec.h"
 #include "shoal/exec/operators/table_scan_exec.h"
 
@@ -41,6 +42,9 @@ bool CallsVolatileFunction(const std::string& description) {
 
 class Sharer {
  public:
+  Sharer(const std::set<const ExecutionPlan*>* chosen, bool distributed)
+      : chosen_(chosen), distributed_(distributed) {}
+
   // Fingerprints every node: equal strings mean alike subplans; empty: not comparable.
   const std::string& Fingerprint(const ExecPlanPtr& node) {
     if (auto it = fingerprints_.find(node.get()); it != fingerprints_.end())
@@ -109,6 +113,9 @@ class Sharer {
     }
     if (share) {
       const std::string& fp = fingerprints_[node.get()];
+      if (distributed_ && !IsAggregation(*node) && out->num_partitions() > 1) {
+        SHOAL_ASSIGN_OR_RETURN(out, Spread(std::move(out)));
+      }
       out = SharedResultExec::Make(std::move(out), references_[fp]);
       shared_.emplace(fp, out);
     }
@@ -116,9 +123,34 @@ class Sharer {
   }
 
  private:
+  static bool IsAggregation(const ExecutionPlan& node) {
+    const auto* aggregate = node.TryAs<HashAggregateExec>();
+    return aggregate != nullptr && aggregate->mode() != AggregateMode::kPartial;
+  }
+
+  // Across processes a shared subplan is a stage of one task (or, in the file shuffle, run by
+  // the driver), so a join shared as it is would scan its probe side in one task where each copy
+  // had many. Hashing its rows into as many partitions as it had puts a stage boundary under the
+  // shared node: the work below runs in as many tasks as before, once, and only its result
+  // (small: the optimizer shares nothing larger) goes through the one task. A hash partitioning
+  // holds wherever the plans above expected the child's unknown one; a hash one is kept as is.
+  static Result<ExecPlanPtr> Spread(ExecPlanPtr node) {
+    Partitioning partitioning = node->output_partitioning();
+    if (partitioning.kind != PartitioningKind::kHash) {
+      std::vector<sql::ExprPtr> keys;
+      const auto& fields = node->schema()->fields();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        keys.push_back(sql::MakeColumnRef(static_cast<sql::ColumnId>(i), fields[i].name,
+                                          fields[i].type, fields[i].nullable));
+      }
+      partitioning = Partitioning::Hash(std::move(keys), node->num_partitions());
+    }
+    SHOAL_ASSIGN_OR_RETURN(auto spread, RepartitionExec::Make(std::move(node), partitioning));
+    return ExecPlanPtr(std::move(spread));
+  }
+
   bool Candidate(const ExecPlanPtr& node) {
-    const auto* aggregate = node->TryAs<HashAggregateExec>();
-    if (aggregate == nullptr || aggregate->mode() == AggregateMode::kPartial)
+    if (!IsAggregation(*node) && chosen_->count(node.get()) == 0)
       return false;
     const std::string& fp = fingerprints_[node.get()];
     return !fp.empty() && reads_table_[node.get()] && occurrences_[fp] > 1;
@@ -129,6 +161,8 @@ class Sharer {
   std::map<std::string, int> occurrences_;
   std::map<std::string, int> references_;
   std::map<std::string, ExecPlanPtr> shared_;
+  const std::set<const ExecutionPlan*>* chosen_;
+  bool distributed_;
 };
 
 // Parents per shared node, each distinct parent counted once however often the DAG reaches it.
@@ -183,8 +217,10 @@ Result<ExecPlanPtr> RecountSharedReferences(const ExecPlanPtr& plan) {
   return Recount(plan, parents, &done);
 }
 
-Result<ExecPlanPtr> ShareCommonSubplans(const ExecPlanPtr& plan) {
-  Sharer sharer;
+Result<ExecPlanPtr> ShareCommonSubplans(const ExecPlanPtr& plan,
+                                        const std::set<const ExecutionPlan*>& chosen,
+                                        bool distributed) {
+  Sharer sharer(&chosen, distributed);
   sharer.Fingerprint(plan);
   sharer.CountReferences(plan);
   return sharer.Rewrite(plan);

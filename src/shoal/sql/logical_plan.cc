@@ -188,6 +188,8 @@ std::string NodeLine(const LogicalPlan& plan, bool verbose) {
     line += "]";
     if (plan.estimated_rows >= 0)
       line += fmt::format(" rows={:.0f}", plan.estimated_rows);
+    if (plan.shared_subplan >= 0)
+      line += fmt::format(" shared_subplan={}", plan.shared_subplan);
   }
   return line;
 }

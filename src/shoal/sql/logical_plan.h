@@ -128,6 +128,11 @@ class LogicalPlan {
   // Estimated output rows (-1: unknown), filled by the cardinality estimator.
   double estimated_rows = -1;
 
+  // >= 0: this subtree is one of several alike ones (the same tables, work and column list, up to
+  // column ids) that the query computes once (optimizer/subplan_sharing.cc); the physical planner
+  // plans every subtree of a number alike and lets them share one result.
+  int shared_subplan = -1;
+
   /// A copy of this node (children shared) for rules to edit.
   std::shared_ptr<LogicalPlan> Clone() const { return std::make_shared<LogicalPlan>(*this); }
 };

@@ -245,6 +245,48 @@ TEST_F(PhysicalPlannerTest, RuntimeFiltersOnlyWhereUnmatchedProbeRowsAreDropped)
             std::string::npos);
 }
 
+// A join the query reads in two places (TPC-H Q11's shape: the main query and its HAVING
+// subquery) is computed once when its result is small (sql/optimizer/subplan_sharing.cc), and the
+// join inside the shared subplan still filters its own probe scan at run time. Before, the copies
+// read different columns of `fact` (only the main one needs k), so neither the plans nor the
+// scans were alike.
+TEST_F(PhysicalPlannerTest, AJoinReadTwiceIsComputedOnceAndKeepsItsRuntimeFilter) {
+  Run("CREATE TABLE fact AS SELECT g AS k, g % 100 AS s, g % 7 AS v FROM generate_series(1, "
+      "100000) g");
+  Run("CREATE TABLE dim AS SELECT g AS s, g % 10 AS grp FROM generate_series(0, 99) g");
+  const std::string sql =
+      "SELECT f.k / 1000 % 10 AS bucket, sum(f.v) AS total FROM fact f JOIN dim d ON f.s = d.s "
+      "WHERE d.grp = 3 GROUP BY f.k / 1000 % 10 HAVING sum(f.v) > (SELECT sum(f.v) / 10 FROM "
+      "fact f JOIN dim d ON f.s = d.s WHERE d.grp = 3) ORDER BY bucket";
+  const std::string plan = Explain(sql);
+  EXPECT_NE(plan.find("SharedResult: references=2"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("(the same node as above, computed once)"), std::string::npos) << plan;
+  size_t scans = 0;
+  for (size_t at = plan.find("TableScan: fact"); at != std::string::npos;
+       at = plan.find("TableScan: fact", at + 1))
+    ++scans;
+  EXPECT_EQ(scans, 1u) << plan;
+  EXPECT_NE(plan.find("runtime_filters=[rf1 on s]"), std::string::npos) << plan;
+  // PostgreSQL 15's answer.
+  const std::vector<std::string> expected = {"1|3006", "4|3002", "5|3003", "8|3006"};
+  EXPECT_EQ(testutil::Rows(Run(sql).batches), expected);
+  // A join above one reference must not filter the shared scan: the other reference reads all
+  // of its rows (2,000 of them have s in (3, 13), 10,000 have grp 3).
+  const std::string filtered =
+      "WITH j AS (SELECT f.k, f.s FROM fact f JOIN dim d ON f.s = d.s WHERE d.grp = 3) "
+      "SELECT (SELECT count(*) FROM j JOIN (VALUES (3), (13)) x(s) ON j.s = x.s), "
+      "(SELECT count(*) FROM j)";
+  const std::string filtered_plan = Explain(filtered);
+  EXPECT_NE(filtered_plan.find("SharedResult: references=2"), std::string::npos) << filtered_plan;
+  EXPECT_EQ(filtered_plan.find("rf2"), std::string::npos) << filtered_plan;
+  EXPECT_EQ(testutil::Rows(Run(filtered).batches), std::vector<std::string>{"2000|10000"});
+  Run("SET shared_subplans = off");
+  const std::string unshared_plan = Explain(sql);
+  EXPECT_EQ(unshared_plan.find("SharedResult"), std::string::npos) << unshared_plan;
+  EXPECT_EQ(testutil::Rows(Run(sql).batches), expected);
+  EXPECT_EQ(testutil::Rows(Run(filtered).batches), std::vector<std::string>{"2000|10000"});
+}
+
 // EXPLAIN ANALYZE shows what a runtime filter did in a Parquet scan: the row groups its range
 // ruled out and the rows it removed from the others.
 TEST_F(PhysicalPlannerTest, RuntimeFilterPrunesParquetRowGroups) {

@@ -1,6 +1,6 @@
-// ShareCommonSubplans and SharedResultExec: an aggregation computed alike in two places of a plan
-// runs once per execution and both places read its rows; subplans that differ anywhere, or that
-// are not aggregations, keep their own copies.
+// ShareCommonSubplans and SharedResultExec: an aggregation computed alike in two places of a plan,
+// or a subplan the optimizer chose, runs once per execution and both places read its rows;
+// subplans that differ anywhere, or that are neither, keep their own copies.
 #include "shoal/exec/shared_subplans.h"
 
 #include <set>
@@ -14,6 +14,7 @@
 #include "shoal/exec/operators/filter_exec.h"
 #include "shoal/exec/operators/hash_aggregate_exec.h"
 #include "shoal/exec/operators/recursive_cte_exec.h"
+#include "shoal/exec/operators/repartition_exec.h"
 #include "shoal/exec/operators/shared_result_exec.h"
 #include "shoal/exec/operators/union_exec.h"
 #include "shoal/io/memory_table.h"
@@ -130,6 +131,48 @@ TEST(SharedSubplansTest, OnlyAggregationsAreKept) {
   ExecPlanPtr scans = UnionOf({Scan(table, 1), Scan(table, 1)});
   ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(scans));
   EXPECT_EQ(CountSharedNodes(out), 0);
+}
+
+// SELECT k, v FROM t WHERE v >= min_v, over `partitions` partitions, planned anew on each call.
+ExecPlanPtr FilteredRows(const std::shared_ptr<io::MemoryTable>& table, int64_t min_v,
+                         int partitions) {
+  auto filter = FilterExec::Make(
+      Scan(table, partitions),
+      Call(">=", {Col(1, DataType::Int64()), Lit(Scalar::Int64(min_v))}, DataType::Boolean()));
+  EXPECT_TRUE(filter.ok());
+  return *filter;
+}
+
+// A subplan of any kind is shared when the planner passes it as chosen (the optimizer marked it:
+// sql/optimizer/subplan_sharing.cc); across processes, where a shared subplan is one task, its
+// rows are hashed into as many partitions as it had, so what it computes keeps its tasks.
+TEST(SharedSubplansTest, AChosenSubplanIsSharedAndSpreadWhenItsTasksRunElsewhere) {
+  auto table = KeyValueTable();
+  const ExecPlanPtr a = FilteredRows(table, 1500, 3);
+  const ExecPlanPtr b = FilteredRows(table, 1500, 3);
+  const ExecPlanPtr plan = UnionOf({a, b});
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr alone, ShareCommonSubplans(plan));
+  EXPECT_EQ(CountSharedNodes(alone), 0) << "a filtered scan is not an aggregation";
+
+  const std::set<const ExecutionPlan*> chosen = {a.get(), b.get()};
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr shared, ShareCommonSubplans(plan, chosen));
+  ASSERT_TRUE(shared->children()[0]->Is<SharedResultExec>());
+  EXPECT_EQ(shared->children()[0], shared->children()[1]);
+  EXPECT_TRUE(shared->children()[0]->children()[0]->Is<FilterExec>());
+
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr spread, ShareCommonSubplans(plan, chosen, true));
+  ASSERT_TRUE(spread->children()[0]->Is<SharedResultExec>());
+  const ExecPlanPtr below = spread->children()[0]->children()[0];
+  ASSERT_TRUE(below->Is<RepartitionExec>()) << FormatExecutionPlan(*spread);
+  EXPECT_EQ(below->output_partitioning().kind, PartitioningKind::kHash);
+  EXPECT_EQ(below->num_partitions(), 3);
+
+  ASSERT_OK_AND_ASSIGN(auto plain, CollectAll(plan, MakeContext(128)));
+  ASSERT_EQ(Rows(plain).size(), 1000u);
+  for (const ExecPlanPtr& out : {shared, spread}) {
+    ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(out, MakeContext(128)));
+    EXPECT_EQ(Sorted(Rows(batches)), Sorted(Rows(plain)));
+  }
 }
 
 TEST(SharedSubplansTest, ThreeReferencesAndANestedRepeatShareOneNodeEach) {

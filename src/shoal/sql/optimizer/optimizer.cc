@@ -19,6 +19,8 @@ Optimizer Optimizer::Default() {
   o.AddRule(MakeConstantFoldingRule());
   o.AddRule(MakeJoinReorderingRule());
   o.AddRule(MakeCommonSubexpressionRule());
+  // Before pruning, while alike subtrees still read the same columns.
+  o.AddRule(MakeSubplanSharingRule());
   o.AddRule(MakeProjectionPruningRule());
   // After projection pruning: the struct columns left are those the plan reads.
   o.AddRule(MakeStructFieldPruningRule());

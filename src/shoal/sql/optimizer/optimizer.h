@@ -3,8 +3,10 @@
 // joins (decorrelation), factors shared conjuncts out of disjunctions, pushes predicates down
 // (turning cross joins plus equalities into equi-joins and handing column-versus-constant
 // conjuncts to scans as pruning hints), turns outer joins whose NULL-extended rows a filter
-// rejects into inner joins, reorders inner joins by estimated cardinality, prunes unused columns
-// down to the scans and finally annotates every node with its estimated row count. Rules also
+// rejects into inner joins, reorders inner joins by estimated cardinality, marks subtrees the
+// query computes alike in several places, prunes unused columns down to the scans (giving alike
+// subtrees the union of what their readers need, when their result is small enough to keep) and
+// finally annotates every node with its estimated row count. Rules also
 // rewrite the plans of subqueries still inside expressions.
 //
 // Rules must preserve the output columns (ids, names, types) of the plan they are given.
@@ -52,6 +54,7 @@ std::unique_ptr<OptimizerRule> MakeOuterJoinSimplificationRule();
 std::unique_ptr<OptimizerRule> MakeJoinReorderingRule();
 std::unique_ptr<OptimizerRule> MakeCardinalityEstimationRule();
 std::unique_ptr<OptimizerRule> MakeCommonSubexpressionRule();
+std::unique_ptr<OptimizerRule> MakeSubplanSharingRule();
 
 /// What join ordering searched: tests bound the search by this count rather than by time.
 struct JoinOrderingStats {

@@ -8,6 +8,19 @@
 // to restore a column order (same ids in, same ids out) disappear where the consumer refers to
 // columns by id anyway (projections, aggregates); they stay where the exact column list matters
 // (the root, set operations, DISTINCT).
+//
+// Subtrees marked alike by subplan sharing (LogicalPlan::shared_subplan) are where the cost of
+// sharing is decided: a first pass learns which of their output columns each copy's readers
+// need; a group whose result (estimated rows times the width of the union of those columns) is
+// at most kMaxSharedBytes, and whose scans read at least kMinSharedScanRows, is pruned again,
+// every copy to the union, so that the copies stay alike and the physical planner computes them
+// once. Any other group loses its number and each copy is pruned to its own needs.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "shoal/sql/optimizer/cardinality_estimator.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/optimizer/plan_util.h"
 
@@ -39,19 +52,138 @@ LogicalPlanPtr DropUnneeded(LogicalPlanPtr child, const std::set<ColumnId>& need
   return MakeIdentityProjection(std::move(child), kept);
 }
 
-/// `exact`: the consumer needs exactly this node's column list, not just the columns by id.
-Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
-                             bool exact);
-
-Result<LogicalPlanPtr> PruneAll(const LogicalPlanPtr& plan) {
-  return Prune(plan, OutputIds(*plan), /*exact=*/true);
+// Bytes a value of `type` takes in a kept batch, roughly (strings: TPC-H's average).
+double ValueWidth(const DataType& type) {
+  switch (type.id()) {
+    case columnar::TypeId::kUtf8:
+    case columnar::TypeId::kBinary: return 28;
+    case columnar::TypeId::kDecimal:
+    case columnar::TypeId::kInterval: return 16;
+    case columnar::TypeId::kDictionary:
+    case columnar::TypeId::kList:
+    case columnar::TypeId::kLargeList:
+    case columnar::TypeId::kFixedSizeList:
+    case columnar::TypeId::kStruct:
+    case columnar::TypeId::kMap: return 64;
+    default: return 8;
+  }
 }
 
-Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
-                             bool exact) {
+double ScannedRows(const LogicalPlan& plan) {
+  if (plan.kind == LogicalKind::kScan)
+    return std::max(plan.estimated_rows, 0.0);
+  double rows = 0;
+  for (const auto& child : plan.children)
+    rows += ScannedRows(*child);
+  return rows;
+}
+
+class Pruner {
+ public:
+  Result<LogicalPlanPtr> Run(const LogicalPlanPtr& plan) {
+    SHOAL_ASSIGN_OR_RETURN(auto pruned, PruneAll(plan));
+    if (groups_.empty())
+      return pruned;
+    // The first pass learned what each copy of a shared subplan must give its readers. Keep a
+    // subplan whose result is small enough and prune again, every copy to the union; the others
+    // lose their number and are pruned as before.
+    for (auto& [number, group] : groups_) {
+      double width = 0;
+      for (size_t position : group.positions)
+        width += ValueWidth(group.types[position]);
+      group.shared = group.copies > 1 && group.rows >= 0 && group.rows * width <= kMaxSharedBytes &&
+                     group.scanned_rows >= kMinSharedScanRows;
+    }
+    second_pass_ = true;
+    return PruneAll(plan);
+  }
+
+ private:
+  // Results up to this size are kept for every reader of a shared subplan; larger ones are
+  // computed again at each place. The kept batches count against the query's memory limit.
+  static constexpr double kMaxSharedBytes = 32.0 * 1024 * 1024;
+  // A subplan that reads fewer rows than this (TPC-H Q2's nation x region) is computed again:
+  // across workers a shared one is a stage of its own, which costs more than reading it twice.
+  static constexpr double kMinSharedScanRows = 65536;
+
+  struct Group {
+    std::set<size_t> positions;  // of the copies' (unpruned) output columns some reader needs
+    std::vector<DataType> types;
+    double rows = -1;
+    double scanned_rows = 0;  // rows its scans read, estimated
+    int copies = 0;
+    bool shared = false;
+  };
+
+  Result<LogicalPlanPtr> PruneAll(const LogicalPlanPtr& plan) {
+    return Prune(plan, OutputIds(*plan), /*exact=*/true);
+  }
+
+  /// `exact`: the consumer needs exactly this node's column list, not just the columns by id.
+  Result<LogicalPlanPtr> Prune(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
+                               bool exact) {
+    if (input->shared_subplan >= 0)
+      return PruneShared(input, required, exact);
+    return PruneNode(input, required, exact);
+  }
+
+  Result<LogicalPlanPtr> PruneShared(const LogicalPlanPtr& input,
+                                     const std::set<ColumnId>& required, bool exact) {
+    Group& group = groups_[input->shared_subplan];
+    if (!second_pass_) {
+      for (size_t i = 0; i < input->output.size(); ++i) {
+        if (required.count(input->output[i].id) > 0)
+          group.positions.insert(i);
+      }
+      if (group.copies++ == 0) {
+        for (const auto& column : input->output)
+          group.types.push_back(column.type);
+        const LogicalPlanPtr estimated = CardinalityEstimator().Annotate(input);
+        group.rows = estimated->estimated_rows;
+        group.scanned_rows = ScannedRows(*estimated);
+      }
+      return PruneNode(input, required, exact);
+    }
+    auto node = input->Clone();
+    if (!group.shared) {
+      node->shared_subplan = -1;
+      return PruneNode(node, required, exact);
+    }
+    // Every copy is pruned to the same columns, so the copies stay alike.
+    std::set<ColumnId> wanted;
+    for (size_t position : group.positions)
+      wanted.insert(input->output[position].id);
+    SHOAL_ASSIGN_OR_RETURN(LogicalPlanPtr pruned, PruneNode(node, wanted, /*exact=*/false));
+    if (pruned->shared_subplan != input->shared_subplan) {  // an identity projection skipped
+      auto marked = pruned->Clone();
+      marked->shared_subplan = input->shared_subplan;
+      pruned = std::move(marked);
+    }
+    if (!exact)
+      return pruned;
+    std::vector<ColumnInfo> columns;
+    for (const auto& column : input->output) {
+      if (required.count(column.id) > 0)
+        columns.push_back(column);
+    }
+    if (SameColumnIds(columns, pruned->output))
+      return pruned;
+    return MakeIdentityProjection(std::move(pruned), columns);
+  }
+
+  Result<LogicalPlanPtr> PruneNode(const LogicalPlanPtr& input, const std::set<ColumnId>& required,
+                                   bool exact);
+
+  std::map<int, Group> groups_;
+  bool second_pass_ = false;
+};
+
+Result<LogicalPlanPtr> Pruner::PruneNode(const LogicalPlanPtr& input,
+                                         const std::set<ColumnId>& required, bool exact) {
   if (!exact && IsIdentityProjection(*input))
     return Prune(input->children[0], required, exact);
-  SHOAL_ASSIGN_OR_RETURN(auto node, MapSubqueryPlans(*input, PruneAll));
+  SHOAL_ASSIGN_OR_RETURN(
+      auto node, MapSubqueryPlans(*input, [this](const LogicalPlanPtr& p) { return PruneAll(p); }));
   std::set<ColumnId> need;  // what this node needs from its children
   switch (node->kind) {
     case LogicalKind::kScan: {
@@ -193,7 +325,7 @@ class ProjectionPruningRule : public OptimizerRule {
   const char* name() const override { return "projection_pruning"; }
 
   Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
-    return PruneAll(plan);
+    return Pruner().Run(plan);
   }
 };
 

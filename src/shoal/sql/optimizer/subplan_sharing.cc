@@ -1,0 +1,283 @@
+// Subplan sharing: subtrees of one query that compute the same thing from the same tables (TPC-H
+// Q11's partsupp x supplier x nation join, in the main query and in its HAVING subquery; a WITH
+// query referenced twice) are marked with a common number (LogicalPlan::shared_subplan), so that
+// the query computes them once and every place reads the one result.
+//
+// Alike means: the same node kinds, tables, pushed-down predicates, join types, keys, filters,
+// projections and aggregates, with column ids matched one to one (each reference of a WITH query
+// is bound with ids of its own). The rule runs before projection pruning, while every copy still
+// reads all of its table columns: pruning then gives every copy of a number the union of the
+// columns its readers need (projection_pruning.cc), so the copies stay alike, and it is also
+// where the cost decides, since only there the width of the kept result is known.
+//
+// Which subtrees: the largest alike ones (a subtree inside a chosen one is not chosen again) that
+// read a table and do more than scan it (a join or an aggregation inside). A scan or a filtered
+// scan is read again instead: keeping its rows costs memory in proportion to the table, and every
+// copy keeps its own runtime join filters (TPC-H Q21's lineitem l1 is cut 25x by the supplier
+// join's filter, which the l3 copy does not have). Nothing inside a recursive CTE, and no subtree
+// with a subquery, an outer reference or a volatile call, takes part.
+//
+// The plan does not depend on the execution mode or the shared_subplans setting (the statement
+// cache keeps optimized plans across both): with sharing off, the copies read the union of their
+// columns and are computed at each place.
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shoal/sql/optimizer/optimizer.h"
+#include "shoal/sql/optimizer/plan_util.h"
+
+namespace shoal::sql::optimizer {
+namespace {
+
+bool IsVolatileCall(const std::string& name) {
+  return name == "random" || name == "gen_random_uuid" || name == "nextval" ||
+         name == "clock_timestamp" || name == "timeofday" || name == "setseed";
+}
+
+// Whether an expression may take part: no subquery, outer reference, window or volatile call.
+bool Comparable(const ExprPtr& expr) {
+  if (expr == nullptr)
+    return true;
+  bool ok = true;
+  VisitExpr(expr, [&ok](const Expr& x) {
+    switch (x.kind) {
+      case ExprKind::kSubquery:
+      case ExprKind::kWindow: ok = false; break;
+      case ExprKind::kColumnRef: ok = ok && x.outer_depth == 0; break;
+      case ExprKind::kCall: ok = ok && !IsVolatileCall(x.name); break;
+      default: break;
+    }
+  });
+  return ok;
+}
+
+bool SamePredicates(const std::vector<io::ColumnPredicate>& a,
+                    const std::vector<io::ColumnPredicate>& b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].column != b[i].column || a[i].op != b[i].op || a[i].values != b[i].values)
+      return false;
+  }
+  return true;
+}
+
+// Matches two subtrees, extending `ids` (a's column ids -> b's) as it goes.
+class Matcher {
+ public:
+  bool Alike(const LogicalPlan& a, const LogicalPlan& b) {
+    if (a.kind != b.kind || a.children.size() != b.children.size() ||
+        a.output.size() != b.output.size())
+      return false;
+    for (size_t i = 0; i < a.children.size(); ++i) {
+      if (!Alike(*a.children[i], *b.children[i]))
+        return false;
+    }
+    switch (a.kind) {
+      case LogicalKind::kScan:
+        if (a.table != b.table || a.table_name != b.table_name || a.projection != b.projection ||
+            a.field_paths != b.field_paths ||
+            !SamePredicates(a.pushed_predicates, b.pushed_predicates))
+          return false;
+        break;
+      case LogicalKind::kFilter:
+        if (!Same(a.predicate, b.predicate))
+          return false;
+        break;
+      case LogicalKind::kProject:
+        if (!Same(a.exprs, b.exprs))
+          return false;
+        break;
+      case LogicalKind::kAggregate:
+        if (!Same(a.group_by, b.group_by) || !Same(a.aggregates, b.aggregates) ||
+            a.grouping_sets != b.grouping_sets ||
+            (a.grouping_id_column == kInvalidColumnId) !=
+                (b.grouping_id_column == kInvalidColumnId))
+          return false;
+        break;
+      case LogicalKind::kJoin:
+        if (a.lateral || b.lateral || a.join_type != b.join_type ||
+            !Same(a.left_keys, b.left_keys) || !Same(a.right_keys, b.right_keys) ||
+            !Same(a.predicate, b.predicate) ||
+            (a.mark_column == kInvalidColumnId) != (b.mark_column == kInvalidColumnId))
+          return false;
+        break;
+      case LogicalKind::kDistinct: break;
+      default: return false;  // kinds this rule does not compare
+    }
+    // Output columns: those of the children must match as mapped, the node's own are new.
+    for (size_t i = 0; i < a.output.size(); ++i) {
+      const ColumnInfo& x = a.output[i];
+      const ColumnInfo& y = b.output[i];
+      if (x.type != y.type || x.nullable != y.nullable)
+        return false;
+      auto it = ids_.find(x.id);
+      if (it == ids_.end()) {
+        ids_.emplace(x.id, y.id);
+      } else if (it->second != y.id) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool Same(const ExprPtr& a, const ExprPtr& b) {
+    if (a == nullptr || b == nullptr)
+      return a == b;
+    if (!Comparable(a) || !Comparable(b))
+      return false;
+    bool mapped = true;
+    ExprPtr renamed = TransformExpr(a, [&](const ExprPtr& e) -> ExprPtr {
+      if (e->kind != ExprKind::kColumnRef)
+        return nullptr;
+      auto it = ids_.find(e->column);
+      if (it == ids_.end()) {
+        mapped = false;
+        return nullptr;
+      }
+      auto copy = std::make_shared<Expr>(*e);
+      copy->column = it->second;
+      return copy;
+    });
+    return mapped && ExprEquals(*renamed, *b);
+  }
+
+  bool Same(const std::vector<ExprPtr>& a, const std::vector<ExprPtr>& b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!Same(a[i], b[i]))
+        return false;
+    }
+    return true;
+  }
+
+  std::map<ColumnId, ColumnId> ids_;
+};
+
+struct Shape {
+  std::string key;  // kinds and tables in pre-order: only subtrees with equal keys can be alike
+  bool reads_table = false;
+  bool does_work = false;  // a join or an aggregation inside
+};
+
+class SubplanSharer {
+ public:
+  LogicalPlanPtr Run(const LogicalPlanPtr& plan) {
+    Describe(plan);
+    Choose(plan);
+    if (groups_ == 0 && !marked_before_)
+      return plan;
+    return Mark(plan);
+  }
+
+ private:
+  const Shape& Describe(const LogicalPlanPtr& node) {
+    if (auto it = shapes_.find(node.get()); it != shapes_.end())
+      return it->second;
+    marked_before_ = marked_before_ || node->shared_subplan >= 0;
+    Shape shape;
+    shape.key = LogicalKindName(node->kind);
+    if (node->kind == LogicalKind::kScan) {
+      shape.key += ":" + node->table_name;
+      shape.reads_table = true;
+    }
+    shape.does_work = node->kind == LogicalKind::kJoin || node->kind == LogicalKind::kAggregate ||
+                      node->kind == LogicalKind::kDistinct;
+    shape.key += "(";
+    // A recursive CTE's terms run again each round: nothing below one takes part.
+    if (node->kind != LogicalKind::kRecursiveCte) {
+      for (const auto& child : node->children) {
+        const Shape& c = Describe(child);
+        shape.key += c.key + ",";
+        shape.reads_table = shape.reads_table || c.reads_table;
+        shape.does_work = shape.does_work || c.does_work;
+      }
+    }
+    shape.key += ")";
+    by_key_[shape.key].push_back(node.get());
+    return shapes_.emplace(node.get(), std::move(shape)).first->second;
+  }
+
+  // Pre-order: the largest alike subtrees are met first.
+  void Choose(const LogicalPlanPtr& node) {
+    if (node->kind == LogicalKind::kRecursiveCte || taken_.count(node.get()) > 0)
+      return;
+    const Shape& shape = shapes_.at(node.get());
+    if (shape.reads_table && shape.does_work) {
+      std::vector<const LogicalPlan*> alike;
+      for (const LogicalPlan* other : by_key_[shape.key]) {
+        if (other == node.get() || taken_.count(other) > 0)
+          continue;
+        if (Matcher().Alike(*node, *other))
+          alike.push_back(other);
+      }
+      if (!alike.empty()) {
+        alike.push_back(node.get());
+        const int group = groups_++;
+        for (const LogicalPlan* copy : alike) {
+          chosen_[copy] = group;
+          Take(*copy);
+        }
+        return;
+      }
+    }
+    for (const auto& child : node->children)
+      Choose(child);
+  }
+
+  void Take(const LogicalPlan& node) {
+    taken_.insert(&node);
+    for (const auto& child : node.children)
+      Take(*child);
+  }
+
+  LogicalPlanPtr Mark(const LogicalPlanPtr& node) {
+    if (auto it = chosen_.find(node.get()); it != chosen_.end()) {
+      auto marked = node->Clone();
+      marked->shared_subplan = it->second;
+      return marked;
+    }
+    std::vector<LogicalPlanPtr> children;
+    bool changed = false;
+    for (const auto& child : node->children) {
+      children.push_back(Mark(child));
+      changed = changed || children.back() != child;
+    }
+    // A plan optimized before may carry numbers of an earlier choice.
+    if (!changed && node->shared_subplan < 0)
+      return node;
+    auto copy = node->Clone();
+    copy->children = std::move(children);
+    copy->shared_subplan = -1;
+    return copy;
+  }
+
+  std::map<const LogicalPlan*, Shape> shapes_;
+  std::map<std::string, std::vector<const LogicalPlan*>> by_key_;
+  std::set<const LogicalPlan*> taken_;
+  std::map<const LogicalPlan*, int> chosen_;
+  int groups_ = 0;
+  bool marked_before_ = false;
+};
+
+class SubplanSharingRule : public OptimizerRule {
+ public:
+  const char* name() const override { return "subplan_sharing"; }
+
+  Result<LogicalPlanPtr> Apply(const LogicalPlanPtr& plan, OptimizerContext&) const override {
+    return SubplanSharer().Run(plan);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<OptimizerRule> MakeSubplanSharingRule() {
+  return std::make_unique<SubplanSharingRule>();
+}
+
+}  // namespace shoal::sql::optimizer

@@ -1,0 +1,156 @@
+// Subplan sharing (optimizer/subplan_sharing.cc) and the cost choice projection pruning makes for
+// it: alike subtrees that read a table and join or aggregate it are marked with one number and
+// pruned to the same columns when their result is small and their scans are not; everything else
+// keeps its own copy, pruned to its own needs.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "shoal/sql/binder.h"
+#include "shoal/sql/optimizer/optimizer.h"
+#include "tests/support/gtest_util.h"
+#include "tests/unit/sql/tpch_catalog.h"
+
+namespace shoal::sql {
+namespace {
+
+class SubplanSharingTest : public ::testing::Test {
+ protected:
+  SubplanSharingTest() : session_(testing::MakeTpchCatalog()) {}
+
+  LogicalPlanPtr Optimized(std::string_view sql) {
+    auto bound = BindSql(&session_, sql);
+    EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+    if (!bound.ok())
+      return nullptr;
+    auto plan = OptimizePlan(bound->plan, &session_.column_ids());
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    return plan.ok() ? *plan : nullptr;
+  }
+
+  Session session_;
+};
+
+void Collect(const LogicalPlan& plan, std::vector<const LogicalPlan*>* shared,
+             std::vector<const LogicalPlan*>* scans, const std::string& table) {
+  if (plan.shared_subplan >= 0)
+    shared->push_back(&plan);
+  if (plan.kind == LogicalKind::kScan && plan.table_name == table)
+    scans->push_back(&plan);
+  for (const auto& child : plan.children)
+    Collect(*child, shared, scans, table);
+}
+
+// TPC-H Q11's shape: the main query groups the partsupp x supplier x nation join by part, the
+// HAVING subquery sums it whole; only the main query reads ps_partkey.
+constexpr const char* kQ11 =
+    "SELECT ps_partkey, sum(ps_supplycost * ps_availqty) AS value "
+    "FROM partsupp, supplier, nation "
+    "WHERE ps_suppkey = s_suppkey AND s_nationkey = n_nationkey AND n_name = 'GERMANY' "
+    "GROUP BY ps_partkey HAVING sum(ps_supplycost * ps_availqty) > ("
+    "  SELECT sum(ps_supplycost * ps_availqty) * 0.0001 FROM partsupp, supplier, nation "
+    "  WHERE ps_suppkey = s_suppkey AND s_nationkey = n_nationkey AND n_name = 'GERMANY') "
+    "ORDER BY value DESC";
+
+TEST_F(SubplanSharingTest, AJoinReadByTheQueryAndItsSubqueryIsMarkedAndReadsTheUnionOfColumns) {
+  LogicalPlanPtr plan = Optimized(kQ11);
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "partsupp");
+  ASSERT_EQ(shared.size(), 2u) << FormatLogicalPlan(*plan, true);
+  EXPECT_EQ(shared[0]->kind, LogicalKind::kJoin);
+  EXPECT_EQ(shared[0]->shared_subplan, shared[1]->shared_subplan);
+  // The copies produce the same columns in the same order (under their own ids).
+  ASSERT_EQ(shared[0]->output.size(), shared[1]->output.size());
+  for (size_t i = 0; i < shared[0]->output.size(); ++i) {
+    EXPECT_EQ(shared[0]->output[i].name, shared[1]->output[i].name);
+    EXPECT_NE(shared[0]->output[i].id, shared[1]->output[i].id);
+  }
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_EQ(scans[0]->projection, scans[1]->projection);
+  EXPECT_EQ(scans[0]->projection.size(), 4u)
+      << "ps_partkey, ps_suppkey, ps_availqty, ps_supplycost";
+}
+
+TEST_F(SubplanSharingTest, WithoutSharingEachCopyReadsOnlyItsOwnColumns) {
+  // The subquery's nation filter differs: nothing is alike, and its partsupp scan drops
+  // ps_partkey as before.
+  std::string sql = kQ11;
+  sql.replace(sql.rfind("'GERMANY'"), 9, "'FRANCE'");
+  LogicalPlanPtr plan = Optimized(sql);
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "partsupp");
+  EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_NE(scans[0]->projection.size(), scans[1]->projection.size());
+}
+
+TEST_F(SubplanSharingTest, ALargeResultIsComputedAgainAtEachPlace) {
+  // lineitem x orders: 6M rows at SF1, far above what is kept for a second reader.
+  LogicalPlanPtr plan = Optimized(
+      "WITH j AS (SELECT l_quantity, o_orderdate FROM lineitem JOIN orders ON l_orderkey = "
+      "o_orderkey) SELECT (SELECT sum(l_quantity) FROM j), (SELECT max(o_orderdate) FROM j)");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "lineitem");
+  EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_NE(scans[0]->projection, scans[1]->projection) << "each copy reads its own columns";
+}
+
+TEST_F(SubplanSharingTest, ASmallInputIsReadAgain) {
+  // nation x region (TPC-H Q2's): 30 rows read; sharing would cost more than it saves.
+  LogicalPlanPtr plan = Optimized(
+      "WITH e AS (SELECT n_nationkey, n_name FROM nation JOIN region ON n_regionkey = "
+      "r_regionkey WHERE r_name = 'EUROPE') SELECT (SELECT count(*) FROM e), (SELECT max(n_name) "
+      "FROM e)");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "nation");
+  EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
+}
+
+TEST_F(SubplanSharingTest, AFilteredScanIsReadAgain) {
+  // TPC-H Q21's l1 / l3 shape: the same filtered lineitem twice, no join or aggregation inside
+  // the alike part. Each copy keeps its scan and so its own runtime join filters.
+  LogicalPlanPtr plan = Optimized(
+      "WITH late AS (SELECT l_orderkey, l_suppkey FROM lineitem WHERE l_receiptdate > "
+      "l_commitdate) SELECT count(*) FROM late a JOIN late b ON a.l_orderkey = b.l_orderkey");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "lineitem");
+  EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
+  EXPECT_EQ(scans.size(), 2u);
+}
+
+TEST_F(SubplanSharingTest, ASelfJoinOfAnAggregatedCteSharesItWithBothSidesAlike) {
+  LogicalPlanPtr plan = Optimized(
+      "WITH r AS (SELECT l_suppkey, sum(l_extendedprice) AS revenue FROM lineitem GROUP BY "
+      "l_suppkey) SELECT a.l_suppkey FROM r a JOIN r b ON a.revenue = b.revenue AND a.l_suppkey "
+      "<> b.l_suppkey");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "lineitem");
+  ASSERT_EQ(shared.size(), 2u) << FormatLogicalPlan(*plan, true);
+  EXPECT_EQ(shared[0]->shared_subplan, shared[1]->shared_subplan);
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_EQ(scans[0]->projection, scans[1]->projection);
+}
+
+TEST_F(SubplanSharingTest, OptimizingAgainGivesTheSameNumbers) {
+  LogicalPlanPtr once = Optimized(kQ11);
+  ASSERT_NE(once, nullptr);
+  ASSERT_OK_AND_ASSIGN(LogicalPlanPtr twice, OptimizePlan(once, &session_.column_ids()));
+  EXPECT_EQ(FormatLogicalPlan(*twice, true), FormatLogicalPlan(*once, true));
+}
+
+}  // namespace
+}  // namespace shoal::sql
