@@ -107,6 +107,56 @@ TEST(SharedSubplansTest, SubplansThatDifferAnywhereAreNotShared) {
   EXPECT_EQ(CountSharedNodes(out), 0);
 }
 
+// Aggregations that differ only in an aggregate's FILTER, a TRY_CAST or the quotes inside a
+// string are not alike: the plan's text, which the fingerprint compares, states each.
+TEST(SharedSubplansTest, AggregationsThatDifferOnlyInAFilterOrACastAreNotShared) {
+  auto table = KeyValueTable();
+  const auto sum_where = [&](const sql::ExprPtr& filter) {
+    auto sum =
+        std::make_shared<sql::Expr>(*Agg("sum", {Col(1, DataType::Int64())}, DataType::Int64()));
+    sum->filter = filter;
+    auto agg = HashAggregateExec::Make(Scan(table, 1), {Col(0, DataType::Int64())}, {sum},
+                                       AggregateMode::kSingle);
+    EXPECT_TRUE(agg.ok());
+    return ExecPlanPtr(*agg);
+  };
+  const auto v_is = [](int64_t v) {
+    return Call("=", {Col(1, DataType::Int64()), Lit(Scalar::Int64(v))}, DataType::Boolean());
+  };
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr filtered,
+                       ShareCommonSubplans(UnionOf({sum_where(v_is(1)), sum_where(v_is(2))})));
+  EXPECT_EQ(CountSharedNodes(filtered), 0) << FormatExecutionPlan(*filtered);
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr same,
+                       ShareCommonSubplans(UnionOf({sum_where(v_is(1)), sum_where(v_is(1))})));
+  EXPECT_EQ(CountSharedNodes(same), 1);
+
+  // count(*) WHERE CAST(v AS text) IN (literals...)
+  const auto text_of = [&](bool try_cast, const std::vector<std::string>& literals) {
+    std::vector<sql::ExprPtr> args = {
+        sql::MakeCast(Col(1, DataType::Int64()), DataType::Utf8(), try_cast)};
+    for (const std::string& literal : literals)
+      args.push_back(Lit(Scalar::Utf8(literal)));
+    auto filter = FilterExec::Make(Scan(table, 1), Call("in", args, DataType::Boolean()));
+    EXPECT_TRUE(filter.ok());
+    auto agg =
+        HashAggregateExec::Make(*filter, {Col(0, DataType::Int64())},
+                                {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle);
+    EXPECT_TRUE(agg.ok());
+    return ExecPlanPtr(*agg);
+  };
+  ASSERT_OK_AND_ASSIGN(ExecPlanPtr casts,
+                       ShareCommonSubplans(UnionOf({text_of(false, {"1"}), text_of(true, {"1"})})));
+  EXPECT_EQ(CountSharedNodes(casts), 0) << FormatExecutionPlan(*casts);
+  // IN ('1', '2') against IN ('1'', ''2'): one literal holding the quotes and comma of two.
+  ASSERT_OK_AND_ASSIGN(
+      ExecPlanPtr quotes,
+      ShareCommonSubplans(UnionOf({text_of(false, {"1", "2"}), text_of(false, {"1', '2"})})));
+  EXPECT_EQ(CountSharedNodes(quotes), 0) << FormatExecutionPlan(*quotes);
+  ASSERT_OK_AND_ASSIGN(auto batches, CollectAll(quotes, MakeContext(128)));
+  EXPECT_EQ(Sorted(Rows(batches)), Sorted({"1|1", "2|1"}))
+      << "v = 1 and 2 once each (k = 1, 2); the other IN matches no row";
+}
+
 // A recursive CTE runs its terms again every round, and the distributed planners cut no stage
 // inside it: alike aggregations inside its terms keep their own copies.
 TEST(SharedSubplansTest, NothingIsSharedInsideARecursiveCte) {

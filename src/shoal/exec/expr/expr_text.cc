@@ -11,6 +11,18 @@ bool IsOperatorName(const std::string& name) {
   return !name.empty() && !std::isalpha(static_cast<unsigned char>(name[0]));
 }
 
+// 'text' with its quotes doubled, as SQL writes it: two lists of literals never print alike
+// (shared_subplans.h compares plans by these lines).
+std::string Quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c;
+    if (c == '\'')
+      out += '\'';
+  }
+  return out + "'";
+}
+
 }  // namespace
 
 std::string ExprText(const sql::Expr& expr) {
@@ -21,12 +33,12 @@ std::string ExprText(const sql::Expr& expr) {
         return "NULL";
       std::string text = expr.value.ToString();
       if (expr.value.type().is_binary_like() || expr.value.type().id() == columnar::TypeId::kDate32)
-        return "'" + text + "'";
+        return Quoted(text);
       return text;
     }
     case sql::ExprKind::kCast:
-      return fmt::format("CAST({} AS {})", expr.args.empty() ? "?" : ExprText(*expr.args[0]),
-                         expr.type.ToString());
+      return fmt::format("{}({} AS {})", expr.try_cast ? "TRY_CAST" : "CAST",
+                         expr.args.empty() ? "?" : ExprText(*expr.args[0]), expr.type.ToString());
     case sql::ExprKind::kCall: {
       if (IsOperatorName(expr.name) && expr.args.size() == 2)
         return fmt::format("({} {} {})", ExprText(*expr.args[0]), expr.name,
@@ -65,10 +77,12 @@ std::string ExprText(const sql::Expr& expr) {
       }
       const std::string args =
           expr.args.empty() && expr.name == "count" ? "*" : ExprListText(expr.args);
+      const std::string filter =
+          expr.filter == nullptr ? "" : fmt::format(" FILTER (WHERE {})", ExprText(*expr.filter));
       if (sql::IsOrderedSetAggregate(expr.name))
-        return fmt::format("{}({}) WITHIN GROUP (ORDER BY {})", expr.name, args, order);
-      return fmt::format("{}({}{}{}{})", expr.name, expr.distinct ? "DISTINCT " : "", args,
-                         order.empty() ? "" : " ORDER BY ", order);
+        return fmt::format("{}({}) WITHIN GROUP (ORDER BY {}){}", expr.name, args, order, filter);
+      return fmt::format("{}({}{}{}{}){}", expr.name, expr.distinct ? "DISTINCT " : "", args,
+                         order.empty() ? "" : " ORDER BY ", order, filter);
     }
     case sql::ExprKind::kWindow:
       return fmt::format("{}({}) OVER (...)", expr.name, ExprListText(expr.args));
