@@ -145,6 +145,44 @@ TEST_F(SubplanSharingTest, ASelfJoinOfAnAggregatedCteSharesItWithBothSidesAlike)
   EXPECT_EQ(scans[0]->projection, scans[1]->projection);
 }
 
+// Scalar subqueries over one table with other aggregates and WHERE clauses: one group of three
+// copies, each computing all three aggregates (under FILTERs) over the same scan.
+TEST_F(SubplanSharingTest, ScalarSubqueriesOverOneTableComputeAllTheirAggregatesOnce) {
+  LogicalPlanPtr plan = Optimized(
+      "SELECT (SELECT count(*) FROM lineitem WHERE l_quantity < 10), "
+      "(SELECT sum(l_extendedprice) FROM lineitem WHERE l_quantity > 40), "
+      "(SELECT max(l_shipdate) FROM lineitem)");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "lineitem");
+  ASSERT_EQ(shared.size(), 3u) << FormatLogicalPlan(*plan, true);
+  for (const LogicalPlan* copy : shared) {
+    EXPECT_EQ(copy->kind, LogicalKind::kAggregate);
+    EXPECT_EQ(copy->shared_subplan, shared[0]->shared_subplan);
+    ASSERT_EQ(copy->aggregates.size(), 3u) << FormatLogicalPlan(*copy, true);
+    EXPECT_NE(copy->aggregates[0]->filter, nullptr) << "count(*) keeps its WHERE as a FILTER";
+    EXPECT_NE(copy->aggregates[1]->filter, nullptr);
+    EXPECT_EQ(copy->aggregates[2]->filter, nullptr) << "max() had no WHERE";
+  }
+  ASSERT_EQ(scans.size(), 3u);
+  EXPECT_EQ(scans[0]->projection, scans[1]->projection);
+  EXPECT_EQ(scans[0]->projection, scans[2]->projection);
+  // The third subquery reads every row, so no pruning hint of the others may stay.
+  EXPECT_TRUE(scans[0]->pushed_predicates.empty());
+}
+
+TEST_F(SubplanSharingTest, DistinctAggregatesUnderOtherWheresAreNotMerged) {
+  LogicalPlanPtr plan = Optimized(
+      "SELECT (SELECT count(DISTINCT l_suppkey) FROM lineitem WHERE l_quantity < 10), "
+      "(SELECT count(*) FROM lineitem WHERE l_quantity > 40)");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "lineitem");
+  EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
+}
+
 TEST_F(SubplanSharingTest, OptimizingAgainGivesTheSameNumbers) {
   LogicalPlanPtr once = Optimized(kQ11);
   ASSERT_NE(once, nullptr);
