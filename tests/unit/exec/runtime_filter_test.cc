@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -179,6 +180,33 @@ TEST(RuntimeFilterMergeTest, BitmapsUnionIntoOneBitmapOverTheUnionOfTheRanges) {
   EXPECT_EQ(
       Selected(*merged, MakeArray(DataType::Int32(), {"3", "4", "5", "100", "101", "102", "NULL"})),
       (std::vector<int32_t>{0, 2, 3, 4}));
+}
+
+// Parts whose ranges start at every offset within a byte of the union's start: each part's bits
+// are shifted into place a byte at a time, and every key of the union, and only those, passes.
+TEST(RuntimeFilterMergeTest, BitmapsAtAnyBitOffsetUnionExactly) {
+  std::set<int64_t> keys;
+  std::vector<std::shared_ptr<const RuntimeFilter>> parts;
+  for (int64_t start = 0; start < 9; ++start) {
+    std::vector<std::string> part;
+    for (int64_t v = 100 + start; v < 100 + start * 40 + 30; v += start + 2) {
+      part.push_back(std::to_string(v));
+      keys.insert(v);
+    }
+    parts.push_back(BuildOf(DataType::Int64(), part));
+  }
+  auto merged = MergeOf(parts);
+  ASSERT_NE(merged, nullptr);
+  EXPECT_EQ(merged->kind(), RuntimeFilter::Kind::kBitmap);
+  EXPECT_EQ(merged->num_keys(), static_cast<int64_t>(keys.size()));
+  std::vector<std::string> probe;
+  std::vector<int32_t> expected;
+  for (int64_t v = 90; v < 500; ++v) {
+    if (keys.count(v) > 0)
+      expected.push_back(static_cast<int32_t>(probe.size()));
+    probe.push_back(std::to_string(v));
+  }
+  EXPECT_EQ(Selected(*merged, MakeArray(DataType::Int64(), probe)), expected);
 }
 
 TEST(RuntimeFilterMergeTest, BitmapsTooFarApartBecomeAnExactSetOfTheirValues) {

@@ -401,11 +401,20 @@ Result<std::shared_ptr<const RuntimeFilter>> RuntimeFilter::Merge(
             static_cast<uint64_t>(part->max_) - static_cast<uint64_t>(part->min_) + 1;
         const uint64_t offset =
             static_cast<uint64_t>(part->min_) - static_cast<uint64_t>(out->min_);
-        for (uint64_t b = 0; b < part_bits; ++b) {
-          if (((in[b >> 3] >> (b & 7)) & 1U) != 0) {
-            const uint64_t o = offset + b;
-            bitmap[o >> 3] = static_cast<uint8_t>(bitmap[o >> 3] | (1U << (o & 7)));
-          }
+        // A byte at a time, shifted into place: the merge runs on the join's critical path
+        // once its last partition is built (TPC-H Q14: 200,000 part keys).
+        const uint64_t part_bytes = (part_bits + 7) / 8;
+        const uint64_t out_bytes = (bits + 7) / 8;
+        const uint64_t first = offset >> 3;
+        const unsigned shift = static_cast<unsigned>(offset & 7);
+        for (uint64_t i = 0; i < part_bytes; ++i) {
+          const unsigned byte = in[i];  // bits past part_bits are zero
+          if (byte == 0)
+            continue;
+          bitmap[first + i] = static_cast<uint8_t>(bitmap[first + i] | (byte << shift));
+          if (shift != 0 && first + i + 1 < out_bytes)
+            bitmap[first + i + 1] =
+                static_cast<uint8_t>(bitmap[first + i + 1] | (byte >> (8 - shift)));
         }
       }
       int64_t distinct = 0;
