@@ -60,10 +60,14 @@
 //
 // Usage (from the repository root, after a Release build: cmake --preset release && ninja -C build/release):
 //   node bench/tpch/run.mjs [--shoal build/release/bin/shoal] [--sf 1] [--threads 2] [--runs 3]
-//       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--json FILE]
+//       [--format parquet|tbl] [--data DIR] [--queries q01,q06] [--query-dir DIR] [--json FILE]
 //       [--workers N] [--dist-setting name=value ...] [--shuffle] [--shuffle-setting name=value ...]
 //       [--tls | --tls-compare] [--setting name=value ...] [--scan-rows TABLE] [--kill-worker]
 //       [--rss] [--profile DIR]
+//
+// --query-dir DIR takes the queries (NAME.sql for each --queries NAME) from DIR instead of the 22
+// TPC-H ones: bench/tpch/shapes holds queries over the TPC-H tables that stress one feature
+// (shared subplans: s01 and s02).
 //
 // Shoal runs each query in one `shoal sql -f SCRIPT` process: the script declares the tables,
 // sets `threads`, turns `\timing on` and runs the query 1 + runs times; the times are the
@@ -96,6 +100,7 @@ function ParseArgs(argv) {
     format: 'parquet',
     data: null,
     queries: Array.from({ length: 22 }, (_, i) => `q${String(i + 1).padStart(2, '0')}`),
+    queryDir: path.join(repo, 'tests', 'data', 'tpch', 'queries'),
     json: null,
     workers: 0,
     distSettings: [],
@@ -145,6 +150,7 @@ function ParseArgs(argv) {
       case '--format': options.format = value; break;
       case '--data': options.data = path.resolve(value); break;
       case '--queries': options.queries = value.split(','); break;
+      case '--query-dir': options.queryDir = path.resolve(value); break;
       case '--json': options.json = path.resolve(value); break;
       case '--workers': options.workers = Number(value); break;
       case '--dist-setting': {
@@ -465,8 +471,7 @@ async function RunKilled(options, sql, handles, turn) {
 async function KillWorkerBench(options, handles, con) {
   const results = [];
   for (const [i, name] of options.queries.entries()) {
-    const sql = fs.readFileSync(path.join(repo, 'tests', 'data', 'tpch', 'queries',
-                                          `${name}.sql`), 'utf8');
+    const sql = fs.readFileSync(path.join(options.queryDir, `${name}.sql`), 'utf8');
     const expected = ParseCsv((await RunDuckDB(con, sql, 0)).answer);
     const check = (answer) => {
       if (answer === undefined) return 'none';
@@ -583,7 +588,7 @@ if (options.rss) {
 if (options.profile) fs.mkdirSync(options.profile, { recursive: true });
 const results = [];
 for (const name of options.queries) {
-  const queryFile = path.join(repo, 'tests', 'data', 'tpch', 'queries', `${name}.sql`);
+  const queryFile = path.join(options.queryDir, `${name}.sql`);
   const sql = fs.readFileSync(queryFile, 'utf8');
   const duck = options.rss ? RunDuckDBChild(options, queryFile, options.runs)
                            : await RunDuckDB(con, sql, options.runs);
