@@ -172,6 +172,23 @@ TEST_F(SubplanSharingTest, ScalarSubqueriesOverOneTableComputeAllTheirAggregates
   EXPECT_TRUE(scans[0]->pushed_predicates.empty());
 }
 
+TEST_F(SubplanSharingTest, ScalarSubqueriesOverASmallTableAreNotMerged) {
+  // nation's 25 rows: a wider filter and FILTERs would cost more than reading it twice.
+  LogicalPlanPtr plan = Optimized(
+      "SELECT (SELECT count(*) FROM nation WHERE n_regionkey = 1), "
+      "(SELECT max(n_name) FROM nation WHERE n_regionkey = 2)");
+  ASSERT_NE(plan, nullptr);
+  std::vector<const LogicalPlan*> shared;
+  std::vector<const LogicalPlan*> scans;
+  Collect(*plan, &shared, &scans, "nation");
+  EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
+  ASSERT_EQ(scans.size(), 2u);
+  // Each subquery keeps its own WHERE, not a FILTER under the OR of both.
+  const std::string text = FormatLogicalPlan(*plan);
+  EXPECT_EQ(text.find("FILTER"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" OR "), std::string::npos) << text;
+}
+
 TEST_F(SubplanSharingTest, DistinctAggregatesUnderOtherWheresAreNotMerged) {
   LogicalPlanPtr plan = Optimized(
       "SELECT (SELECT count(DISTINCT l_suppkey) FROM lineitem WHERE l_quantity < 10), "

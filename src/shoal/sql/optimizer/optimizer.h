@@ -55,6 +55,10 @@ std::unique_ptr<OptimizerRule> MakeJoinReorderingRule();
 std::unique_ptr<OptimizerRule> MakeCardinalityEstimationRule();
 std::unique_ptr<OptimizerRule> MakeCommonSubexpressionRule();
 std::unique_ptr<OptimizerRule> MakeSubplanSharingRule();
+/// A shared subplan whose scans read fewer rows than this (TPC-H Q2's nation x region) is
+/// computed again at each place: across workers a shared one is a stage of its own, which costs
+/// more than reading a small input twice (subplan sharing and projection pruning both use it).
+inline constexpr double kSharedSubplanMinScanRows = 65536;
 
 /// What join ordering searched: tests bound the search by this count rather than by time.
 struct JoinOrderingStats {

@@ -12,9 +12,9 @@
 // Subtrees marked alike by subplan sharing (LogicalPlan::shared_subplan) are where the cost of
 // sharing is decided: a first pass learns which of their output columns each copy's readers
 // need; a group whose result (estimated rows times the width of the union of those columns) is
-// at most kMaxSharedBytes, and whose scans read at least kMinSharedScanRows, is pruned again,
-// every copy to the union, so that the copies stay alike and the physical planner computes them
-// once. Any other group loses its number and each copy is pruned to its own needs.
+// at most kMaxSharedBytes, and whose scans read at least kSharedSubplanMinScanRows, is pruned
+// again, every copy to the union, so that the copies stay alike and the physical planner computes
+// them once. Any other group loses its number and each copy is pruned to its own needs.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -92,7 +92,7 @@ class Pruner {
       for (size_t position : group.positions)
         width += ValueWidth(group.types[position]);
       group.shared = group.copies > 1 && group.rows >= 0 && group.rows * width <= kMaxSharedBytes &&
-                     group.scanned_rows >= kMinSharedScanRows;
+                     group.scanned_rows >= kSharedSubplanMinScanRows;
     }
     second_pass_ = true;
     return PruneAll(plan);
@@ -102,9 +102,6 @@ class Pruner {
   // Results up to this size are kept for every reader of a shared subplan; larger ones are
   // computed again at each place. The kept batches count against the query's memory limit.
   static constexpr double kMaxSharedBytes = 32.0 * 1024 * 1024;
-  // A subplan that reads fewer rows than this (TPC-H Q2's nation x region) is computed again:
-  // across workers a shared one is a stage of its own, which costs more than reading it twice.
-  static constexpr double kMinSharedScanRows = 65536;
 
   struct Group {
     std::set<size_t> positions;  // of the copies' (unpruned) output columns some reader needs

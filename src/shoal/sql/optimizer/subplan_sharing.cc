@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "shoal/sql/optimizer/cardinality_estimator.h"
 #include "shoal/sql/optimizer/optimizer.h"
 #include "shoal/sql/optimizer/plan_util.h"
 #include "shoal/sql/session.h"
@@ -320,6 +321,9 @@ class SubplanSharer {
   // its own aggregates' ids; the others' get new ones (projection pruning keeps them, the copies
   // being one shared group).
   void MergeGlobalAggregations(const std::vector<GlobalAggregation>& group) {
+    // A small table is read again by each: the wider filter and the FILTERs would cost more.
+    if (CardinalityEstimator().Estimate(group[0].scan->Clone()) < kSharedSubplanMinScanRows)
+      return;
     // Each copy's expressions over the first copy's scan columns (same table, same projection).
     const LogicalPlan& first_scan = *group[0].scan;
     std::vector<ExprPtr> predicates;  // null: no WHERE
