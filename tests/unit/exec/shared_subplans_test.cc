@@ -48,6 +48,17 @@ ExecPlanPtr SumByKey(const std::shared_ptr<io::MemoryTable>& table, int64_t min_
   return *agg;
 }
 
+// SELECT k, count(*) FROM t WHERE predicate GROUP BY k, planned anew on each call.
+ExecPlanPtr CountByKeyWhere(const std::shared_ptr<io::MemoryTable>& table,
+                            const sql::ExprPtr& predicate) {
+  auto filter = FilterExec::Make(Scan(table, 1), predicate);
+  EXPECT_TRUE(filter.ok());
+  auto agg = HashAggregateExec::Make(*filter, {Col(0, DataType::Int64())},
+                                     {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle);
+  EXPECT_TRUE(agg.ok());
+  return *agg;
+}
+
 ExecPlanPtr UnionOf(std::vector<ExecPlanPtr> inputs) {
   auto u = UnionExec::Make(std::move(inputs));
   EXPECT_TRUE(u.ok());
@@ -136,13 +147,7 @@ TEST(SharedSubplansTest, AggregationsThatDifferOnlyInAFilterOrACastAreNotShared)
         sql::MakeCast(Col(1, DataType::Int64()), DataType::Utf8(), try_cast)};
     for (const std::string& literal : literals)
       args.push_back(Lit(Scalar::Utf8(literal)));
-    auto filter = FilterExec::Make(Scan(table, 1), Call("in", args, DataType::Boolean()));
-    EXPECT_TRUE(filter.ok());
-    auto agg =
-        HashAggregateExec::Make(*filter, {Col(0, DataType::Int64())},
-                                {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle);
-    EXPECT_TRUE(agg.ok());
-    return ExecPlanPtr(*agg);
+    return CountByKeyWhere(table, Call("in", args, DataType::Boolean()));
   };
   ASSERT_OK_AND_ASSIGN(ExecPlanPtr casts,
                        ShareCommonSubplans(UnionOf({text_of(false, {"1"}), text_of(true, {"1"})})));
@@ -260,21 +265,15 @@ TEST(SharedSubplansTest, AFailedRunFailsEveryReference) {
   auto table = KeyValueTable();
   // sum(v) / (k - 3) fails on k = 3 in the shared aggregation's projection-free filter.
   const auto failing = [&] {
-    auto filter = FilterExec::Make(
-        Scan(table, 1), Call(">",
-                             {Call("/",
-                                   {Col(1, DataType::Int64()),
-                                    Call("-", {Col(0, DataType::Int64()), Lit(Scalar::Int64(3))},
-                                         DataType::Int64())},
-                                   DataType::Int64()),
-                              Lit(Scalar::Int64(0))},
-                             DataType::Boolean()));
-    EXPECT_TRUE(filter.ok());
-    auto agg =
-        HashAggregateExec::Make(*filter, {Col(0, DataType::Int64())},
-                                {Agg("count", {}, DataType::Int64())}, AggregateMode::kSingle);
-    EXPECT_TRUE(agg.ok());
-    return ExecPlanPtr(*agg);
+    return CountByKeyWhere(table,
+                           Call(">",
+                                {Call("/",
+                                      {Col(1, DataType::Int64()),
+                                       Call("-", {Col(0, DataType::Int64()), Lit(Scalar::Int64(3))},
+                                            DataType::Int64())},
+                                      DataType::Int64()),
+                                 Lit(Scalar::Int64(0))},
+                                DataType::Boolean()));
   };
   ASSERT_OK_AND_ASSIGN(ExecPlanPtr out, ShareCommonSubplans(UnionOf({failing(), failing()})));
   ASSERT_EQ(CountSharedNodes(out), 1);

@@ -29,18 +29,33 @@ class SubplanSharingTest : public ::testing::Test {
     return plan.ok() ? *plan : nullptr;
   }
 
-  Session session_;
-};
+  // The optimized plan of `sql`, its nodes that carry a shared-subplan number and its scans of
+  // `table`, in pre-order.
+  struct Found {
+    LogicalPlanPtr plan;
+    std::vector<const LogicalPlan*> shared;
+    std::vector<const LogicalPlan*> scans;
+  };
 
-void Collect(const LogicalPlan& plan, std::vector<const LogicalPlan*>* shared,
-             std::vector<const LogicalPlan*>* scans, const std::string& table) {
-  if (plan.shared_subplan >= 0)
-    shared->push_back(&plan);
-  if (plan.kind == LogicalKind::kScan && plan.table_name == table)
-    scans->push_back(&plan);
-  for (const auto& child : plan.children)
-    Collect(*child, shared, scans, table);
-}
+  Found Find(std::string_view sql, const std::string& table) {
+    Found found{Optimized(sql), {}, {}};
+    if (found.plan != nullptr)
+      Collect(*found.plan, table, &found);
+    return found;
+  }
+
+  Session session_;
+
+ private:
+  static void Collect(const LogicalPlan& plan, const std::string& table, Found* found) {
+    if (plan.shared_subplan >= 0)
+      found->shared.push_back(&plan);
+    if (plan.kind == LogicalKind::kScan && plan.table_name == table)
+      found->scans.push_back(&plan);
+    for (const auto& child : plan.children)
+      Collect(*child, table, found);
+  }
+};
 
 // TPC-H Q11's shape: the main query groups the partsupp x supplier x nation join by part, the
 // HAVING subquery sums it whole; only the main query reads ps_partkey.
@@ -54,11 +69,9 @@ constexpr const char* kQ11 =
     "ORDER BY value DESC";
 
 TEST_F(SubplanSharingTest, AJoinReadByTheQueryAndItsSubqueryIsMarkedAndReadsTheUnionOfColumns) {
-  LogicalPlanPtr plan = Optimized(kQ11);
+  const Found found = Find(kQ11, "partsupp");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "partsupp");
   ASSERT_EQ(shared.size(), 2u) << FormatLogicalPlan(*plan, true);
   EXPECT_EQ(shared[0]->kind, LogicalKind::kJoin);
   EXPECT_EQ(shared[0]->shared_subplan, shared[1]->shared_subplan);
@@ -79,11 +92,9 @@ TEST_F(SubplanSharingTest, WithoutSharingEachCopyReadsOnlyItsOwnColumns) {
   // ps_partkey as before.
   std::string sql = kQ11;
   sql.replace(sql.rfind("'GERMANY'"), 9, "'FRANCE'");
-  LogicalPlanPtr plan = Optimized(sql);
+  const Found found = Find(sql, "partsupp");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "partsupp");
   EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
   ASSERT_EQ(scans.size(), 2u);
   EXPECT_NE(scans[0]->projection.size(), scans[1]->projection.size());
@@ -91,13 +102,12 @@ TEST_F(SubplanSharingTest, WithoutSharingEachCopyReadsOnlyItsOwnColumns) {
 
 TEST_F(SubplanSharingTest, ALargeResultIsComputedAgainAtEachPlace) {
   // lineitem x orders: 6M rows at SF1, far above what is kept for a second reader.
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "WITH j AS (SELECT l_quantity, o_orderdate FROM lineitem JOIN orders ON l_orderkey = "
-      "o_orderkey) SELECT (SELECT sum(l_quantity) FROM j), (SELECT max(o_orderdate) FROM j)");
+      "o_orderkey) SELECT (SELECT sum(l_quantity) FROM j), (SELECT max(o_orderdate) FROM j)",
+      "lineitem");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "lineitem");
   EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
   ASSERT_EQ(scans.size(), 2u);
   EXPECT_NE(scans[0]->projection, scans[1]->projection) << "each copy reads its own columns";
@@ -105,40 +115,37 @@ TEST_F(SubplanSharingTest, ALargeResultIsComputedAgainAtEachPlace) {
 
 TEST_F(SubplanSharingTest, ASmallInputIsReadAgain) {
   // nation x region (TPC-H Q2's): 30 rows read; sharing would cost more than it saves.
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "WITH e AS (SELECT n_nationkey, n_name FROM nation JOIN region ON n_regionkey = "
       "r_regionkey WHERE r_name = 'EUROPE') SELECT (SELECT count(*) FROM e), (SELECT max(n_name) "
-      "FROM e)");
+      "FROM e)",
+      "nation");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "nation");
   EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
 }
 
 TEST_F(SubplanSharingTest, AFilteredScanIsReadAgain) {
   // TPC-H Q21's l1 / l3 shape: the same filtered lineitem twice, no join or aggregation inside
   // the alike part. Each copy keeps its scan and so its own runtime join filters.
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "WITH late AS (SELECT l_orderkey, l_suppkey FROM lineitem WHERE l_receiptdate > "
-      "l_commitdate) SELECT count(*) FROM late a JOIN late b ON a.l_orderkey = b.l_orderkey");
+      "l_commitdate) SELECT count(*) FROM late a JOIN late b ON a.l_orderkey = b.l_orderkey",
+      "lineitem");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "lineitem");
   EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
   EXPECT_EQ(scans.size(), 2u);
 }
 
 TEST_F(SubplanSharingTest, ASelfJoinOfAnAggregatedCteSharesItWithBothSidesAlike) {
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "WITH r AS (SELECT l_suppkey, sum(l_extendedprice) AS revenue FROM lineitem GROUP BY "
       "l_suppkey) SELECT a.l_suppkey FROM r a JOIN r b ON a.revenue = b.revenue AND a.l_suppkey "
-      "<> b.l_suppkey");
+      "<> b.l_suppkey",
+      "lineitem");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "lineitem");
   ASSERT_EQ(shared.size(), 2u) << FormatLogicalPlan(*plan, true);
   EXPECT_EQ(shared[0]->shared_subplan, shared[1]->shared_subplan);
   ASSERT_EQ(scans.size(), 2u);
@@ -148,14 +155,13 @@ TEST_F(SubplanSharingTest, ASelfJoinOfAnAggregatedCteSharesItWithBothSidesAlike)
 // Scalar subqueries over one table with other aggregates and WHERE clauses: one group of three
 // copies, each computing all three aggregates (under FILTERs) over the same scan.
 TEST_F(SubplanSharingTest, ScalarSubqueriesOverOneTableComputeAllTheirAggregatesOnce) {
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "SELECT (SELECT count(*) FROM lineitem WHERE l_quantity < 10), "
       "(SELECT sum(l_extendedprice) FROM lineitem WHERE l_quantity > 40), "
-      "(SELECT max(l_shipdate) FROM lineitem)");
+      "(SELECT max(l_shipdate) FROM lineitem)",
+      "lineitem");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "lineitem");
   ASSERT_EQ(shared.size(), 3u) << FormatLogicalPlan(*plan, true);
   for (const LogicalPlan* copy : shared) {
     EXPECT_EQ(copy->kind, LogicalKind::kAggregate);
@@ -174,13 +180,12 @@ TEST_F(SubplanSharingTest, ScalarSubqueriesOverOneTableComputeAllTheirAggregates
 
 TEST_F(SubplanSharingTest, ScalarSubqueriesOverASmallTableAreNotMerged) {
   // nation's 25 rows: a wider filter and FILTERs would cost more than reading it twice.
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "SELECT (SELECT count(*) FROM nation WHERE n_regionkey = 1), "
-      "(SELECT max(n_name) FROM nation WHERE n_regionkey = 2)");
+      "(SELECT max(n_name) FROM nation WHERE n_regionkey = 2)",
+      "nation");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "nation");
   EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
   ASSERT_EQ(scans.size(), 2u);
   // Each subquery keeps its own WHERE, not a FILTER under the OR of both.
@@ -190,13 +195,12 @@ TEST_F(SubplanSharingTest, ScalarSubqueriesOverASmallTableAreNotMerged) {
 }
 
 TEST_F(SubplanSharingTest, DistinctAggregatesUnderOtherWheresAreNotMerged) {
-  LogicalPlanPtr plan = Optimized(
+  const Found found = Find(
       "SELECT (SELECT count(DISTINCT l_suppkey) FROM lineitem WHERE l_quantity < 10), "
-      "(SELECT count(*) FROM lineitem WHERE l_quantity > 40)");
+      "(SELECT count(*) FROM lineitem WHERE l_quantity > 40)",
+      "lineitem");
+  const auto& [plan, shared, scans] = found;
   ASSERT_NE(plan, nullptr);
-  std::vector<const LogicalPlan*> shared;
-  std::vector<const LogicalPlan*> scans;
-  Collect(*plan, &shared, &scans, "lineitem");
   EXPECT_TRUE(shared.empty()) << FormatLogicalPlan(*plan, true);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "shoal/sql/literal_parsing.h"
 #include "shoal/sql/ordered_aggregates.h"
 
 namespace shoal::exec {
@@ -9,18 +10,6 @@ namespace {
 
 bool IsOperatorName(const std::string& name) {
   return !name.empty() && !std::isalpha(static_cast<unsigned char>(name[0]));
-}
-
-// 'text' with its quotes doubled, as SQL writes it: two lists of literals never print alike
-// (shared_subplans.h compares plans by these lines).
-std::string Quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c;
-    if (c == '\'')
-      out += '\'';
-  }
-  return out + "'";
 }
 
 }  // namespace
@@ -31,9 +20,13 @@ std::string ExprText(const sql::Expr& expr) {
     case sql::ExprKind::kLiteral: {
       if (expr.value.is_null())
         return "NULL";
+      // A string's quotes doubled, as SQL writes it: two lists of literals never print alike
+      // (shared_subplans.h compares plans by these lines). Bytes print as hex, dates as digits.
+      if (expr.value.type().id() == columnar::TypeId::kUtf8)
+        return sql::LiteralToSql(expr.value);
       std::string text = expr.value.ToString();
       if (expr.value.type().is_binary_like() || expr.value.type().id() == columnar::TypeId::kDate32)
-        return Quoted(text);
+        return "'" + text + "'";
       return text;
     }
     case sql::ExprKind::kCast:

@@ -27,11 +27,6 @@ namespace shoal::sql::optimizer {
 
 namespace {
 
-bool IsVolatile(const std::string& name) {
-  return name == "random" || name == "gen_random_uuid" || name == "nextval" ||
-         name == "clock_timestamp";
-}
-
 // Whether `x` itself (not its children) may be computed by a projection: no subquery, aggregate,
 // window, outer reference or volatile call.
 bool LocallyMovable(const Expr& x) {
@@ -40,7 +35,7 @@ bool LocallyMovable(const Expr& x) {
     case ExprKind::kAggregate:
     case ExprKind::kWindow: return false;
     case ExprKind::kColumnRef: return x.outer_depth == 0;
-    case ExprKind::kCall: return !IsVolatile(x.name);
+    case ExprKind::kCall: return !IsVolatileFunction(x.name);
     default: return true;
   }
 }

@@ -218,6 +218,11 @@ Result<std::shared_ptr<LogicalPlan>> MapSubqueryPlans(
   return copy ? copy : plan.Clone();
 }
 
+bool IsVolatileFunction(const std::string& name) {
+  return name == "random" || name == "gen_random_uuid" || name == "nextval" ||
+         name == "clock_timestamp" || name == "timeofday" || name == "setseed";
+}
+
 ExprPtr SubstituteColumns(const ExprPtr& expr, const std::map<ColumnId, ExprPtr>& map) {
   return TransformExpr(expr, [&](const ExprPtr& e) -> ExprPtr {
     if (e->kind != ExprKind::kColumnRef || e->outer_depth != 0)

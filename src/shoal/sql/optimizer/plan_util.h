@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "shoal/sql/logical_plan.h"
@@ -35,6 +36,9 @@ bool IsIdentityProjection(const LogicalPlan& plan);
 /// Whether two column lists have the same ids in the same order.
 bool SameColumnIds(const std::vector<ColumnInfo>& a, const std::vector<ColumnInfo>& b);
 bool ContainsSubquery(const ExprPtr& expr);
+/// Whether scalar function `name` may give another value each time it is called (random(),
+/// nextval()): such a call is neither moved nor computed once for several places.
+bool IsVolatileFunction(const std::string& name);
 /// Whether `e` is a (non-null pointer to a) literal.
 bool IsLiteral(const ExprPtr& e);
 
